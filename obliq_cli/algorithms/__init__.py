@@ -1,0 +1,1 @@
+"""Built-in entries register themselves on import (see obliq_cli.registry)."""

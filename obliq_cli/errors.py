@@ -1,0 +1,24 @@
+"""Errors that the command line turns into one line and exit code 2.
+
+Every user-facing failure (bad config, unknown name, malformed data) raises an
+``ObliqError`` whose message already names the file and the field; the CLI prints
+``error: <message>`` and exits 2 without a traceback.
+"""
+
+
+class ObliqError(Exception):
+    """A user-facing error: the message is shown as is, on one line."""
+
+    exit_code = 2
+
+
+class ConfigError(ObliqError):
+    """A configuration file or field is wrong (names file and field)."""
+
+
+class DataError(ObliqError):
+    """A dataset cannot be loaded or is unusable (names dataset/file and what is wrong)."""
+
+
+class UnknownNameError(ObliqError):
+    """A name (algorithm, dataset, pruner, protocol) is not registered."""

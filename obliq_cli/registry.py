@@ -1,0 +1,170 @@
+"""The one place where algorithms, pruners and datasets are registered by name.
+
+Built-in entries register themselves when their module is imported; ``_ensure_builtins``
+imports the packages that hold them the first time a lookup happens, so the runner and
+CLI never import an algorithm module directly.
+
+Contracts
+---------
+Algorithm
+    A class with scikit-learn's estimator interface: ``__init__`` takes keyword
+    parameters only (their defaults are the paper's defaults), ``get_params`` /
+    ``set_params``, ``fit(X, y)``, ``predict``, ``predict_proba``, ``score``, and after
+    fitting ``classes_``, ``n_leaves_``, ``n_nodes_``, ``depth_`` (and ``tree_`` for a
+    single tree). Randomness comes only from the ``random_state`` parameter (an int,
+    a ``numpy.random.Generator`` or None).
+Pruner
+    A function ``prune(estimator, X_grow, y_grow, X_prune, y_prune, *, random_state,
+    **params) -> estimator`` that returns a fitted estimator (usually the same object
+    with a pruned ``tree_``). ``X_prune`` is None when the protocol holds out no
+    pruning set; a pruner that needs one then falls back to its own rule (for example
+    V-fold cross-validation on the growing data) or raises ``ObliqError``.
+Dataset
+    A function ``load(**params) -> (X, y, info)``: ``X`` a float64 array (n, d) with no
+    NaN, ``y`` a 1-D array of class labels, ``info`` a dict with at least ``name``,
+    ``feature_names``, ``source``; optionally ``fixed_split`` = (train_idx, test_idx).
+"""
+
+from __future__ import annotations
+
+import difflib
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from .errors import UnknownNameError
+
+
+@dataclass(frozen=True)
+class Entry:
+    """A registered object and what ``obliq algorithms`` / ``obliq datasets`` show."""
+
+    name: str
+    obj: Any
+    summary: str = ""
+    params: dict[str, Any] = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+ALGORITHMS: dict[str, Entry] = {}
+PRUNERS: dict[str, Entry] = {}
+DATASETS: dict[str, Entry] = {}
+
+_BUILTIN_PACKAGES = ("obliq_cli.algorithms", "obliq_cli.pruning", "obliq_cli.data")
+_builtins_loaded = False
+
+
+def _ensure_builtins() -> None:
+    global _builtins_loaded
+    if not _builtins_loaded:
+        _builtins_loaded = True
+        for package in _BUILTIN_PACKAGES:
+            importlib.import_module(package)
+
+
+def _add(table: dict[str, Entry], kind: str, entry: Entry) -> None:
+    if entry.name in table and table[entry.name].obj is not entry.obj:
+        raise ValueError(f"{kind} {entry.name!r} is registered twice")
+    table[entry.name] = entry
+
+
+def suggest(name: str, choices) -> str:
+    """' (did you mean 'x'?)' for the closest choice, or '' when nothing is close."""
+    close = difflib.get_close_matches(str(name), list(choices), n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def _lookup(table: dict[str, Entry], kind: str, name: str) -> Entry:
+    _ensure_builtins()
+    try:
+        return table[name]
+    except KeyError:
+        raise UnknownNameError(
+            f"unknown {kind} {name!r}{suggest(name, table)}; "
+            f"known: {', '.join(sorted(table)) or 'none'}"
+        ) from None
+
+
+def register_algorithm(name: str, summary: str = "", **extra) -> Callable:
+    """Class decorator: register an estimator class under ``name``."""
+
+    def decorate(cls):
+        _add(ALGORITHMS, "algorithm", Entry(name, cls, summary, {}, extra))
+        return cls
+
+    return decorate
+
+
+def register_pruner(name: str, summary: str = "", params: dict | None = None) -> Callable:
+    """Function decorator: register a pruner; ``params`` are its documented defaults."""
+
+    def decorate(func):
+        _add(PRUNERS, "pruner", Entry(name, func, summary, dict(params or {})))
+        return func
+
+    return decorate
+
+
+def register_dataset(name: str, summary: str = "", params: dict | None = None, **extra):
+    """Function decorator: register a dataset loader ``load(**params) -> (X, y, info)``."""
+
+    def decorate(func):
+        _add(DATASETS, "dataset", Entry(name, func, summary, dict(params or {}), extra))
+        return func
+
+    return decorate
+
+
+def algorithm_entry(name: str) -> Entry:
+    return _lookup(ALGORITHMS, "algorithm", name)
+
+
+def pruner_entry(name: str) -> Entry:
+    return _lookup(PRUNERS, "pruner", name)
+
+
+def dataset_entry(name: str) -> Entry:
+    return _lookup(DATASETS, "dataset", name)
+
+
+def algorithm_params(name: str) -> dict[str, Any]:
+    """The default parameters of a registered algorithm (from its constructor)."""
+    return algorithm_entry(name).obj().get_params()
+
+
+def make_estimator(name: str, **params):
+    """A new, unfitted estimator of the registered algorithm ``name``."""
+    cls = algorithm_entry(name).obj
+    defaults = cls().get_params()
+    unknown = [k for k in params if k not in defaults]
+    if unknown:
+        raise UnknownNameError(
+            f"algorithm {name!r} has no parameter {unknown[0]!r}{suggest(unknown[0], defaults)}; "
+            f"parameters: {', '.join(sorted(defaults))}"
+        )
+    return cls(**params)
+
+
+def get_pruner(name: str) -> Callable:
+    return pruner_entry(name).obj
+
+
+def load_dataset(name: str, **params):
+    """``(X, y, info)`` for a registered dataset."""
+    return dataset_entry(name).obj(**params)
+
+
+def list_algorithms() -> list[Entry]:
+    _ensure_builtins()
+    return [ALGORITHMS[k] for k in sorted(ALGORITHMS)]
+
+
+def list_pruners() -> list[Entry]:
+    _ensure_builtins()
+    return [PRUNERS[k] for k in sorted(PRUNERS)]
+
+
+def list_datasets() -> list[Entry]:
+    _ensure_builtins()
+    return [DATASETS[k] for k in sorted(DATASETS)]
