@@ -1,0 +1,106 @@
+"""The scikit-learn-style estimator every single-tree algorithm shares.
+
+A subclass only says how to find a split (``_make_split_finder``) and which stopping
+rules apply; fitting, label encoding, prediction and the size attributes live here,
+so every algorithm is used, pruned, measured and exported the same way.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+
+from ..errors import DataError
+from ..tree.builder import SplitFinder, StoppingRules, build_tree
+from ..tree.structure import Tree
+
+
+def check_X(X, n_features: int | None = None) -> np.ndarray:
+    """A finite float64 2-D array, or a one-line DataError saying what is wrong."""
+    X = np.asarray(X, dtype=np.float64)
+    if X.ndim != 2:
+        raise DataError(f"X must be a 2-D array (got {X.ndim} dimensions)")
+    if not np.isfinite(X).all():
+        row, col = np.argwhere(~np.isfinite(X))[0]
+        raise DataError(f"X has a missing or infinite value at row {row}, column {col}")
+    if n_features is not None and X.shape[1] != n_features:
+        raise DataError(f"X has {X.shape[1]} features, the tree was grown on {n_features}")
+    return X
+
+
+def as_rng(random_state) -> np.random.Generator:
+    """A Generator from an int, a Generator (used as is) or None (fresh entropy)."""
+    return np.random.default_rng(random_state)
+
+
+class TreeClassifier(ClassifierMixin, BaseEstimator):
+    """Base of the single-tree classifiers: subclasses implement ``_make_split_finder``.
+
+    Fitted attributes: ``classes_``, ``tree_`` (a ``Tree``), ``n_features_in_``; the
+    sizes ``n_leaves_``, ``n_nodes_``, ``depth_`` are read from ``tree_``, so a pruner
+    that replaces ``tree_`` updates them too.
+    """
+
+    def _make_split_finder(self, n_classes: int) -> SplitFinder:  # pragma: no cover
+        raise NotImplementedError
+
+    def _stopping_rules(self) -> StoppingRules:
+        return StoppingRules(
+            min_samples_split=getattr(self, "min_samples_split", 2),
+            max_depth=getattr(self, "max_depth", None),
+            max_misclassification_rate=getattr(self, "max_misclassification_rate", 0.0),
+        )
+
+    def fit(self, X, y):
+        X = check_X(X)
+        y = np.asarray(y)
+        if y.ndim != 1 or y.shape[0] != X.shape[0]:
+            raise DataError(f"y must be 1-D with {X.shape[0]} labels (got shape {y.shape})")
+        self.classes_, codes = np.unique(y, return_inverse=True)
+        self.n_features_in_ = X.shape[1]
+        rng = as_rng(getattr(self, "random_state", None))
+        finder = self._make_split_finder(len(self.classes_))
+        self.tree_ = build_tree(X, codes, len(self.classes_), finder, self._stopping_rules(), rng)
+        return self
+
+    def encode(self, y) -> np.ndarray:
+        """Class codes of labels ``y``; a label unseen in training gets code -1."""
+        y = np.asarray(y)
+        pos = np.clip(np.searchsorted(self.classes_, y), 0, len(self.classes_) - 1)
+        return np.where(self.classes_[pos] == y, pos, -1)
+
+    def apply(self, X) -> np.ndarray:
+        return self.tree_.apply(check_X(X, self.n_features_in_))
+
+    def predict_proba(self, X) -> np.ndarray:
+        return self.tree_.predict_proba(check_X(X, self.n_features_in_))
+
+    def predict(self, X) -> np.ndarray:
+        return self.classes_[self.tree_.predict(check_X(X, self.n_features_in_))]
+
+    @property
+    def n_leaves_(self) -> int:
+        return self.tree_.n_leaves
+
+    @property
+    def n_nodes_(self) -> int:
+        return self.tree_.n_nodes
+
+    @property
+    def depth_(self) -> int:
+        return self.tree_.max_depth
+
+    def export_text(self, feature_names=None) -> str:
+        """The fitted tree as indented rules with class names."""
+        return self.tree_.to_text(feature_names, [str(c) for c in self.classes_])
+
+    def export_json(self) -> dict:
+        """The fitted tree and class labels as plain data (see ``load_tree``)."""
+        return {"classes": self.classes_.tolist(), "tree": self.tree_.to_dict()}
+
+    def load_tree(self, data: dict) -> TreeClassifier:
+        """Restore a fitted tree written by ``export_json``; predictions are identical."""
+        self.classes_ = np.asarray(data["classes"])
+        self.tree_ = Tree.from_dict(data["tree"])
+        self.n_features_in_ = self.tree_.n_features
+        return self

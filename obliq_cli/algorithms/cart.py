@@ -1,0 +1,57 @@
+"""CART with axis-parallel splits (CART-AP), Breiman, Friedman, Olshen & Stone 1984.
+
+Exhaustive search over every feature and every threshold halfway between consecutive
+distinct values (§2.4), scored by gini, entropy or twoing (§4.3-4.4). With gini and
+no pruning the grown tree is the one scikit-learn's ``DecisionTreeClassifier`` grows
+whenever no two candidate splits tie. Pruning is a separate step (``pruner: cc``).
+"""
+
+from __future__ import annotations
+
+from ..registry import register_algorithm
+from ..tree.axis_search import find_best_axis_split
+from ..tree.builder import Split
+from ..tree.impurity import split_criterion
+from .base import TreeClassifier
+
+
+@register_algorithm(
+    "cart-ap",
+    "CART with axis-parallel splits (Breiman et al. 1984); prune with pruner 'cc'",
+)
+class CARTClassifier(TreeClassifier):
+    """CART-AP.
+
+    Parameters
+    ----------
+    criterion : 'gini' (default), 'entropy' or 'twoing'.
+    min_samples_split : nodes with fewer rows are leaves (default 2).
+    max_depth : maximum depth, None for unlimited.
+    max_misclassification_rate : a node whose error rate is at most this stops (0).
+    random_state : unused by the search (it is deterministic); kept for a uniform API.
+    """
+
+    def __init__(
+        self,
+        criterion: str = "gini",
+        min_samples_split: int = 2,
+        max_depth: int | None = None,
+        max_misclassification_rate: float = 0.0,
+        random_state=None,
+    ):
+        self.criterion = criterion
+        self.min_samples_split = min_samples_split
+        self.max_depth = max_depth
+        self.max_misclassification_rate = max_misclassification_rate
+        self.random_state = random_state
+
+    def _make_split_finder(self, n_classes: int):
+        score = split_criterion(self.criterion)
+
+        def find_split(X, y, counts, rng):
+            best = find_best_axis_split(X, y, n_classes, score)
+            if best is None:
+                return None
+            return Split(threshold=best.threshold, feature=best.feature, score=best.score)
+
+        return find_split

@@ -1,0 +1,226 @@
+"""Minimal cost-complexity pruning (Breiman, Friedman, Olshen & Stone 1984, ch. 3).
+
+The weakest-link sequence: with R(t) the risk of node t as a leaf and T_t the branch
+below it, ``g(t) = (R(t) - R(T_t)) / (|leaves(T_t)| - 1)``; every node with the least
+g is cut at once (§3.3), giving T_1 > T_2 > ... and increasing alphas. R is the
+resubstitution misclassification rate (errors / N of the growing data), as Breiman and
+Murthy's OC1 (``prune.c``) define it; ``risk='impurity'`` uses ``n_t / N * i(t)`` instead,
+which is scikit-learn's ``cost_complexity_pruning_path``.
+
+The subtree is chosen on a separate pruning set (OC1: the last ``prune_portion`` of
+the training data) or, with no pruning set, by V-fold cross-validation on the growing
+data (Breiman §3.4.2, geometric-mean alphas ``sqrt(alpha_k alpha_{k+1})``); then the
+k-SE rule (§3.4.3) picks the tree with the fewest leaves whose estimated error is at
+most ``r_min + k * SE`` with ``SE = sqrt(r_min (1 - r_min) / N)``. ``se_rule=0`` is OC1's
+default (0-SE), ``se_rule=1`` Breiman's 1-SE rule. OC1 never cuts the root
+(``keep_root=True``); Breiman's sequence ends at the root alone (``keep_root=False``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from sklearn.base import clone
+
+from ..errors import ObliqError
+from ..registry import register_pruner
+from ..tree.impurity import NODE_IMPURITY
+from ..tree.structure import LEAF, Tree, node_class_counts
+
+
+@dataclass(frozen=True)
+class PruningPath:
+    """The weakest-link sequence of a grown tree.
+
+    alphas[k] is the least complexity parameter at which subtree k is optimal;
+    collapsed[k] is the boolean mask of nodes of the *grown* tree that are leaves in
+    subtree k because they were cut (original leaves are not marked);
+    n_leaves[k] counts subtree k's leaves.
+    """
+
+    alphas: np.ndarray
+    collapsed: np.ndarray  # shape [n_subtrees, n_nodes], bool
+    n_leaves: np.ndarray
+
+    def subtree(self, tree: Tree, k: int) -> Tree:
+        return tree.collapse(np.flatnonzero(self.collapsed[k]))
+
+    def index_for_alpha(self, alpha: float) -> int:
+        """Index of T(alpha): the last subtree whose alpha is <= ``alpha``."""
+        return int(np.searchsorted(self.alphas, alpha, side="right") - 1)
+
+
+def node_risk(tree: Tree, risk: str = "misclassification", criterion: str = "gini"):
+    """R(t) of every node as a leaf, as a fraction of the rows at the root."""
+    counts = tree.value
+    n = counts.sum(axis=1)
+    total = n[0]
+    if risk == "misclassification":
+        return (n - counts.max(axis=1)) / total
+    if risk == "impurity":
+        if criterion not in NODE_IMPURITY or criterion == "misclassification":
+            raise ObliqError(f"cc pruner: risk 'impurity' needs criterion gini or entropy, "
+                             f"got {criterion!r}")
+        return n / total * NODE_IMPURITY[criterion](counts)
+    raise ObliqError(f"cc pruner: unknown risk {risk!r} (choose 'misclassification' or 'impurity')")
+
+
+def cost_complexity_path(
+    tree: Tree, risk: str = "misclassification", criterion: str = "gini", keep_root: bool = True
+) -> PruningPath:
+    """The weakest-link sequence (Breiman et al. 1984, §3.3) of a grown tree.
+
+    The first subtree is T(0): the grown tree less the branches that do not lower R.
+    Nodes whose g ties the minimum within a relative 1e-10 are cut together, so
+    round-off does not split one step into several.
+    """
+    n_nodes = tree.n_nodes
+    r_node = node_risk(tree, risk, criterion)
+    end = tree._subtree_end()
+    starts = np.arange(n_nodes)
+    is_leaf = tree.is_leaf.copy()
+    active = np.ones(n_nodes, dtype=bool)
+    cuttable = ~tree.is_leaf
+    if keep_root:
+        cuttable[0] = False
+    zero = 1e-12  # risks are fractions of N: below this a branch lowers R by nothing
+    alphas: list[float] = []
+    masks: list[np.ndarray] = []
+    leaves: list[int] = []
+
+    def record(alpha):
+        alphas.append(alpha)
+        masks.append(is_leaf & active & ~tree.is_leaf)
+        leaves.append(int((is_leaf & active).sum()))
+
+    while True:
+        leaf_now = is_leaf & active
+        # Sums over preorder ranges give every branch's risk and leaf count at once.
+        risk_cum = np.concatenate([[0.0], np.cumsum(np.where(leaf_now, r_node, 0.0))])
+        leaf_cum = np.concatenate([[0], np.cumsum(leaf_now)])
+        r_branch = risk_cum[end] - risk_cum[starts]
+        n_branch = leaf_cum[end] - leaf_cum[starts]
+        candidates = cuttable & active & ~is_leaf
+        if not candidates.any():
+            break
+        g = np.full(n_nodes, np.inf)
+        g[candidates] = (r_node[candidates] - r_branch[candidates]) / (n_branch[candidates] - 1)
+        g_min = float(g.min())
+        if not alphas and g_min > zero:
+            record(0.0)  # T(0): every remaining split lowers R
+        for node in np.flatnonzero(g <= g_min + 1e-10 * abs(g_min) + zero * (g_min <= zero)):
+            if active[node]:
+                active[node + 1 : end[node]] = False
+                is_leaf[node] = True
+        if not alphas:
+            continue  # still removing the branches that do not lower R
+        if np.isclose(g_min, alphas[-1], rtol=1e-10, atol=0.0):
+            alphas.pop(), masks.pop(), leaves.pop()  # round-off split one step in two
+        record(g_min)
+    if not alphas:
+        record(0.0)
+    return PruningPath(np.asarray(alphas), np.vstack(masks), np.asarray(leaves))
+
+
+def subtree_errors(tree: Tree, path: PruningPath, X, y_codes) -> np.ndarray:
+    """Misclassified rows of (X, y) for every subtree of the path, from one pass."""
+    counts = node_class_counts(tree, X, y_codes)
+    reach = counts.sum(axis=1)
+    majority = tree.leaf_classes()
+    wrong_if_leaf = reach - counts[np.arange(tree.n_nodes), majority]
+    leaf_in_grown = tree.is_leaf
+    end = tree._subtree_end()
+    errors = np.empty(len(path.alphas), dtype=np.int64)
+    for k, collapsed in enumerate(path.collapsed):
+        # Leaves of subtree k: cut nodes, and grown leaves not below a cut node.
+        removed = np.zeros(tree.n_nodes + 1, dtype=np.int64)
+        cut = np.flatnonzero(collapsed)
+        np.add.at(removed, cut + 1, 1)
+        np.add.at(removed, end[cut], -1)
+        below_cut = np.cumsum(removed)[:-1] > 0
+        leaves = collapsed | (leaf_in_grown & ~below_cut)
+        errors[k] = wrong_if_leaf[leaves].sum()
+    return errors
+
+
+def select_k_se(errors: np.ndarray, n: int, n_leaves: np.ndarray, se_rule: float) -> int:
+    """Index of the fewest-leaf subtree with error rate <= r_min + se_rule * SE (§3.4.3)."""
+    rates = errors / max(n, 1)
+    r_min = rates.min()
+    se = np.sqrt(r_min * (1.0 - r_min) / max(n, 1))
+    ok = np.flatnonzero(rates <= r_min + se_rule * se + 1e-12)
+    return int(ok[np.argmin(n_leaves[ok])])
+
+
+def cv_subtree_errors(estimator, path: PruningPath, X, y, cv_folds, rng, risk, criterion,
+                      keep_root) -> np.ndarray:
+    """Errors of each subtree of ``path`` estimated by V-fold CV (Breiman §3.4.2)."""
+    n = X.shape[0]
+    if cv_folds < 2 or cv_folds > n:
+        raise ObliqError(f"cc pruner: cv_folds must be between 2 and {n} (got {cv_folds})")
+    alphas = path.alphas
+    # Geometric means of consecutive alphas represent each interval [alpha_k, alpha_k+1).
+    probe = np.sqrt(alphas * np.append(alphas[1:], np.inf))
+    probe[-1] = alphas[-1] if len(alphas) > 1 else 0.0
+    folds = np.array_split(rng.permutation(n), cv_folds)
+    errors = np.zeros(len(alphas), dtype=np.int64)
+    for held in folds:
+        grow = np.setdiff1d(np.arange(n), held, assume_unique=True)
+        fold_est = clone(estimator)
+        if "random_state" in fold_est.get_params():
+            fold_est.set_params(random_state=np.random.default_rng(rng.integers(2**63)))
+        fold_est.fit(X[grow], y[grow])
+        fold_tree = fold_est.tree_
+        fold_path = cost_complexity_path(fold_tree, risk, criterion, keep_root)
+        fold_err = subtree_errors(fold_tree, fold_path, X[held], fold_est.encode(y[held]))
+        idx = np.searchsorted(fold_path.alphas, probe, side="right") - 1
+        errors += fold_err[np.clip(idx, 0, None)]
+    return errors
+
+
+@register_pruner(
+    "cc",
+    "Cost-complexity pruning (Breiman et al. 1984; OC1 prune.c): weakest-link sequence, "
+    "subtree chosen on the pruning set (or by V-fold CV) with the k-SE rule",
+    params={"se_rule": 0.0, "risk": "misclassification", "cv_folds": 10, "keep_root": True},
+)
+def prune_cost_complexity(
+    estimator, X_grow, y_grow, X_prune, y_prune, *, random_state=None,
+    se_rule: float = 0.0, risk: str = "misclassification", cv_folds: int = 10,
+    keep_root: bool = True,
+):
+    """Replace ``estimator.tree_`` by the subtree the k-SE rule picks; returns it.
+
+    Records ``estimator.pruning_`` (alphas, leaves, errors, chosen index, method) and
+    keeps the grown tree as ``estimator.unpruned_tree_``.
+    """
+    if se_rule < 0:
+        raise ObliqError(f"cc pruner: se_rule must be >= 0 (got {se_rule})")
+    tree = estimator.tree_
+    criterion = getattr(estimator, "criterion", "gini")
+    criterion = criterion if criterion in ("gini", "entropy") else "gini"
+    path = cost_complexity_path(tree, risk, criterion, keep_root)
+    if X_prune is not None and len(X_prune) > 0:
+        errors = subtree_errors(tree, path, np.asarray(X_prune, dtype=np.float64),
+                                estimator.encode(y_prune))
+        n_eval, method = len(X_prune), "pruning set"
+    else:
+        rng = np.random.default_rng(random_state)
+        errors = cv_subtree_errors(estimator, path, np.asarray(X_grow, dtype=np.float64),
+                                   np.asarray(y_grow), int(cv_folds), rng, risk, criterion,
+                                   keep_root)
+        n_eval, method = len(X_grow), f"{cv_folds}-fold CV"
+    chosen = select_k_se(errors, n_eval, path.n_leaves, se_rule)
+    estimator.unpruned_tree_ = tree
+    estimator.tree_ = path.subtree(tree, chosen)
+    estimator.pruning_ = {
+        "method": method, "alphas": path.alphas.tolist(), "n_leaves": path.n_leaves.tolist(),
+        "errors": errors.tolist(), "n_eval": n_eval, "chosen": chosen, "se_rule": se_rule,
+    }
+    return estimator
+
+
+# Leaves are marked by LEAF in children arrays; re-exported for pruners built on this one.
+__all__ = ["LEAF", "PruningPath", "cost_complexity_path", "prune_cost_complexity",
+           "select_k_se", "subtree_errors"]

@@ -1,0 +1,85 @@
+"""The best axis-parallel split over all features at once.
+
+Each feature is sorted once; cumulative class counts along the sorted order give the
+left/right counts of every threshold, so every candidate of every feature is scored in
+one vectorised call (Breiman et al. 1984, §2.4: thresholds halfway between consecutive
+distinct values). The only Python loop is over classes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class AxisSplit:
+    feature: int
+    threshold: float
+    score: float
+
+
+def find_best_axis_split(
+    X: np.ndarray, y: np.ndarray, n_classes: int, criterion, features=None
+) -> AxisSplit | None:
+    """The axis-parallel split ``X[:, f] <= t`` with the lowest ``criterion`` score.
+
+    Parameters
+    ----------
+    X : array, shape [n, d]; y : int array of class codes, shape [n]
+    criterion : callable(left_counts [m, K], right_counts [m, K]) -> scores [m], lower
+        is better (see ``obliq_cli.tree.impurity``).
+    features : optional array of feature indices to search (default all).
+
+    Returns None when no feature has two distinct values. Ties in score go to the
+    lowest feature index, then the lowest threshold, so the search is deterministic.
+    """
+    if features is not None:
+        features = np.asarray(features, dtype=np.int64)
+        X = X[:, features]
+    n, d = X.shape
+    if n < 2 or d == 0:
+        return None
+    order = np.argsort(X, axis=0, kind="stable")
+    x_sorted = np.take_along_axis(X, order, axis=0)
+    new_value = x_sorted[1:] > x_sorted[:-1]  # a threshold fits between rows i and i+1
+    # Runs of equal values form blocks; class counts are needed only at block ends, so
+    # count (block, class) pairs with one bincount and accumulate over blocks, which is
+    # far cheaper than a running count over every row when values repeat (letter).
+    block = np.zeros((n, d), dtype=np.int64)
+    np.cumsum(new_value, axis=0, out=block[1:])
+    n_blocks = block[-1] + 1  # per feature
+    offset = np.concatenate([[0], np.cumsum(n_blocks)[:-1]])
+    if not (n_blocks > 1).any():
+        return None
+    # Classes absent from the node add nothing to any criterion: drop them, which makes
+    # deep nodes of many-class problems (letter: 26) cheap.
+    present = np.bincount(y, minlength=n_classes) > 0
+    k = int(present.sum())
+    y_local = (np.cumsum(present) - 1)[y]
+    cell = ((block + offset) * k + y_local[order]).ravel()
+    per_block = np.bincount(cell, minlength=int(n_blocks.sum()) * k).reshape(-1, k)
+    running = np.cumsum(per_block, axis=0)
+    # Counts accumulated over the earlier features, and each feature's node total.
+    before = np.vstack([np.zeros((1, k), dtype=running.dtype), running[offset[1:] - 1]])
+    feature_total = running[offset + n_blocks - 1] - before
+    # Candidates: the end of every block but a feature's last, in feature-major order so
+    # ties go to the lowest feature, then the lowest threshold.
+    is_last = np.zeros(int(n_blocks.sum()), dtype=bool)
+    is_last[offset + n_blocks - 1] = True
+    cand = np.flatnonzero(~is_last)
+    feat_idx = np.searchsorted(offset, cand, side="right") - 1
+    left = running[cand] - before[feat_idx]
+    right = feature_total[feat_idx] - left
+    scores = criterion(left, right)
+    best = int(np.argmin(scores))
+    f = int(feat_idx[best])
+    # The block ends after row (rows in earlier blocks of f) - 1 of the sorted column.
+    p = int(left[best].sum()) - 1
+    lo, hi = x_sorted[p, f], x_sorted[p + 1, f]
+    threshold = lo / 2.0 + hi / 2.0
+    if threshold >= hi:  # rounding of the midpoint between adjacent floats
+        threshold = lo
+    feature = int(features[f]) if features is not None else f
+    return AxisSplit(feature, float(threshold), float(scores[best]))

@@ -1,0 +1,152 @@
+"""The shared tree: routing, sizes, export/import, rules and collapse."""
+
+import json
+
+import numpy as np
+import pytest
+
+from obliq_cli import make_estimator
+from obliq_cli.tree.builder import Split, StoppingRules, build_tree
+from obliq_cli.tree.structure import LEAF, OBLIQUE, Tree, node_class_counts
+
+
+def oblique_stump_finder(X, y, counts, rng):
+    """Always splits on x1 + x2 <= 1 (a fixed oblique hyperplane)."""
+    return Split(threshold=1.0, weights=np.array([1.0, 1.0]))
+
+
+def test_oblique_split_routes_by_hyperplane():
+    X = np.array([[0.0, 0.0], [0.2, 0.7], [0.9, 0.5], [1.0, 1.0]])
+    y = np.array([0, 0, 1, 1])
+    tree = build_tree(X, y, 2, oblique_stump_finder, StoppingRules(max_depth=1))
+    assert tree.feature[0] == OBLIQUE
+    assert tree.n_leaves == 2 and tree.max_depth == 1
+    # 0.2 + 0.7 = 0.9 <= 1 goes left; 0.9 + 0.5 = 1.4 goes right; 1.0 + 0.0 ties -> left.
+    np.testing.assert_array_equal(tree.predict(np.array([[0.2, 0.7], [0.9, 0.5], [1.0, 0.0]])),
+                                  [0, 1, 0])
+    np.testing.assert_array_equal(tree.value, [[2, 2], [2, 0], [0, 2]])
+
+
+def test_pure_node_is_never_split():
+    X = np.arange(10, dtype=float).reshape(-1, 1)
+    y = np.zeros(10, dtype=int)
+    calls = []
+
+    def finder(X, y, counts, rng):
+        calls.append(len(y))
+        return Split(threshold=4.5, feature=0)
+
+    tree = build_tree(X, y, 1, finder)
+    assert tree.n_nodes == 1 and calls == []
+
+
+def test_min_samples_split_and_max_depth_stop_growth():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 3))
+    y = (X[:, 0] + X[:, 1] ** 2 > 0.5).astype(int)
+    deep = make_estimator("cart-ap").fit(X, y)
+    shallow = make_estimator("cart-ap", max_depth=2).fit(X, y)
+    coarse = make_estimator("cart-ap", min_samples_split=50).fit(X, y)
+    assert shallow.depth_ == 2 and shallow.n_leaves_ <= 4
+    assert deep.depth_ > 2
+    counts = coarse.tree_.value.sum(axis=1)
+    internal = ~coarse.tree_.is_leaf
+    assert (counts[internal] >= 50).all()
+    # The unlimited tree is pure at every leaf (no duplicate rows in this data).
+    leaf_values = deep.tree_.value[deep.tree_.is_leaf]
+    assert (np.count_nonzero(leaf_values, axis=1) == 1).all()
+
+
+def test_preorder_layout_and_counts_add_up():
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(300, 4))
+    y = rng.integers(0, 3, size=300)
+    tree = make_estimator("cart-ap", max_depth=5).fit(X, y).tree_
+    internal = np.flatnonzero(~tree.is_leaf)
+    assert (tree.children_left[internal] == internal + 1).all()
+    assert (tree.children_right[internal] > tree.children_left[internal]).all()
+    np.testing.assert_array_equal(
+        tree.value[internal],
+        tree.value[tree.children_left[internal]] + tree.value[tree.children_right[internal]],
+    )
+    assert tree.n_leaves + tree.n_internal == tree.n_nodes == 2 * tree.n_leaves - 1
+    # Growing data is routed the way it was grown: leaf counts equal node_class_counts.
+    counts = node_class_counts(tree, X, y)[:, :3]
+    np.testing.assert_array_equal(counts, tree.value)
+
+
+def test_json_round_trip_predicts_identically():
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(400, 5))
+    y = np.array(["a", "b", "c"])[(X[:, 0] > 0).astype(int) + (X[:, 1] * X[:, 2] > 0.3)]
+    est = make_estimator("cart-ap", criterion="entropy").fit(X, y)
+    text = json.dumps(est.export_json())
+    restored = make_estimator("cart-ap").load_tree(json.loads(text))
+    X_new = rng.normal(size=(2000, 5)) * 2
+    np.testing.assert_array_equal(restored.predict(X_new), est.predict(X_new))
+    np.testing.assert_array_equal(restored.predict_proba(X_new), est.predict_proba(X_new))
+    tree2 = Tree.from_json(est.tree_.to_json())
+    np.testing.assert_array_equal(tree2.threshold, est.tree_.threshold)
+
+
+def evaluate_rules(tree, X):
+    """Independent evaluation: the leaf whose every condition holds, per row."""
+    out = np.full(X.shape[0], -1)
+    for conds, leaf in tree.rules():
+        ok = np.ones(X.shape[0], dtype=bool)
+        for w, t, left in conds:
+            proj = X @ w
+            ok &= (proj <= t) if left else (proj > t)
+        assert (out[ok] == -1).all(), "two rules fire for one row"
+        out[ok] = leaf
+    return out
+
+
+def test_predictions_equal_exported_rules():
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(300, 3))
+    y = (X[:, 0] - X[:, 2] > 0).astype(int) + (X[:, 1] > 1)
+    est = make_estimator("cart-ap", criterion="twoing").fit(X, y)
+    X_new = rng.normal(size=(1000, 3))
+    leaves = evaluate_rules(est.tree_, X_new)
+    np.testing.assert_array_equal(leaves, est.apply(X_new))
+    # Also for an oblique tree.
+    Xo = rng.uniform(size=(50, 2))
+    tree = build_tree(Xo, (Xo.sum(1) > 1).astype(int), 2, oblique_stump_finder)
+    np.testing.assert_array_equal(evaluate_rules(tree, Xo), tree.apply(Xo))
+
+
+def test_text_export_names_features_and_classes():
+    X = np.array([[0.0], [1.0], [2.0], [3.0]])
+    y = np.array(["no", "no", "yes", "yes"])
+    est = make_estimator("cart-ap").fit(X, y)
+    text = est.export_text(feature_names=["age"])
+    assert "age <= 1.5: class no [2, 0]" in text
+    assert "age > 1.5: class yes [0, 2]" in text
+
+
+def test_collapse_removes_subtrees_and_renumbers():
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(200, 2))
+    y = (X[:, 0] * X[:, 1] > 0).astype(int)
+    tree = make_estimator("cart-ap").fit(X, y).tree_
+    node = int(tree.children_left[0])
+    pruned = tree.collapse([node])
+    assert pruned.children_left[1] == LEAF
+    removed = tree.subtree_nodes(node).size - 1
+    assert pruned.n_nodes == tree.n_nodes - removed
+    np.testing.assert_array_equal(pruned.value[1], tree.value[node])
+    # Rows that went right of the root are routed exactly as before.
+    right = tree.apply(X) >= tree.children_right[0]
+    np.testing.assert_array_equal(pruned.predict(X[right]), tree.predict(X[right]))
+    assert tree.collapse([0]).n_nodes == 1
+
+
+def test_bad_input_is_a_clear_error():
+    from obliq_cli.errors import DataError
+
+    with pytest.raises(DataError, match="missing or infinite value at row 1"):
+        make_estimator("cart-ap").fit(np.array([[0.0], [np.nan]]), [0, 1])
+    est = make_estimator("cart-ap").fit(np.array([[0.0, 1.0], [1.0, 0.0]]), [0, 1])
+    with pytest.raises(DataError, match="3 features"):
+        est.predict(np.zeros((1, 3)))
