@@ -41,7 +41,8 @@ def find_best_axis_split(
     n, d = X.shape
     if n < 2 or d == 0:
         return None
-    order = np.argsort(X, axis=0, kind="stable")
+    # Order within a run of equal values does not matter: counts are taken per run.
+    order = np.argsort(X, axis=0)
     x_sorted = np.take_along_axis(X, order, axis=0)
     new_value = x_sorted[1:] > x_sorted[:-1]  # a threshold fits between rows i and i+1
     # Runs of equal values form blocks; class counts are needed only at block ends, so

@@ -1,0 +1,35 @@
+# obliq: every target installs what it needs into .venv first (a fresh machine needs
+# only python3 >= 3.11 with venv).
+PYTHON ?= python3
+VENV   ?= .venv
+BIN     = $(VENV)/bin
+STAMP   = $(VENV)/.installed-stamp
+JOBS   ?= 2
+
+.PHONY: setup demo test lint bench clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+setup: $(STAMP)
+
+## demo: run configs/quickstart.yaml (10 x 5-fold CV on pima, wisconsin, heart) and print its table
+demo: $(STAMP)
+	$(BIN)/obliq run configs/quickstart.yaml --jobs $(JOBS) --resume
+
+## test: the test suite
+test: $(STAMP)
+	$(BIN)/python -m pytest
+
+lint: $(STAMP)
+	$(BIN)/ruff check obliq_cli tests benchmarks
+
+## bench: fit time against scikit-learn in the same process (magic, letter)
+bench: $(STAMP)
+	$(BIN)/python benchmarks/bench_cart.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache results/quickstart

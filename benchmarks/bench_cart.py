@@ -1,0 +1,46 @@
+"""CART-AP fit time as a ratio to scikit-learn's DecisionTreeClassifier, same process.
+
+Both grow an unpruned gini tree on the whole data set; each fit is repeated and the
+best time kept, so the ratio reflects the algorithms rather than the machine's load.
+Run: ``make bench`` (or ``python benchmarks/bench_cart.py [--repeats N] [datasets...]``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+from sklearn.tree import DecisionTreeClassifier
+
+from obliq_cli import load_dataset, make_estimator
+
+
+def best_time(fit, repeats: int) -> tuple[float, object]:
+    best, model = np.inf, None
+    for _ in range(repeats):
+        start = time.perf_counter()
+        model = fit()
+        best = min(best, time.perf_counter() - start)
+    return best, model
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("datasets", nargs="*", default=["magic", "letter"])
+    parser.add_argument("--repeats", type=int, default=3)
+    args = parser.parse_args()
+    print(f"{'dataset':10} {'rows x feat':>12} {'obliq s':>9} {'sklearn s':>10} {'ratio':>7}"
+          f" {'leaves (obliq/sklearn)':>24}")
+    for name in args.datasets:
+        X, y, _ = load_dataset(name)
+        t_ours, ours = best_time(lambda: make_estimator("cart-ap").fit(X, y), args.repeats)
+        t_sk, sk = best_time(
+            lambda: DecisionTreeClassifier(random_state=0).fit(X, y), args.repeats
+        )
+        print(f"{name:10} {f'{X.shape[0]} x {X.shape[1]}':>12} {t_ours:9.3f} {t_sk:10.3f} "
+              f"{t_ours / t_sk:7.1f} {f'{ours.n_leaves_}/{sk.get_n_leaves()}':>24}")
+
+
+if __name__ == "__main__":
+    main()
