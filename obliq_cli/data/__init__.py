@@ -1,1 +1,3 @@
-"""Built-in entries register themselves on import (see obliq_cli.registry)."""
+"""Built-in datasets register themselves on import (see obliq_cli.registry)."""
+
+from . import files, keel  # noqa: F401

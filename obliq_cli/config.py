@@ -1,0 +1,334 @@
+"""Experiment configs: YAML -> a validated, frozen spec.
+
+Every problem is a ``ConfigError`` with one line naming the file and the field path,
+e.g. ``configs/x.yaml: algorithms[1].parms: unknown key (did you mean 'params'?)``.
+Names (datasets, algorithms, pruners) and algorithm parameters are checked against the
+registry here, so a run never starts with a config that would fail halfway.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from . import registry
+from .errors import ConfigError, ObliqError
+from .registry import suggest
+
+PROTOCOLS = ("kfold", "holdout_cv", "fixed_split", "random_split")
+BACKENDS = ("loky", "threading", "dask")
+METRICS = ("test_accuracy", "test_error", "train_accuracy", "n_leaves", "n_internal", "n_nodes",
+           "depth", "fit_time", "predict_time", "macro_f1")
+
+
+@dataclass(frozen=True)
+class DatasetSpec:
+    name: str
+    label: str
+    params: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class PrunerSpec:
+    name: str
+    params: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class AlgorithmSpec:
+    name: str
+    label: str
+    params: dict = field(default_factory=dict)
+    pruner: PrunerSpec | None = None
+
+
+@dataclass(frozen=True)
+class ProtocolSpec:
+    """How rows are split into grow / prune / test parts (see experiment.protocols)."""
+
+    name: str
+    folds: int = 5
+    repeats: int = 1
+    stratified: bool = False
+    prune_fraction: float | None = None
+    test_fraction: float | None = None
+    train_size: float | None = None
+    test_size: float | None = None
+
+
+@dataclass(frozen=True)
+class ExperimentConfig:
+    path: str
+    name: str
+    seed: int
+    datasets: tuple[DatasetSpec, ...]
+    algorithms: tuple[AlgorithmSpec, ...]
+    protocol: ProtocolSpec
+    metrics: tuple[str, ...]
+    output: str
+    n_jobs: int
+    backend: str
+    reference: str | None
+
+    def to_dict(self) -> dict:
+        """Plain data, as run (what meta.json stores)."""
+        return json.loads(json.dumps(asdict(self)))
+
+    def hash(self) -> str:
+        """Digest of what determines the results (not jobs, backend, output, metrics)."""
+        data = self.to_dict()
+        keyed = {k: data[k] for k in ("seed", "datasets", "algorithms", "protocol")}
+        text = json.dumps(keyed, sort_keys=True)
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+    def with_overrides(self, **overrides) -> ExperimentConfig:
+        """A copy with the CLI's explicit values (None means not given)."""
+        given = {k: v for k, v in overrides.items() if v is not None}
+        if "backend" in given and given["backend"] not in BACKENDS:
+            raise ConfigError(f"--backend: must be one of {', '.join(BACKENDS)}")
+        if "n_jobs" in given and (not isinstance(given["n_jobs"], int) or given["n_jobs"] == 0):
+            raise ConfigError("--jobs: must be a non-zero integer")
+        return replace(self, **given)
+
+
+class _Reader:
+    """Field access that names file and path in every error."""
+
+    def __init__(self, file: str):
+        self.file = file
+
+    def fail(self, where: str, message: str):
+        raise ConfigError(f"{self.file}: {where}: {message}")
+
+    def mapping(self, value, where: str, allowed: tuple[str, ...], required=()) -> dict:
+        if not isinstance(value, dict):
+            self.fail(where, f"must be a mapping (got {type(value).__name__})")
+        for key in value:
+            if key not in allowed:
+                self.fail(f"{where}.{key}" if where else str(key),
+                          f"unknown key{suggest(key, allowed)}")
+        for key in required:
+            if key not in value:
+                self.fail(f"{where}.{key}" if where else key, "required")
+        return value
+
+    def integer(self, value, where: str, minimum: int | None = None) -> int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            self.fail(where, f"must be an integer (got {value!r})")
+        if minimum is not None and value < minimum:
+            self.fail(where, f"must be an integer >= {minimum} (got {value})")
+        return value
+
+    def fraction(self, value, where: str) -> float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < 1:
+            self.fail(where, f"must be a number strictly between 0 and 1 (got {value!r})")
+        return float(value)
+
+    def boolean(self, value, where: str) -> bool:
+        if not isinstance(value, bool):
+            self.fail(where, f"must be true or false (got {value!r})")
+        return value
+
+    def string(self, value, where: str) -> str:
+        if not isinstance(value, str) or not value:
+            self.fail(where, f"must be a non-empty string (got {value!r})")
+        return value
+
+    def params(self, value, where: str) -> dict:
+        if value is None:
+            return {}
+        if not isinstance(value, dict):
+            self.fail(where, f"must be a mapping (got {type(value).__name__})")
+        return dict(value)
+
+
+def _read_yaml(path: Path) -> Any:
+    if not path.is_file():
+        raise ConfigError(f"{path}: no such file")
+    try:
+        return yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"line {mark.line + 1}" if mark is not None else "YAML"
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise ConfigError(f"{path}: {where}: invalid YAML ({problem})") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read ({exc})") from None
+
+
+def _datasets(r: _Reader, value) -> tuple[DatasetSpec, ...]:
+    if not isinstance(value, list) or not value:
+        r.fail("datasets", "must be a non-empty list of names or {name, params, label}")
+    specs = []
+    for i, item in enumerate(value):
+        where = f"datasets[{i}]"
+        if isinstance(item, str):
+            item = {"name": item}
+        item = r.mapping(item, where, ("name", "params", "label"), required=("name",))
+        name = r.string(item["name"], f"{where}.name")
+        try:
+            entry = registry.dataset_entry(name)
+        except ObliqError as exc:
+            r.fail(where if isinstance(value[i], str) else f"{where}.name", str(exc))
+        params = r.params(item.get("params"), f"{where}.params")
+        for key in params:
+            if key not in entry.params:
+                r.fail(f"{where}.params.{key}",
+                       f"dataset {name!r} has no parameter {key!r}{suggest(key, entry.params)}")
+        label = r.string(item.get("label", name), f"{where}.label")
+        specs.append(DatasetSpec(name, label, params))
+    _unique(r, "datasets", [s.label for s in specs], "dataset")
+    return tuple(specs)
+
+
+def _unique(r: _Reader, where: str, labels: list[str], kind: str) -> None:
+    seen = set()
+    for i, label in enumerate(labels):
+        if label in seen:
+            r.fail(f"{where}[{i}]", f"{kind} label {label!r} appears twice (give each a 'label')")
+        seen.add(label)
+
+
+def _algorithms(r: _Reader, value) -> tuple[AlgorithmSpec, ...]:
+    if not isinstance(value, list) or not value:
+        r.fail("algorithms", "must be a non-empty list of {name, label, params, pruner}")
+    specs = []
+    for i, item in enumerate(value):
+        where = f"algorithms[{i}]"
+        if isinstance(item, str):
+            item = {"name": item}
+        item = r.mapping(item, where, ("name", "label", "params", "pruner"), required=("name",))
+        name = r.string(item["name"], f"{where}.name")
+        params = r.params(item.get("params"), f"{where}.params")
+        try:
+            registry.algorithm_entry(name)
+        except ObliqError as exc:
+            r.fail(f"{where}.name", str(exc))
+        try:
+            registry.make_estimator(name, **params)
+        except ObliqError as exc:
+            r.fail(f"{where}.params", str(exc))
+        except (TypeError, ValueError) as exc:
+            r.fail(f"{where}.params", str(exc).splitlines()[0])
+        pruner = None
+        if item.get("pruner") is not None:
+            pw = f"{where}.pruner"
+            raw = item["pruner"]
+            raw = {"name": raw} if isinstance(raw, str) else raw
+            raw = r.mapping(raw, pw, ("name", "params"), required=("name",))
+            pname = r.string(raw["name"], f"{pw}.name")
+            try:
+                entry = registry.pruner_entry(pname)
+            except ObliqError as exc:
+                r.fail(f"{pw}.name", str(exc))
+            pparams = r.params(raw.get("params"), f"{pw}.params")
+            for key in pparams:
+                if key not in entry.params:
+                    r.fail(f"{pw}.params.{key}", f"pruner {pname!r} has no parameter "
+                           f"{key!r}{suggest(key, entry.params)}")
+            pruner = PrunerSpec(pname, pparams)
+        label = r.string(item.get("label", name), f"{where}.label")
+        specs.append(AlgorithmSpec(name, label, params, pruner))
+    _unique(r, "algorithms", [s.label for s in specs], "algorithm")
+    return tuple(specs)
+
+
+_PROTOCOL_KEYS = {
+    "kfold": ("folds", "repeats", "stratified", "prune_fraction"),
+    "holdout_cv": ("test_fraction", "folds", "repeats", "stratified"),
+    "fixed_split": ("repeats", "stratified", "prune_fraction"),
+    "random_split": ("train_size", "test_size", "repeats", "runs", "stratified",
+                     "prune_fraction"),
+}
+
+
+def _size(r: _Reader, value, where: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+        r.fail(where, f"must be a fraction in (0, 1) or a row count >= 1 (got {value!r})")
+    if isinstance(value, float) and value >= 1:
+        r.fail(where, f"a fraction must be below 1; use an integer for a row count (got {value})")
+    return value
+
+
+def _protocol(r: _Reader, value) -> ProtocolSpec:
+    if not isinstance(value, dict):
+        r.fail("protocol", "must be a mapping with a 'name' (" + ", ".join(PROTOCOLS) + ")")
+    if "name" not in value:
+        r.fail("protocol.name", "required (" + ", ".join(PROTOCOLS) + ")")
+    name = value["name"]
+    if name not in PROTOCOLS:
+        r.fail("protocol.name", f"unknown protocol {name!r}{suggest(name, PROTOCOLS)}; "
+               f"known: {', '.join(PROTOCOLS)}")
+    r.mapping(value, "protocol", ("name",) + _PROTOCOL_KEYS[name])
+    get = value.get
+    stratified_default = name == "holdout_cv"
+    spec = ProtocolSpec(
+        name=name,
+        folds=r.integer(get("folds", 2 if name == "holdout_cv" else 5), "protocol.folds", 2),
+        repeats=r.integer(get("repeats", get("runs", 5 if name == "holdout_cv" else 1)),
+                          "protocol.repeats", 1),
+        stratified=r.boolean(get("stratified", stratified_default), "protocol.stratified"),
+        prune_fraction=(None if get("prune_fraction") is None
+                        else r.fraction(get("prune_fraction"), "protocol.prune_fraction")),
+    )
+    if name == "holdout_cv":
+        spec = replace(spec, test_fraction=r.fraction(get("test_fraction", 1 / 3),
+                                                      "protocol.test_fraction"))
+    if name == "random_split":
+        if "train_size" not in value:
+            r.fail("protocol.train_size", "required (a fraction or a row count)")
+        train = _size(r, get("train_size"), "protocol.train_size")
+        test = _size(r, get("test_size"), "protocol.test_size") if "test_size" in value else None
+        if isinstance(train, float) and isinstance(test, float) and train + test > 1:
+            r.fail("protocol.test_size", f"train_size + test_size exceed 1 ({train} + {test})")
+        spec = replace(spec, train_size=train, test_size=test)
+    return spec
+
+
+def load_config(path, overrides: dict | None = None) -> ExperimentConfig:
+    """Read, validate and freeze an experiment config; ``overrides`` are CLI values."""
+    path = Path(path)
+    file = str(path)
+    data = _read_yaml(path)
+    r = _Reader(file)
+    if not isinstance(data, dict):
+        raise ConfigError(f"{file}: the file must hold a mapping of settings")
+    allowed = ("name", "seed", "datasets", "algorithms", "protocol", "metrics", "output",
+               "n_jobs", "backend", "reference", "description")
+    r.mapping(data, "", allowed, required=("name", "datasets", "algorithms", "protocol"))
+    name = r.string(data["name"], "name")
+    if "/" in name or name.startswith("."):
+        r.fail("name", f"must be a plain name, usable as a folder (got {name!r})")
+    seed = r.integer(data.get("seed", 0), "seed", 0)
+    datasets = _datasets(r, data["datasets"])
+    algorithms = _algorithms(r, data["algorithms"])
+    protocol = _protocol(r, data["protocol"])
+    metrics = data.get("metrics", ["test_accuracy", "n_leaves"])
+    if not isinstance(metrics, list) or not metrics:
+        r.fail("metrics", "must be a non-empty list")
+    for i, metric in enumerate(metrics):
+        if metric not in METRICS:
+            r.fail(f"metrics[{i}]", f"unknown metric {metric!r}{suggest(metric, METRICS)}; "
+                   f"known: {', '.join(METRICS)}")
+    output = r.string(str(data.get("output", f"results/{name}")), "output")
+    n_jobs = r.integer(data.get("n_jobs", 1), "n_jobs")
+    if n_jobs == 0:
+        r.fail("n_jobs", "must not be 0 (use 1, N, or -1 for all cores)")
+    backend = data.get("backend", "loky")
+    if backend not in BACKENDS:
+        r.fail("backend", f"unknown backend {backend!r}{suggest(str(backend), BACKENDS)}; "
+               f"known: {', '.join(BACKENDS)}")
+    reference = data.get("reference")
+    if reference is not None:
+        ref_path = (path.parent / r.string(reference, "reference")).resolve()
+        if not ref_path.is_file():
+            r.fail("reference", f"no such file {ref_path}")
+        reference = str(ref_path)
+    config = ExperimentConfig(file, name, seed, datasets, algorithms, protocol, tuple(metrics),
+                              output, n_jobs, backend, reference)
+    return config.with_overrides(**(overrides or {}))

@@ -1,0 +1,89 @@
+"""The user's own data: a CSV file with a header row, named in a config as
+
+``{name: csv, params: {path: data/mine.csv, target: class}}``.
+
+Feature columns must be numeric; the target may hold any labels. Every problem is a
+one-line DataError naming the file (and the line and column where there is one).
+"""
+
+from __future__ import annotations
+
+import csv
+import functools
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ..errors import DataError
+from ..registry import register_dataset
+
+MISSING = ["?", "", "NA", "NaN", "nan", "<null>"]
+
+
+@functools.lru_cache(maxsize=8)
+def _read(path: str, target: str | None, delimiter: str, mtime: float):
+    file = Path(path)
+    text = file.read_text(encoding="utf-8", errors="replace")
+    if not text.strip():
+        raise DataError(f"{path}: the file is empty")
+    rows = list(csv.reader(text.splitlines(), delimiter=delimiter))
+    header, body = rows[0], rows[1:]
+    widths = np.array([len(r) for r in body])
+    ragged = np.flatnonzero((widths != len(header)) & (widths > 0))
+    if ragged.size:
+        line = int(ragged[0]) + 2
+        raise DataError(f"{path}: line {line} has {widths[ragged[0]]} fields, "
+                        f"the header has {len(header)}")
+    frame = pd.DataFrame([r for r in body if r], columns=[h.strip() for h in header], dtype=str)
+    if frame.empty:
+        raise DataError(f"{path}: the file has a header but no rows")
+    target = target if target is not None else frame.columns[-1]
+    if target not in frame.columns:
+        raise DataError(f"{path}: no target column {target!r}; columns are "
+                        f"{', '.join(frame.columns)}")
+    frame = frame.apply(lambda col: col.str.strip())
+    features = frame.drop(columns=[target])
+    missing = features.isin(MISSING).to_numpy()
+    lines = np.flatnonzero(widths > 0) + 2  # file line of each data row
+    if missing.any():
+        row, col = np.argwhere(missing)[0]
+        raise DataError(f"{path}: missing value in column {features.columns[col]!r}, "
+                        f"line {lines[row]}")
+    numeric = features.apply(pd.to_numeric, errors="coerce")
+    bad = numeric.isna().to_numpy()
+    if bad.any():
+        row, col = np.argwhere(bad)[0]
+        raise DataError(f"{path}: non-numeric value {features.iat[row, col]!r} in column "
+                        f"{features.columns[col]!r}, line {lines[row]}")
+    y = frame[target].to_numpy(dtype=str)
+    if np.isin(y, MISSING).any():
+        row = int(np.flatnonzero(np.isin(y, MISSING))[0])
+        raise DataError(f"{path}: missing target in line {lines[row]}")
+    if np.unique(y).size < 2:
+        raise DataError(f"{path}: the target column {target!r} has a single class")
+    X = np.ascontiguousarray(numeric.to_numpy(dtype=np.float64))
+    X.setflags(write=False)
+    y.setflags(write=False)
+    return X, y, list(features.columns), target
+
+
+@register_dataset(
+    "csv", "Your own CSV file (header row; numeric features; any labels)",
+    params={"path": None, "target": None, "delimiter": ","}, source="user file",
+)
+def load_csv(path=None, target=None, delimiter=","):
+    """(X, y, info) of a user's CSV file; ``target`` defaults to the last column."""
+    if not path:
+        raise DataError("dataset 'csv': params.path is required")
+    file = Path(path)
+    if not file.is_file():
+        raise DataError(f"{path}: no such file")
+    X, y, names, target = _read(str(file.resolve()), target, delimiter, file.stat().st_mtime)
+    labels, counts = np.unique(y, return_counts=True)
+    info = {
+        "name": file.stem, "feature_names": names, "source": str(path), "target": target,
+        "n_samples": X.shape[0], "n_features": X.shape[1], "classes": labels.tolist(),
+        "class_counts": dict(zip(labels.tolist(), counts.tolist())),
+    }
+    return X, y, info

@@ -1,0 +1,168 @@
+"""Splitting a dataset into grow / prune / test parts, the same for every algorithm.
+
+Fold assignments depend only on (seed, dataset, repetition) and the prune split of a
+training fold only on (seed, dataset, repetition, fold), so every algorithm of an
+experiment sees identical rows (paired tests are valid) and adding an algorithm changes
+no split.
+
+- ``kfold``: k-fold CV repeated r times. Simple random folds permute the rows once and
+  cut them into contiguous blocks, as Murthy's OC1 ``cross_validate`` does after its one
+  shuffle (used by the HHCART paper, §4); stratified folds deal each class's shuffled
+  rows round-robin over the folds. ``prune_fraction`` of each training part is held out
+  for pruning (OC1 ``prune_portion``; HHCART: 10 %).
+- ``holdout_cv``: a test part drawn once per dataset, the rest split k-fold r times;
+  a task grows on k-1 folds, prunes/validates on the held-out fold and is scored on the
+  test part (UMT paper: 1/3 test, 2 x 5 CV on the rest).
+- ``fixed_split``: the dataset's own train/test split, repeated with fresh prune splits.
+- ``random_split``: repeated random train/test splits of given sizes (APDT paper).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import ObliqError
+from .seeds import rng_for
+
+
+@dataclass(frozen=True, eq=False)
+class Split:
+    """Row indices of one task's parts; ``prune`` is empty when nothing is held out."""
+
+    repetition: int
+    fold: int
+    train: np.ndarray
+    prune: np.ndarray
+    test: np.ndarray
+
+
+def assign_folds(y: np.ndarray, folds: int, stratified: bool,
+                 rng: np.random.Generator) -> np.ndarray:
+    """The fold (0..folds-1) of every row."""
+    n = y.shape[0]
+    assignment = np.empty(n, dtype=np.int64)
+    if not stratified:
+        order = rng.permutation(n)
+        sizes = [len(part) for part in np.array_split(order, folds)]
+        assignment[order] = np.repeat(np.arange(folds), sizes)
+        return assignment
+    _, codes = np.unique(y, return_inverse=True)
+    start = 0
+    for code in range(codes.max() + 1):
+        rows = rng.permutation(np.flatnonzero(codes == code))
+        # Continue the round-robin where the previous class stopped, so fold sizes
+        # differ by at most one overall as well as per class.
+        assignment[rows] = (start + np.arange(rows.size)) % folds
+        start = (start + rows.size) % folds
+    return assignment
+
+
+def take_count(rows: np.ndarray, y: np.ndarray, count: int, stratified: bool,
+               rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Split ``rows`` into (kept, taken) with about ``count`` rows taken at random;
+    stratified takes each class in proportion (rounded per class)."""
+    if stratified:
+        _, codes = np.unique(y[rows], return_inverse=True)
+        taken = []
+        for code in range(codes.max() + 1):
+            members = rng.permutation(rows[codes == code])
+            taken.append(members[: int(round(count * members.size / rows.size))])
+        taken = np.sort(np.concatenate(taken))
+    else:
+        taken = np.sort(rng.permutation(rows)[:count])
+    kept = np.setdiff1d(rows, taken, assume_unique=True)
+    return kept, taken
+
+
+def _count(size, n: int) -> int:
+    """A size given as a fraction of ``n`` rows or as a row count."""
+    return int(round(size * n)) if isinstance(size, float) else int(size)
+
+
+def _prune_split(protocol, y, rows, seed, dataset, rep, fold):
+    if protocol.prune_fraction is None:
+        return rows, np.empty(0, dtype=np.int64)
+    rng = rng_for(seed, dataset, rep, fold, "prune")
+    return take_count(rows, y, _count(float(protocol.prune_fraction), rows.size),
+                      protocol.stratified, rng)
+
+
+def make_splits(protocol, y: np.ndarray, info: dict, seed: int, dataset: str) -> list[Split]:
+    """Every (repetition, fold) split of a dataset under ``protocol`` (a ProtocolSpec)."""
+    y = np.asarray(y)
+    n = y.shape[0]
+    splits: list[Split] = []
+    if protocol.name in ("kfold", "holdout_cv"):
+        pool = np.arange(n)
+        test_fixed = None
+        if protocol.name == "holdout_cv":
+            rng = rng_for(seed, dataset, "holdout")
+            pool, test_fixed = take_count(pool, y, _count(float(protocol.test_fraction), n),
+                                          protocol.stratified, rng)
+        if protocol.folds > pool.size:
+            raise ObliqError(f"dataset {dataset!r}: {protocol.folds} folds need at least "
+                             f"{protocol.folds} rows (it has {pool.size})")
+        for rep in range(protocol.repeats):
+            fold_of = assign_folds(y[pool], protocol.folds, protocol.stratified,
+                                   rng_for(seed, dataset, rep, "folds"))
+            for fold in range(protocol.folds):
+                held = pool[fold_of == fold]
+                rest = pool[fold_of != fold]
+                if test_fixed is None:
+                    train, prune = _prune_split(protocol, y, rest, seed, dataset, rep, fold)
+                    splits.append(Split(rep, fold, train, prune, held))
+                else:
+                    splits.append(Split(rep, fold, rest, held, test_fixed))
+    elif protocol.name == "fixed_split":
+        if info.get("fixed_split") is None:
+            raise ObliqError(f"dataset {dataset!r} has no fixed train/test split; "
+                             f"use protocol kfold or random_split")
+        train_all, test = (np.asarray(part, dtype=np.int64) for part in info["fixed_split"])
+        for rep in range(protocol.repeats):
+            train, prune = _prune_split(protocol, y, train_all, seed, dataset, rep, 0)
+            splits.append(Split(rep, 0, train, prune, test))
+    elif protocol.name == "random_split":
+        for rep in range(protocol.repeats):
+            rng = rng_for(seed, dataset, rep, "split")
+            rest, train_all = take_count(np.arange(n), y, _count(protocol.train_size, n),
+                                         protocol.stratified, rng)
+            test = rest
+            if protocol.test_size is not None:
+                wanted = min(_count(protocol.test_size, n), rest.size)
+                _, test = take_count(rest, y, wanted, protocol.stratified, rng)
+            train, prune = _prune_split(protocol, y, train_all, seed, dataset, rep, 0)
+            splits.append(Split(rep, 0, train, prune, test))
+    else:  # the config has already rejected other names
+        raise ObliqError(f"unknown protocol {protocol.name!r}")
+    for split in splits:
+        _check(split, y, dataset)
+    return splits
+
+
+def _check(split: Split, y: np.ndarray, dataset: str) -> None:
+    where = f"dataset {dataset!r}, repetition {split.repetition}, fold {split.fold}"
+    if split.train.size == 0 or split.test.size == 0:
+        raise ObliqError(f"{where}: an empty training or test part")
+    classes = np.unique(y[split.train])
+    if classes.size < 2:
+        raise ObliqError(f"{where}: the training part has a single class ({classes[0]}); "
+                         f"use more data, fewer folds or stratified: true")
+
+
+ROLE_TRAIN, ROLE_PRUNE, ROLE_TEST = 1, 2, 3
+
+
+def fold_record(splits: list[Split], n: int) -> dict[str, np.ndarray]:
+    """What ``folds/<dataset>.npz`` stores: ``roles[repetition, fold, row]`` = 1 grow,
+    2 prune/validation, 3 test, 0 unused, so any statistic can be recomputed exactly
+    from stored scores without redrawing a split."""
+    reps = max(s.repetition for s in splits) + 1
+    folds = max(s.fold for s in splits) + 1
+    roles = np.zeros((reps, folds, n), dtype=np.int8)
+    for s in splits:
+        roles[s.repetition, s.fold, s.train] = ROLE_TRAIN
+        roles[s.repetition, s.fold, s.prune] = ROLE_PRUNE
+        roles[s.repetition, s.fold, s.test] = ROLE_TEST
+    return {"roles": roles}

@@ -1,0 +1,257 @@
+"""Running an experiment: tasks = dataset x repetition x fold x algorithm.
+
+Everything that can be checked is checked before a byte is written (config, datasets,
+splits, estimators), so bad input leaves no half-written results. Then each finished
+task is appended at once to ``runs.csv`` by the parent process, so an interrupted run
+loses only the tasks in flight and ``--resume`` skips what is done. The runner knows no
+algorithm: it asks the registry for estimators and pruners by name.
+"""
+
+from __future__ import annotations
+
+import csv
+import functools
+import json
+import platform
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+import numpy as np
+
+from .. import __version__, registry
+from ..errors import ObliqError
+from .metrics import task_metrics
+from .protocols import Split, fold_record, make_splits
+from .schema import KEY_COLUMNS, RUN_COLUMNS
+from .seeds import rng_for
+
+
+@dataclass(frozen=True, eq=False)
+class Task:
+    config_hash: str
+    seed: int
+    dataset: object  # DatasetSpec
+    algorithm: object  # AlgorithmSpec
+    split: Split
+
+    @property
+    def key(self) -> tuple:
+        return (self.config_hash, self.dataset.label, self.split.repetition, self.split.fold,
+                self.algorithm.label)
+
+
+@dataclass
+class RunSummary:
+    output: Path
+    total: int
+    skipped: int
+    ran: int = 0
+    failed: list[str] = field(default_factory=list)
+
+
+@functools.lru_cache(maxsize=4)
+def _load(name: str, params_json: str):
+    """A dataset, parsed once per worker process (tasks reuse it)."""
+    return registry.load_dataset(name, **json.loads(params_json))
+
+
+def load_dataset_spec(spec):
+    return _load(spec.name, json.dumps(spec.params, sort_keys=True))
+
+
+def _one_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0] if text else ''}".rstrip(": ")
+
+
+def run_task(task: Task) -> dict:
+    """Grow (and prune) one tree on one split and measure it; never raises."""
+    split, algo = task.split, task.algorithm
+    row = dict(zip(KEY_COLUMNS, task.key))
+    row.update(algorithm_name=algo.name, pruner=algo.pruner.name if algo.pruner else "",
+               n_train=int(split.train.size), n_prune=int(split.prune.size),
+               n_test=int(split.test.size))
+    try:
+        X, y, _ = load_dataset_spec(task.dataset)
+        names = (task.seed, task.dataset.label, split.repetition, split.fold, algo.label)
+        estimator = registry.make_estimator(algo.name, **algo.params)
+        if "random_state" in estimator.get_params():
+            estimator.set_params(random_state=rng_for(*names))
+        if algo.pruner is None:
+            # Without a pruner the held-out pruning rows would be wasted: grow on them too.
+            grow = np.concatenate([split.train, split.prune]) if split.prune.size else split.train
+            prune = None
+        else:
+            grow, prune = split.train, split.prune
+        start = time.perf_counter()
+        estimator.fit(X[grow], y[grow])
+        if algo.pruner is not None:
+            pruner = registry.get_pruner(algo.pruner.name)
+            X_p = X[prune] if prune.size else None
+            y_p = y[prune] if prune.size else None
+            estimator = pruner(estimator, X[grow], y[grow], X_p, y_p,
+                               random_state=rng_for(*names, "pruner"), **algo.pruner.params)
+        fit_time = time.perf_counter() - start
+        row.update(task_metrics(estimator, X[grow], y[grow], X[split.test], y[split.test]))
+        row.update(status="ok", error="", fit_time=fit_time, n_train=int(grow.size))
+    except Exception as exc:  # a failing task is recorded; the run goes on
+        row.update(status="error", error=_one_line(exc))
+    return row
+
+
+def _versions() -> dict:
+    import numpy
+    import scipy
+    import sklearn
+
+    try:
+        commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
+                                cwd=Path(__file__).resolve().parent, timeout=5).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        commit = ""
+    return {"python": platform.python_version(), "numpy": numpy.__version__,
+            "scipy": scipy.__version__, "scikit-learn": sklearn.__version__,
+            "obliq": __version__, "git_commit": commit or None}
+
+
+def plan(config) -> tuple[list[Task], dict[str, dict]]:
+    """Every task of the experiment, and each dataset's fold record; raises ObliqError
+    naming the config file and field for anything that would fail."""
+    tasks: list[Task] = []
+    records: dict[str, dict] = {}
+    digest = config.hash()
+    for i, spec in enumerate(config.datasets):
+        where = f"{config.path}: datasets[{i}] ({spec.label})"
+        try:
+            X, y, info = load_dataset_spec(spec)
+        except ObliqError as exc:
+            raise ObliqError(f"{where}: {exc}") from None
+        if not np.isfinite(np.asarray(X, dtype=np.float64)).all():
+            row = int(np.argwhere(~np.isfinite(X))[0][0])
+            raise ObliqError(f"{where}: the data has a missing or infinite value (row {row})")
+        if np.unique(y).size < 2:
+            raise ObliqError(f"{where}: the data has a single class")
+        try:
+            splits = make_splits(config.protocol, y, info, config.seed, spec.label)
+        except ObliqError as exc:
+            raise ObliqError(f"{config.path}: protocol: {exc}") from None
+        records[spec.label] = fold_record(splits, len(y))
+        for split in splits:
+            for algo in config.algorithms:
+                tasks.append(Task(digest, config.seed, spec, algo, split))
+    return tasks, records
+
+
+def _read_done(runs_path: Path) -> set[tuple]:
+    with runs_path.open(newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    latest = {}
+    for row in rows:
+        key = (row["config_hash"], row["dataset"], int(row["repetition"]), int(row["fold"]),
+               row["algorithm"])
+        latest[key] = row["status"]
+    return {key for key, status in latest.items() if status == "ok"}
+
+
+def _prepare_output(config, out: Path, resume: bool, force: bool) -> set[tuple]:
+    runs_path = out / "runs.csv"
+    meta_path = out / "meta.json"
+    if runs_path.exists() and runs_path.stat().st_size > 0 and not force:
+        if not resume:
+            raise ObliqError(f"{runs_path} exists: use --resume to continue it or --force to "
+                             f"start over")
+        try:
+            stored = json.loads(meta_path.read_text())["config_hash"]
+        except (OSError, ValueError, KeyError):
+            raise ObliqError(f"{meta_path}: missing or unreadable; cannot resume") from None
+        if stored != config.hash():
+            raise ObliqError(f"{config.path}: the config changed since {runs_path} was "
+                             f"written (hash {stored} -> {config.hash()}); use --force or "
+                             f"another output")
+        return _read_done(runs_path)
+    if force:
+        for name in ("runs.csv", "meta.json"):
+            (out / name).unlink(missing_ok=True)
+        shutil.rmtree(out / "folds", ignore_errors=True)
+    return set()
+
+
+def _write_meta(config, out: Path, **extra) -> None:
+    meta_path = out / "meta.json"
+    meta = json.loads(meta_path.read_text()) if meta_path.exists() else {}
+    meta.update({"name": config.name, "config_hash": config.hash(), "config": config.to_dict(),
+                 "config_path": config.path, "reference": config.reference,
+                 "versions": _versions()})
+    meta.update(extra)
+    tmp = meta_path.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(meta, indent=2))
+    tmp.replace(meta_path)
+
+
+def _parallel_results(tasks, n_jobs: int, backend: str, scheduler: str | None):
+    import joblib
+
+    if n_jobs == 1 and backend != "dask":
+        yield from map(run_task, tasks)
+        return
+    client = None
+    if backend == "dask":
+        try:
+            from dask.distributed import Client, LocalCluster
+        except ImportError:
+            raise ObliqError('backend dask needs dask.distributed: pip install "obliq[dask]"') \
+                from None
+        if scheduler:
+            client = Client(scheduler)
+        else:
+            workers = None if n_jobs < 0 else n_jobs
+            client = Client(LocalCluster(n_workers=workers, threads_per_worker=1))
+    try:
+        with joblib.parallel_config(backend=backend, n_jobs=n_jobs):
+            yield from joblib.Parallel(return_as="generator_unordered")(
+                joblib.delayed(run_task)(task) for task in tasks
+            )
+    finally:
+        if client is not None:
+            client.close()
+
+
+def run_experiment(config, *, resume: bool = False, force: bool = False, progress: bool = True,
+                   scheduler: str | None = None) -> RunSummary:
+    """Run (or resume) an experiment; returns what ran and what failed."""
+    tasks, records = plan(config)
+    out = Path(config.output)
+    done = _prepare_output(config, out, resume, force)
+    todo = [t for t in tasks if t.key not in done]
+    summary = RunSummary(out, total=len(tasks), skipped=len(tasks) - len(todo))
+    (out / "folds").mkdir(parents=True, exist_ok=True)
+    for label, record in records.items():
+        np.savez_compressed(out / "folds" / f"{label}.npz", **record)
+    _write_meta(config, out, started=datetime.now(UTC).isoformat(), finished=None,
+                n_jobs=config.n_jobs, backend=config.backend)
+    runs_path = out / "runs.csv"
+    new_file = not runs_path.exists() or runs_path.stat().st_size == 0
+    from tqdm import tqdm
+
+    with runs_path.open("a", newline="") as handle, tqdm(
+        total=len(todo), disable=None if progress else True, file=sys.stderr, unit="task",
+        desc=config.name, dynamic_ncols=True,
+    ) as bar:
+        writer = csv.DictWriter(handle, fieldnames=RUN_COLUMNS, extrasaction="ignore")
+        if new_file:
+            writer.writeheader()
+        for row in _parallel_results(todo, config.n_jobs, config.backend, scheduler):
+            writer.writerow(row)
+            handle.flush()
+            summary.ran += 1
+            if row["status"] != "ok":
+                summary.failed.append(f"{row['dataset']} rep {row['repetition']} fold "
+                                      f"{row['fold']} {row['algorithm']}: {row['error']}")
+            bar.update(1)
+    _write_meta(config, out, finished=datetime.now(UTC).isoformat())
+    return summary
