@@ -34,9 +34,10 @@ def main() -> None:
           f" {'leaves (obliq/sklearn)':>24}")
     for name in args.datasets:
         X, y, _ = load_dataset(name)
-        t_ours, ours = best_time(lambda: make_estimator("cart-ap").fit(X, y), args.repeats)
+        t_ours, ours = best_time(lambda X=X, y=y: make_estimator("cart-ap").fit(X, y),
+                                 args.repeats)
         t_sk, sk = best_time(
-            lambda: DecisionTreeClassifier(random_state=0).fit(X, y), args.repeats
+            lambda X=X, y=y: DecisionTreeClassifier(random_state=0).fit(X, y), args.repeats
         )
         print(f"{name:10} {f'{X.shape[0]} x {X.shape[1]}':>12} {t_ours:9.3f} {t_sk:10.3f} "
               f"{t_ours / t_sk:7.1f} {f'{ours.n_leaves_}/{sk.get_n_leaves()}':>24}")

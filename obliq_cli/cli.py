@@ -17,7 +17,8 @@ class _Group(click.Group):
         try:
             return super().invoke(ctx)
         except ObliqError as exc:
-            click.echo(f"error: {str(exc).splitlines()[0] if str(exc) else exc!r}", err=True)
+            lines = str(exc).strip().splitlines() or [type(exc).__name__]
+            click.echo(f"error: {lines[0]}", err=True)
             sys.exit(exc.exit_code)
 
 

@@ -210,7 +210,9 @@ def _algorithms(r: _Reader, value) -> tuple[AlgorithmSpec, ...]:
         except ObliqError as exc:
             r.fail(f"{where}.name", str(exc))
         try:
-            registry.make_estimator(name, **params)
+            estimator = registry.make_estimator(name, **params)
+            if hasattr(estimator, "validate_params"):
+                estimator.validate_params()
         except ObliqError as exc:
             r.fail(f"{where}.params", str(exc))
         except (TypeError, ValueError) as exc:

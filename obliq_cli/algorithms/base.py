@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
-from ..errors import DataError
+from ..errors import DataError, ObliqError
 from ..tree.builder import SplitFinder, StoppingRules, build_tree
 from ..tree.structure import Tree
 
@@ -44,6 +44,24 @@ class TreeClassifier(ClassifierMixin, BaseEstimator):
     def _make_split_finder(self, n_classes: int) -> SplitFinder:  # pragma: no cover
         raise NotImplementedError
 
+    def validate_params(self) -> None:
+        """Raise a one-line ObliqError for a parameter value that cannot work.
+
+        Called by ``fit`` and by the config check, so a bad value in a YAML file is
+        reported before a run starts. Subclasses extend it for their own parameters.
+        """
+        params = self.get_params()
+        mss = params.get("min_samples_split", 2)
+        if isinstance(mss, bool) or not isinstance(mss, int) or mss < 2:
+            raise ObliqError(f"min_samples_split must be an integer >= 2 (got {mss!r})")
+        depth = params.get("max_depth")
+        if depth is not None and (isinstance(depth, bool) or not isinstance(depth, int)
+                                  or depth < 0):
+            raise ObliqError(f"max_depth must be null or an integer >= 0 (got {depth!r})")
+        rate = params.get("max_misclassification_rate", 0.0)
+        if isinstance(rate, bool) or not isinstance(rate, (int, float)) or not 0 <= rate < 1:
+            raise ObliqError(f"max_misclassification_rate must be in [0, 1) (got {rate!r})")
+
     def _stopping_rules(self) -> StoppingRules:
         return StoppingRules(
             min_samples_split=getattr(self, "min_samples_split", 2),
@@ -52,6 +70,7 @@ class TreeClassifier(ClassifierMixin, BaseEstimator):
         )
 
     def fit(self, X, y):
+        self.validate_params()
         X = check_X(X)
         y = np.asarray(y)
         if y.ndim != 1 or y.shape[0] != X.shape[0]:

@@ -8,11 +8,14 @@ whenever no two candidate splits tie. Pruning is a separate step (``pruner: cc``
 
 from __future__ import annotations
 
-from ..registry import register_algorithm
+from ..errors import ObliqError
+from ..registry import register_algorithm, suggest
 from ..tree.axis_search import find_best_axis_split
 from ..tree.builder import Split
 from ..tree.impurity import split_criterion
 from .base import TreeClassifier
+
+CRITERIA = ("gini", "entropy", "twoing")
 
 
 @register_algorithm(
@@ -44,6 +47,12 @@ class CARTClassifier(TreeClassifier):
         self.max_depth = max_depth
         self.max_misclassification_rate = max_misclassification_rate
         self.random_state = random_state
+
+    def validate_params(self) -> None:
+        super().validate_params()
+        if self.criterion not in CRITERIA:
+            raise ObliqError(f"criterion must be one of gini, entropy, twoing "
+                             f"(got {self.criterion!r}){suggest(self.criterion, CRITERIA)}")
 
     def _make_split_finder(self, n_classes: int):
         score = split_criterion(self.criterion)

@@ -21,6 +21,30 @@ from ..registry import register_dataset
 MISSING = ["?", "", "NA", "NaN", "nan", "<null>"]
 
 
+def parse_numeric(features: pd.DataFrame, where) -> np.ndarray:
+    """A float64 matrix from string cells, or a DataError at the first bad cell.
+
+    ``where(row, col)`` returns the message template with ``{}`` for what is wrong.
+    numpy parses each string exactly (pandas' fast parser can be off in the last bit).
+    """
+    cells = features.to_numpy(dtype=str)
+    missing = np.isin(cells, MISSING)
+    if missing.any():
+        row, col = np.argwhere(missing)[0]
+        raise DataError(where(row, col).format("missing value"))
+    try:
+        X = cells.astype(np.float64)
+    except ValueError:
+        bad = features.apply(pd.to_numeric, errors="coerce").isna().to_numpy()
+        row, col = np.argwhere(bad)[0]
+        raise DataError(where(row, col).format(f"non-numeric value {str(cells[row, col])!r}")) \
+            from None
+    if not np.isfinite(X).all():
+        row, col = np.argwhere(~np.isfinite(X))[0]
+        raise DataError(where(row, col).format("missing or infinite value"))
+    return np.ascontiguousarray(X)
+
+
 @functools.lru_cache(maxsize=8)
 def _read(path: str, target: str | None, delimiter: str, mtime: float):
     file = Path(path)
@@ -44,25 +68,15 @@ def _read(path: str, target: str | None, delimiter: str, mtime: float):
                         f"{', '.join(frame.columns)}")
     frame = frame.apply(lambda col: col.str.strip())
     features = frame.drop(columns=[target])
-    missing = features.isin(MISSING).to_numpy()
     lines = np.flatnonzero(widths > 0) + 2  # file line of each data row
-    if missing.any():
-        row, col = np.argwhere(missing)[0]
-        raise DataError(f"{path}: missing value in column {features.columns[col]!r}, "
-                        f"line {lines[row]}")
-    numeric = features.apply(pd.to_numeric, errors="coerce")
-    bad = numeric.isna().to_numpy()
-    if bad.any():
-        row, col = np.argwhere(bad)[0]
-        raise DataError(f"{path}: non-numeric value {features.iat[row, col]!r} in column "
-                        f"{features.columns[col]!r}, line {lines[row]}")
+    X = parse_numeric(features, lambda row, col: f"{path}: {{}} in column "
+                      f"{features.columns[col]!r}, line {lines[row]}")
     y = frame[target].to_numpy(dtype=str)
     if np.isin(y, MISSING).any():
         row = int(np.flatnonzero(np.isin(y, MISSING))[0])
         raise DataError(f"{path}: missing target in line {lines[row]}")
     if np.unique(y).size < 2:
         raise DataError(f"{path}: the target column {target!r} has a single class")
-    X = np.ascontiguousarray(numeric.to_numpy(dtype=np.float64))
     X.setflags(write=False)
     y.setflags(write=False)
     return X, y, list(features.columns), target

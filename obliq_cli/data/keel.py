@@ -18,6 +18,7 @@ import pandas as pd
 
 from ..errors import DataError
 from ..registry import register_dataset
+from .files import parse_numeric
 
 KEEL_VERSION = "0.2.4"
 
@@ -64,19 +65,8 @@ def read_keel_file(path: Path, name: str) -> tuple[np.ndarray, np.ndarray]:
     except (pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
         raise DataError(f"dataset {name!r}: {path}: {str(exc).splitlines()[0]}") from None
     frame = frame.apply(lambda col: col.str.strip())
-    features = frame.iloc[:, :-1]
-    missing = features.isin(["?", "<null>", ""]).to_numpy()
-    if missing.any():
-        row, col = np.argwhere(missing)[0]
-        raise DataError(f"dataset {name!r}: {path}: missing value in column {col + 1}, "
-                        f"line {row + 1}")
-    numeric = features.apply(pd.to_numeric, errors="coerce")
-    bad = numeric.isna().to_numpy()
-    if bad.any():
-        row, col = np.argwhere(bad)[0]
-        raise DataError(f"dataset {name!r}: {path}: non-numeric value "
-                        f"{features.iat[row, col]!r} in column {col + 1}, line {row + 1}")
-    X = np.ascontiguousarray(numeric.to_numpy(dtype=np.float64))
+    X = parse_numeric(frame.iloc[:, :-1], lambda row, col: f"dataset {name!r}: {path}: {{}} "
+                      f"in column {col + 1}, line {row + 1}")
     y = frame.iloc[:, -1].to_numpy(dtype=str)
     return X, y
 

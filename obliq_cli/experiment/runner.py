@@ -152,10 +152,19 @@ def _read_done(runs_path: Path) -> set[tuple]:
         rows = list(csv.DictReader(handle))
     latest = {}
     for row in rows:
+        if row.get("status") not in ("ok", "error"):
+            continue  # not a complete row
         key = (row["config_hash"], row["dataset"], int(row["repetition"]), int(row["fold"]),
                row["algorithm"])
         latest[key] = row["status"]
     return {key for key, status in latest.items() if status == "ok"}
+
+
+def _drop_partial_line(runs_path: Path) -> None:
+    """Cut a row that a killed run left half-written, so appended rows start clean."""
+    data = runs_path.read_bytes()
+    if data and not data.endswith(b"\n"):
+        runs_path.write_bytes(data[: data.rfind(b"\n") + 1])
 
 
 def _prepare_output(config, out: Path, resume: bool, force: bool) -> set[tuple]:
@@ -173,6 +182,7 @@ def _prepare_output(config, out: Path, resume: bool, force: bool) -> set[tuple]:
             raise ObliqError(f"{config.path}: the config changed since {runs_path} was "
                              f"written (hash {stored} -> {config.hash()}); use --force or "
                              f"another output")
+        _drop_partial_line(runs_path)
         return _read_done(runs_path)
     if force:
         for name in ("runs.csv", "meta.json"):

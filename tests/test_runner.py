@@ -1,0 +1,117 @@
+"""The runner: same results for any number of jobs, resume after a kill, failures kept."""
+
+import numpy as np
+import pandas as pd
+from click.testing import CliRunner
+
+from obliq_cli.algorithms.cart import CARTClassifier
+from obliq_cli.cli import main
+from obliq_cli.config import load_config
+from obliq_cli.experiment.runner import run_experiment
+from obliq_cli.experiment.schema import KEY_COLUMNS
+from obliq_cli.registry import ALGORITHMS, register_algorithm
+from obliq_cli.report.tables import render_tables
+
+TIME_COLUMNS = ["fit_time", "predict_time"]
+
+
+def runs_of(out):
+    runs = pd.read_csv(out / "runs.csv", keep_default_na=False)
+    return runs.drop(columns=TIME_COLUMNS).sort_values(KEY_COLUMNS).reset_index(drop=True)
+
+
+def test_jobs_and_backends_give_identical_runs(small_config, tmp_path):
+    outs = {}
+    for label, overrides in {"j1": {"n_jobs": 1}, "j2": {"n_jobs": 2},
+                             "threads": {"n_jobs": 2, "backend": "threading"}}.items():
+        out = tmp_path / label
+        config = load_config(small_config, {"output": str(out), **overrides})
+        summary = run_experiment(config, progress=False)
+        assert summary.ran == 2 * 2 * 3 * 2 and not summary.failed
+        outs[label] = runs_of(out)
+    pd.testing.assert_frame_equal(outs["j1"], outs["j2"])
+    pd.testing.assert_frame_equal(outs["j1"], outs["threads"])
+
+
+def test_every_algorithm_sees_the_same_folds(small_config, tmp_path, write_config):
+    both = load_config(small_config, {"output": str(tmp_path / "both")})
+    run_experiment(both, progress=False)
+    text = small_config.read_text()
+    start = text.index("  - name: cart-ap\n    label: FULL")
+    only_full = write_config(text[:text.index("  - name: cart-ap\n    label: CC")] + text[start:],
+                             "only.yaml")
+    run_experiment(load_config(only_full, {"output": str(tmp_path / "only")}), progress=False)
+    a = runs_of(tmp_path / "both")
+    a = a[a["algorithm"] == "FULL"].drop(columns="config_hash").reset_index(drop=True)
+    b = runs_of(tmp_path / "only").drop(columns="config_hash").reset_index(drop=True)
+    pd.testing.assert_frame_equal(a, b)  # dropping an algorithm changes nothing else
+    runs = runs_of(tmp_path / "both")
+    sizes = runs.pivot_table(index=["dataset", "repetition", "fold"], columns="algorithm",
+                             values="n_test")
+    assert (sizes["CC"] == sizes["FULL"]).all()
+    roles = np.load(tmp_path / "both" / "folds" / "heart.npz")["roles"]
+    assert roles.shape == (2, 3, 270)
+
+
+def test_resume_after_interruption_gives_the_same_table(small_config, tmp_path):
+    full = load_config(small_config, {"output": str(tmp_path / "full")})
+    run_experiment(full, progress=False)
+    cut = load_config(small_config, {"output": str(tmp_path / "cut")})
+    run_experiment(cut, progress=False)
+    # A kill mid-run: keep the header and 7 rows, and half of the 8th row.
+    lines = (tmp_path / "cut" / "runs.csv").read_text().splitlines(keepends=True)
+    (tmp_path / "cut" / "runs.csv").write_text("".join(lines[:8]) + lines[8][:25])
+    summary = run_experiment(cut, resume=True, progress=False)
+    assert summary.skipped == 7 and summary.ran == 24 - 7
+    pd.testing.assert_frame_equal(runs_of(tmp_path / "full"), runs_of(tmp_path / "cut"))
+    for metric in ("test_accuracy", "n_leaves"):
+        assert render_tables([tmp_path / "full"], metric) == render_tables(
+            [tmp_path / "cut"], metric)
+
+
+def test_resume_refuses_a_changed_config(small_config, tmp_path, write_config):
+    out = str(tmp_path / "r")
+    run_experiment(load_config(small_config, {"output": out}), progress=False)
+    changed = write_config(small_config.read_text().replace("seed: 1", "seed: 2"), "c.yaml")
+    result = CliRunner().invoke(main, ["run", str(changed), "-o", out, "--resume",
+                                       "--no-progress"])
+    assert result.exit_code == 2 and "config changed" in result.output
+
+
+@register_algorithm("test-fails-on-wisconsin", "test only: raises when a column is 1..10")
+class FailsOnWisconsin(CARTClassifier):
+    def fit(self, X, y):
+        if X.shape[1] == 9:  # wisconsin has 9 features, heart 13
+            raise RuntimeError("boom\nsecond line")
+        return super().fit(X, y)
+
+
+def test_failed_tasks_are_recorded_and_the_run_goes_on(write_config, tmp_path):
+    path = write_config(f"""
+        name: failing
+        datasets: [heart, wisconsin]
+        algorithms: [test-fails-on-wisconsin]
+        protocol: {{name: kfold, folds: 2}}
+        output: {tmp_path / 'failing'}
+        """)
+    result = CliRunner().invoke(main, ["run", str(path), "--no-progress"])
+    assert result.exit_code == 1
+    assert "2 failed" in result.output and "RuntimeError: boom" in result.output
+    runs = pd.read_csv(tmp_path / "failing" / "runs.csv", keep_default_na=False)
+    assert (runs.loc[runs["dataset"] == "heart", "status"] == "ok").all()
+    assert list(runs.loc[runs["dataset"] == "wisconsin", "error"]) == ["RuntimeError: boom"] * 2
+    assert "test-fails-on-wisconsin" in ALGORITHMS
+
+
+def test_cli_flags_override_the_file(small_config, tmp_path):
+    out = tmp_path / "elsewhere"
+    result = CliRunner().invoke(main, ["run", str(small_config), "-o", str(out), "-j", "2",
+                                       "--no-progress"])
+    assert result.exit_code == 0, result.output
+    assert (out / "runs.csv").exists()
+    assert not (tmp_path / "results" / "small").exists()
+    import json
+    meta = json.loads((out / "meta.json").read_text())
+    assert meta["n_jobs"] == 2 and meta["config"]["n_jobs"] == 2
+    assert meta["versions"]["numpy"] == np.__version__
+    assert "| heart" in result.output and "CC" in result.output
