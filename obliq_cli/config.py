@@ -74,6 +74,7 @@ class ExperimentConfig:
     n_jobs: int
     backend: str
     reference: str | None
+    reference_methods: dict = field(default_factory=dict)
 
     def to_dict(self) -> dict:
         """Plain data, as run (what meta.json stores)."""
@@ -292,6 +293,25 @@ def _protocol(r: _Reader, value) -> ProtocolSpec:
     return spec
 
 
+def _reference(r: _Reader, value, path: Path, algorithms) -> tuple[str | None, dict]:
+    """``reference: FILE`` or ``{file: FILE, methods: {our label: paper method}}``."""
+    if value is None:
+        return None, {}
+    if isinstance(value, str):
+        value = {"file": value}
+    value = r.mapping(value, "reference", ("file", "methods"), required=("file",))
+    ref_path = (path.parent / r.string(value["file"], "reference.file")).resolve()
+    if not ref_path.is_file():
+        r.fail("reference.file", f"no such file {ref_path}")
+    methods = r.params(value.get("methods"), "reference.methods")
+    labels = [a.label for a in algorithms]
+    for label in methods:
+        if label not in labels:
+            r.fail(f"reference.methods.{label}",
+                   f"no algorithm labelled {label!r}{suggest(label, labels)}")
+    return str(ref_path), {str(k): str(v) for k, v in methods.items()}
+
+
 def load_config(path, overrides: dict | None = None) -> ExperimentConfig:
     """Read, validate and freeze an experiment config; ``overrides`` are CLI values."""
     path = Path(path)
@@ -325,12 +345,7 @@ def load_config(path, overrides: dict | None = None) -> ExperimentConfig:
     if backend not in BACKENDS:
         r.fail("backend", f"unknown backend {backend!r}{suggest(str(backend), BACKENDS)}; "
                f"known: {', '.join(BACKENDS)}")
-    reference = data.get("reference")
-    if reference is not None:
-        ref_path = (path.parent / r.string(reference, "reference")).resolve()
-        if not ref_path.is_file():
-            r.fail("reference", f"no such file {ref_path}")
-        reference = str(ref_path)
+    reference, methods = _reference(r, data.get("reference"), path, algorithms)
     config = ExperimentConfig(file, name, seed, datasets, algorithms, protocol, tuple(metrics),
-                              output, n_jobs, backend, reference)
+                              output, n_jobs, backend, reference, methods)
     return config.with_overrides(**(overrides or {}))

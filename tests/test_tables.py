@@ -130,3 +130,33 @@ def test_table_input_errors(tmp_path):
     (bad / "runs.csv").write_text("a,b\n1,2\n")
     with pytest.raises(ObliqError, match="missing column"):
         render_tables([bad])
+
+
+def test_reference_methods_map_our_labels_to_the_papers(tmp_path):
+    ref = tmp_path / "ref.csv"
+    ref.write_text("dataset,method,metric,mean,sd\nd,OC1-AP,test_accuracy,90.0,1.0\n")
+    d = write_results(tmp_path / "e", hand_rows(), reference=str(ref), algorithms=["A"])
+    meta = json.loads((d / "meta.json").read_text())
+    meta["config"]["reference_methods"] = {"A": "OC1-AP"}
+    (d / "meta.json").write_text(json.dumps(meta))
+    text = render_tables([d], "test_accuracy")
+    assert "OC1-AP (paper)" in text and "-5.00" in text and "✓" not in text.split("paper:")[0]
+    assert "A is compared with the paper's OC1-AP" in text
+
+
+def test_config_reference_names_unknown_labels(write_config, tmp_path):
+    from obliq_cli.config import load_config
+    from obliq_cli.errors import ConfigError
+
+    (tmp_path / "ref.csv").write_text("dataset,method,metric,mean,sd\n")
+    path = write_config("""
+        name: r
+        datasets: [heart]
+        algorithms: [{name: cart-ap, label: CART}]
+        protocol: {name: kfold}
+        reference: {file: ref.csv, methods: {CRT: OC1-AP}}
+        """)
+    with pytest.raises(ConfigError, match=r"reference.methods.CRT: no algorithm .*'CART'"):
+        load_config(path)
+    ok = write_config(path.read_text().replace("CRT:", "CART:"), "ok.yaml")
+    assert load_config(ok).reference_methods == {"CART": "OC1-AP"}

@@ -73,11 +73,13 @@ def _one_table(runs, meta, metric, fmt, layout, sig, pooled, alpha) -> tuple[str
         notes.append(f"v / *: significantly better / worse than {sig} by a two-sided paired "
                      f"t-test over the shared (repetition, fold) scores, alpha = {alpha}")
     reference = None
+    methods = (meta.get("config") or {}).get("reference_methods") or {}
     if meta.get("reference"):
         ref = read_reference(meta["reference"])
         reference = ref[ref["metric"] == metric].set_index(["dataset", "method"])
+        mapped = "".join(f"; {a} is compared with the paper's {m}" for a, m in methods.items())
         notes.append(f"paper: {Path(meta['reference']).name}; Δ = ours - paper; ✓ when "
-                     f"|Δ| <= max(2, 2 × paper sd)")
+                     f"|Δ| <= max(2, 2 × paper sd){mapped}")
     failed = int((runs["status"] != "ok").sum())
     if failed:
         notes.append(f"{failed} task(s) failed and are left out (see runs.csv, column error)")
@@ -91,8 +93,9 @@ def _one_table(runs, meta, metric, fmt, layout, sig, pooled, alpha) -> tuple[str
                    "mean": None if r is None else r.mean, "sd": None if r is None else r.sd,
                    "repetitions": None if r is None else r.repetitions,
                    "sig": marks.get((d, a), "")}
-            if reference is not None and (d, a) in reference.index:
-                paper = reference.loc[(d, a)]
+            method = methods.get(a, a)
+            if reference is not None and (d, method) in reference.index:
+                paper = reference.loc[(d, method)]
                 paper = paper.iloc[0] if isinstance(paper, pd.DataFrame) else paper
                 rec.update(paper_mean=paper["mean"], paper_sd=paper["sd"])
             records.append(rec)
@@ -111,7 +114,7 @@ def _one_table(runs, meta, metric, fmt, layout, sig, pooled, alpha) -> tuple[str
         return paper, f"{delta:+.{decimals}f}{ok}"
 
     with_paper = {a for a in algorithms if reference is not None and any(
-        (d, a) in reference.index for d in datasets)}
+        (d, methods.get(a, a)) in reference.index for d in datasets)}
     if layout == "long":
         headers = ["dataset", "algorithm", metric, "reps"]
         if with_paper:
@@ -129,7 +132,7 @@ def _one_table(runs, meta, metric, fmt, layout, sig, pooled, alpha) -> tuple[str
         for a in algorithms:
             headers.append(a)
             if a in with_paper:
-                headers += [f"{a} (paper)", "Δ"]
+                headers += [f"{methods.get(a, a)} (paper)", "Δ"]
         by_key = {(rec["dataset"], rec["algorithm"]): rec for rec in records}
         rows = []
         for d in datasets:
