@@ -115,3 +115,52 @@ def test_cli_flags_override_the_file(small_config, tmp_path):
     assert meta["n_jobs"] == 2 and meta["config"]["n_jobs"] == 2
     assert meta["versions"]["numpy"] == np.__version__
     assert "| heart" in result.output and "CC" in result.output
+
+
+def test_a_killed_run_resumes_to_the_same_results(write_config, tmp_path):
+    """A real SIGKILL in the middle of a run, then --resume."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    text = f"""
+        name: killed
+        datasets: [vehicle]
+        algorithms: [{{name: cart-ap, label: A, pruner: {{name: cc}}}}]
+        protocol: {{name: kfold, folds: 5, repeats: 8, prune_fraction: 0.1}}
+        output: {tmp_path / 'killed'}
+        """
+    path = write_config(text)
+    command = [sys.executable, "-m", "obliq_cli.cli", "run", str(path), "--no-progress"]
+    proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    runs = tmp_path / "killed" / "runs.csv"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and proc.poll() is None:
+        if runs.exists() and runs.read_text().count("\n") > 5:
+            os.kill(proc.pid, signal.SIGKILL)
+            break
+        time.sleep(0.02)
+    proc.wait()
+    written = runs.read_text().count("\n") - 1
+    resumed = CliRunner().invoke(main, ["run", str(path), "--resume", "--no-progress"])
+    assert resumed.exit_code == 0, resumed.output
+    reference = write_config(text.replace(str(tmp_path / "killed"), str(tmp_path / "whole")),
+                             "whole.yaml")
+    run_experiment(load_config(reference), progress=False)
+    pd.testing.assert_frame_equal(runs_of(tmp_path / "killed"), runs_of(tmp_path / "whole"))
+    assert proc.returncode == -signal.SIGKILL, "the run finished before it could be killed"
+    assert 5 <= written < 40
+
+
+def test_dask_backend_without_dask_is_a_clear_error(small_config, tmp_path):
+    import importlib.util
+
+    if importlib.util.find_spec("distributed") is not None:
+        return  # dask is installed here: nothing to check
+    out = tmp_path / "d"
+    result = CliRunner().invoke(main, ["run", str(small_config), "-o", str(out), "--backend",
+                                       "dask", "--no-progress"])
+    assert result.exit_code == 2 and 'pip install "obliq[dask]"' in result.output
+    assert not out.exists()

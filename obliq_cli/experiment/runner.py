@@ -203,6 +203,16 @@ def _write_meta(config, out: Path, **extra) -> None:
     tmp.replace(meta_path)
 
 
+def check_backend(backend: str) -> None:
+    """Fail before anything is written when the backend cannot be used."""
+    if backend == "dask":
+        try:
+            import dask.distributed  # noqa: F401
+        except ImportError:
+            raise ObliqError('backend dask needs dask.distributed: pip install "obliq[dask]"') \
+                from None
+
+
 def _parallel_results(tasks, n_jobs: int, backend: str, scheduler: str | None):
     import joblib
 
@@ -211,11 +221,8 @@ def _parallel_results(tasks, n_jobs: int, backend: str, scheduler: str | None):
         return
     client = None
     if backend == "dask":
-        try:
-            from dask.distributed import Client, LocalCluster
-        except ImportError:
-            raise ObliqError('backend dask needs dask.distributed: pip install "obliq[dask]"') \
-                from None
+        from dask.distributed import Client, LocalCluster
+
         if scheduler:
             client = Client(scheduler)
         else:
@@ -234,6 +241,7 @@ def _parallel_results(tasks, n_jobs: int, backend: str, scheduler: str | None):
 def run_experiment(config, *, resume: bool = False, force: bool = False, progress: bool = True,
                    scheduler: str | None = None) -> RunSummary:
     """Run (or resume) an experiment; returns what ran and what failed."""
+    check_backend(config.backend)
     tasks, records = plan(config)
     out = Path(config.output)
     done = _prepare_output(config, out, resume, force)
