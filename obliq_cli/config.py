@@ -176,15 +176,21 @@ def _datasets(r: _Reader, value) -> tuple[DatasetSpec, ...]:
             entry = registry.dataset_entry(name)
         except ObliqError as exc:
             r.fail(where if isinstance(value[i], str) else f"{where}.name", str(exc))
-        params = r.params(item.get("params"), f"{where}.params")
-        for key in params:
-            if key not in entry.params:
-                r.fail(f"{where}.params.{key}",
-                       f"dataset {name!r} has no parameter {key!r}{suggest(key, entry.params)}")
+        params = _known_params(r, item.get("params"), f"{where}.params", f"dataset {name!r}",
+                               entry.params)
         label = r.string(item.get("label", name), f"{where}.label")
         specs.append(DatasetSpec(name, label, params))
     _unique(r, "datasets", [s.label for s in specs], "dataset")
     return tuple(specs)
+
+
+def _known_params(r: _Reader, value, where: str, owner: str, known: dict) -> dict:
+    """The params mapping, every key of which the registered entry declares."""
+    params = r.params(value, where)
+    for key in params:
+        if key not in known:
+            r.fail(f"{where}.{key}", f"{owner} has no parameter {key!r}{suggest(key, known)}")
+    return params
 
 
 def _unique(r: _Reader, where: str, labels: list[str], kind: str) -> None:
@@ -229,11 +235,8 @@ def _algorithms(r: _Reader, value) -> tuple[AlgorithmSpec, ...]:
                 entry = registry.pruner_entry(pname)
             except ObliqError as exc:
                 r.fail(f"{pw}.name", str(exc))
-            pparams = r.params(raw.get("params"), f"{pw}.params")
-            for key in pparams:
-                if key not in entry.params:
-                    r.fail(f"{pw}.params.{key}", f"pruner {pname!r} has no parameter "
-                           f"{key!r}{suggest(key, entry.params)}")
+            pparams = _known_params(r, raw.get("params"), f"{pw}.params", f"pruner {pname!r}",
+                                    entry.params)
             pruner = PrunerSpec(pname, pparams)
         label = r.string(item.get("label", name), f"{where}.label")
         specs.append(AlgorithmSpec(name, label, params, pruner))

@@ -59,13 +59,18 @@ def _weighted(node_impurity, left, right):
     return _safe_div(n_left * node_impurity(left) + n_right * node_impurity(right), total)
 
 
-def gini_split(left: np.ndarray, right: np.ndarray) -> np.ndarray:
-    # n_L gini(L) = n_L - sum_j L_j^2 / n_L, which needs no per-class division.
+def _sides(left, right):
+    """Float counts of both sides, their sizes and the node size."""
     left = np.asarray(left, dtype=np.float64)
     right = np.asarray(right, dtype=np.float64)
     n_left = left.sum(axis=1)
     n_right = right.sum(axis=1)
-    total = n_left + n_right
+    return left, right, n_left, n_right, n_left + n_right
+
+
+def gini_split(left: np.ndarray, right: np.ndarray) -> np.ndarray:
+    # n_L gini(L) = n_L - sum_j L_j^2 / n_L, which needs no per-class division.
+    left, right, n_left, n_right, total = _sides(left, right)
     purity = _safe_div(np.einsum("ij,ij->i", left, left), n_left) + _safe_div(
         np.einsum("ij,ij->i", right, right), n_right
     )
@@ -82,11 +87,7 @@ def misclassification_split(left: np.ndarray, right: np.ndarray) -> np.ndarray:
 
 def twoing_split(left: np.ndarray, right: np.ndarray) -> np.ndarray:
     """Minus Breiman's twoing value, so that lower is better like the other criteria."""
-    left = np.asarray(left, dtype=np.float64)
-    right = np.asarray(right, dtype=np.float64)
-    n_left = left.sum(axis=1)
-    n_right = right.sum(axis=1)
-    total = n_left + n_right
+    left, right, n_left, n_right, total = _sides(left, right)
     p_left = _safe_div(n_left, total)
     p_right = _safe_div(n_right, total)
     spread = np.abs(_safe_div(left, n_left[:, None]) - _safe_div(right, n_right[:, None]))
