@@ -157,10 +157,29 @@ def test_a_killed_run_resumes_to_the_same_results(write_config, tmp_path):
 def test_dask_backend_without_dask_is_a_clear_error(small_config, tmp_path):
     import importlib.util
 
+    import pytest
+
     if importlib.util.find_spec("distributed") is not None:
-        return  # dask is installed here: nothing to check
+        pytest.skip("dask is installed: the missing-package error cannot be shown")
     out = tmp_path / "d"
     result = CliRunner().invoke(main, ["run", str(small_config), "-o", str(out), "--backend",
                                        "dask", "--no-progress"])
     assert result.exit_code == 2 and 'pip install "obliq[dask]"' in result.output
     assert not out.exists()
+
+
+def test_dask_backend_gives_the_same_runs(small_config, tmp_path):
+    import importlib.util
+
+    import pytest
+
+    if importlib.util.find_spec("distributed") is None:
+        pytest.skip("dask.distributed is not installed (pip install 'obliq[dask]')")
+    outs = {}
+    for label, overrides in {"serial": {"n_jobs": 1},
+                             "dask": {"n_jobs": 2, "backend": "dask"}}.items():
+        out = tmp_path / label
+        run_experiment(load_config(small_config, {"output": str(out), **overrides}),
+                       progress=False)
+        outs[label] = runs_of(out)
+    pd.testing.assert_frame_equal(outs["serial"], outs["dask"])
