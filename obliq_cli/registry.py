@@ -165,6 +165,8 @@ def list_pruners() -> list[Entry]:
     return [PRUNERS[k] for k in sorted(PRUNERS)]
 
 
-def list_datasets() -> list[Entry]:
+def list_datasets(aliases: bool = False) -> list[Entry]:
+    """Registered datasets by name; aliases (``extra['alias_of']``) only when asked."""
     _ensure_builtins()
-    return [DATASETS[k] for k in sorted(DATASETS)]
+    return [DATASETS[k] for k in sorted(DATASETS)
+            if aliases or "alias_of" not in DATASETS[k].extra]

@@ -37,3 +37,168 @@ output: {out}
 @pytest.fixture
 def small_config(write_config, tmp_path):
     return write_config(SMALL.replace("{out}", str(tmp_path / "results" / "small")))
+
+
+@pytest.fixture(autouse=True, scope="session")
+def isolated_dataset_cache(tmp_path_factory):
+    """Datasets are cached in a folder of this test session, not the user's cache."""
+    import os
+
+    os.environ["OBLIQ_CACHE"] = str(tmp_path_factory.mktemp("obliq-cache"))
+    yield
+
+
+# --- Test-only registrations --------------------------------------------------------
+# Runner, protocol and CLI tests use these instead of the built-in algorithms and the
+# downloaded datasets, so they test the machinery alone and stay fast. A loky worker
+# finds them because the runner imports a task's plugin modules (this "conftest") first.
+
+import os as _os  # noqa: E402
+
+import numpy as _np  # noqa: E402
+from sklearn.base import BaseEstimator, ClassifierMixin  # noqa: E402
+from sklearn.datasets import load_iris as _load_iris  # noqa: E402
+from sklearn.datasets import load_wine as _load_wine  # noqa: E402
+from sklearn.tree import DecisionTreeClassifier  # noqa: E402
+
+from obliq_cli.registry import (  # noqa: E402
+    register_algorithm,
+    register_dataset,
+    register_pruner,
+)
+
+
+def _int_seed(random_state):
+    """scikit-learn wants an int; the runner hands a Generator (registry contract)."""
+    if isinstance(random_state, _np.random.Generator):
+        return int(random_state.integers(2**31 - 1))
+    return random_state
+
+
+@register_algorithm("test-tree", "test only: scikit-learn's CART behind the obliq contract")
+class SkTree(ClassifierMixin, BaseEstimator):
+    def __init__(self, criterion="gini", max_depth=None, max_features=None,
+                 random_state=None, fail_marker=""):
+        self.criterion = criterion
+        self.max_depth = max_depth
+        self.max_features = max_features
+        self.random_state = random_state
+        # Test hook: while this file exists, fitting on an odd number of rows raises.
+        self.fail_marker = fail_marker
+
+    def fit(self, X, y):
+        if self.fail_marker and _os.path.exists(self.fail_marker) and len(y) % 2 == 1:
+            raise RuntimeError(f"marker present, {len(y)} rows\nsecond line")
+        self.sk_ = DecisionTreeClassifier(criterion=self.criterion, max_depth=self.max_depth,
+                                          max_features=self.max_features,
+                                          random_state=_int_seed(self.random_state))
+        self.sk_.fit(X, y)
+        self._sync()
+        return self
+
+    def _sync(self):
+        self.classes_ = self.sk_.classes_
+        self.tree_ = self.sk_.tree_
+        self.n_leaves_ = int(self.sk_.get_n_leaves())
+        self.n_nodes_ = int(self.sk_.tree_.node_count)
+        self.depth_ = int(self.sk_.get_depth())
+
+    def predict(self, X):
+        return self.sk_.predict(X)
+
+    def predict_proba(self, X):
+        return self.sk_.predict_proba(X)
+
+
+# What the test pruner saw, per process: lets a serial run check the runner's hand-over.
+PRUNER_CALLS: list[dict] = []
+
+
+@register_pruner("test-prune", "test only: refit at the depth best on the prune rows",
+                 params={"max_depth": 4})
+def depth_prune(estimator, X_grow, y_grow, X_prune, y_prune, *, random_state, max_depth=4):
+    PRUNER_CALLS.append({"n_grow": len(y_grow), "prune": None if X_prune is None
+                         else len(y_prune), "rng": type(random_state).__name__})
+    if X_prune is None:
+        depth = max_depth
+    else:
+        scores = []
+        for d in range(1, max_depth + 1):
+            candidate = DecisionTreeClassifier(max_depth=d, random_state=0).fit(X_grow, y_grow)
+            scores.append((candidate.score(X_prune, y_prune), -d))
+        depth = -max(scores)[1]
+    estimator.sk_ = DecisionTreeClassifier(max_depth=depth, random_state=0).fit(X_grow, y_grow)
+    estimator._sync()
+    return estimator
+
+
+def _info(name, X, **extra):
+    return {"name": name, "feature_names": [f"x{i}" for i in range(X.shape[1])],
+            "source": "test", **extra}
+
+
+@register_dataset("test-iris", "test only: scikit-learn's iris (150 x 4, 3 classes)")
+def load_test_iris():
+    X, y = _load_iris(return_X_y=True)
+    return X.astype(_np.float64), y, _info("test-iris", X)
+
+
+@register_dataset("test-wine", "test only: scikit-learn's wine (178 x 13, 3 classes)",
+                  params={"classes": 3})
+def load_test_wine(classes=3):
+    X, y = _load_wine(return_X_y=True)
+    keep = y < classes
+    return X[keep].astype(_np.float64), y[keep], _info("test-wine", X)
+
+
+@register_dataset("test-fixed", "test only: iris with a fixed split (first 100 rows train)")
+def load_test_fixed():
+    X, y = _load_iris(return_X_y=True)
+    order = _np.random.default_rng(0).permutation(150)  # both parts hold every class
+    split = (_np.sort(order[:100]), _np.sort(order[100:]))
+    return X.astype(_np.float64), y, _info("test-fixed", X, fixed_split=split)
+
+
+@register_dataset("test-nan", "test only: iris with one missing value")
+def load_test_nan():
+    X, y = _load_iris(return_X_y=True)
+    X = X.astype(_np.float64)
+    X[7, 2] = _np.nan
+    return X, y, _info("test-nan", X)
+
+
+@register_dataset("test-lopsided", "test only: 9 rows of class a, 1 of class b")
+def load_test_lopsided():
+    X = _np.arange(10, dtype=_np.float64)[:, None]
+    y = _np.array(["a"] * 9 + ["b"])
+    return X, y, _info("test-lopsided", X)
+
+
+TEST_CONFIG = """
+name: {name}
+seed: 3
+datasets: [test-iris, {{name: test-wine, label: wine2, params: {{classes: 2}}}}]
+algorithms:
+  - name: test-tree
+    label: PRUNED
+    pruner: {{name: test-prune, params: {{max_depth: 3}}}}
+  - name: test-tree
+    label: FULL
+    params: {{max_features: 2{extra}}}
+protocol: {{name: kfold, folds: 4, repeats: 2, prune_fraction: 0.2}}
+output: {out}
+"""
+
+
+@pytest.fixture
+def test_config(write_config, tmp_path):
+    """A config over the test registrations: 2 datasets x 2 reps x 4 folds x 2 algorithms.
+
+    ``test_config(name="x", extra=", fail_marker: PATH")`` writes a variant."""
+
+    def make(name="tiny", extra="", out=None, file=None):
+        out = out or tmp_path / "results" / name
+        text = TEST_CONFIG.format(name=name, extra=extra, out=out)
+        return write_config(text, file or f"{name}.yaml")
+
+    return make

@@ -183,3 +183,27 @@ def test_dask_backend_gives_the_same_runs(small_config, tmp_path):
                        progress=False)
         outs[label] = runs_of(out)
     pd.testing.assert_frame_equal(outs["serial"], outs["dask"])
+
+
+def test_label_noise_is_shared_by_algorithms_and_spares_the_test_rows(write_config, tmp_path):
+    base = f"""
+        name: noisy
+        datasets: [wisconsin]
+        algorithms:
+          - {{name: cart-ap, label: A}}
+          - {{name: cart-ap, label: B}}
+        protocol: {{name: kfold, folds: 3, repeats: 1, label_noise: 0.3}}
+        output: {tmp_path / 'noisy'}
+        """
+    run_experiment(load_config(write_config(base)), progress=False)
+    clean = write_config(base.replace(", label_noise: 0.3", "").replace(
+        str(tmp_path / "noisy"), str(tmp_path / "clean")), "clean.yaml")
+    run_experiment(load_config(clean), progress=False)
+    noisy, plain = runs_of(tmp_path / "noisy"), runs_of(tmp_path / "clean")
+    # A and B are the same algorithm: with the same flips they give identical rows.
+    a = noisy[noisy.algorithm == "A"].drop(columns=["algorithm"]).reset_index(drop=True)
+    b = noisy[noisy.algorithm == "B"].drop(columns=["algorithm"]).reset_index(drop=True)
+    pd.testing.assert_frame_equal(a, b)
+    assert (noisy["n_test"].to_numpy() == plain["n_test"].to_numpy()).all()
+    # 30 % flipped labels make the unpruned tree worse on the clean test rows.
+    assert noisy["test_accuracy"].mean() < plain["test_accuracy"].mean() - 5

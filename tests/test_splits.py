@@ -102,3 +102,16 @@ def test_fold_record_roles():
     s = splits[3]
     np.testing.assert_array_equal(np.flatnonzero(roles[s.repetition, s.fold] == ROLE_PRUNE),
                                   np.sort(s.prune))
+
+
+def test_label_noise_flips_exactly_the_fraction_of_training_rows_only():
+    from obliq_cli.experiment.protocols import flip_labels
+
+    y = np.array(list("aabbbcccc" * 20))
+    rows = np.arange(0, 120)
+    noisy = flip_labels(y, rows, 0.15, np.random.default_rng(0))
+    changed = np.flatnonzero(noisy != y)
+    assert changed.size == 18 and np.isin(changed, rows).all()
+    assert set(noisy) <= set(y)
+    again = flip_labels(y, rows, 0.15, np.random.default_rng(0))
+    np.testing.assert_array_equal(noisy, again)

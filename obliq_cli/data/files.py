@@ -1,9 +1,11 @@
-"""The user's own data: a CSV file with a header row, named in a config as
+"""The user's own data: a CSV file with a header row, or an ARFF file, named in a config as
 
-``{name: csv, params: {path: data/mine.csv, target: class}}``.
+``{name: mine, path: data/mine.csv, target: class, categorical: [colour]}`` (or
+``{name: file, params: {path: ..., target: ...}}``).
 
-Feature columns must be numeric; the target may hold any labels. Every problem is a
-one-line DataError naming the file (and the line and column where there is one).
+Feature columns must be numeric unless listed as categorical; the target may hold any
+labels. Every problem is a one-line DataError naming the file (and the line and column
+where there is one).
 """
 
 from __future__ import annotations
@@ -45,21 +47,49 @@ def parse_numeric(features: pd.DataFrame, where) -> np.ndarray:
     return np.ascontiguousarray(X)
 
 
-@functools.lru_cache(maxsize=8)
-def _read(path: str, target: str | None, delimiter: str, mtime: float):
-    file = Path(path)
-    text = file.read_text(encoding="utf-8", errors="replace")
+def _csv_cells(path: str, delimiter: str) -> tuple[pd.DataFrame, np.ndarray]:
+    """(cells as strings with the header's names, file line of each row)."""
+    text = Path(path).read_text(encoding="utf-8", errors="replace")
     if not text.strip():
         raise DataError(f"{path}: the file is empty")
     rows = list(csv.reader(text.splitlines(), delimiter=delimiter))
     header, body = rows[0], rows[1:]
-    widths = np.array([len(r) for r in body])
+    widths = np.array([len(r) for r in body], dtype=np.int64)
     ragged = np.flatnonzero((widths != len(header)) & (widths > 0))
     if ragged.size:
         line = int(ragged[0]) + 2
         raise DataError(f"{path}: line {line} has {widths[ragged[0]]} fields, "
                         f"the header has {len(header)}")
     frame = pd.DataFrame([r for r in body if r], columns=[h.strip() for h in header], dtype=str)
+    return frame, np.flatnonzero(widths > 0) + 2
+
+
+def _arff_cells(path: str) -> tuple[pd.DataFrame, np.ndarray]:
+    """ARFF through scipy (numeric and nominal attributes); lines count data rows."""
+    from scipy.io import arff
+
+    try:
+        data, meta = arff.loadarff(path)
+    except (ValueError, NotImplementedError, arff.ArffError) as exc:
+        raise DataError(f"{path}: not a readable ARFF file ({str(exc).splitlines()[0]})") \
+            from None
+    frame = pd.DataFrame({
+        name: [v.decode() if isinstance(v, bytes) else repr(float(v)) for v in data[name]]
+        for name in meta.names()
+    }, dtype=str).replace({"nan": "?"})
+    text = Path(path).read_text(encoding="utf-8", errors="replace").splitlines()
+    start = next(i for i, line in enumerate(text) if line.strip().lower().startswith("@data"))
+    lines = np.array([i + 1 for i, line in enumerate(text) if i > start and line.strip()
+                      and not line.startswith("%")])
+    return frame, lines[: len(frame)]
+
+
+@functools.lru_cache(maxsize=8)
+def _read(path: str, target: str | None, delimiter: str, categorical: tuple, mtime: float):
+    if path.lower().endswith(".arff"):
+        frame, lines = _arff_cells(path)
+    else:
+        frame, lines = _csv_cells(path, delimiter)
     if frame.empty:
         raise DataError(f"{path}: the file has a header but no rows")
     target = target if target is not None else frame.columns[-1]
@@ -68,7 +98,15 @@ def _read(path: str, target: str | None, delimiter: str, mtime: float):
                         f"{', '.join(frame.columns)}")
     frame = frame.apply(lambda col: col.str.strip())
     features = frame.drop(columns=[target])
-    lines = np.flatnonzero(widths > 0) + 2  # file line of each data row
+    for col in categorical:
+        if col not in features.columns:
+            raise DataError(f"{path}: categorical column {col!r} is not a feature column")
+        bad = features[col].isin(MISSING).to_numpy()
+        if bad.any():
+            raise DataError(f"{path}: missing value in column {col!r}, "
+                            f"line {lines[int(np.flatnonzero(bad)[0])]}")
+        # Qualitative values become category codes (sorted); CRIMCOORD maps them later.
+        features[col] = pd.Categorical(features[col]).codes.astype(str)
     X = parse_numeric(features, lambda row, col: f"{path}: {{}} in column "
                       f"{features.columns[col]!r}, line {lines[row]}")
     y = frame[target].to_numpy(dtype=str)
@@ -79,25 +117,33 @@ def _read(path: str, target: str | None, delimiter: str, mtime: float):
         raise DataError(f"{path}: the target column {target!r} has a single class")
     X.setflags(write=False)
     y.setflags(write=False)
-    return X, y, list(features.columns), target
+    cat_idx = [list(features.columns).index(c) for c in categorical]
+    return X, y, list(features.columns), target, cat_idx
 
 
 @register_dataset(
-    "csv", "Your own CSV file (header row; numeric features; any labels)",
-    params={"path": None, "target": None, "delimiter": ","}, source="user file",
+    "file", "Your own CSV (header row) or ARFF file; numeric or listed categorical features",
+    params={"path": None, "target": None, "categorical": [], "delimiter": ","},
+    source="user file",
 )
-def load_csv(path=None, target=None, delimiter=","):
-    """(X, y, info) of a user's CSV file; ``target`` defaults to the last column."""
+def load_file(path=None, target=None, categorical=(), delimiter=","):
+    """(X, y, info) of a user's CSV or ARFF file; ``target`` defaults to the last column."""
     if not path:
-        raise DataError("dataset 'csv': params.path is required")
+        raise DataError("dataset 'file': params.path is required")
     file = Path(path)
     if not file.is_file():
         raise DataError(f"{path}: no such file")
-    X, y, names, target = _read(str(file.resolve()), target, delimiter, file.stat().st_mtime)
+    X, y, names, target, cat_idx = _read(str(file.resolve()), target, delimiter,
+                                         tuple(categorical or ()), file.stat().st_mtime)
     labels, counts = np.unique(y, return_counts=True)
     info = {
         "name": file.stem, "feature_names": names, "source": str(path), "target": target,
-        "n_samples": X.shape[0], "n_features": X.shape[1], "classes": labels.tolist(),
-        "class_counts": dict(zip(labels.tolist(), counts.tolist())),
+        "categorical": cat_idx, "n_samples": X.shape[0], "n_features": X.shape[1],
+        "classes": labels.tolist(), "class_counts": dict(zip(labels.tolist(), counts.tolist())),
     }
     return X, y, info
+
+
+register_dataset("csv", "alias of file", params={"path": None, "target": None,
+                                                 "categorical": [], "delimiter": ","},
+                 alias_of="file")(load_file)

@@ -82,11 +82,19 @@ def _count(size, n: int) -> int:
 
 
 def _prune_split(protocol, y, rows, seed, dataset, rep, fold):
+    """(grow, prune) rows of one training part; the draw depends only on
+    (seed, dataset, repetition, fold), never on the algorithm."""
     if protocol.prune_fraction is None:
         return rows, np.empty(0, dtype=np.int64)
+    count = _count(float(protocol.prune_fraction), rows.size)
+    if count == 0 or count >= rows.size:
+        # A pruner would silently fall back to its no-prune-set rule, or nothing would
+        # be left to grow on: both are surprises worth stopping for.
+        raise ObliqError(f"dataset {dataset!r}, repetition {rep}, fold {fold}: "
+                         f"prune_fraction {protocol.prune_fraction} of {rows.size} training "
+                         f"rows holds out {count} rows; use a larger or smaller fraction")
     rng = rng_for(seed, dataset, rep, fold, "prune")
-    return take_count(rows, y, _count(float(protocol.prune_fraction), rows.size),
-                      protocol.stratified, rng)
+    return take_count(rows, y, count, protocol.stratified, rng)
 
 
 def make_splits(protocol, y: np.ndarray, info: dict, seed: int, dataset: str) -> list[Split]:
@@ -120,14 +128,24 @@ def make_splits(protocol, y: np.ndarray, info: dict, seed: int, dataset: str) ->
             raise ObliqError(f"dataset {dataset!r} has no fixed train/test split; "
                              f"use protocol kfold or random_split")
         train_all, test = (np.asarray(part, dtype=np.int64) for part in info["fixed_split"])
+        if (train_all.size and (train_all.min() < 0 or train_all.max() >= n)) or (
+                test.size and (test.min() < 0 or test.max() >= n)):
+            raise ObliqError(f"dataset {dataset!r}: its fixed split indexes rows outside "
+                             f"0..{n - 1}")
+        if np.intersect1d(train_all, test).size:
+            raise ObliqError(f"dataset {dataset!r}: its fixed train and test parts overlap")
         for rep in range(protocol.repeats):
             train, prune = _prune_split(protocol, y, train_all, seed, dataset, rep, 0)
             splits.append(Split(rep, 0, train, prune, test))
     elif protocol.name == "random_split":
+        train_count = _count(protocol.train_size, n)
+        if not 0 < train_count < n:
+            raise ObliqError(f"dataset {dataset!r}: train_size {protocol.train_size} is "
+                             f"{train_count} of its {n} rows; it must leave at least one row "
+                             f"to grow on and one to test")
         for rep in range(protocol.repeats):
             rng = rng_for(seed, dataset, rep, "split")
-            rest, train_all = take_count(np.arange(n), y, _count(protocol.train_size, n),
-                                         protocol.stratified, rng)
+            rest, train_all = take_count(np.arange(n), y, train_count, protocol.stratified, rng)
             test = rest
             if protocol.test_size is not None:
                 wanted = min(_count(protocol.test_size, n), rest.size)
@@ -151,13 +169,50 @@ def _check(split: Split, y: np.ndarray, dataset: str) -> None:
                          f"use more data, fewer folds or stratified: true")
 
 
+def flip_labels(y: np.ndarray, rows: np.ndarray, fraction: float,
+                rng: np.random.Generator) -> np.ndarray:
+    """A copy of ``y`` with ``round(fraction * len(rows))`` of ``rows`` relabelled, each to
+    one of the other classes uniformly: the unbiased label noise of the APDT paper's
+    Table VII, applied to training rows only so accuracy is measured on clean labels."""
+    noisy = np.array(y, copy=True)
+    classes = np.unique(y)
+    count = int(round(fraction * rows.size))
+    chosen = rng.choice(rows, size=count, replace=False)
+    codes = np.searchsorted(classes, y[chosen])
+    shift = rng.integers(1, classes.size, size=count)  # never the row's own class
+    noisy[chosen] = classes[(codes + shift) % classes.size]
+    return noisy
+
+
 ROLE_TRAIN, ROLE_PRUNE, ROLE_TEST = 1, 2, 3
+NEVER_TESTED = -1  # fold_assignments: a row no task of the repetition scores
+EVERY_FOLD = -2  # fold_assignments: a row every fold's task scores (holdout_cv's test part)
+
+
+def fold_assignments(splits: list[Split], n: int) -> np.ndarray:
+    """``(repetitions, n)``: per repetition, the fold whose task tests each row.
+
+    -1 (``NEVER_TESTED``) marks a row no task scores (holdout_cv's CV part, the unused
+    rest of a random_split); -2 (``EVERY_FOLD``) a row that more than one fold of the
+    repetition scores (holdout_cv's fixed test part). With kfold every row gets exactly
+    one fold id per repetition.
+    """
+    reps = max(s.repetition for s in splits) + 1
+    assignment = np.full((reps, n), NEVER_TESTED, dtype=np.int64)
+    for s in splits:  # one vectorised assignment per split, not per row
+        taken = assignment[s.repetition, s.test] != NEVER_TESTED
+        assignment[s.repetition, s.test] = np.where(taken, EVERY_FOLD, s.fold)
+    return assignment
 
 
 def fold_record(splits: list[Split], n: int) -> dict[str, np.ndarray]:
-    """What ``folds/<dataset>.npz`` stores: ``roles[repetition, fold, row]`` = 1 grow,
-    2 prune/validation, 3 test, 0 unused, so any statistic can be recomputed exactly
-    from stored scores without redrawing a split."""
+    """What ``folds/<dataset>.npz`` stores, so any statistic can be recomputed exactly
+    from stored scores without redrawing a split:
+
+    - ``fold[repetition, row]``: ``fold_assignments``;
+    - ``prune[repetition, fold, row]``: True for the rows held out for pruning;
+    - ``roles[repetition, fold, row]``: 1 grow, 2 prune/validation, 3 test, 0 unused.
+    """
     reps = max(s.repetition for s in splits) + 1
     folds = max(s.fold for s in splits) + 1
     roles = np.zeros((reps, folds, n), dtype=np.int8)
@@ -165,4 +220,4 @@ def fold_record(splits: list[Split], n: int) -> dict[str, np.ndarray]:
         roles[s.repetition, s.fold, s.train] = ROLE_TRAIN
         roles[s.repetition, s.fold, s.prune] = ROLE_PRUNE
         roles[s.repetition, s.fold, s.test] = ROLE_TEST
-    return {"roles": roles}
+    return {"fold": fold_assignments(splits, n), "prune": roles == ROLE_PRUNE, "roles": roles}

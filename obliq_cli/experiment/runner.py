@@ -1,16 +1,33 @@
 """Running an experiment: tasks = dataset x repetition x fold x algorithm.
 
 Everything that can be checked is checked before a byte is written (config, datasets,
-splits, estimators), so bad input leaves no half-written results. Then each finished
-task is appended at once to ``runs.csv`` by the parent process, so an interrupted run
-loses only the tasks in flight and ``--resume`` skips what is done. The runner knows no
-algorithm: it asks the registry for estimators and pruners by name.
+splits, estimators, the dask scheduler), so bad input leaves no half-written results.
+Then each finished task is appended at once to ``runs.csv`` by the parent process, so an
+interrupted run loses only the tasks in flight and ``--resume`` skips what is done. The
+runner knows no algorithm: it asks the registry for estimators and pruners by name.
+
+Reproducibility: every random draw comes from ``seeds.rng_for`` keyed by names (seed,
+dataset label, repetition, fold, algorithm label), never from task order, so runs.csv
+holds the same rows (all columns but the times) for any ``n_jobs``, backend or order of
+completion; rows are written in completion order and readers sort by key.
+
+Pruning rows: with a pruner, the tree grows on the protocol's grow part and the pruner
+gets the held-out prune part (``X_prune=None`` when the protocol holds none out).
+Without a pruner the held-out rows would be wasted, so the tree grows on grow ∪ prune;
+``n_train`` records the rows it grew on.
+
+Resume: a task key (config_hash, dataset, repetition, fold, algorithm) whose latest row
+is "ok" is skipped; an "error" row is run again and the new row appended, so the file
+may hold several rows for one key and readers keep the last one (as
+``report.aggregate.read_experiment`` does).
 """
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import functools
+import importlib
 import json
 import platform
 import shutil
@@ -26,7 +43,7 @@ import numpy as np
 from .. import __version__, registry
 from ..errors import ObliqError
 from .metrics import task_metrics
-from .protocols import Split, fold_record, make_splits
+from .protocols import Split, flip_labels, fold_record, make_splits
 from .schema import KEY_COLUMNS, RUN_COLUMNS
 from .seeds import rng_for
 
@@ -38,6 +55,10 @@ class Task:
     dataset: object  # DatasetSpec
     algorithm: object  # AlgorithmSpec
     split: Split
+    label_noise: float | None = None
+    # Modules outside obliq_cli that registered the names this task uses (plugins, test
+    # registrations): a fresh worker process imports them before asking the registry.
+    modules: tuple[str, ...] = ()
 
     @property
     def key(self) -> tuple:
@@ -47,6 +68,9 @@ class Task:
 
 @dataclass
 class RunSummary:
+    """What a run did: ``total`` tasks, ``skipped`` (done before, --resume), ``ran`` now,
+    and one line per failed task."""
+
     output: Path
     total: int
     skipped: int
@@ -54,14 +78,27 @@ class RunSummary:
     failed: list[str] = field(default_factory=list)
 
 
-@functools.lru_cache(maxsize=4)
+@functools.lru_cache(maxsize=8)
 def _load(name: str, params_json: str):
     """A dataset, parsed once per worker process (tasks reuse it)."""
     return registry.load_dataset(name, **json.loads(params_json))
 
 
 def load_dataset_spec(spec):
+    """``(X, y, info)`` of a DatasetSpec, memoised per process by name + params JSON."""
     return _load(spec.name, json.dumps(spec.params, sort_keys=True))
+
+
+def _plugin_modules(config) -> tuple[str, ...]:
+    """Modules outside obliq_cli whose import registers a name the config uses."""
+    objs = [registry.dataset_entry(d.name).obj for d in config.datasets]
+    for algo in config.algorithms:
+        objs.append(registry.algorithm_entry(algo.name).obj)
+        if algo.pruner is not None:
+            objs.append(registry.pruner_entry(algo.pruner.name).obj)
+    modules = {getattr(obj, "__module__", "") or "" for obj in objs}
+    return tuple(sorted(m for m in modules
+                        if m and m != "__main__" and m.split(".")[0] != "obliq_cli"))
 
 
 def _one_line(exc: BaseException) -> str:
@@ -77,7 +114,14 @@ def run_task(task: Task) -> dict:
                n_train=int(split.train.size), n_prune=int(split.prune.size),
                n_test=int(split.test.size))
     try:
+        for module in task.modules:
+            importlib.import_module(module)
         X, y, _ = load_dataset_spec(task.dataset)
+        if task.label_noise:
+            # Same flips for every algorithm: the stream is keyed without the algorithm.
+            rng = rng_for(task.seed, task.dataset.label, split.repetition, split.fold, "noise")
+            y = flip_labels(y, np.concatenate([split.train, split.prune]), task.label_noise,
+                            rng)
         names = (task.seed, task.dataset.label, split.repetition, split.fold, algo.label)
         estimator = registry.make_estimator(algo.name, **algo.params)
         if "random_state" in estimator.get_params():
@@ -119,12 +163,29 @@ def _versions() -> dict:
             "obliq": __version__, "git_commit": commit or None}
 
 
+def _check_algorithms(config) -> None:
+    """Every estimator constructs and every pruner resolves (the config checked the
+    names; this also covers configs built in code)."""
+    for i, algo in enumerate(config.algorithms):
+        try:
+            registry.make_estimator(algo.name, **algo.params)
+            if algo.pruner is not None:
+                registry.get_pruner(algo.pruner.name)
+        except ObliqError as exc:
+            raise ObliqError(f"{config.path}: algorithms[{i}] ({algo.label}): {exc}") from None
+        except (TypeError, ValueError) as exc:
+            raise ObliqError(f"{config.path}: algorithms[{i}] ({algo.label}): "
+                             f"{_one_line(exc)}") from None
+
+
 def plan(config) -> tuple[list[Task], dict[str, dict]]:
     """Every task of the experiment, and each dataset's fold record; raises ObliqError
     naming the config file and field for anything that would fail."""
+    _check_algorithms(config)
     tasks: list[Task] = []
     records: dict[str, dict] = {}
     digest = config.hash()
+    modules = _plugin_modules(config)
     for i, spec in enumerate(config.datasets):
         where = f"{config.path}: datasets[{i}] ({spec.label})"
         try:
@@ -143,7 +204,8 @@ def plan(config) -> tuple[list[Task], dict[str, dict]]:
         records[spec.label] = fold_record(splits, len(y))
         for split in splits:
             for algo in config.algorithms:
-                tasks.append(Task(digest, config.seed, spec, algo, split))
+                tasks.append(Task(digest, config.seed, spec, algo, split,
+                                  config.protocol.label_noise, modules))
     return tasks, records
 
 
@@ -203,8 +265,18 @@ def _write_meta(config, out: Path, **extra) -> None:
     tmp.replace(meta_path)
 
 
-def check_backend(backend: str) -> None:
+BACKENDS = ("loky", "threading", "dask")
+
+
+def check_backend(backend: str, n_jobs: int = 1, scheduler: str | None = None) -> None:
     """Fail before anything is written when the backend cannot be used."""
+    if backend not in BACKENDS:
+        raise ObliqError(f"unknown backend {backend!r}{registry.suggest(backend, BACKENDS)}; "
+                         f"known: {', '.join(BACKENDS)}")
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs == 0:
+        raise ObliqError(f"n_jobs must be a non-zero integer (got {n_jobs!r})")
+    if scheduler and backend != "dask":
+        raise ObliqError(f"--scheduler needs --backend dask (the backend is {backend})")
     if backend == "dask":
         try:
             import dask.distributed  # noqa: F401
@@ -213,57 +285,88 @@ def check_backend(backend: str) -> None:
                 from None
 
 
-def _parallel_results(tasks, n_jobs: int, backend: str, scheduler: str | None):
-    import joblib
+@contextlib.contextmanager
+def _dask_client(n_jobs: int, scheduler: str | None):
+    """A dask Client: connected to ``scheduler``, else on a local cluster of
+    single-threaded workers (tree growing holds the GIL; threads would contend)."""
+    from dask.distributed import Client, LocalCluster
 
-    if n_jobs == 1 and backend != "dask":
-        yield from map(run_task, tasks)
-        return
-    client = None
-    if backend == "dask":
-        from dask.distributed import Client, LocalCluster
-
+    try:
         if scheduler:
-            client = Client(scheduler)
+            client = Client(scheduler, timeout="10s")
         else:
             workers = None if n_jobs < 0 else n_jobs
             client = Client(LocalCluster(n_workers=workers, threads_per_worker=1))
+    except (OSError, TimeoutError) as exc:
+        raise ObliqError(f"cannot reach the dask scheduler {scheduler or '(local)'}: "
+                         f"{_one_line(exc)}") from None
     try:
-        with joblib.parallel_config(backend=backend, n_jobs=n_jobs):
-            yield from joblib.Parallel(return_as="generator_unordered")(
-                joblib.delayed(run_task)(task) for task in tasks
-            )
+        yield client
     finally:
-        if client is not None:
-            client.close()
+        client.close()
 
 
-def run_experiment(config, *, resume: bool = False, force: bool = False, progress: bool = True,
-                   scheduler: str | None = None) -> RunSummary:
-    """Run (or resume) an experiment; returns what ran and what failed."""
-    check_backend(config.backend)
+def _parallel_results(tasks, n_jobs: int, backend: str):
+    """Rows of the finished tasks, in completion order (the parent writes them)."""
+    import joblib
+
+    if n_jobs == 1 and backend != "dask":
+        yield from map(run_task, tasks)  # no pool: same rows, plain tracebacks when debugging
+        return
+    with joblib.parallel_config(backend=backend, n_jobs=n_jobs):
+        yield from joblib.Parallel(return_as="generator_unordered")(
+            joblib.delayed(run_task)(task) for task in tasks
+        )
+
+
+def run_experiment(config, *, n_jobs: int | None = None, backend: str | None = None,
+                   scheduler: str | None = None, resume: bool = False, force: bool = False,
+                   progress: bool = True) -> RunSummary:
+    """Run (or resume) the experiment ``config`` (an ExperimentConfig).
+
+    ``n_jobs`` / ``backend`` default to the config's; ``scheduler`` is a dask scheduler
+    address (backend dask only; else a LocalCluster). ``resume`` skips tasks whose latest
+    row is "ok"; ``force`` deletes earlier runs.csv, meta.json and folds/ first. Raises
+    ObliqError, having written nothing, when anything is wrong; a task that fails is
+    recorded (status "error") and listed in ``RunSummary.failed``.
+    """
+    n_jobs = config.n_jobs if n_jobs is None else n_jobs
+    backend = config.backend if backend is None else backend
+    check_backend(backend, n_jobs, scheduler)
     tasks, records = plan(config)
     out = Path(config.output)
-    done = _prepare_output(config, out, resume, force)
-    todo = [t for t in tasks if t.key not in done]
-    summary = RunSummary(out, total=len(tasks), skipped=len(tasks) - len(todo))
+    if out.exists() and not out.is_dir():
+        raise ObliqError(f"{out}: exists and is not a directory")
+    with contextlib.ExitStack() as stack:
+        if backend == "dask":  # connect before writing: an unreachable scheduler writes nothing
+            stack.enter_context(_dask_client(n_jobs, scheduler))
+        done = _prepare_output(config, out, resume, force)
+        todo = [t for t in tasks if t.key not in done]
+        summary = RunSummary(out, total=len(tasks), skipped=len(tasks) - len(todo))
+        _run(config, out, records, todo, summary, n_jobs, backend, progress)
+    return summary
+
+
+def _run(config, out: Path, records, todo, summary, n_jobs, backend, progress) -> None:
+    """Write folds/ and meta.json, then one runs.csv row per task as it finishes."""
     (out / "folds").mkdir(parents=True, exist_ok=True)
     for label, record in records.items():
         np.savez_compressed(out / "folds" / f"{label}.npz", **record)
     _write_meta(config, out, started=datetime.now(UTC).isoformat(), finished=None,
-                n_jobs=config.n_jobs, backend=config.backend)
+                n_jobs=n_jobs, backend=backend)
     runs_path = out / "runs.csv"
     new_file = not runs_path.exists() or runs_path.stat().st_size == 0
     from tqdm import tqdm
 
     with runs_path.open("a", newline="") as handle, tqdm(
-        total=len(todo), disable=None if progress else True, file=sys.stderr, unit="task",
-        desc=config.name, dynamic_ncols=True,
+        total=len(todo), disable=not progress, file=sys.stderr, unit="task",
+        desc=config.name, dynamic_ncols=True, smoothing=0.1,
     ) as bar:
         writer = csv.DictWriter(handle, fieldnames=RUN_COLUMNS, extrasaction="ignore")
         if new_file:
             writer.writeheader()
-        for row in _parallel_results(todo, config.n_jobs, config.backend, scheduler):
+            handle.flush()
+        for row in _parallel_results(todo, n_jobs, backend):
             writer.writerow(row)
             handle.flush()
             summary.ran += 1
@@ -272,4 +375,3 @@ def run_experiment(config, *, resume: bool = False, force: bool = False, progres
                                       f"{row['fold']} {row['algorithm']}: {row['error']}")
             bar.update(1)
     _write_meta(config, out, finished=datetime.now(UTC).isoformat())
-    return summary

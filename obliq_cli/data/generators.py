@@ -1,0 +1,111 @@
+"""Exact generators for the synthetic and enumerable datasets of the four papers.
+
+Every generator takes ``n`` (where a size makes sense) and ``seed`` and returns
+``(X, y)``; the same arguments always give the same arrays (``numpy.random.default_rng``).
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+
+def balance_scale() -> tuple[np.ndarray, np.ndarray]:
+    """UCI Balance Scale: all 5^4 (LW, LD, RW, RD) in {1..5}^4; L if LW*LD > RW*RD, R if <,
+    B if equal (Siegler 1976). 49 B / 288 L / 288 R, the UCI file up to row order."""
+    X = np.array(list(itertools.product(range(1, 6), repeat=4)), dtype=np.float64)
+    left, right = X[:, 0] * X[:, 1], X[:, 2] * X[:, 3]
+    y = np.where(left > right, "L", np.where(left < right, "R", "B"))
+    return X, y
+
+
+def waveform21(n: int = 5000, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Breiman et al. 1984 (CART §2.6.2) waveform with 21 attributes, equal priors.
+
+    h1(i) = max(6 - |i - 11|, 0), h2(i) = h1(i - 4), h3(i) = h1(i + 4), i = 1..21; with
+    u ~ U(0, 1) and unit Gaussian noise: class 1 = u h1 + (1-u) h2, class 2 = u h1 +
+    (1-u) h3, class 3 = u h2 + (1-u) h3. Bayes error about 14 %.
+    """
+    rng = np.random.default_rng(seed)
+    i = np.arange(1, 22)
+    h1 = np.maximum(6 - np.abs(i - 11), 0).astype(np.float64)
+    h2 = np.maximum(6 - np.abs(i - 4 - 11), 0).astype(np.float64)
+    h3 = np.maximum(6 - np.abs(i + 4 - 11), 0).astype(np.float64)
+    pairs = np.array([[h1, h2], [h1, h3], [h2, h3]])  # [class, 2, 21]
+    y = rng.integers(0, 3, size=n)
+    u = rng.uniform(size=(n, 1))
+    X = u * pairs[y, 0] + (1 - u) * pairs[y, 1] + rng.normal(size=(n, 21))
+    return X, (y + 1).astype(str)
+
+
+def twonorm(n: int = 7400, seed: int = 0, d: int = 20) -> tuple[np.ndarray, np.ndarray]:
+    """Breiman 1996: class 1 ~ N(a 1, I), class 2 ~ N(-a 1, I), a = 2 / sqrt(20)."""
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, size=n)
+    a = 2.0 / np.sqrt(20.0)
+    X = rng.normal(size=(n, d)) + np.where(y == 0, a, -a)[:, None]
+    return X, (y + 1).astype(str)
+
+
+def ringnorm(n: int = 7400, seed: int = 0, d: int = 20) -> tuple[np.ndarray, np.ndarray]:
+    """Breiman 1996: class 1 ~ N(0, 4 I), class 2 ~ N(a 1, I), a = 1 / sqrt(20)."""
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, size=n)
+    a = 1.0 / np.sqrt(20.0)
+    X = np.where(y[:, None] == 0, 2.0 * rng.normal(size=(n, d)), rng.normal(size=(n, d)) + a)
+    return X, (y + 1).astype(str)
+
+
+def _rotate(X: np.ndarray, angle: float) -> np.ndarray:
+    c, s = np.cos(angle), np.sin(angle)
+    return X @ np.array([[c, s], [-s, c]])  # rows rotated anticlockwise by `angle`
+
+
+def checkerboard_2x2(n: int = 2000, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """GDT paper §IV Dataset 1: uniform on [-1, 1]^2, +1 where x1 + x2 and x1 - x2 have the
+    same sign (w1 = [1, 1, 0], w2 = [1, -1, 0]), then rotated by pi/6 anticlockwise."""
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-1, 1, size=(n, 2))
+    a, b = X[:, 0] + X[:, 1], X[:, 0] - X[:, 1]
+    y = np.where(((a >= 0) & (b >= 0)) | ((a <= 0) & (b <= 0)), "+1", "-1")
+    return _rotate(X, np.pi / 6), y
+
+
+def checkerboard_4x4(n: int = 2000, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """GDT paper §IV Dataset 2: uniform on [0, 4]^2, unit squares indexed 1..4 on each
+    axis, +1 where the two indices sum to an even number, then rotated by pi/6."""
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(0, 4, size=(n, 2))
+    index = np.floor(X).astype(int) + 1
+    y = np.where(index.sum(axis=1) % 2 == 0, "+1", "-1")
+    return _rotate(X, np.pi / 6), y
+
+
+GDT_10D_PLANES = np.array([
+    [1, 1, 0, 1, 0, 0, 1, 0, 0, 1, 0],
+    [1, -1, 0, 0, 1, 0, 0, 1, 0, 0, 0],
+    [0, 1, -1, 0, -1, 0, 1, 1, -1, 1, 0],
+], dtype=np.float64)
+
+
+def synthetic_10d(n: int = 2000, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """GDT paper §IV Dataset 3: uniform on [-1, 1]^10; with the three augmented
+    hyperplanes w1, w2, w3, +1 for the sign patterns (+,+,+), (-,-,+), (-,+,-), (+,-,-),
+    i.e. where the product of the three signs is positive."""
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-1, 1, size=(n, 10))
+    sides = np.hstack([X, np.ones((n, 1))]) @ GDT_10D_PLANES.T
+    y = np.where(np.prod(np.sign(sides), axis=1) > 0, "+1", "-1")
+    return X, y
+
+
+GENERATORS = {
+    "balance_scale": balance_scale,
+    "waveform21": waveform21,
+    "twonorm": twonorm,
+    "ringnorm": ringnorm,
+    "checkerboard_2x2": checkerboard_2x2,
+    "checkerboard_4x4": checkerboard_4x4,
+    "synthetic_10d": synthetic_10d,
+}

