@@ -143,8 +143,9 @@ def _catalog_rows() -> list[dict]:
                  "sklearn": f"scikit-learn {source.get('loader')}",
                  "generator": f"generator {source.get('name')}",
                  "url": "download (UCI)", "none": "-"}[source["kind"]]
-        rows.append({"name": entry.name, "rows": exp["rows"], "features": exp["features"],
-                     "classes": len(exp.get("classes", {})) or exp.get("n_classes", ""),
+        rows.append({"name": entry.name, "rows": exp["rows"] or "?",
+                     "features": exp["features"] or "?",
+                     "classes": len(exp.get("classes", {})) or exp.get("n_classes") or "?",
                      "source": where, "papers": ", ".join(item.get("papers", [])),
                      "status": item["status"], "licence": item.get("licence", ""),
                      "summary": item.get("title", entry.name)})

@@ -176,3 +176,21 @@ def test_unavailable_entries_say_how_to_provide_the_file(tmp_path):
     arrays = catalog._load_entry(entry, {"path": [str(trn), str(tst)]})
     assert arrays["X"].shape == (10, 9)
     assert [p.size for p in arrays["fixed"]] == [6, 4]
+
+
+def test_datasets_commands():
+    from click.testing import CliRunner
+
+    from obliq_cli.cli import main
+
+    runner = CliRunner()
+    listing = runner.invoke(main, ["datasets", "list"])
+    assert listing.exit_code == 0
+    line = [x for x in listing.output.splitlines() if x.startswith("spambase ")][0]
+    assert "4597" in line and "near" in line and "UMT" in line
+    shown = runner.invoke(main, ["datasets", "show", "SUR"])
+    assert shown.exit_code == 0
+    assert "classes: negative: 225, positive: 81" in shown.output
+    assert "loaded: 306 rows x 3 features" in shown.output
+    unknown = runner.invoke(main, ["datasets", "show", "pmia"])
+    assert unknown.exit_code == 2 and "did you mean 'pima'" in unknown.output

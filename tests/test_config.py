@@ -1,0 +1,177 @@
+"""Configs: defaults, one-line errors naming file and field, the results hash.
+
+Uses the test-only registrations of conftest (test-tree, test-prune, test-iris ...), so
+these tests depend on no built-in algorithm or downloaded dataset.
+"""
+
+import dataclasses
+import json
+
+import pytest
+
+from obliq_cli.config import load_config
+from obliq_cli.errors import ConfigError
+
+MINIMAL = """
+name: mini
+datasets: [test-iris]
+algorithms:
+  - name: test-tree
+    pruner: {name: test-prune}
+protocol: {name: kfold, folds: 3, repeats: 1, prune_fraction: 0.1}
+"""
+
+
+def error_of(write_config, text, overrides=None) -> tuple[str, str]:
+    path = write_config(text)
+    with pytest.raises(ConfigError) as info:
+        load_config(path, overrides or {})
+    message = str(info.value)
+    assert "\n" not in message, message
+    assert message.startswith(f"{path}: "), message
+    return message, str(path)
+
+
+def test_defaults(write_config):
+    config = load_config(write_config(MINIMAL), {})
+    assert config.name == "mini" and config.seed == 0
+    assert config.metrics == ("test_accuracy", "n_leaves")
+    assert config.output == "results/mini"
+    assert config.n_jobs == 1 and config.backend == "loky"
+    assert config.reference is None
+    (algo,) = config.algorithms
+    assert algo.label == "test-tree" and algo.params == {}
+    assert algo.pruner.name == "test-prune" and algo.pruner.params == {}
+    (data,) = config.datasets
+    assert (data.name, data.label, data.params) == ("test-iris", "test-iris", {})
+    p = config.protocol
+    assert (p.name, p.folds, p.repeats, p.stratified, p.prune_fraction) == (
+        "kfold", 3, 1, False, 0.1)
+
+
+def test_config_is_frozen_and_plain_data(write_config):
+    config = load_config(write_config(MINIMAL), {})
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        config.seed = 5
+    data = config.to_dict()
+    assert json.loads(json.dumps(data)) == data
+    assert data["protocol"]["folds"] == 3
+    assert data["algorithms"][0]["pruner"] == {"name": "test-prune", "params": {}}
+
+
+def test_protocol_defaults_per_protocol(write_config):
+    holdout = MINIMAL.replace("{name: kfold, folds: 3, repeats: 1, prune_fraction: 0.1}",
+                              "{name: holdout_cv, test_fraction: 0.25, folds: 3}")
+    p = load_config(write_config(holdout), {}).protocol
+    assert p.stratified is True and p.test_fraction == 0.25 and p.folds == 3
+    rnd = MINIMAL.replace("{name: kfold, folds: 3, repeats: 1, prune_fraction: 0.1}",
+                          "{name: random_split, train_size: 100, test_size: 0.2, runs: 4}")
+    p = load_config(write_config(rnd), {}).protocol
+    assert (p.train_size, p.test_size, p.repeats, p.stratified) == (100, 0.2, 4, False)
+    fixed = MINIMAL.replace("{name: kfold, folds: 3, repeats: 1, prune_fraction: 0.1}",
+                            "{name: fixed_split}")
+    p = load_config(write_config(fixed), {}).protocol
+    assert (p.repeats, p.prune_fraction) == (1, None)
+
+
+@pytest.mark.parametrize("change,fragments", [
+    (("    pruner: {name: test-prune}", "    parms: {max_depth: 2}"),
+     ["algorithms[0].parms: unknown key (did you mean 'params'?)"]),
+    (("name: mini", "name: mini\nseeed: 3"), ["seeed: unknown key (did you mean 'seed'?)"]),
+    (("datasets: [test-iris]", "datasets: [test-irsi]"),
+     ["datasets[0]: unknown dataset 'test-irsi' (did you mean 'test-iris'?)"]),
+    (("datasets: [test-iris]", "datasets: [{name: test-wine, params: {clases: 2}}]"),
+     ["datasets[0].params.clases", "did you mean 'classes'"]),
+    (("  - name: test-tree", "  - name: test-tre"),
+     ["algorithms[0].name: unknown algorithm 'test-tre' (did you mean 'test-tree'?)"]),
+    (("    pruner: {name: test-prune}", "    params: {max_dept: 3}"),
+     ["algorithms[0].params", "no parameter 'max_dept'", "did you mean 'max_depth'"]),
+    (("{name: test-prune}", "{name: test-prun}"),
+     ["algorithms[0].pruner.name", "unknown pruner 'test-prun'", "did you mean 'test-prune'"]),
+    (("{name: test-prune}", "{name: test-prune, params: {max_dpth: 2}}"),
+     ["algorithms[0].pruner.params.max_dpth", "did you mean 'max_depth'"]),
+    (("folds: 3", "folds: 1"), ["protocol.folds: must be an integer >= 2 (got 1)"]),
+    (("folds: 3", "folds: three"), ["protocol.folds: must be an integer"]),
+    (("repeats: 1", "repeats: 0"), ["protocol.repeats: must be an integer >= 1 (got 0)"]),
+    (("prune_fraction: 0.1", "prune_fraction: 0"), ["protocol.prune_fraction", "(got 0)"]),
+    (("prune_fraction: 0.1", "prune_fraction: 1.5"),
+     ["protocol.prune_fraction: must be a number strictly between 0 and 1 (got 1.5)"]),
+    (("prune_fraction: 0.1", "prune_fraction: 0.1, test_fraction: 0.2"),
+     ["protocol.test_fraction: unknown key"]),
+    (("name: kfold", "name: kfodl"), ["protocol.name: unknown protocol 'kfodl'",
+                                      "did you mean 'kfold'"]),
+    (("name: mini", "name: mini\nbackend: lokky"), ["backend: unknown backend 'lokky'",
+                                                     "did you mean 'loky'"]),
+    (("name: mini", "name: mini\nn_jobs: 0"), ["n_jobs"]),
+    (("name: mini", "name: mini\nmetrics: [test_acuracy]"),
+     ["metrics[0]: unknown metric 'test_acuracy'", "did you mean 'test_accuracy'"]),
+    (("name: mini", "name: mini\nreference: nowhere.csv"), ["reference.file: no such file"]),
+    (("name: mini\n", ""), ["name: required"]),
+])
+def test_errors_name_file_and_field(write_config, change, fragments):
+    assert change[0] in MINIMAL
+    message, _ = error_of(write_config, MINIMAL.replace(*change))
+    for fragment in fragments:
+        assert fragment in message, (fragment, message)
+
+
+def test_duplicate_labels(write_config):
+    text = MINIMAL.replace("  - name: test-tree\n", "  - name: test-tree\n  - name: test-tree\n")
+    message, _ = error_of(write_config, text)
+    assert "algorithms[1]" in message and "'test-tree' appears twice" in message
+
+
+def test_random_split_runs_and_repeats_conflict(write_config):
+    text = MINIMAL.replace("{name: kfold, folds: 3, repeats: 1, prune_fraction: 0.1}",
+                           "{name: random_split, train_size: 0.5, runs: 0}")
+    message, _ = error_of(write_config, text)
+    assert "protocol.runs: must be an integer >= 1 (got 0)" in message
+    text = text.replace("runs: 0", "runs: 2, repeats: 2")
+    assert "protocol.runs: give either runs or repeats" in error_of(write_config, text)[0]
+
+
+def test_missing_file(tmp_path):
+    missing = tmp_path / "nope.yaml"
+    with pytest.raises(ConfigError, match="^" + str(missing) + ": no such file$"):
+        load_config(missing, {})
+
+
+def test_yaml_syntax_error_gives_the_line(write_config):
+    path = write_config("name: x\ndatasets: [test-iris\nalgorithms: []\n")
+    with pytest.raises(ConfigError) as info:
+        load_config(path, {})
+    message = str(info.value)
+    assert message.startswith(f"{path}: line ") and "invalid YAML" in message
+    assert "\n" not in message
+
+
+def test_reference_is_relative_to_the_config(write_config, tmp_path):
+    (tmp_path / "refs").mkdir()
+    (tmp_path / "refs" / "paper.csv").write_text("dataset,method,metric,mean\n")
+    config = load_config(write_config(MINIMAL + "reference: refs/paper.csv\n"), {})
+    assert config.reference == str((tmp_path / "refs" / "paper.csv").resolve())
+
+
+def test_hash_covers_what_determines_results(write_config):
+    base = load_config(write_config(MINIMAL, "a.yaml"), {})
+    same = load_config(write_config(
+        MINIMAL + "n_jobs: 4\nbackend: threading\noutput: elsewhere\nmetrics: [depth]\n",
+        "b.yaml"), {})
+    assert base.hash() == same.hash()
+    assert base.hash() == load_config(write_config(MINIMAL, "a.yaml"), {}).hash()  # stable
+    assert base.hash() == base.with_overrides(n_jobs=3, output="x").hash()
+    for change in [("name: mini", "name: mini\nseed: 1"), ("folds: 3", "folds: 4"),
+                   ("datasets: [test-iris]", "datasets: [test-wine]"),
+                   ("{name: test-prune}", "{name: test-prune, params: {max_depth: 2}}")]:
+        other = load_config(write_config(MINIMAL.replace(*change), "c.yaml"), {})
+        assert other.hash() != base.hash(), change
+
+
+def test_overrides_replace_file_values_and_none_keeps_them(write_config):
+    path = write_config(MINIMAL + "n_jobs: 3\nbackend: threading\noutput: out/here\n")
+    kept = load_config(path, {"n_jobs": None, "backend": None, "output": None})
+    assert (kept.n_jobs, kept.backend, kept.output) == (3, "threading", "out/here")
+    given = load_config(path, {"n_jobs": 2, "backend": "loky", "output": "x"})
+    assert (given.n_jobs, given.backend, given.output) == (2, "loky", "x")
+    with pytest.raises(ConfigError, match="--backend"):
+        load_config(path, {"backend": "spark"})
