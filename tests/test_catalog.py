@@ -194,3 +194,15 @@ def test_datasets_commands():
     assert "loaded: 306 rows x 3 features" in shown.output
     unknown = runner.invoke(main, ["datasets", "show", "pmia"])
     assert unknown.exit_code == 2 and "did you mean 'pima'" in unknown.output
+
+
+def test_optdigits_test_part_is_scikit_learns_digits():
+    from sklearn.datasets import load_digits
+
+    X, y, info = load_dataset("optdigits_full")
+    train, test = info["fixed_split"]
+    digits = load_digits()
+    np.testing.assert_array_equal(X[test], digits.data)
+    np.testing.assert_array_equal(y[test].astype(int), digits.target)
+    _, y_train, _ = load_dataset("optdigits")
+    np.testing.assert_array_equal(y[train], y_train)

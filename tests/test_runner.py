@@ -1,5 +1,8 @@
 """The runner: same results for any number of jobs, resume after a kill, failures kept."""
 
+import io
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 from click.testing import CliRunner
@@ -8,7 +11,7 @@ from obliq_cli.algorithms.cart import CARTClassifier
 from obliq_cli.cli import main
 from obliq_cli.config import load_config
 from obliq_cli.experiment.runner import run_experiment
-from obliq_cli.experiment.schema import KEY_COLUMNS
+from obliq_cli.experiment.schema import KEY_COLUMNS, RUN_COLUMNS
 from obliq_cli.registry import ALGORITHMS, register_algorithm
 from obliq_cli.report.tables import render_tables
 
@@ -207,3 +210,177 @@ def test_label_noise_is_shared_by_algorithms_and_spares_the_test_rows(write_conf
     assert (noisy["n_test"].to_numpy() == plain["n_test"].to_numpy()).all()
     # 30 % flipped labels make the unpruned tree worse on the clean test rows.
     assert noisy["test_accuracy"].mean() < plain["test_accuracy"].mean() - 5
+
+
+# --- The runner alone, on the test-only registrations of conftest ---------------------
+
+def _latest(out):
+    """runs.csv as readers see it: the last row of each key, without the times."""
+    runs = pd.read_csv(out / "runs.csv", keep_default_na=False)
+    runs = runs.drop_duplicates(KEY_COLUMNS, keep="last")
+    # Re-read so columns that held error rows get the dtypes of a clean file.
+    runs = pd.read_csv(io.StringIO(runs.to_csv(index=False)), keep_default_na=False)
+    return runs.drop(columns=TIME_COLUMNS).sort_values(KEY_COLUMNS).reset_index(drop=True)
+
+
+def test_loky_workers_give_the_same_rows_as_one_process(test_config, tmp_path):
+    # Also shows a loky worker finds names registered outside obliq_cli (conftest).
+    path = test_config()
+    outs = []
+    for jobs, backend in ((1, "loky"), (2, "loky")):
+        out = tmp_path / f"j{jobs}"
+        config = load_config(path, {"output": str(out)})
+        summary = run_experiment(config, n_jobs=jobs, backend=backend, progress=False)
+        assert (summary.total, summary.ran, summary.skipped, summary.failed) == (32, 32, 0, [])
+        outs.append(runs_of(out))
+    assert (outs[0]["status"] == "ok").all()
+    pd.testing.assert_frame_equal(outs[0], outs[1])
+
+
+def test_results_layout(test_config, tmp_path):
+    import json
+
+    config = load_config(test_config(), {})
+    run_experiment(config, progress=False)
+    out = Path(config.output)
+    meta = json.loads((out / "meta.json").read_text())
+    assert meta["name"] == "tiny" and meta["config_hash"] == config.hash()
+    assert meta["config"] == config.to_dict()
+    assert {"python", "numpy", "scipy", "scikit-learn", "obliq"} <= set(meta["versions"])
+    assert meta["started"] and meta["finished"]
+    text = (out / "runs.csv").read_text()
+    assert text.count("config_hash,dataset") == 1  # one header
+    runs = runs_of(out)
+    assert list(pd.read_csv(out / "runs.csv", nrows=0).columns) == RUN_COLUMNS
+    folds = np.load(out / "folds" / "test-iris.npz")
+    assert folds["fold"].shape == (2, 150) and set(np.unique(folds["fold"])) == {0, 1, 2, 3}
+    assert folds["prune"].shape == (2, 4, 150)
+    assert (out / "folds" / "wine2.npz").exists()  # files are named by dataset label
+    pruned, full = runs[runs["algorithm"] == "PRUNED"], runs[runs["algorithm"] == "FULL"]
+    # Same rows for both; the unpruned tree grows on grow + prune rows (none wasted).
+    np.testing.assert_array_equal(pruned["n_test"], full["n_test"])
+    np.testing.assert_array_equal(full["n_train"], pruned["n_train"] + pruned["n_prune"])
+    assert (pruned["pruner"] == "test-prune").all() and (full["pruner"] == "").all()
+    assert (pruned["n_leaves"] <= 8).all()  # test-prune's max_depth: 3
+
+
+def test_pruner_receives_the_prune_rows_or_none(test_config, tmp_path):
+    from conftest import PRUNER_CALLS
+
+    path = test_config()
+    PRUNER_CALLS.clear()
+    run_experiment(load_config(path, {}), n_jobs=1, progress=False)
+    assert len(PRUNER_CALLS) == 16 and all(c["prune"] for c in PRUNER_CALLS)
+    assert {c["rng"] for c in PRUNER_CALLS} == {"Generator"}
+    no_prune = path.read_text().replace(", prune_fraction: 0.2", "")
+    path.write_text(no_prune.replace(str(tmp_path / "results" / "tiny"), str(tmp_path / "np")))
+    PRUNER_CALLS.clear()
+    run_experiment(load_config(path, {}), n_jobs=1, progress=False)
+    assert len(PRUNER_CALLS) == 16 and all(c["prune"] is None for c in PRUNER_CALLS)
+
+
+def test_algorithms_do_not_change_each_others_rows(test_config, write_config, tmp_path):
+    both = load_config(test_config(), {})
+    run_experiment(both, progress=False)
+    text = test_config().read_text()
+    start = text.index("  - name: test-tree\n    label: FULL")
+    only = write_config(text[:text.index("  - name: test-tree\n    label: PRUNED")]
+                        + text[start:], "only.yaml")
+    run_experiment(load_config(only, {"output": str(tmp_path / "only")}), progress=False)
+    a = runs_of(Path(both.output))
+    a = a[a["algorithm"] == "FULL"].drop(columns="config_hash").reset_index(drop=True)
+    b = runs_of(tmp_path / "only").drop(columns="config_hash").reset_index(drop=True)
+    pd.testing.assert_frame_equal(a, b)
+
+
+def test_resume_reruns_failed_tasks_to_the_uninterrupted_result(test_config, tmp_path):
+    marker = tmp_path / "marker"
+    path = test_config(name="flaky", extra=f", fail_marker: '{marker}'")
+    whole = load_config(path, {"output": str(tmp_path / "whole")})
+    run_experiment(whole, progress=False)
+    marker.touch()
+    flaky = load_config(path, {})
+    first = run_experiment(flaky, n_jobs=2, progress=False)
+    assert first.failed and first.ran == 32
+    assert all("RuntimeError: marker present" in line for line in first.failed)
+    marker.unlink()  # "fix the bug", then resume
+    second = run_experiment(flaky, resume=True, progress=False)
+    assert second.skipped == 32 - len(first.failed) and second.ran == len(first.failed)
+    assert not second.failed
+    pd.testing.assert_frame_equal(_latest(Path(flaky.output)), _latest(tmp_path / "whole"))
+    for metric in ("test_accuracy", "n_leaves"):
+        assert render_tables([Path(flaky.output)], metric) == render_tables(
+            [tmp_path / "whole"], metric)
+    # Nothing left to do: a further resume runs no task.
+    assert run_experiment(flaky, resume=True, progress=False).ran == 0
+
+
+def test_resume_after_a_cut_file(test_config, tmp_path):
+    config = load_config(test_config(), {})
+    run_experiment(config, progress=False)
+    reference = runs_of(Path(config.output))
+    runs = Path(config.output) / "runs.csv"
+    lines = runs.read_text().splitlines(keepends=True)
+    runs.write_text("".join(lines[:6]) + lines[6][:30])  # header, 5 rows, a torn row
+    summary = run_experiment(config, resume=True, n_jobs=2, progress=False)
+    assert (summary.skipped, summary.ran) == (5, 27)
+    pd.testing.assert_frame_equal(runs_of(Path(config.output)), reference)
+
+
+def test_existing_results_need_resume_or_force(test_config, tmp_path):
+    import pytest
+
+    from obliq_cli.errors import ObliqError
+
+    config = load_config(test_config(), {})
+    run_experiment(config, progress=False)
+    with pytest.raises(ObliqError, match="--resume.*--force"):
+        run_experiment(config, progress=False)
+    (Path(config.output) / "folds" / "stale.npz").write_bytes(b"x")
+    summary = run_experiment(config, force=True, progress=False)
+    assert summary.ran == 32 and len(runs_of(Path(config.output))) == 32
+    assert not (Path(config.output) / "folds" / "stale.npz").exists()
+    changed = load_config(test_config(extra=", max_depth: 2", file="changed.yaml"), {})
+    with pytest.raises(ObliqError, match="config changed"):
+        run_experiment(changed, resume=True, progress=False)
+
+
+def test_bad_input_writes_nothing(write_config, tmp_path):
+    import re
+
+    import pytest
+
+    from obliq_cli.errors import ObliqError
+
+    cases = {
+        "test-nan": ("kfold, folds: 3", "missing or infinite value (row 7)"),
+        "test-lopsided": ("kfold, folds: 2", "training part has a single class"),
+        "test-iris": ("fixed_split", "has no fixed train/test split"),
+    }
+    for dataset, (protocol, message) in cases.items():
+        out = tmp_path / dataset
+        path = write_config(f"""
+            name: bad
+            datasets: [{dataset}]
+            algorithms: [test-tree]
+            protocol: {{name: {protocol}}}
+            output: {out}
+            """, f"{dataset}.yaml")
+        with pytest.raises(ObliqError, match=re.escape(message)) as info:
+            run_experiment(load_config(path, {}), progress=False)
+        assert str(info.value).startswith(str(path)) and "\n" not in str(info.value)
+        assert not out.exists()
+
+
+def test_fixed_split_protocol_runs(write_config, tmp_path):
+    path = write_config(f"""
+        name: fixed
+        datasets: [test-fixed]
+        algorithms: [{{name: test-tree, pruner: {{name: test-prune}}}}]
+        protocol: {{name: fixed_split, repeats: 2, prune_fraction: 0.25}}
+        output: {tmp_path / 'fixed'}
+        """)
+    run_experiment(load_config(path, {}), progress=False)
+    runs = runs_of(tmp_path / "fixed")
+    assert list(runs["n_test"]) == [50, 50] and list(runs["n_prune"]) == [25, 25]
+    assert (np.load(tmp_path / "fixed" / "folds" / "test-fixed.npz")["fold"] >= -1).all()
