@@ -32,7 +32,7 @@ import yaml
 from ..errors import DataError
 from ..registry import register_dataset
 from . import generators
-from .files import MISSING, parse_numeric
+from .files import MISSING, category_codes, parse_numeric
 
 CATALOG_FORMAT = 1
 STATUSES = ("exact", "near", "substitute", "regenerated", "unavailable")
@@ -231,7 +231,12 @@ def _column(frame: pd.DataFrame, ref, name: str):
 
 
 def build_arrays(entry: dict, frame: pd.DataFrame, files: np.ndarray | None) -> dict:
-    """X, y, feature names, qualitative columns and fixed split from the raw cells."""
+    """X, y, feature names, qualitative columns and fixed split from the raw cells.
+
+    Steps on cells (strip_suffix, replace, drop_columns, dropna, binarize, rows) run
+    before parsing; steps on labelled rows (keep_classes, one_vs_rest,
+    subsample_per_class) after it, so each sees the data in the form it needs.
+    """
     name = entry["name"]
     frame = frame.copy()
     if entry.get("columns"):
@@ -266,10 +271,8 @@ def build_arrays(entry: dict, frame: pd.DataFrame, files: np.ndarray | None) -> 
     y = frame[target].to_numpy(dtype=str)
     features = frame.drop(columns=[target])
     categorical = [_column(features, c, name) for c in entry.get("categorical", [])]
-    for col in categorical:  # qualitative values become codes; CRIMCOORD maps them later
-        codes = features[col].where(~features[col].isin(MISSING))
-        features[col] = pd.Categorical(codes).codes.astype(str)
-        features.loc[codes.isna(), col] = "?"
+    for col in categorical:
+        features[col] = category_codes(features[col])
     impute = any((s == "impute_median" or (isinstance(s, dict) and "impute_median" in s))
                  for s in entry.get("preprocess", []))
     if impute:

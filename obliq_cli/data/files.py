@@ -23,6 +23,14 @@ from ..registry import register_dataset
 MISSING = ["?", "", "NA", "NaN", "nan", "<null>"]
 
 
+def category_codes(values: pd.Series) -> pd.Series:
+    """Qualitative values as codes of their sorted categories (as strings); missing cells
+    stay missing ('?'). CRIMCOORD (Loh & Shih 1997) maps the codes at each node later."""
+    known = values.where(~values.isin(MISSING))
+    codes = pd.Series(pd.Categorical(known).codes.astype(str), index=values.index)
+    return codes.where(known.notna(), "?")
+
+
 def parse_numeric(features: pd.DataFrame, where) -> np.ndarray:
     """A float64 matrix from string cells, or a DataError at the first bad cell.
 
@@ -105,8 +113,7 @@ def _read(path: str, target: str | None, delimiter: str, categorical: tuple, mti
         if bad.any():
             raise DataError(f"{path}: missing value in column {col!r}, "
                             f"line {lines[int(np.flatnonzero(bad)[0])]}")
-        # Qualitative values become category codes (sorted); CRIMCOORD maps them later.
-        features[col] = pd.Categorical(features[col]).codes.astype(str)
+        features[col] = category_codes(features[col])
     X = parse_numeric(features, lambda row, col: f"{path}: {{}} in column "
                       f"{features.columns[col]!r}, line {lines[row]}")
     y = frame[target].to_numpy(dtype=str)
