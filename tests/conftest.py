@@ -86,6 +86,12 @@ class SkTree(ClassifierMixin, BaseEstimator):
         # Test hook: while this file exists, fitting on an odd number of rows raises.
         self.fail_marker = fail_marker
 
+    def validate_params(self):
+        """What the config calls to reject bad values before a run (as cart-ap does)."""
+        if self.criterion not in ("gini", "entropy", "log_loss"):
+            raise ValueError(f"criterion must be gini, entropy or log_loss, "
+                             f"not {self.criterion!r}")
+
     def fit(self, X, y):
         if self.fail_marker and _os.path.exists(self.fail_marker) and len(y) % 2 == 1:
             raise RuntimeError(f"marker present, {len(y)} rows\nsecond line")

@@ -1,2 +1,5 @@
-"""Built-in entries register themselves on import (see obliq_cli.registry)."""
-from . import cart  # noqa: F401  (registers the algorithms)
+"""Built-in algorithms register themselves on import (see obliq_cli.registry)."""
+
+from . import cart, gdt
+
+__all__ = ["cart", "gdt"]

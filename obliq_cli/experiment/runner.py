@@ -361,6 +361,8 @@ def _run(config, out: Path, records, todo, summary, n_jobs, backend, progress) -
     with runs_path.open("a", newline="") as handle, tqdm(
         total=len(todo), disable=not progress, file=sys.stderr, unit="task",
         desc=config.name, dynamic_ncols=True, smoothing=0.1,
+        # In a log file (no terminal) each refresh is a new line: refresh rarely there.
+        mininterval=0.1 if sys.stderr.isatty() else 10.0,
     ) as bar:
         writer = csv.DictWriter(handle, fieldnames=RUN_COLUMNS, extrasaction="ignore")
         if new_file:

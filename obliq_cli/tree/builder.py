@@ -57,7 +57,9 @@ class StoppingRules:
     max_depth: int | None = None
     max_misclassification_rate: float = 0.0
 
-    def is_leaf(self, counts: np.ndarray, depth: int) -> bool:
+    def is_leaf(self, counts: np.ndarray, depth: int, parent_counts=None) -> bool:
+        """Whether a node with these class counts stops; ``parent_counts`` (None at the
+        root) lets rules that look at the parent's majority class (GDT's) subclass this."""
         n = counts.sum()
         if n < max(self.min_samples_split, 2):
             return True
@@ -106,7 +108,8 @@ def build_tree(
         weights.append(zeros)
         thresholds.append(0.0)
         values.append(counts.astype(np.float64))
-        if stopping.is_leaf(counts, depth):
+        parent_counts = values[parent] if parent >= 0 else None
+        if stopping.is_leaf(counts, depth, parent_counts):
             continue
         X_node = X[rows]
         split = find_split(X_node, y_node, counts, rng)

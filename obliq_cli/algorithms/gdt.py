@@ -1,0 +1,186 @@
+"""Geometric Decision Tree (Manwani & Sastry, arXiv:1009.3604), binary and multiclass.
+
+At a node, the rows of the node's majority class form C+ and the rest C- (for two
+classes these are simply the two classes; Algorithm 2). With augmented rows
+x~ = [x, 1], G = A~'A~ / n+ and H = B~'B~ / n-, the two *clustering hyperplanes* are the
+generalized eigenvectors of H w = lambda G w (eq. 3) with the largest (w1: close to C+,
+far from C-, problem 1) and smallest (w2, problem 2) eigenvalue, each scaled so that its
+non-bias part has unit norm. The split is the angle bisector w1 + w2 or w1 - w2 (eqs.
+4-5) with the lower gini index of eq. 6 (C+ against C-); when the clustering
+hyperplanes are parallel the hyperplane midway between them is used (§II-A).
+
+Small samples (§II-B): when G is rank-deficient the maximiser lies in G's null space N;
+the rows are projected onto N and the principal eigenvector of the projected H is taken
+(Chen et al. 2000's method the paper adopts). The same is done for problem 2 with the
+roles of G and H exchanged. The generalized problem is solved with scipy's symmetric
+solver (``scipy.linalg.eigh(H, G)``), never an explicit inverse.
+
+Leaves (Algorithms 1-2): a child stops when eta1 = min(n+, n-) / n < epsilon1, with
+n+ the child's rows of the parent's majority class, and that class still dominates
+the child; when the other classes dominate it, the child stops if its own majority
+fraction eta2 >= epsilon2; and at max_depth. With two classes this is exactly
+Algorithm 1's eta < epsilon rule. The paper leaves epsilon2 unset; the default
+1 - epsilon1 makes the two rules the same "majority above 1 - epsilon1" test that §II-C's
+text describes. Splits send w~'x~ <= 0 left (the paper: < 0; they differ on a set of
+measure zero). GDT grows no pruning.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.linalg
+
+from ..errors import ObliqError
+from ..registry import register_algorithm
+from ..tree.builder import Split, StoppingRules
+from ..tree.impurity import gini_split
+from .base import TreeClassifier
+
+EPS = np.finfo(np.float64).eps
+
+
+def _augmented_scatter(rows: np.ndarray) -> np.ndarray:
+    """(1/n) sum x~ x~' over the rows, x~ = [x, 1] (the paper's G or H)."""
+    aug = np.hstack([rows, np.ones((rows.shape[0], 1))])
+    return aug.T @ aug / rows.shape[0]
+
+
+def most_favoured_direction(num: np.ndarray, den: np.ndarray) -> np.ndarray | None:
+    """The w maximising w'num w / w'den w; the null-space rule when ``den`` is singular.
+
+    With ``den`` positive definite this is the eigenvector of the largest eigenvalue of
+    num w = lambda den w. Otherwise every w in den's null space N gives an unbounded
+    ratio, and the paper (§II-B) takes, inside N, the direction maximising w'num w: the
+    principal eigenvector of Q'num Q with Q an orthonormal basis of N. None when even
+    that is degenerate (num vanishes on N).
+    """
+    evals, evecs = scipy.linalg.eigh(den)
+    # numpy's matrix_rank tolerance: scaled features (vehicle's span 1e0..1e3) make
+    # den badly conditioned but not singular, and must not take the null-space path.
+    null = evals <= max(abs(evals[-1]), 1e-300) * den.shape[0] * EPS
+    if not null.any():
+        _, vectors = scipy.linalg.eigh(num, den)
+        return vectors[:, -1]
+    Q = evecs[:, null]
+    inner = Q.T @ num @ Q
+    values, vectors = np.linalg.eigh((inner + inner.T) / 2)
+    if values[-1] <= max(abs(np.trace(num)), 1e-300) * num.shape[0] * EPS:
+        return None
+    return Q @ vectors[:, -1]
+
+
+def _unit(w: np.ndarray | None) -> np.ndarray | None:
+    """Scaled so the non-bias part has unit norm, with a deterministic sign."""
+    if w is None:
+        return None
+    norm = np.linalg.norm(w[:-1])
+    if norm < 1e-12:
+        return None
+    w = w / norm
+    pivot = np.argmax(np.abs(w[:-1]))
+    return w if w[pivot] >= 0 else -w
+
+
+def clustering_hyperplanes(A: np.ndarray, B: np.ndarray):
+    """(w1, w2): augmented clustering hyperplanes of C+ (rows A) and C- (rows B), eq. 1-3."""
+    G, H = _augmented_scatter(A), _augmented_scatter(B)
+    w1 = _unit(most_favoured_direction(H, G))  # close to A, far from B
+    w2 = _unit(most_favoured_direction(G, H))  # close to B, far from A
+    return w1, w2
+
+
+def angle_bisectors(w1: np.ndarray, w2: np.ndarray) -> list[np.ndarray]:
+    """The candidate splits: w1 + w2 and w1 - w2 (eqs. 4-5), or the midway hyperplane
+    (w1, (b1 + b2) / 2) when the clustering hyperplanes are parallel."""
+    out = []
+    for candidate in (w1 + w2, w1 - w2):
+        if np.linalg.norm(candidate[:-1]) > 1e-9:
+            out.append(candidate)
+        else:  # parallel: w2 = +-w1 in direction
+            sign = 1.0 if np.dot(w1[:-1], w2[:-1]) > 0 else -1.0
+            out.append(np.append(w1[:-1], (w1[-1] + sign * w2[-1]) / 2))
+    return out
+
+
+class GDTStopping(StoppingRules):
+    """Algorithm 2's leaf rules (see the module docstring)."""
+
+    def __init__(self, epsilon1: float, epsilon2: float, max_depth: int | None):
+        super().__init__(min_samples_split=2, max_depth=max_depth)
+        object.__setattr__(self, "epsilon1", epsilon1)
+        object.__setattr__(self, "epsilon2", epsilon2)
+
+    def is_leaf(self, counts, depth, parent_counts=None) -> bool:
+        n = counts.sum()
+        if n < 2 or counts.max() == n:
+            return True
+        if self.max_depth is not None and depth >= self.max_depth:
+            return True
+        if parent_counts is None:
+            return False
+        n_plus = counts[int(np.argmax(parent_counts))]
+        n_minus = n - n_plus
+        if min(n_plus, n_minus) / n < self.epsilon1:
+            return True if n_minus < n_plus else counts.max() / n >= self.epsilon2
+        return False
+
+
+@register_algorithm(
+    "gdt", "Geometric Decision Tree (Manwani & Sastry): angle bisectors of the clustering "
+    "hyperplanes; binary (Alg. 1) and multiclass (Alg. 2)",
+)
+class GeometricDecisionTree(TreeClassifier):
+    """GDT.
+
+    Parameters
+    ----------
+    epsilon1 : leaf threshold on the minority fraction (paper: between 0.1 and 0.2).
+    epsilon2 : majority fraction that stops a child dominated by the parent's minority
+        classes (Alg. 2); None means 1 - epsilon1.
+    max_depth : None for unlimited (the paper's MaxDepth is not reported).
+    random_state : unused (GDT is deterministic); kept for a uniform interface.
+    """
+
+    def __init__(self, epsilon1: float = 0.1, epsilon2: float | None = None,
+                 max_depth: int | None = None, random_state=None):
+        self.epsilon1 = epsilon1
+        self.epsilon2 = epsilon2
+        self.max_depth = max_depth
+        self.random_state = random_state
+
+    def validate_params(self) -> None:
+        super().validate_params()
+        if not 0 <= self.epsilon1 < 0.5:
+            raise ObliqError(f"epsilon1 must be in [0, 0.5) (got {self.epsilon1!r})")
+        if self.epsilon2 is not None and not 0 < self.epsilon2 <= 1:
+            raise ObliqError(f"epsilon2 must be in (0, 1] or null (got {self.epsilon2!r})")
+
+    def _stopping_rules(self):
+        eps2 = 1.0 - self.epsilon1 if self.epsilon2 is None else self.epsilon2
+        return GDTStopping(self.epsilon1, eps2, self.max_depth)
+
+    def _make_split_finder(self, n_classes: int):
+        def find_split(X, y, counts, rng):
+            majority = int(np.argmax(counts))
+            plus = y == majority
+            if plus.all() or not plus.any():
+                return None
+            w1, w2 = clustering_hyperplanes(X[plus], X[~plus])
+            if w1 is None or w2 is None:
+                return None
+            best, best_score = None, np.inf
+            binary = np.column_stack([plus, ~plus]).astype(np.float64)
+            for w in angle_bisectors(w1, w2):
+                left = X @ w[:-1] <= -w[-1]
+                n_left = int(left.sum())
+                if n_left == 0 or n_left == len(y):
+                    continue
+                score = gini_split(binary[left].sum(axis=0, keepdims=True),
+                                   binary[~left].sum(axis=0, keepdims=True))[0]
+                if score < best_score:
+                    best, best_score = w, score
+            if best is None:
+                return None
+            return Split(threshold=float(-best[-1]), weights=best[:-1].copy(), score=best_score)
+
+        return find_split
