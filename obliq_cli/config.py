@@ -164,14 +164,15 @@ def _read_yaml(path: Path) -> Any:
         raise ConfigError(f"{path}: cannot read ({exc})") from None
 
 
-_FILE_KEYS = ("path", "target", "categorical", "delimiter")
+_FILE_KEYS = ("path", "target", "categorical", "delimiter", "header")
 
 
 def _file_dataset(r: _Reader, item: dict, where: str, config_dir: Path) -> dict:
     """``{name: mine, path: F, ...}`` as ``{name: file, label: mine, params: {...}}``; a
     relative path is taken from the working directory, else from the config's folder."""
     if "params" in item:
-        r.fail(f"{where}.params", "give path, target, categorical and delimiter directly")
+        r.fail(f"{where}.params", "give path, target, categorical, delimiter and header "
+               "directly")
     path = Path(r.string(str(item["path"]), f"{where}.path"))
     if not path.is_absolute() and not path.exists() and (config_dir / path).exists():
         path = config_dir / path
@@ -179,6 +180,8 @@ def _file_dataset(r: _Reader, item: dict, where: str, config_dir: Path) -> dict:
     for key in ("target", "delimiter"):
         if key in item:
             params[key] = r.string(item[key], f"{where}.{key}")
+    if "header" in item:
+        params["header"] = r.boolean(item["header"], f"{where}.header")
     if "categorical" in item:
         cats = item["categorical"]
         if not isinstance(cats, list) or not all(isinstance(c, str) for c in cats):

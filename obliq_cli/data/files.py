@@ -22,6 +22,10 @@ from ..registry import register_dataset
 
 MISSING = ["?", "", "NA", "NaN", "nan", "<null>"]
 
+# The parameters of the `file` dataset (and its alias `csv`) with their defaults.
+FILE_PARAMS = {"path": None, "target": None, "categorical": [], "delimiter": ",",
+               "header": True}
+
 
 def category_codes(values: pd.Series) -> pd.Series:
     """Qualitative values as codes of their sorted categories (as strings); missing cells
@@ -55,21 +59,32 @@ def parse_numeric(features: pd.DataFrame, where) -> np.ndarray:
     return np.ascontiguousarray(X)
 
 
-def _csv_cells(path: str, delimiter: str) -> tuple[pd.DataFrame, np.ndarray]:
-    """(cells as strings with the header's names, file line of each row)."""
+def _csv_cells(path: str, delimiter: str, header: bool = True) -> tuple[pd.DataFrame, np.ndarray]:
+    """(cells as strings with the header's names, file line of each row).
+
+    Without a header row the columns are named x1, x2, ... and the first line sets the
+    width that every other line must have.
+    """
     text = Path(path).read_text(encoding="utf-8", errors="replace")
     if not text.strip():
         raise DataError(f"{path}: the file is empty")
     rows = list(csv.reader(text.splitlines(), delimiter=delimiter))
-    header, body = rows[0], rows[1:]
+    first = next(i for i, r in enumerate(rows) if r)  # leading blank lines carry no names
+    if header:
+        names, body, offset = [h.strip() for h in rows[first]], rows[first + 1:], first + 2
+        width_of = "the header has"
+    else:
+        names = [f"x{i + 1}" for i in range(len(rows[first]))]
+        body, offset = rows[first:], first + 1
+        width_of = f"line {first + 1} has"
     widths = np.array([len(r) for r in body], dtype=np.int64)
-    ragged = np.flatnonzero((widths != len(header)) & (widths > 0))
+    ragged = np.flatnonzero((widths != len(names)) & (widths > 0))
     if ragged.size:
-        line = int(ragged[0]) + 2
+        line = int(ragged[0]) + offset
         raise DataError(f"{path}: line {line} has {widths[ragged[0]]} fields, "
-                        f"the header has {len(header)}")
-    frame = pd.DataFrame([r for r in body if r], columns=[h.strip() for h in header], dtype=str)
-    return frame, np.flatnonzero(widths > 0) + 2
+                        f"{width_of} {len(names)}")
+    frame = pd.DataFrame([r for r in body if r], columns=names, dtype=str)
+    return frame, np.flatnonzero(widths > 0) + offset
 
 
 def _arff_cells(path: str) -> tuple[pd.DataFrame, np.ndarray]:
@@ -93,11 +108,12 @@ def _arff_cells(path: str) -> tuple[pd.DataFrame, np.ndarray]:
 
 
 @functools.lru_cache(maxsize=8)
-def _read(path: str, target: str | None, delimiter: str, categorical: tuple, mtime: float):
+def _read(path: str, target: str | None, delimiter: str, categorical: tuple, mtime: float,
+          header: bool = True):
     if path.lower().endswith(".arff"):
         frame, lines = _arff_cells(path)
     else:
-        frame, lines = _csv_cells(path, delimiter)
+        frame, lines = _csv_cells(path, delimiter, header)
     if frame.empty:
         raise DataError(f"{path}: the file has a header but no rows")
     target = target if target is not None else frame.columns[-1]
@@ -129,19 +145,27 @@ def _read(path: str, target: str | None, delimiter: str, categorical: tuple, mti
 
 
 @register_dataset(
-    "file", "Your own CSV (header row) or ARFF file; numeric or listed categorical features",
-    params={"path": None, "target": None, "categorical": [], "delimiter": ","},
-    source="user file",
+    "file", "Your own CSV (header row unless header: false) or ARFF file; numeric or "
+            "listed categorical features",
+    params=FILE_PARAMS, source="user file",
 )
-def load_file(path=None, target=None, categorical=(), delimiter=","):
-    """(X, y, info) of a user's CSV or ARFF file; ``target`` defaults to the last column."""
+def load_file(path=None, target=None, categorical=(), delimiter=",", header=True):
+    """(X, y, info) of a user's CSV or ARFF file; ``target`` defaults to the last column.
+
+    ``header=False`` reads a CSV whose first line is data; its columns are then x1, x2, ...
+    (so ``target`` can name one of those). X and y are read-only: they are the memoised
+    arrays, shared by every caller in the process.
+    """
     if not path:
         raise DataError("dataset 'file': params.path is required")
+    if not isinstance(header, bool):
+        raise DataError(f"{path}: header must be true or false, not {header!r}")
     file = Path(path)
     if not file.is_file():
         raise DataError(f"{path}: no such file")
     X, y, names, target, cat_idx = _read(str(file.resolve()), target, delimiter,
-                                         tuple(categorical or ()), file.stat().st_mtime)
+                                         tuple(categorical or ()), file.stat().st_mtime,
+                                         header)
     labels, counts = np.unique(y, return_counts=True)
     info = {
         "name": file.stem, "feature_names": names, "source": str(path), "target": target,
@@ -151,6 +175,4 @@ def load_file(path=None, target=None, categorical=(), delimiter=","):
     return X, y, info
 
 
-register_dataset("csv", "alias of file", params={"path": None, "target": None,
-                                                 "categorical": [], "delimiter": ","},
-                 alias_of="file")(load_file)
+register_dataset("csv", "alias of file", params=FILE_PARAMS, alias_of="file")(load_file)

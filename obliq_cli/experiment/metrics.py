@@ -38,12 +38,26 @@ def _json(values) -> str:
 
 
 def task_metrics(estimator, X_fit, y_fit, X_test, y_test) -> dict:
-    """Accuracy, sizes, per-class rates, macro F and the confusion matrix of one task."""
+    """Accuracy, sizes, per-class rates, macro F and the confusion matrix of one task.
+
+    Returns the runs.csv fields of schema.RUN_COLUMNS from ``n_test`` to ``confusion``
+    except ``fit_time``. Accuracies are percent (train accuracy on ``X_fit``, the rows
+    used to grow); ``predict_time`` times ``estimator.predict(X_test)`` alone. The
+    matrix order is the sorted union of ``estimator.classes_`` and the test labels;
+    per-class F1 is 0 when the class has true or predicted rows but no hit, and a class
+    with neither is left out of the macro mean (as scikit-learn's f1_score does with
+    its default labels). Undefined rates (no true rows for TPR, no negatives for TNR)
+    are null in the JSON lists.
+    """
     start = time.perf_counter()
     y_pred = estimator.predict(X_test)
     predict_time = time.perf_counter() - start
-    y_test = np.asarray(y_test)
-    classes = np.union1d(np.asarray(estimator.classes_), y_test)
+    y_test, y_pred = np.asarray(y_test), np.asarray(y_pred)
+    # The classes are those the estimator knows plus those in the test fold. Predictions
+    # are added too: for a well-behaved estimator they add nothing, and if one ever
+    # predicts an unknown label, searchsorted would otherwise count it under a
+    # neighbouring class without a word (sklearn's confusion_matrix also takes the union).
+    classes = np.union1d(np.union1d(np.asarray(estimator.classes_), y_test), y_pred)
     true_codes = np.searchsorted(classes, y_test)
     pred_codes = np.searchsorted(classes, y_pred)
     matrix = confusion(true_codes, pred_codes, classes.size)
