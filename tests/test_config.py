@@ -175,3 +175,21 @@ def test_overrides_replace_file_values_and_none_keeps_them(write_config):
     assert (given.n_jobs, given.backend, given.output) == (2, "loky", "x")
     with pytest.raises(ConfigError, match="--backend"):
         load_config(path, {"backend": "spark"})
+
+
+def test_config_reference_names_unknown_labels(write_config, tmp_path):
+    from obliq_cli.config import load_config
+    from obliq_cli.errors import ConfigError
+
+    (tmp_path / "ref.csv").write_text("dataset,method,metric,mean,sd\n")
+    path = write_config("""
+        name: r
+        datasets: [heart]
+        algorithms: [{name: cart-ap, label: CART}]
+        protocol: {name: kfold}
+        reference: {file: ref.csv, methods: {CRT: OC1-AP}}
+        """)
+    with pytest.raises(ConfigError, match=r"reference.methods.CRT: no algorithm .*'CART'"):
+        load_config(path)
+    ok = write_config(path.read_text().replace("CRT:", "CART:"), "ok.yaml")
+    assert load_config(ok).reference_methods == {"CART": "OC1-AP"}

@@ -1,122 +1,273 @@
 """Reading results directories and aggregating per-fold scores as the papers do.
 
-A metric is first averaged over the folds of each repetition, then summarised as mean
-and sample sd (ddof = 1) over repetitions — "the mean and sd over the 10 runs" of the
-HHCART paper (§4). OC1's built-in CV instead pools a repetition's test rows
-(total correct / total rows, Murthy's ``cross_validate``): ``pooled=True``.
+Input contract: ``experiment/schema.py`` (``runs.csv`` columns, ``meta.json`` layout).
+
+A metric is first averaged over the folds of each repetition, then summarised as mean and
+sample sd (ddof = 1) over the repetitions: "the reported values are the mean and sd over the
+10 runs" (HHCART paper §4, 10 x 5-fold CV) and "mean and sd over the 10 repetitions" (GDT
+paper Tables II-III, 10 x 10-fold CV). OC1's built-in cross-validation instead pools a
+repetition's test rows, total correct / total tested (Murthy's ``cross_validate`` in
+``oc1.c``): ``pooled=True``.
 """
 
 from __future__ import annotations
 
+import io
 import json
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from ..errors import ObliqError
-from ..experiment.schema import KEY_COLUMNS, RUN_COLUMNS
+from ..experiment.schema import KEY_COLUMNS
 
-# metric: (column or derivation, unit, higher is better, decimals)
-METRICS = {
-    "test_accuracy": ("test_accuracy", "%", True, 2),
-    "test_error": ("test_error", "%", False, 2),
-    "train_accuracy": ("train_accuracy", "%", True, 2),
-    "n_leaves": ("n_leaves", "leaves", False, 1),
-    "n_internal": ("n_internal", "internal nodes", False, 1),
-    "n_nodes": ("n_nodes", "nodes", False, 1),
-    "depth": ("depth", "levels", False, 1),
-    "fit_time": ("fit_time", "s", False, 3),
-    "predict_time": ("predict_time", "s", False, 4),
-    "macro_f1": ("macro_f1", "", True, 3),
+
+@dataclass(frozen=True)
+class Metric:
+    """How a metric is read, printed and compared."""
+
+    column: str
+    unit: str          # shown in the caption, "" for none
+    higher: bool       # True when a larger value is better
+    decimals: int      # printed precision
+    percent: bool      # a percentage (tolerances are then in percentage points)
+
+
+METRICS: dict[str, Metric] = {
+    "test_accuracy": Metric("test_accuracy", "%", True, 2, True),
+    "test_error": Metric("test_error", "%", False, 2, True),
+    "train_accuracy": Metric("train_accuracy", "%", True, 2, True),
+    "macro_f1": Metric("macro_f1", "", True, 3, False),
+    "n_leaves": Metric("n_leaves", "leaves", False, 1, False),
+    "n_internal": Metric("n_internal", "internal nodes", False, 1, False),
+    "n_nodes": Metric("n_nodes", "nodes incl. leaves", False, 1, False),
+    "depth": Metric("depth", "levels", False, 1, False),
+    "fit_time": Metric("fit_time", "s", False, 3, False),
+    "predict_time": Metric("predict_time", "s", False, 3, False),
 }
 POOLABLE = ("test_accuracy", "test_error")
 
+# Numbers the report reads; all must be present as columns, and numeric in "ok" rows.
+NUMERIC_COLUMNS = ["n_test", "n_test_correct", "test_accuracy", "train_accuracy", "n_leaves",
+                   "n_internal", "depth", "fit_time", "predict_time", "macro_f1"]
+REQUIRED_COLUMNS = KEY_COLUMNS + ["status"] + NUMERIC_COLUMNS
+STATUSES = ("ok", "error")
 
-def experiment_dirs(path: Path) -> list[Path]:
-    """``path`` itself when it holds runs.csv, else its sub-folders that do."""
+
+def check_metric(metric: str) -> Metric:
+    """The metric's description, or an ObliqError listing the valid names."""
+    if metric not in METRICS:
+        raise ObliqError(f"unknown metric {metric!r}; choose one of {', '.join(METRICS)}")
+    return METRICS[metric]
+
+
+def experiment_dirs(path) -> list[Path]:
+    """``path`` itself when it holds runs.csv, else its sub-folders that do (sorted)."""
+    path = Path(path)
     if not path.exists():
         raise ObliqError(f"{path}: no such results directory")
     if (path / "runs.csv").is_file():
         return [path]
-    found = sorted(p.parent for p in path.glob("*/runs.csv"))
+    found = sorted(p.parent for p in path.glob("*/runs.csv") if p.is_file())
     if not found:
         raise ObliqError(f"{path}: no runs.csv here or in its sub-folders "
                          f"(run `obliq run CONFIG` first)")
     return found
 
 
-def read_experiment(directory: Path) -> tuple[pd.DataFrame, dict]:
-    """(runs, meta) of one experiment directory; the last row of a task key wins."""
-    runs_path = directory / "runs.csv"
+def _line(index) -> int:
+    # pandas row 0 is the file's line 2 (line 1 is the header); no field holds a newline
+    return int(index) + 2
+
+
+def _read_runs_csv(runs_path: Path) -> pd.DataFrame:
+    """runs.csv as text columns, without a row that a running or killed run left half-written."""
     try:
-        runs = pd.read_csv(runs_path, dtype={"dataset": str, "algorithm": str},
-                           keep_default_na=False, na_values={"test_accuracy": [""]})
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
-        raise ObliqError(f"{runs_path}: unreadable CSV ({str(exc).splitlines()[0]})") from None
-    missing = [c for c in RUN_COLUMNS if c not in runs.columns]
+        text = runs_path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ObliqError(f"{runs_path}: unreadable ({type(exc).__name__})") from None
+    # The runner appends row by row: a table taken mid-run may see an unfinished last line.
+    if text and not text.endswith("\n"):
+        text = text[: text.rfind("\n") + 1]
+    if not text.strip():
+        # created but nothing finished yet (or killed while writing the header line)
+        return pd.DataFrame(columns=REQUIRED_COLUMNS, dtype=str)
+    try:
+        runs = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
+        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else "empty file"
+        raise ObliqError(f"{runs_path}: malformed CSV ({reason})") from None
+    missing = [c for c in REQUIRED_COLUMNS if c not in runs.columns]
     if missing:
-        raise ObliqError(f"{runs_path}: missing column {missing[0]!r}; is this an obliq "
-                         f"results file?")
-    meta_path = directory / "meta.json"
-    try:
-        meta = json.loads(meta_path.read_text()) if meta_path.is_file() else {}
-    except ValueError:
-        raise ObliqError(f"{meta_path}: not valid JSON") from None
-    meta.setdefault("name", directory.name)
-    runs = runs.drop_duplicates(KEY_COLUMNS, keep="last").copy()
-    runs["experiment"] = meta["name"]
+        raise ObliqError(f"{runs_path}: missing column(s) {', '.join(map(repr, missing))}; "
+                         f"is this an obliq runs.csv?")
+    return runs
+
+
+def _to_numbers(runs: pd.DataFrame, runs_path: Path) -> pd.DataFrame:
+    """Typed key and metric columns; a non-number where one is needed names file and line."""
+    for col in ("repetition", "fold"):
+        values = pd.to_numeric(runs[col], errors="coerce")
+        bad = values.isna() | (values != values.round())
+        if bad.any():
+            i = bad.idxmax()
+            raise ObliqError(f"{runs_path}: line {_line(i)}: {col} must be an integer "
+                             f"(got {runs.at[i, col]!r})")
+        runs[col] = values.astype(int)
     ok = runs["status"] == "ok"
-    for col in ("test_accuracy", "train_accuracy", "n_leaves", "n_internal", "depth",
-                "fit_time", "predict_time", "macro_f1", "n_test", "n_test_correct"):
-        runs[col] = pd.to_numeric(runs[col].where(ok), errors="coerce")
+    for col in NUMERIC_COLUMNS:
+        values = pd.to_numeric(runs[col].where(ok, ""), errors="coerce")
+        # blank is allowed (a metric not measured); text that is not a number is not
+        bad = values.isna() & ok & (runs[col].str.strip() != "")
+        if bad.any():
+            i = bad.idxmax()
+            raise ObliqError(f"{runs_path}: line {_line(i)}: {col} is not a number "
+                             f"(got {runs.at[i, col]!r})")
+        runs[col] = values
+    return runs
+
+
+def read_experiment(directory) -> tuple[pd.DataFrame, dict]:
+    """(runs, meta) of one experiment directory.
+
+    The last row of a task key (schema.KEY_COLUMNS) wins, as in the runner's resume: a task
+    that failed and was re-run ok counts once, as ok. Rows whose status is neither "ok" nor
+    "error" are not finished rows and are dropped. Adds ``experiment`` (meta["name"]),
+    ``source`` (the runs.csv path) and the derived ``test_error`` = 100 - test_accuracy and
+    ``n_nodes`` = n_leaves + n_internal (the UMT paper's size, Table 3).
+    """
+    directory = Path(directory)
+    runs_path = directory / "runs.csv"
+    runs = _read_runs_csv(runs_path)
+    meta_path = directory / "meta.json"
+    meta: dict = {}
+    if meta_path.is_file():
+        try:
+            meta = json.loads(meta_path.read_text(encoding="utf-8"))
+        except (ValueError, UnicodeDecodeError):
+            raise ObliqError(f"{meta_path}: not valid JSON") from None
+        if not isinstance(meta, dict):
+            raise ObliqError(f"{meta_path}: must hold a JSON object")
+    meta.setdefault("name", directory.name)
+    meta["results_dir"] = str(directory)
+    runs = runs[runs["status"].isin(STATUSES)].copy()
+    runs = _to_numbers(runs, runs_path)
+    runs = runs.drop_duplicates(KEY_COLUMNS, keep="last").reset_index(drop=True)
+    runs["experiment"] = str(meta["name"])
+    runs["source"] = str(runs_path)
     runs["test_error"] = 100.0 - runs["test_accuracy"]
     runs["n_nodes"] = runs["n_leaves"] + runs["n_internal"]
     return runs, meta
 
 
-def check_metric(metric: str) -> None:
-    if metric not in METRICS:
-        raise ObliqError(f"unknown metric {metric!r}; choose one of {', '.join(METRICS)}")
+def load_results(paths) -> tuple[pd.DataFrame, list[dict]]:
+    """All runs under ``paths`` as one frame, and each experiment's meta, in order.
+
+    Each path is an experiment directory (it holds runs.csv) or a folder of them
+    (``obliq table results/``). A directory reached twice is read once. Two experiments with
+    the same meta["name"] in different directories keep apart: the later one is renamed
+    "<name> (<directory>)". ``runs["experiment"]`` equals the meta's "name".
+    """
+    paths = [paths] if isinstance(paths, (str, Path)) else list(paths)
+    if not paths:
+        raise ObliqError("no results directory given")
+    dirs: list[Path] = []
+    for path in paths:
+        for d in experiment_dirs(path):
+            if d.resolve() not in {x.resolve() for x in dirs}:
+                dirs.append(d)
+    frames, metas = [], []
+    for d in dirs:
+        runs, meta = read_experiment(d)
+        if meta["name"] in {m["name"] for m in metas}:
+            meta["name"] = f"{meta['name']} ({d})"
+            runs["experiment"] = meta["name"]
+        frames.append(runs)
+        metas.append(meta)
+    return pd.concat(frames, ignore_index=True), metas
+
+
+def failed_tasks(runs: pd.DataFrame) -> int:
+    """Tasks whose latest row has status "error" (they are left out of every aggregate)."""
+    return int((runs["status"] == "error").sum())
 
 
 def per_repetition(runs: pd.DataFrame, metric: str, pooled: bool = False) -> pd.DataFrame:
-    """One value per (dataset, algorithm, repetition): the fold mean, or pooled."""
+    """One value per (experiment, dataset, algorithm, repetition), with its fold count.
+
+    Mean over the repetition's folds, or with ``pooled`` (accuracy and error only) OC1's
+    100 * sum(n_test_correct) / sum(n_test) over the repetition's folds.
+    """
     check_metric(metric)
     ok = runs[runs["status"] == "ok"]
-    keys = ["dataset", "algorithm", "repetition"]
+    keys = ["experiment", "dataset", "algorithm", "repetition"]
+    grouped = ok.groupby(keys, sort=False)
     if pooled:
         if metric not in POOLABLE:
-            raise ObliqError(f"--pooled applies to {' and '.join(POOLABLE)} only")
-        sums = ok.groupby(keys, sort=False)[["n_test_correct", "n_test"]].sum()
-        acc = 100.0 * sums["n_test_correct"] / sums["n_test"]
-        value = acc if metric == "test_accuracy" else 100.0 - acc
-        return value.rename("value").reset_index()
-    return ok.groupby(keys, sort=False)[metric].mean().rename("value").reset_index()
+            raise ObliqError(f"--pooled applies to {' and '.join(POOLABLE)} only "
+                             f"(not {metric})")
+        counts = ok[["n_test", "n_test_correct"]]
+        bad = counts.isna().any(axis=1) | (ok["n_test"] <= 0)
+        if bad.any():
+            i = bad.idxmax()
+            raise ObliqError(f"{ok.at[i, 'source']}: task ({ok.at[i, 'dataset']}, repetition "
+                             f"{ok.at[i, 'repetition']}, fold {ok.at[i, 'fold']}, "
+                             f"{ok.at[i, 'algorithm']}) lacks n_test / n_test_correct "
+                             f"needed for --pooled")
+        sums = grouped[["n_test_correct", "n_test"]].sum()
+        accuracy = 100.0 * sums["n_test_correct"] / sums["n_test"]
+        value = accuracy if metric == "test_accuracy" else 100.0 - accuracy
+    else:
+        value = grouped[metric].mean()
+    out = pd.DataFrame({"value": value, "n_folds": grouped.size()}).reset_index()
+    # a metric left blank in every fold of a repetition gives no value for it
+    return out.dropna(subset=["value"])
 
 
 def summarise(runs: pd.DataFrame, metric: str, pooled: bool = False) -> pd.DataFrame:
-    """Mean, sd (ddof 1; NaN with one repetition) and repetitions per (dataset, algorithm)."""
+    """Mean and sd over repetitions per (experiment, dataset, algorithm).
+
+    Columns: experiment, dataset, algorithm, mean, sd (sample sd, ddof = 1; NaN with one
+    repetition), n_repetitions, min_folds, max_folds. Groups keep first-seen order.
+    """
     reps = per_repetition(runs, metric, pooled)
-    grouped = reps.groupby(["dataset", "algorithm"], sort=False)["value"]
-    out = grouped.agg(mean="mean", sd=lambda v: v.std(ddof=1) if len(v) > 1 else np.nan,
-                      repetitions="size").reset_index()
+    grouped = reps.groupby(["experiment", "dataset", "algorithm"], sort=False)
+    out = grouped.agg(mean=("value", "mean"), sd=("value", "std"),
+                      n_repetitions=("value", "size"), min_folds=("n_folds", "min"),
+                      max_folds=("n_folds", "max")).reset_index()
+    # pandas' std is already ddof = 1 and NaN for a single value; make that explicit
+    out.loc[out["n_repetitions"] < 2, "sd"] = np.nan
     return out
 
 
-def describe(runs: pd.DataFrame, metric: str, pooled: bool) -> str:
-    """The header line saying exactly how the numbers were made."""
-    _, unit, higher, _ = METRICS[metric]
-    ok = runs[runs["status"] == "ok"]
-    folds = ok.groupby(["dataset", "algorithm", "repetition"]).size()
-    reps = ok.groupby(["dataset", "algorithm"])["repetition"].nunique()
-    fold_text = (f"{int(folds.min())}" if folds.min() == folds.max()
-                 else f"{int(folds.min())}-{int(folds.max())}")
-    rep_text = (f"{int(reps.min())}" if reps.min() == reps.max()
-                else f"{int(reps.min())}-{int(reps.max())}")
-    how = ("pooled over the test rows of each repetition's folds" if pooled
-           else f"mean over the {fold_text} fold(s) of each repetition")
-    unit_text = f" ({unit})" if unit else ""
-    better = "higher" if higher else "lower"
-    return (f"{metric}{unit_text}: {how}, then mean ± sd (ddof 1) over {rep_text} "
-            f"repetition(s); {better} is better")
+def _count(low: int, high: int, noun: str) -> str:
+    number = f"{low}" if low == high else f"{low}-{high}"
+    return f"{number} {noun}{'' if high == 1 else 's'}"
+
+
+def describe(summary: pd.DataFrame, metric: str, pooled: bool = False) -> str:
+    """The caption: exactly how the numbers of ``summary`` (from summarise) were made.
+
+    e.g. "test_accuracy (%): mean over 5 folds of each repetition, then mean ± sd over 10
+    repetitions (sample sd, ddof = 1); higher is better".
+    """
+    m = check_metric(metric)
+    if summary.empty:
+        return f"{metric}: no values in the finished tasks"
+    folds = _count(int(summary["min_folds"].min()), int(summary["max_folds"].max()), "fold")
+    reps = _count(int(summary["n_repetitions"].min()), int(summary["n_repetitions"].max()),
+                  "repetition")
+    if pooled:
+        how = (f"pooled over the {folds} of each repetition (100 × Σ n_test_correct / "
+               f"Σ n_test, as OC1's cross-validation)")
+        if metric == "test_error":
+            how += ", as 100 - accuracy"
+    else:
+        how = f"mean over {folds} of each repetition"
+    sd_note = ("sample sd, ddof = 1" if summary["n_repetitions"].max() > 1
+               else "no sd with one repetition")
+    unit = f" ({m.unit})" if m.unit else ""
+    better = "higher" if m.higher else "lower"
+    return f"{metric}{unit}: {how}, then mean ± sd over {reps} ({sd_note}); {better} is better"

@@ -1,46 +1,151 @@
-"""The papers' published values, for showing beside ours.
+"""The papers' published values, shown beside ours.
 
-A reference CSV (``configs/references/*.csv``) has the columns ``dataset, method,
-metric, mean, sd``: dataset is our dataset label, method our algorithm label, metric our
-metric name; sd may be empty.
+A reference CSV (``configs/references/*.csv``, see its README) has the columns
+``dataset, method, metric, mean, sd``: dataset is our dataset name, method the algorithm
+label it is compared with (a config may map its own labels onto the paper's methods with
+``reference: {file, methods}``), metric one of ours (test_accuracy, n_leaves, ...), mean and
+sd as printed in the paper (sd empty when the paper gives none). The printed text is kept,
+so "99.0 ± 0.50" shows as the paper has it.
+
+Agreement mark: ✓ when |ours - paper| <= max(2, 2 × paper sd), in the metric's own unit
+(percentage points for accuracy and error, leaves or nodes for sizes); a blank sd counts
+as 0.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from ..errors import ObliqError
 
 COLUMNS = ["dataset", "method", "metric", "mean", "sd"]
+TOLERANCE_POINTS = 2.0
+TOLERANCE_SDS = 2.0
+# accuracy and error (percent) are 100 - each other; the sd carries over unchanged
+COMPLEMENTS = {"test_error": "test_accuracy", "test_accuracy": "test_error"}
 
 
 def read_reference(path) -> pd.DataFrame:
+    """The reference CSV checked and typed: COLUMNS plus ``mean_text`` and ``sd_text``.
+
+    Rows with an empty mean (the paper reports nothing there) are dropped. A missing file,
+    a malformed CSV, a missing column, a value that is not a number or a repeated
+    (dataset, method, metric) raise ObliqError naming the file (and line).
+    """
     path = Path(path)
     try:
-        ref = pd.read_csv(path, dtype={"dataset": str, "method": str, "metric": str})
+        ref = pd.read_csv(path, dtype=str, keep_default_na=False)
     except FileNotFoundError:
         raise ObliqError(f"{path}: reference file not found") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ObliqError(f"{path}: unreadable reference file ({type(exc).__name__})") from None
     except (pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
-        raise ObliqError(f"{path}: unreadable reference CSV ({str(exc).splitlines()[0]})") \
-            from None
+        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else "empty file"
+        raise ObliqError(f"{path}: malformed reference CSV ({reason})") from None
     missing = [c for c in COLUMNS if c not in ref.columns]
     if missing:
-        raise ObliqError(f"{path}: reference CSV lacks column {missing[0]!r} "
-                         f"(needs {', '.join(COLUMNS)})")
+        raise ObliqError(f"{path}: reference CSV lacks column(s) {', '.join(map(repr, missing))}"
+                         f" (needs {', '.join(COLUMNS)})")
+    ref = ref[COLUMNS].apply(lambda col: col.str.strip())
     for col in ("mean", "sd"):
         values = pd.to_numeric(ref[col], errors="coerce")
-        bad = values.isna() & ref[col].notna()
+        bad = values.isna() & (ref[col] != "")
         if bad.any():
-            line = int(bad.to_numpy().nonzero()[0][0]) + 2
-            value = ref[col][bad].iloc[0]
-            raise ObliqError(f"{path}: line {line}: {col} is not a number ({value!r})")
+            i = bad.idxmax()
+            raise ObliqError(f"{path}: line {int(i) + 2}: {col} is not a number "
+                             f"({ref.at[i, col]!r})")
+        ref[f"{col}_text"] = ref[col]
         ref[col] = values
-    return ref
+    ref = ref[ref["mean"].notna()]
+    repeated = ref.duplicated(["dataset", "method", "metric"], keep="first")
+    if repeated.any():
+        i = repeated.idxmax()
+        raise ObliqError(f"{path}: line {int(i) + 2}: ({ref.at[i, 'dataset']}, "
+                         f"{ref.at[i, 'method']}, {ref.at[i, 'metric']}) appears twice")
+    return ref.reset_index(drop=True)
 
 
-def agrees(ours: float, paper: float, paper_sd: float) -> bool:
-    """Whether ours is within max(2 points, 2 paper sd) of the paper's value."""
-    tolerance = 2.0 if pd.isna(paper_sd) else max(2.0, 2.0 * float(paper_sd))
-    return abs(ours - paper) <= tolerance
+def _decimals(text: str) -> int:
+    return len(text.split(".")[1]) if "." in text else 0
+
+
+def values_for(ref: pd.DataFrame, metric: str) -> tuple[pd.DataFrame, str]:
+    """The reference rows of ``metric`` and a note ("" unless derived).
+
+    Accuracy and error stand in for each other (value = 100 - value, same sd, same printed
+    precision) when the file has only the other: the UMT paper prints error, HHCART accuracy.
+    """
+    rows = ref[ref["metric"] == metric]
+    other = COMPLEMENTS.get(metric)
+    if len(rows) or other is None or not (ref["metric"] == other).any():
+        return rows.copy(), ""
+    rows = ref[ref["metric"] == other].copy()
+    rows["mean"] = 100.0 - rows["mean"]
+    rows["mean_text"] = [f"{v:.{_decimals(t)}f}" for v, t in zip(rows["mean"],
+                                                                   rows["mean_text"])]
+    rows["metric"] = metric
+    return rows, f"the paper's {metric} is 100 - its {other}"
+
+
+def tolerance(paper_sd) -> np.ndarray:
+    """max(2, 2 × paper sd) elementwise; a missing sd counts as 0."""
+    sd = np.nan_to_num(np.asarray(paper_sd, dtype=np.float64), nan=0.0)
+    return np.maximum(TOLERANCE_POINTS, TOLERANCE_SDS * sd)
+
+
+def agrees(ours, paper, paper_sd) -> np.ndarray | bool:
+    """Whether |ours - paper| <= max(2, 2 × paper sd) (elementwise for arrays)."""
+    ok = np.abs(np.asarray(ours, dtype=np.float64) - np.asarray(paper, dtype=np.float64)) \
+        <= tolerance(paper_sd)
+    return bool(ok) if np.ndim(ok) == 0 else ok
+
+
+def resolve_reference(meta: dict) -> Path | None:
+    """The reference file named by meta.json (absolute as the runner writes it; a relative
+    path is tried against the working directory, the results directory, then the config's
+    folder). None when the experiment has no reference."""
+    name = meta.get("reference")
+    if not name:
+        return None
+    path = Path(name)
+    if path.is_absolute():
+        return path
+    bases = [Path.cwd(), Path(meta.get("results_dir", ".")),
+             Path(meta.get("config_path") or ".").parent]
+    for base in bases:
+        if (base / path).is_file():
+            return base / path
+    return path
+
+
+def paper_values(meta: dict, metric: str) -> tuple[pd.DataFrame, list[str]]:
+    """The paper's values for one experiment, keyed by OUR algorithm labels.
+
+    Columns dataset, algorithm, method, paper_mean, paper_sd, paper_text ("mean ± sd" as
+    printed); plus notes for the footer. A config's ``reference.methods`` (stored in
+    meta["config"]["reference_methods"]) maps our label -> the paper's method; other labels
+    are looked up as they are.
+    """
+    path = resolve_reference(meta)
+    columns = ["dataset", "algorithm", "method", "paper_mean", "paper_sd", "paper_text"]
+    if path is None:
+        return pd.DataFrame(columns=columns), []
+    ref, derived = values_for(read_reference(path), metric)
+    methods = (meta.get("config") or {}).get("reference_methods") or {}
+    # our label -> paper method; any other method compares with the algorithm of that label
+    pairs = pd.DataFrame(
+        list(methods.items()) + [(m, m) for m in ref["method"].unique() if m not in methods],
+        columns=["algorithm", "method"])
+    out = pairs.merge(ref, on="method")
+    text = np.where(out["sd_text"] != "", out["mean_text"] + " ± " + out["sd_text"],
+                    out["mean_text"])
+    out = out.assign(paper_mean=out["mean"], paper_sd=out["sd"], paper_text=text)[columns]
+    notes = [f"paper: {path.name}"]
+    notes += [f"{label} is compared with the paper's {method}" for label, method
+              in methods.items()]
+    if derived:
+        notes.append(derived)
+    return out, notes

@@ -1,192 +1,236 @@
 """``obliq table``: results as the papers print them, optionally beside the papers' values.
 
-Wide layout: datasets as rows, algorithms (config labels) as columns, cells mean ± sd.
-Long layout: one row per (dataset, algorithm), the papers' tidy form. ``sig=REF`` marks
-a cell ``v`` (significantly better than REF) or ``*`` (worse), Weka's convention, by a
-paired t-test over the folds both algorithms share, and adds a (w/t/l) row.
+Wide layout (the papers' printed tables): datasets as rows, algorithms (config labels) as
+columns, cells "mean ± sd". Long layout (the tidy form of ``shared/paper-tables``): one row
+per (dataset, algorithm) with mean, sd and n_repetitions. ``sig=REF`` marks cells the Weka
+Experimenter's way (prior-art §2): ``v`` significantly better than REF, ``*`` significantly
+worse, by a paired t-test over the folds both algorithms share (prior-art §4), and adds a
+"(w/t/l) vs REF" row. A reference CSV named in meta.json adds the paper's value and
+Δ = ours - paper beside each algorithm it covers (references.py).
 """
 
 from __future__ import annotations
 
-from pathlib import Path
+import html
 
 import pandas as pd
 from tabulate import tabulate
 
 from ..errors import ObliqError
-from .aggregate import METRICS, check_metric, describe, experiment_dirs, read_experiment, summarise
-from .references import agrees, read_reference
-from .stats import paired_t_test
+from .aggregate import (
+    METRICS,
+    POOLABLE,
+    check_metric,
+    describe,
+    failed_tasks,
+    load_results,
+    summarise,
+)
+from .references import TOLERANCE_POINTS, TOLERANCE_SDS, agrees, paper_values
+from .stats import compare_to, win_tie_loss
 
 FORMATS = ("md", "latex", "csv", "html")
 LAYOUTS = ("wide", "long")
-_TABLEFMT = {"md": "pipe", "latex": "latex_raw", "html": "html"}
+_TABLEFMT = {"md": "pipe", "latex": "latex_booktabs", "html": "html"}
+CSV_COLUMNS = ["dataset", "algorithm", "metric", "mean", "sd", "n_repetitions", "experiment"]
 
 
-def _fmt(mean, sd, decimals: int) -> str:
-    if pd.isna(mean):
-        return ""
-    text = f"{mean:.{decimals}f}"
-    return text if pd.isna(sd) else f"{text} ± {sd:.{decimals}f}"
-
-
-def _ordered(preferred: list[str], present: pd.Series) -> list[str]:
-    seen = list(dict.fromkeys(present))
-    return [x for x in preferred if x in seen] + [x for x in seen if x not in preferred]
-
-
-def significance(runs: pd.DataFrame, metric: str, ref: str, alpha: float) -> dict:
-    """(dataset, algorithm) -> 'v', '*' or '' against ``ref`` over shared folds."""
-    higher = METRICS[metric][2]
-    ok = runs[runs["status"] == "ok"]
-    marks = {}
-    base = ok[ok["algorithm"] == ref].set_index(["dataset", "repetition", "fold"])[metric]
-    for algo in ok["algorithm"].unique():
-        if algo == ref:
-            continue
-        other = ok[ok["algorithm"] == algo].set_index(["dataset", "repetition", "fold"])[metric]
-        joined = pd.concat([other.rename("a"), base.rename("b")], axis=1, join="inner")
-        for dataset, part in joined.groupby(level="dataset", sort=False):
-            t, p = paired_t_test(part["a"], part["b"])
-            mark = ""
-            if p < alpha and t != 0:
-                better = (t > 0) == higher
-                mark = "v" if better else "*"
-            marks[(dataset, algo)] = mark
-    return marks
-
-
-def _one_table(runs, meta, metric, fmt, layout, sig, pooled, alpha) -> tuple[str, pd.DataFrame]:
-    summary = summarise(runs, metric, pooled)
-    decimals = METRICS[metric][3]
-    # The config's order, not the order tasks happened to finish in.
-    config = meta.get("config") or {}
-    datasets = _ordered([d["label"] for d in config.get("datasets", [])], runs["dataset"])
-    algorithms = _ordered([a["label"] for a in config.get("algorithms", [])], runs["algorithm"])
-    notes = [describe(runs, metric, pooled)]
-    marks = {}
-    if sig is not None:
-        if sig not in algorithms:
-            raise ObliqError(f"--sig: no algorithm {sig!r} in {meta['name']} "
-                             f"(algorithms: {', '.join(algorithms)})")
-        marks = significance(runs, metric, sig, alpha)
-        notes.append(f"v / *: significantly better / worse than {sig} by a two-sided paired "
-                     f"t-test over the shared (repetition, fold) scores, alpha = {alpha}")
-    reference = None
-    methods = (meta.get("config") or {}).get("reference_methods") or {}
-    if meta.get("reference"):
-        ref = read_reference(meta["reference"])
-        reference = ref[ref["metric"] == metric].set_index(["dataset", "method"])
-        mapped = "".join(f"; {a} is compared with the paper's {m}" for a, m in methods.items())
-        notes.append(f"paper: {Path(meta['reference']).name}; Δ = ours - paper; ✓ when "
-                     f"|Δ| <= max(2, 2 × paper sd){mapped}")
-    failed = int((runs["status"] != "ok").sum())
-    if failed:
-        notes.append(f"{failed} task(s) failed and are left out (see runs.csv, column error)")
-
-    cell = {(r.dataset, r.algorithm): r for r in summary.itertuples()}
-    records = []  # tidy rows for csv/long
-    for d in datasets:
-        for a in algorithms:
-            r = cell.get((d, a))
-            rec = {"dataset": d, "algorithm": a, "metric": metric,
-                   "mean": None if r is None else r.mean, "sd": None if r is None else r.sd,
-                   "repetitions": None if r is None else r.repetitions,
-                   "sig": marks.get((d, a), "")}
-            method = methods.get(a, a)
-            if reference is not None and (d, method) in reference.index:
-                paper = reference.loc[(d, method)]
-                paper = paper.iloc[0] if isinstance(paper, pd.DataFrame) else paper
-                rec.update(paper_mean=paper["mean"], paper_sd=paper["sd"])
-            records.append(rec)
-    tidy = pd.DataFrame(records)
-    if fmt == "csv":
-        return "", tidy
-
-    def paper_cells(rec):
-        if "paper_mean" not in rec or pd.isna(rec.get("paper_mean")):
-            return "", ""
-        paper = _fmt(rec["paper_mean"], rec["paper_sd"], decimals)
-        if rec["mean"] is None or pd.isna(rec["mean"]):
-            return paper, ""
-        delta = rec["mean"] - rec["paper_mean"]
-        ok = " ✓" if agrees(rec["mean"], rec["paper_mean"], rec["paper_sd"]) else ""
-        return paper, f"{delta:+.{decimals}f}{ok}"
-
-    with_paper = {a for a in algorithms if reference is not None and any(
-        (d, methods.get(a, a)) in reference.index for d in datasets)}
-    if layout == "long":
-        headers = ["dataset", "algorithm", metric, "reps"]
-        if with_paper:
-            headers += ["paper", "Δ"]
-        rows = []
-        for rec in records:
-            row = [rec["dataset"], rec["algorithm"],
-                   (_fmt(rec["mean"], rec["sd"], decimals) + f" {rec['sig']}").strip(),
-                   rec["repetitions"]]
-            if with_paper:
-                row += list(paper_cells(rec))
-            rows.append(row)
-    else:
-        headers = ["dataset"]
-        for a in algorithms:
-            headers.append(a)
-            if a in with_paper:
-                headers += [f"{methods.get(a, a)} (paper)", "Δ"]
-        by_key = {(rec["dataset"], rec["algorithm"]): rec for rec in records}
-        rows = []
-        for d in datasets:
-            row = [d]
-            for a in algorithms:
-                rec = by_key[(d, a)]
-                row.append((_fmt(rec["mean"], rec["sd"], decimals) + f" {rec['sig']}").strip())
-                if a in with_paper:
-                    row += list(paper_cells(rec))
-            rows.append(row)
-        if sig is not None:
-            row = [f"(w/t/l) vs {sig}"]
-            for a in algorithms:
-                m = [marks.get((d, a), "") for d in datasets]
-                row.append("" if a == sig else f"({m.count('v')}/{m.count('')}/{m.count('*')})")
-                if a in with_paper:
-                    row += ["", ""]
-            rows.append(row)
-    table = tabulate(rows, headers=headers, tablefmt=_TABLEFMT[fmt], disable_numparse=True)
-    if fmt == "latex":
-        table = table.replace("±", r"$\pm$").replace("Δ", r"$\Delta$").replace("✓", r"\checkmark")
-        notes = [f"% {n}" for n in notes]
-    elif fmt == "html":
-        notes = [f"<p>{n}</p>" for n in notes]
-    title = {"md": f"### {meta['name']}", "latex": f"% {meta['name']}",
-             "html": f"<h3>{meta['name']}</h3>"}[fmt]
-    return "\n".join([title, "", notes[0], "", table, ""] + notes[1:]), tidy
-
-
-def render_tables(paths, metric: str = "test_accuracy", fmt: str = "md", layout: str = "wide",
-                  sig: str | None = None, pooled: bool = False, alpha: float = 0.05) -> str:
-    """The tables of every experiment under ``paths`` as one string."""
+def _check_options(metric: str, fmt: str, layout: str, pooled: bool, alpha: float) -> None:
     check_metric(metric)
     if fmt not in FORMATS:
         raise ObliqError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
     if layout not in LAYOUTS:
         raise ObliqError(f"unknown layout {layout!r}; choose one of {', '.join(LAYOUTS)}")
+    if pooled and metric not in POOLABLE:
+        raise ObliqError(f"--pooled applies to {' and '.join(POOLABLE)} only (not {metric})")
     if not 0 < alpha < 1:
         raise ObliqError(f"--alpha must be between 0 and 1 (got {alpha})")
-    dirs = [d for p in paths for d in experiment_dirs(Path(p))]
+
+
+def _order(preferred, present: pd.Series) -> list[str]:
+    """The config's order for names that occur, then the rest as first seen in runs.csv."""
+    seen = list(dict.fromkeys(present))
+    return [x for x in dict.fromkeys(preferred) if x in seen] + \
+        [x for x in seen if x not in preferred]
+
+
+def _number(value, decimals: int, sign: bool = False) -> str:
+    if pd.isna(value):
+        return ""
+    return f"{value:+.{decimals}f}" if sign else f"{value:.{decimals}f}"
+
+
+def experiment_table(runs: pd.DataFrame, meta: dict, metric: str, sig: str | None = None,
+                     pooled: bool = False, alpha: float = 0.05):
+    """The numbers of one experiment's table, before formatting.
+
+    Returns (tidy, datasets, algorithms, caption, notes): ``tidy`` has one row per
+    (dataset, algorithm) with a result: mean, sd, n_repetitions, mark ("v", "*", ""), and
+    when the reference covers it paper_mean, paper_sd, paper_text, method, delta, agrees;
+    ``datasets`` and ``algorithms`` are in config order; ``notes`` go under the table.
+    """
+    m = METRICS[metric]
+    config = meta.get("config") or {}
+    datasets = _order([d.get("label") for d in config.get("datasets", [])], runs["dataset"])
+    algorithms = _order([a.get("label") for a in config.get("algorithms", [])],
+                        runs["algorithm"])
+    tidy = summarise(runs, metric, pooled).drop(columns=["experiment"])
+    caption = describe(tidy, metric, pooled)
+    notes: list[str] = []
+
+    tidy["mark"] = ""
+    if sig is not None:
+        if sig not in algorithms:
+            raise ObliqError(f"--sig: no algorithm {sig!r} in experiment {meta['name']!r} "
+                             f"(algorithms: {', '.join(algorithms)})")
+        tests = compare_to(runs, metric, sig, alpha)
+        tidy = tidy.drop(columns="mark").merge(tests[["dataset", "algorithm", "mark"]],
+                                               on=["dataset", "algorithm"], how="left")
+        tidy["mark"] = tidy["mark"].fillna("")
+        better = "higher" if m.higher else "lower"
+        notes.append(f"v / *: significantly better / worse than {sig} ({better} {metric} is "
+                     f"better) by a two-sided paired t-test, alpha = {alpha}, on the per-fold "
+                     f"scores of the (repetition, fold) pairs both algorithms finished, i.e. "
+                     f"the same folds (no correction for overlapping training sets); "
+                     f"(w/t/l) counts them per algorithm")
+        untested = tests["n_pairs"] < 2
+        if untested.any():
+            notes.append(f"no test (fewer than 2 shared folds) for {int(untested.sum())} "
+                         f"dataset/algorithm pair(s), counted as ties")
+
+    paper, paper_notes = paper_values(meta, metric)
+    tidy = tidy.merge(paper, on=["dataset", "algorithm"], how="left")
+    tidy["delta"] = tidy["mean"] - tidy["paper_mean"]
+    tidy["agrees"] = tidy["paper_mean"].notna() & agrees(tidy["mean"], tidy["paper_mean"],
+                                                         tidy["paper_sd"])
+    if paper_notes:
+        unit = "percentage points" if m.percent else (m.unit or "units")
+        notes.append(f"{paper_notes[0]}; Δ = ours - paper; ✓ when |Δ| <= "
+                     f"max({TOLERANCE_POINTS:g}, {TOLERANCE_SDS:g} × paper sd), in {unit} "
+                     f"(a blank paper sd counts as 0)" + "".join(f"; {n}" for n in
+                                                                paper_notes[1:]))
+    failed = failed_tasks(runs)
+    if failed:
+        notes.append(f"{failed} task{'s' if failed != 1 else ''} failed (status error in "
+                     f"runs.csv, see its error column) and {'are' if failed != 1 else 'is'} "
+                     f"left out")
+    return tidy, datasets, algorithms, caption, notes
+
+
+def _cells(tidy: pd.DataFrame, decimals: int) -> pd.DataFrame:
+    """Formatted text per tidy row: value ("mean ± sd mark"), paper, delta (with ✓)."""
+    mean = tidy["mean"].map(lambda v: _number(v, decimals))
+    sd = tidy["sd"].map(lambda v: _number(v, decimals))
+    value = mean.where(sd == "", mean + " ± " + sd)
+    value = value.where(tidy["mark"] == "", value + " " + tidy["mark"])
+    delta = tidy["delta"].map(lambda v: _number(v, decimals, sign=True))
+    delta = delta.where(~tidy["agrees"], delta + " ✓")
+    return pd.DataFrame({"value": value, "mean": mean, "sd": sd,
+                         "paper": tidy["paper_text"].fillna(""), "delta": delta})
+
+
+def _wide_rows(tidy, datasets, algorithms, sig, decimals) -> tuple[list[str], list[list[str]]]:
+    cells = _cells(tidy, decimals).set_index([tidy["dataset"], tidy["algorithm"]])
+    with_paper = set(tidy.loc[tidy["paper_mean"].notna(), "algorithm"])
+    method = tidy.dropna(subset=["paper_mean"]).groupby("algorithm")["method"].first()
+    headers, columns = ["dataset"], []
+    for a in algorithms:
+        headers.append(a)
+        columns.append((a, "value"))
+        if a in with_paper:
+            headers += [f"{method[a]} (paper)", "Δ"]
+            columns += [(a, "paper"), (a, "delta")]
+    grid = cells.unstack("algorithm").swaplevel(axis=1)
+    grid = grid.reindex(index=datasets, columns=pd.MultiIndex.from_tuples(columns)).fillna("")
+    rows = [[d, *grid.loc[d]] for d in datasets]
+    if sig is not None:
+        counts = tidy[tidy["algorithm"] != sig].groupby("algorithm")["mark"].agg(win_tie_loss)
+        row = [f"(w/t/l) vs {sig}"]
+        for a, part in columns:
+            row.append(counts.get(a, "") if part == "value" and a != sig else "")
+        rows.append(row)
+    return headers, rows
+
+
+def _long_rows(tidy, datasets, algorithms, sig, decimals) -> tuple[list[str], list[list[str]]]:
+    tidy = tidy.assign(_d=tidy["dataset"].map({d: i for i, d in enumerate(datasets)}),
+                       _a=tidy["algorithm"].map({a: i for i, a in enumerate(algorithms)}))
+    tidy = tidy.sort_values(["_d", "_a"], kind="stable")
+    cells = _cells(tidy, decimals)
+    table = pd.DataFrame({"dataset": tidy["dataset"], "algorithm": tidy["algorithm"],
+                          "mean": cells["mean"], "sd": cells["sd"],
+                          "n_repetitions": tidy["n_repetitions"].astype(str)})
+    if sig is not None:
+        table[f"vs {sig}"] = tidy["mark"]
+    if tidy["paper_mean"].notna().any():
+        table["paper"] = cells["paper"]
+        table["Δ"] = cells["delta"]
+    return list(table.columns), table.to_numpy().tolist()
+
+
+def _render(headers, rows, fmt: str, caption: str, notes: list[str], title: str | None) -> str:
+    table = tabulate(rows, headers=headers, tablefmt=_TABLEFMT[fmt], disable_numparse=True)
+    if fmt == "latex":
+        # tabulate has escaped the labels; these symbols are ours, so swap them in afterwards
+        for symbol, tex in (("±", r"$\pm$"), ("Δ", r"$\Delta$"), ("✓", r"\checkmark")):
+            table = table.replace(symbol, tex)
+        lines = [f"% {line}" for line in (caption, *notes)]
+        parts = [f"% {title}"] if title else []
+        parts += [lines[0], table] + lines[1:]
+        return "\n".join(parts)
+    if fmt == "html":
+        parts = [f"<h3>{html.escape(title)}</h3>"] if title else []
+        parts += [f"<p>{html.escape(caption)}</p>", table]
+        parts += [f"<p>{html.escape(n)}</p>" for n in notes]
+        return "\n".join(parts)
+    parts = [f"### {title}", ""] if title else []
+    parts += [caption, "", table]
+    if notes:
+        parts += [""] + notes
+    return "\n".join(parts)
+
+
+def render_tables(paths, metric: str = "test_accuracy", fmt: str = "md", layout: str = "wide",
+                  sig: str | None = None, pooled: bool = False, alpha: float = 0.05) -> str:
+    """One table per experiment under ``paths`` (a heading each when there are several).
+
+    ``fmt``: md (pipe table), latex (booktabs, ± as $\\pm$), html, or csv (one tidy frame
+    for all experiments with columns CSV_COLUMNS, plain numbers, no marks or paper values).
+    ``layout``: wide or long (ignored by csv). ``sig``: mark cells against that algorithm
+    at level ``alpha``. ``pooled``: OC1's pooled accuracy instead of the fold mean.
+    """
+    _check_options(metric, fmt, layout, pooled, alpha)
+    runs, metas = load_results(paths)
+    decimals = METRICS[metric].decimals
+    several = len(metas) > 1
     texts, frames = [], []
-    for directory in dirs:
-        runs, meta = read_experiment(directory)
-        if not (runs["status"] == "ok").any():
-            texts.append(f"{meta['name']}: no finished task yet")
+    for meta in metas:
+        part = runs[runs["experiment"] == meta["name"]]
+        title = meta["name"] if several else None
+        if not (part["status"] == "ok").any():
+            failed = failed_tasks(part)
+            texts.append(f"{meta['name']}: no finished task yet"
+                         + (f" ({failed} failed)" if failed else ""))
             continue
-        text, tidy = _one_table(runs, meta, metric, fmt, layout, sig, pooled, alpha)
-        texts.append(text)
-        frames.append(tidy.assign(experiment=meta["name"]))
+        tidy, datasets, algorithms, caption, notes = experiment_table(
+            part, meta, metric, sig, pooled, alpha)
+        if tidy.empty:
+            texts.append(f"{meta['name']}: {caption}")
+            continue
+        if fmt == "csv":
+            frames.append(tidy.assign(metric=metric, experiment=meta["name"])[CSV_COLUMNS])
+            continue
+        build = _wide_rows if layout == "wide" else _long_rows
+        headers, rows = build(tidy, datasets, algorithms, sig, decimals)
+        if layout == "long" and sig is not None:
+            counts = tidy[tidy["algorithm"] != sig].groupby("algorithm")["mark"].agg(win_tie_loss)
+            notes.insert(1, f"(w/t/l) vs {sig}: " + "; ".join(
+                f"{a} {counts[a]}" for a in algorithms if a in counts))
+        texts.append(_render(headers, rows, fmt, caption, notes, title))
     if fmt == "csv":
         if not frames:
-            return ""
+            return ",".join(CSV_COLUMNS) + "\n"
         out = pd.concat(frames, ignore_index=True)
-        cols = ["experiment"] + [c for c in out.columns if c != "experiment"]
-        return out[cols].to_csv(index=False, float_format=lambda v: repr(float(v)))
+        return out.to_csv(index=False, float_format=lambda v: repr(float(v)))
     return "\n\n".join(texts)
 
