@@ -37,6 +37,12 @@ def _json(values) -> str:
     return json.dumps([None if (isinstance(v, float) and np.isnan(v)) else v for v in values])
 
 
+def _size(value) -> int | None:
+    """A tree size as an int; None (a blank cell) for a model that is not a tree (an SVM
+    reports NaN sizes)."""
+    return None if np.isnan(value) else int(value)
+
+
 def task_metrics(estimator, X_fit, y_fit, X_test, y_test) -> dict:
     """Accuracy, sizes, per-class rates, macro F and the confusion matrix of one task.
 
@@ -70,9 +76,9 @@ def task_metrics(estimator, X_fit, y_fit, X_test, y_test) -> dict:
         "n_test_correct": correct,
         "test_accuracy": 100.0 * correct / max(y_test.size, 1),
         "train_accuracy": train_acc,
-        "n_leaves": int(estimator.n_leaves_),
-        "n_internal": int(estimator.n_nodes_ - estimator.n_leaves_),
-        "depth": int(estimator.depth_),
+        "n_leaves": _size(estimator.n_leaves_),
+        "n_internal": _size(estimator.n_nodes_ - estimator.n_leaves_),
+        "depth": _size(estimator.depth_),
         "predict_time": predict_time,
         "macro_f1": float(np.nanmean(np.where(occurring, f1, np.nan))),
         "classes": json.dumps([str(c) for c in classes]),

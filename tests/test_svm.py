@@ -1,0 +1,77 @@
+"""The kernel baselines: GEPSVM's planes against known geometry, SVM's tuning, and a run
+of a non-tree model through the runner and the table."""
+
+import numpy as np
+import pytest
+import scipy.linalg
+
+from obliq_cli import make_estimator
+from obliq_cli.algorithms.svm import proximal_plane
+
+
+def test_proximal_plane_is_the_smallest_generalized_eigenvector():
+    rng = np.random.default_rng(0)
+    E, F = rng.normal(size=(40, 4)), rng.normal(size=(30, 4))
+    z = proximal_plane(E, F, 0.1)
+    left, right = E.T @ E + 0.1 * np.eye(4), F.T @ F
+    values, vectors = scipy.linalg.eig(left, right)
+    best = vectors[:, np.argmin(values.real)].real
+    assert abs(z @ best) / (np.linalg.norm(z) * np.linalg.norm(best)) == pytest.approx(1, abs=1e-8)
+
+
+def test_gepsvm_recovers_two_crossing_lines():
+    # Class a on x2 = x1, class b on x2 = 1 - x1 (no noise): each plane fits its class.
+    t = np.linspace(0, 1, 50)
+    X = np.vstack([np.column_stack([t, t]), np.column_stack([t, 1 - t])])
+    y = np.array(["a"] * 50 + ["b"] * 50)
+    est = make_estimator("gepsvm", delta=1e-8).fit(X, y)
+    Z = (X - est.center_) / est.scale_
+    residual_a = np.hstack([Z[:50], np.ones((50, 1))]) @ est.planes_[:, 0]
+    residual_b = np.hstack([Z[50:], np.ones((50, 1))]) @ est.planes_[:, 1]
+    assert np.abs(residual_a).max() < 1e-6 * np.abs(est.planes_[:, 0]).max()
+    assert np.abs(residual_b).max() < 1e-6 * np.abs(est.planes_[:, 1]).max()
+    probe = np.array([[0.2, 0.21], [0.2, 0.79]])
+    np.testing.assert_array_equal(est.predict(probe), ["a", "b"])
+
+
+def test_gepsvm_refuses_more_than_two_classes():
+    from obliq_cli.errors import DataError
+
+    with pytest.raises(DataError, match="two classes"):
+        make_estimator("gepsvm", delta=1.0).fit(np.arange(6.0).reshape(-1, 1), list("abcabc"))
+
+
+def test_svm_tuning_is_seeded_and_picks_from_the_grid():
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(120, 2))
+    y = (X[:, 0] ** 2 + X[:, 1] ** 2 > 1.2).astype(int)
+    a = make_estimator("svm", random_state=5).fit(X, y)
+    b = make_estimator("svm", random_state=5).fit(X, y)
+    assert a.best_params_ == b.best_params_
+    assert a.best_params_["svc__C"] in a.c_grid and a.score(X, y) > 0.9
+    assert np.isnan(a.n_leaves_)
+
+
+def test_a_model_without_a_tree_runs_and_leaves_sizes_blank(write_config, tmp_path):
+    import pandas as pd
+
+    from obliq_cli.config import load_config
+    from obliq_cli.experiment.runner import run_experiment
+    from obliq_cli.report.tables import render_tables
+
+    path = write_config(f"""
+        name: kernels
+        datasets: [heart]
+        algorithms:
+          - {{name: gepsvm, params: {{delta: 1.0}}}}
+          - cart-ap
+        protocol: {{name: kfold, folds: 2}}
+        output: {tmp_path / 'k'}
+        """)
+    summary = run_experiment(load_config(path), progress=False)
+    assert not summary.failed
+    runs = pd.read_csv(tmp_path / "k" / "runs.csv")
+    assert runs.loc[runs.algorithm == "gepsvm", "n_leaves"].isna().all()
+    assert (runs.loc[runs.algorithm == "gepsvm", "test_accuracy"] > 70).all()
+    table = render_tables([tmp_path / "k"], "n_leaves")
+    assert "heart" in table
