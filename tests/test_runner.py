@@ -384,3 +384,41 @@ def test_fixed_split_protocol_runs(write_config, tmp_path):
     runs = runs_of(tmp_path / "fixed")
     assert list(runs["n_test"]) == [50, 50] and list(runs["n_prune"]) == [25, 25]
     assert (np.load(tmp_path / "fixed" / "folds" / "test-fixed.npz")["fold"] >= -1).all()
+
+
+def test_dataset_params_apply_to_their_dataset_only(write_config, tmp_path):
+    path = write_config(f"""
+        name: perdata
+        datasets: [heart, wisconsin]
+        algorithms:
+          - name: cart-ap
+            params: {{max_depth: 4}}
+            dataset_params: {{heart: {{max_depth: 1}}}}
+        protocol: {{name: kfold, folds: 2}}
+        output: {tmp_path / 'p'}
+        """)
+    run_experiment(load_config(path), progress=False)
+    runs = pd.read_csv(tmp_path / "p" / "runs.csv")
+    assert (runs.loc[runs.dataset == "heart", "depth"] == 1).all()
+    assert (runs.loc[runs.dataset == "wisconsin", "depth"] == 4).all()
+    bad = write_config(path.read_text().replace("{heart: {max_depth: 1}}",
+                                                "{hart: {max_depth: 1}}"), "bad.yaml")
+    result = CliRunner().invoke(main, ["run", str(bad), "--no-progress"])
+    assert result.exit_code == 2
+    assert "algorithms[0].dataset_params.hart: no dataset labelled 'hart'" in result.output
+
+
+def test_only_limits_an_algorithm_to_some_datasets(write_config, tmp_path):
+    path = write_config(f"""
+        name: only
+        datasets: [heart, wine]
+        algorithms:
+          - cart-ap
+          - {{name: gepsvm, params: {{delta: 1.0}}, only: [heart]}}
+        protocol: {{name: kfold, folds: 2}}
+        output: {tmp_path / 'o'}
+        """)
+    summary = run_experiment(load_config(path), progress=False)
+    assert summary.total == 2 * 2 + 2 and not summary.failed
+    runs = pd.read_csv(tmp_path / "o" / "runs.csv")
+    assert set(runs.loc[runs.algorithm == "gepsvm", "dataset"]) == {"heart"}

@@ -123,7 +123,7 @@ def run_task(task: Task) -> dict:
             y = flip_labels(y, np.concatenate([split.train, split.prune]), task.label_noise,
                             rng)
         names = (task.seed, task.dataset.label, split.repetition, split.fold, algo.label)
-        estimator = registry.make_estimator(algo.name, **algo.params)
+        estimator = registry.make_estimator(algo.name, **algo.params_for(task.dataset.label))
         if "random_state" in estimator.get_params():
             estimator.set_params(random_state=rng_for(*names))
         if algo.pruner is None:
@@ -204,6 +204,8 @@ def plan(config) -> tuple[list[Task], dict[str, dict]]:
         records[spec.label] = fold_record(splits, len(y))
         for split in splits:
             for algo in config.algorithms:
+                if not algo.runs_on(spec.label):
+                    continue
                 tasks.append(Task(digest, config.seed, spec, algo, split,
                                   config.protocol.label_noise, modules))
     return tasks, records
