@@ -36,9 +36,10 @@ test: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check obliq_cli tests benchmarks
 
-## bench: fit time against scikit-learn in the same process (magic, letter)
+## bench: CART-AP and GDT fit time against scikit-learn's CART in one process (magic, letter)
 bench: $(STAMP)
-	$(BIN)/python benchmarks/bench_cart.py
+	$(BIN)/python benchmarks/bench_fit.py
+	$(BIN)/python benchmarks/bench_fit.py --algorithm gdt
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache results/quickstart

@@ -1,8 +1,9 @@
-"""CART-AP fit time as a ratio to scikit-learn's DecisionTreeClassifier, same process.
+"""Fit time of an obliq algorithm as a ratio to scikit-learn's DecisionTreeClassifier.
 
-Both grow an unpruned gini tree on the whole data set; each fit is repeated and the
-best time kept, so the ratio reflects the algorithms rather than the machine's load.
-Run: ``make bench`` (or ``python benchmarks/bench_cart.py [--repeats N] [datasets...]``).
+Both fit on the whole data set in one process (obliq's algorithm with its defaults,
+scikit-learn's unpruned gini CART); each fit is repeated and the best time kept, so the
+ratio reflects the algorithms rather than the machine's load.
+Run: ``make bench`` or ``python benchmarks/bench_fit.py [--algorithm gdt] [datasets...]``.
 """
 
 from __future__ import annotations
@@ -29,12 +30,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("datasets", nargs="*", default=["magic", "letter"])
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--algorithm", default="cart-ap")
     args = parser.parse_args()
+    print(f"{args.algorithm} against scikit-learn's CART")
     print(f"{'dataset':10} {'rows x feat':>12} {'obliq s':>9} {'sklearn s':>10} {'ratio':>7}"
           f" {'leaves (obliq/sklearn)':>24}")
     for name in args.datasets:
         X, y, _ = load_dataset(name)
-        t_ours, ours = best_time(lambda X=X, y=y: make_estimator("cart-ap").fit(X, y),
+        t_ours, ours = best_time(lambda X=X, y=y: make_estimator(args.algorithm).fit(X, y),
                                  args.repeats)
         t_sk, sk = best_time(
             lambda X=X, y=y: DecisionTreeClassifier(random_state=0).fit(X, y), args.repeats
