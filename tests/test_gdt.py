@@ -90,3 +90,16 @@ def test_multiclass_gdt_on_wine_is_accurate_and_small():
     X, y, _ = load_dataset("wine")
     est = make_estimator("gdt").fit(X[::2], y[::2])
     assert est.score(X[1::2], y[1::2]) > 0.85 and est.n_leaves_ <= 8
+
+
+def test_eta_of_root_divides_by_the_training_rows():
+    from obliq_cli.algorithms.gdt import GDTStopping
+
+    parent = np.array([600.0, 400.0])
+    # A child of 100 rows with 30 minority rows: 30% of the node, 3% of 1000 rows.
+    assert not GDTStopping(0.1, 0.9, None).is_leaf(np.array([70.0, 30.0]), 2, parent)
+    assert GDTStopping(0.1, 0.9, None, 1000).is_leaf(np.array([70.0, 30.0]), 2, parent)
+    X, y, _ = load_dataset("pima")
+    node = make_estimator("gdt", eta_of="node").fit(X, y)
+    root = make_estimator("gdt", eta_of="root").fit(X, y)
+    assert root.n_leaves_ < node.n_leaves_ / 5
