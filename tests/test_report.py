@@ -431,7 +431,7 @@ def test_input_errors_name_the_file(tmp_path):
 
 def test_reference_errors_name_the_file(tmp_path):
     cases = {
-        "cols.csv": ("dataset,method,mean\nd,A,1\n", "lacks column(s) 'metric', 'sd'"),
+        "cols.csv": ("dataset,method,mean\nd,A,1\n", "missing column(s) 'metric', 'sd'"),
         "number.csv": ("dataset,method,metric,mean,sd\nd,A,test_accuracy,8O.5,1\n",
                        "line 2: mean is not a number"),
         "twice.csv": ("dataset,method,metric,mean,sd\nd,A,n_leaves,1,\nd,A,n_leaves,2,\n",

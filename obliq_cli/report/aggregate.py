@@ -12,7 +12,6 @@ repetition's test rows, total correct / total tested (Murthy's ``cross_validate`
 
 from __future__ import annotations
 
-import io
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,6 +21,7 @@ import pandas as pd
 
 from ..errors import ObliqError
 from ..experiment.schema import KEY_COLUMNS
+from .csvio import read_text_csv
 
 
 @dataclass(frozen=True)
@@ -94,15 +94,7 @@ def _read_runs_csv(runs_path: Path) -> pd.DataFrame:
     if not text.strip():
         # created but nothing finished yet (or killed while writing the header line)
         return pd.DataFrame(columns=REQUIRED_COLUMNS, dtype=str)
-    try:
-        runs = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False)
-    except (pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
-        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else "empty file"
-        raise ObliqError(f"{runs_path}: malformed CSV ({reason})") from None
-    missing = [c for c in REQUIRED_COLUMNS if c not in runs.columns]
-    if missing:
-        raise ObliqError(f"{runs_path}: missing column(s) {', '.join(map(repr, missing))}; "
-                         f"is this an obliq runs.csv?")
+    runs = read_text_csv(text, runs_path, "obliq runs.csv", REQUIRED_COLUMNS)
     return runs
 
 

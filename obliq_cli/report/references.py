@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import ObliqError
+from .csvio import read_text_csv
 
 COLUMNS = ["dataset", "method", "metric", "mean", "sd"]
 TOLERANCE_POINTS = 2.0
@@ -37,18 +38,12 @@ def read_reference(path) -> pd.DataFrame:
     """
     path = Path(path)
     try:
-        ref = pd.read_csv(path, dtype=str, keep_default_na=False)
+        text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise ObliqError(f"{path}: reference file not found") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ObliqError(f"{path}: unreadable reference file ({type(exc).__name__})") from None
-    except (pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
-        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else "empty file"
-        raise ObliqError(f"{path}: malformed reference CSV ({reason})") from None
-    missing = [c for c in COLUMNS if c not in ref.columns]
-    if missing:
-        raise ObliqError(f"{path}: reference CSV lacks column(s) {', '.join(map(repr, missing))}"
-                         f" (needs {', '.join(COLUMNS)})")
+    ref = read_text_csv(text, path, "reference CSV", COLUMNS)
     ref = ref[COLUMNS].apply(lambda col: col.str.strip())
     for col in ("mean", "sd"):
         values = pd.to_numeric(ref[col], errors="coerce")
