@@ -1,5 +1,5 @@
 """Built-in algorithms register themselves on import (see obliq_cli.registry)."""
 
-from . import cart, gdt, svm
+from . import cart, cart_lc, gdt, svm
 
-__all__ = ["cart", "gdt", "svm"]
+__all__ = ["cart", "cart_lc", "gdt", "svm"]

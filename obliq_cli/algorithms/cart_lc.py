@@ -1,0 +1,190 @@
+"""CART with linear-combination splits (CART-LC), Breiman, Friedman, Olshen & Stone 1984, §5.2.
+
+At each node the features are normalised by the node's median and interquartile range.
+The search starts from the best axis-parallel split v = beta'z <= c and cycles through
+the features: for feature i and each gamma in {-0.25, 0, 0.25} it finds the best split of
+the form v - delta (z_i + gamma) <= c, an exact one-dimensional search over delta, and
+takes the best improvement (beta_i -= delta, c += delta gamma). The threshold c is then
+searched again. Cycles stop when the criterion improves by less than ``tol`` or after
+``max_cycles``. Backward elimination (§5.2.2) follows: for each feature left in the
+combination, the increase in impurity when it is dropped (and c searched again) is
+computed; the least important feature is dropped while its increase is below ``beta``
+times the largest one, and the search is rerun on the remaining features.
+
+The delta search is vectorised: with d_n = z_in + gamma and u_n = (v_n - c) / d_n, a row
+goes left when delta >= u_n (d_n > 0) or delta <= u_n (d_n < 0); sorting u once, prefix
+counts of the first kind and suffix counts of the second give every candidate's class
+counts. The OC1 package's CART-LC mode lacks the normalisation and the elimination
+(prior-art §1.1), which is why OC1-LC is a different algorithm.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import ObliqError
+from ..registry import register_algorithm, suggest
+from ..tree.axis_search import find_best_axis_split
+from ..tree.builder import Split
+from ..tree.impurity import split_criterion
+from .base import TreeClassifier
+from .cart import CRITERIA
+
+GAMMAS = (-0.25, 0.0, 0.25)
+
+
+def best_shift(slack: np.ndarray, d: np.ndarray, onehot: np.ndarray, criterion):
+    """(delta, score) minimising the criterion of {slack - delta d <= 0} over delta.
+
+    ``slack`` = v - c per row, ``d`` = z_i + gamma, ``onehot`` rows x classes.
+    """
+    n = slack.size
+    fixed_left = (d == 0) & (slack <= 0)
+    moving = d != 0
+    if not moving.any():
+        return 0.0, np.inf
+    u = np.where(moving, slack / np.where(moving, d, 1.0), 0.0)
+    order = np.argsort(u[moving], kind="stable")
+    idx = np.flatnonzero(moving)[order]
+    u_sorted = u[idx]
+    pos = (d[idx] > 0)[:, None] * onehot[idx]
+    neg = (d[idx] < 0)[:, None] * onehot[idx]
+    # Candidate deltas sit between consecutive distinct u (and beyond both ends).
+    cand = np.concatenate([[u_sorted[0] - 1.0],
+                           (u_sorted[:-1] + u_sorted[1:]) / 2,
+                           [u_sorted[-1] + 1.0]])
+    keep = np.concatenate([[True], u_sorted[1:] > u_sorted[:-1], [True]])
+    # Rows left at candidate k (between sorted k-1 and k): positive-d rows among the first
+    # k, negative-d rows among the rest, and the fixed-left rows.
+    zeros = np.zeros((1, onehot.shape[1]))
+    pos_prefix = np.vstack([zeros, np.cumsum(pos, axis=0)])
+    neg_suffix = np.vstack([np.cumsum(neg[::-1], axis=0)[::-1], zeros])
+    left = pos_prefix + neg_suffix + onehot[fixed_left].sum(axis=0)
+    total = onehot.sum(axis=0)
+    left, cand = left[keep], cand[keep]
+    right = total - left
+    sizes = left.sum(axis=1)
+    valid = (sizes > 0) & (sizes < n)
+    if not valid.any():
+        return 0.0, np.inf
+    scores = np.where(valid, criterion(left, right), np.inf)
+    best = int(np.argmin(scores))
+    return float(cand[best]), float(scores[best])
+
+
+def _threshold(v: np.ndarray, y: np.ndarray, k: int, criterion):
+    best = find_best_axis_split(v[:, None], y, k, criterion)
+    return (None, np.inf) if best is None else (best.threshold, best.score)
+
+
+class _Search:
+    """The coefficient search at one node, on normalised features Z."""
+
+    def __init__(self, Z, y, k, criterion, tol, max_cycles):
+        self.Z, self.y, self.k, self.criterion = Z, y, k, criterion
+        self.onehot = np.eye(k)[y]
+        self.tol, self.max_cycles = tol, max_cycles
+
+    def refit_threshold(self, beta):
+        return _threshold(self.Z @ beta, self.y, self.k, self.criterion)
+
+    def improve(self, beta, c, score, active):
+        beta = beta.copy()
+        for _ in range(self.max_cycles):
+            start = score
+            for i in np.flatnonzero(active):
+                slack = self.Z @ beta - c
+                for gamma in GAMMAS:
+                    delta, s = best_shift(slack, self.Z[:, i] + gamma, self.onehot,
+                                          self.criterion)
+                    if s < score - 1e-12:
+                        beta[i] -= delta
+                        c += delta * gamma
+                        score = s
+                        slack = self.Z @ beta - c
+            t, s = self.refit_threshold(beta)
+            if t is not None and s < score - 1e-12:
+                c, score = t, s
+            if start - score < self.tol:
+                break
+        return beta, c, score
+
+
+@register_algorithm(
+    "cart-lc", "CART with linear-combination splits and backward elimination "
+    "(Breiman et al. 1984 §5.2); prune with pruner 'cc'",
+)
+class CARTLCClassifier(TreeClassifier):
+    """CART-LC.
+
+    Parameters
+    ----------
+    criterion : 'gini' (default), 'entropy' or 'twoing'.
+    beta : backward elimination drops a feature whose removal costs less than beta times
+        the costliest one (Breiman suggests 0.1 to 0.2).
+    tol : a coefficient cycle that improves the criterion by less stops the search.
+    max_cycles : cap on coefficient cycles per search (OC1's MAX_CART_CYCLES is 100).
+    min_samples_split, max_depth : as for CART-AP.
+    """
+
+    def __init__(self, criterion: str = "gini", beta: float = 0.1, tol: float = 1e-4,
+                 max_cycles: int = 100, min_samples_split: int = 2,
+                 max_depth: int | None = None, random_state=None):
+        self.criterion = criterion
+        self.beta = beta
+        self.tol = tol
+        self.max_cycles = max_cycles
+        self.min_samples_split = min_samples_split
+        self.max_depth = max_depth
+        self.random_state = random_state
+
+    def validate_params(self) -> None:
+        super().validate_params()
+        if self.criterion not in CRITERIA:
+            raise ObliqError(f"criterion must be one of {', '.join(CRITERIA)} "
+                             f"(got {self.criterion!r}){suggest(str(self.criterion), CRITERIA)}")
+        if not 0 <= self.beta < 1:
+            raise ObliqError(f"beta must be in [0, 1) (got {self.beta!r})")
+
+    def _make_split_finder(self, n_classes: int):
+        criterion = split_criterion(self.criterion)
+
+        def find_split(X, y, counts, rng):
+            axis = find_best_axis_split(X, y, n_classes, criterion)
+            if axis is None:
+                return None
+            median = np.median(X, axis=0)
+            q75, q25 = np.percentile(X, [75, 25], axis=0)
+            scale = np.where(q75 - q25 > 0, q75 - q25, 1.0)
+            Z = (X - median) / scale
+            search = _Search(Z, y, n_classes, criterion, self.tol, self.max_cycles)
+            beta = np.zeros(X.shape[1])
+            beta[axis.feature] = 1.0
+            c = (axis.threshold - median[axis.feature]) / scale[axis.feature]
+            active = np.ones(X.shape[1], dtype=bool)
+            beta, c, score = search.improve(beta, c, axis.score, active)
+            active &= beta != 0
+            # Backward elimination (§5.2.2).
+            while active.sum() > 1:
+                costs = np.full(X.shape[1], np.nan)
+                for i in np.flatnonzero(active):
+                    trial = beta.copy()
+                    trial[i] = 0.0
+                    costs[i] = search.refit_threshold(trial)[1] - score
+                least = int(np.nanargmin(costs))
+                if not costs[least] < self.beta * np.nanmax(costs):
+                    break
+                trial = beta.copy()
+                trial[least] = 0.0
+                t, s = search.refit_threshold(trial)
+                if t is None:
+                    break
+                active[least] = False
+                beta, c, score = search.improve(trial, t, s, active)
+                active &= beta != 0
+            if score > axis.score:  # never worse than the axis-parallel start
+                return Split(threshold=axis.threshold, feature=axis.feature, score=axis.score)
+            w = beta / scale
+            return Split(threshold=float(c + w @ median), weights=w, score=score)
+
+        return find_split
