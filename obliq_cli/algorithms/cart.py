@@ -18,6 +18,13 @@ from .base import TreeClassifier
 CRITERIA = ("gini", "entropy", "twoing")
 
 
+def check_criterion(criterion) -> None:
+    """One-line ObliqError unless ``criterion`` is a split rule the CART family offers."""
+    if criterion not in CRITERIA:
+        raise ObliqError(f"criterion must be one of {', '.join(CRITERIA)} "
+                         f"(got {criterion!r}){suggest(str(criterion), CRITERIA)}")
+
+
 @register_algorithm(
     "cart-ap",
     "CART with axis-parallel splits (Breiman et al. 1984); prune with pruner 'cc'",
@@ -50,9 +57,7 @@ class CARTClassifier(TreeClassifier):
 
     def validate_params(self) -> None:
         super().validate_params()
-        if self.criterion not in CRITERIA:
-            raise ObliqError(f"criterion must be one of gini, entropy, twoing "
-                             f"(got {self.criterion!r}){suggest(self.criterion, CRITERIA)}")
+        check_criterion(self.criterion)
 
     def _make_split_finder(self, n_classes: int):
         score = split_criterion(self.criterion)

@@ -23,12 +23,12 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import ObliqError
-from ..registry import register_algorithm, suggest
+from ..registry import register_algorithm
 from ..tree.axis_search import find_best_axis_split
 from ..tree.builder import Split
 from ..tree.impurity import split_criterion
 from .base import TreeClassifier
-from .cart import CRITERIA
+from .cart import check_criterion
 
 GAMMAS = (-0.25, 0.0, 0.25)
 
@@ -140,9 +140,7 @@ class CARTLCClassifier(TreeClassifier):
 
     def validate_params(self) -> None:
         super().validate_params()
-        if self.criterion not in CRITERIA:
-            raise ObliqError(f"criterion must be one of {', '.join(CRITERIA)} "
-                             f"(got {self.criterion!r}){suggest(str(self.criterion), CRITERIA)}")
+        check_criterion(self.criterion)
         if not 0 <= self.beta < 1:
             raise ObliqError(f"beta must be in [0, 1) (got {self.beta!r})")
 
