@@ -88,14 +88,20 @@ class TreeClassifier(ClassifierMixin, BaseEstimator):
         pos = np.clip(np.searchsorted(self.classes_, y), 0, len(self.classes_) - 1)
         return np.where(self.classes_[pos] == y, pos, -1)
 
+    def tree_input(self, X) -> np.ndarray:
+        """The matrix ``tree_`` reads for rows ``X`` (checked; subclasses that grow the
+        tree on derived columns, e.g. dummy-coded qualitative features, extend it).
+        Pruners evaluate the tree on ``tree_input(X)``, never on raw ``X``."""
+        return check_X(X, self.n_features_in_)
+
     def apply(self, X) -> np.ndarray:
-        return self.tree_.apply(check_X(X, self.n_features_in_))
+        return self.tree_.apply(self.tree_input(X))
 
     def predict_proba(self, X) -> np.ndarray:
-        return self.tree_.predict_proba(check_X(X, self.n_features_in_))
+        return self.tree_.predict_proba(self.tree_input(X))
 
     def predict(self, X) -> np.ndarray:
-        return self.classes_[self.tree_.predict(check_X(X, self.n_features_in_))]
+        return self.classes_[self.tree_.predict(self.tree_input(X))]
 
     @property
     def n_leaves_(self) -> int:

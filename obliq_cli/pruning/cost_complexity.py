@@ -173,7 +173,8 @@ def cv_subtree_errors(estimator, path: PruningPath, X, y, cv_folds, rng, risk, c
         fold_est.fit(X[grow], y[grow])
         fold_tree = fold_est.tree_
         fold_path = cost_complexity_path(fold_tree, risk, criterion, keep_root)
-        fold_err = subtree_errors(fold_tree, fold_path, X[held], fold_est.encode(y[held]))
+        fold_err = subtree_errors(fold_tree, fold_path, fold_est.tree_input(X[held]),
+                                  fold_est.encode(y[held]))
         idx = np.searchsorted(fold_path.alphas, probe, side="right") - 1
         errors += fold_err[np.clip(idx, 0, None)]
     return errors
@@ -202,7 +203,7 @@ def prune_cost_complexity(
     criterion = criterion if criterion in ("gini", "entropy") else "gini"
     path = cost_complexity_path(tree, risk, criterion, keep_root)
     if X_prune is not None and len(X_prune) > 0:
-        errors = subtree_errors(tree, path, np.asarray(X_prune, dtype=np.float64),
+        errors = subtree_errors(tree, path, estimator.tree_input(X_prune),
                                 estimator.encode(y_prune))
         n_eval, method = len(X_prune), "pruning set"
     else:
