@@ -12,6 +12,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 
 from ..errors import DataError, ObliqError
 from ..tree.builder import SplitFinder, StoppingRules, build_tree
+from ..tree.crimcoord import QualitativeCoding, with_crimcoords
 from ..tree.structure import Tree
 
 
@@ -39,7 +40,16 @@ class TreeClassifier(ClassifierMixin, BaseEstimator):
     Fitted attributes: ``classes_``, ``tree_`` (a ``Tree``), ``n_features_in_``; the
     sizes ``n_leaves_``, ``n_nodes_``, ``depth_`` are read from ``tree_``, so a pruner
     that replaces ``tree_`` updates them too.
+
+    A subclass that declares a ``categorical_features`` parameter (column indices)
+    handles qualitative features with per-node CRIMCOORDs (``obliq_cli.tree.crimcoord``):
+    the tree is grown on the dummy-coded matrix (``coding_``, also applied by
+    ``tree_input``), and each node's split finder sees the node's quantitative columns
+    plus one crimcoord per qualitative column. The runner fills the parameter from the
+    dataset's qualitative columns unless the config sets it.
     """
+
+    coding_: QualitativeCoding | None = None
 
     def _make_split_finder(self, n_classes: int) -> SplitFinder:  # pragma: no cover
         raise NotImplementedError
@@ -78,8 +88,14 @@ class TreeClassifier(ClassifierMixin, BaseEstimator):
         self.classes_, codes = np.unique(y, return_inverse=True)
         self.n_features_in_ = X.shape[1]
         rng = as_rng(getattr(self, "random_state", None))
-        finder = self._make_split_finder(len(self.classes_))
-        self.tree_ = build_tree(X, codes, len(self.classes_), finder, self._stopping_rules(), rng)
+        n_classes = len(self.classes_)
+        finder = self._make_split_finder(n_classes)
+        categorical = getattr(self, "categorical_features", None)
+        self.coding_ = QualitativeCoding.fit(X, categorical) if categorical else None
+        if self.coding_ is not None:
+            X = self.coding_.transform(X)
+            finder = with_crimcoords(finder, self.coding_, n_classes)
+        self.tree_ = build_tree(X, codes, n_classes, finder, self._stopping_rules(), rng)
         return self
 
     def encode(self, y) -> np.ndarray:
@@ -92,7 +108,8 @@ class TreeClassifier(ClassifierMixin, BaseEstimator):
         """The matrix ``tree_`` reads for rows ``X`` (checked; subclasses that grow the
         tree on derived columns, e.g. dummy-coded qualitative features, extend it).
         Pruners evaluate the tree on ``tree_input(X)``, never on raw ``X``."""
-        return check_X(X, self.n_features_in_)
+        X = check_X(X, self.n_features_in_)
+        return self.coding_.transform(X) if self.coding_ is not None else X
 
     def apply(self, X) -> np.ndarray:
         return self.tree_.apply(self.tree_input(X))
@@ -117,15 +134,23 @@ class TreeClassifier(ClassifierMixin, BaseEstimator):
 
     def export_text(self, feature_names=None) -> str:
         """The fitted tree as indented rules with class names."""
+        if self.coding_ is not None:
+            feature_names = self.coding_.feature_names(feature_names)
         return self.tree_.to_text(feature_names, [str(c) for c in self.classes_])
 
     def export_json(self) -> dict:
         """The fitted tree and class labels as plain data (see ``load_tree``)."""
-        return {"classes": self.classes_.tolist(), "tree": self.tree_.to_dict()}
+        data = {"classes": self.classes_.tolist(), "tree": self.tree_.to_dict()}
+        if self.coding_ is not None:
+            data["qualitative_coding"] = self.coding_.to_dict()
+        return data
 
     def load_tree(self, data: dict) -> TreeClassifier:
         """Restore a fitted tree written by ``export_json``; predictions are identical."""
         self.classes_ = np.asarray(data["classes"])
         self.tree_ = Tree.from_dict(data["tree"])
-        self.n_features_in_ = self.tree_.n_features
+        coding = data.get("qualitative_coding")
+        self.coding_ = QualitativeCoding.from_dict(coding) if coding else None
+        self.n_features_in_ = (self.coding_.n_features if self.coding_ is not None
+                               else self.tree_.n_features)
         return self

@@ -116,7 +116,7 @@ def run_task(task: Task) -> dict:
     try:
         for module in task.modules:
             importlib.import_module(module)
-        X, y, _ = load_dataset_spec(task.dataset)
+        X, y, info = load_dataset_spec(task.dataset)
         if task.label_noise:
             # Same flips for every algorithm: the stream is keyed without the algorithm.
             rng = rng_for(task.seed, task.dataset.label, split.repetition, split.fold, "noise")
@@ -124,8 +124,12 @@ def run_task(task: Task) -> dict:
                             rng)
         names = (task.seed, task.dataset.label, split.repetition, split.fold, algo.label)
         estimator = registry.make_estimator(algo.name, **algo.params_for(task.dataset.label))
-        if "random_state" in estimator.get_params():
+        params = estimator.get_params()
+        if "random_state" in params:
             estimator.set_params(random_state=rng_for(*names))
+        if params.get("categorical_features", False) is None and info.get("categorical"):
+            # Algorithms that handle qualitative features learn which columns are.
+            estimator.set_params(categorical_features=list(info["categorical"]))
         if algo.pruner is None:
             # Without a pruner the held-out pruning rows would be wasted: grow on them too.
             grow = np.concatenate([split.train, split.prune]) if split.prune.size else split.train

@@ -1,0 +1,169 @@
+"""CRIMCOORDs: qualitative features as numbers chosen per node (Loh & Vanichsetakul
+1988, §3; Loh & Shih 1997, §3.3 "categorical variables"; HHCART paper §3.2).
+
+A qualitative feature X with levels 1..M is written as dummy vectors v in {0,1}^M. At
+a node, its *crimcoord* is the largest discriminant coordinate of those dummy vectors:
+the direction a maximising a'Ba / a'Ta, with B the between-class and T the total
+scatter of v at the node, restricted to the range of T (dummy vectors sum to 1, so T is
+always singular; Loh & Shih project onto T's non-null eigenvectors first). Level m is
+then mapped to the number c_m = a'(e_m - v_bar), so the node's rows have mean 0.
+
+Because v is one-hot, T = diag(n_m) - n v_bar v_bar' and B = sum_k n_k (v_bar_k - v_bar)
+(v_bar_k - v_bar)' need only the node's level-by-class count table, so a node costs
+O(n) to count plus an M x M eigenproblem.
+
+The trees in obliq stay plain hyperplanes: an estimator dummy-codes each qualitative
+column once (``QualitativeCoding``), and at a node ``crimcoord_matrix`` gives the
+matrix P mapping the dummy-coded row to (quantitative features, one crimcoord per
+qualitative feature). A split ``v . z <= t`` found on z = x P is stored as ``(P v) . x <=
+t``: the node's crimcoords live in its weights and are applied at prediction, as the
+HHCART paper's §3.2 asks. A level unseen at a node (or in training) has the
+dummy vector 0 and so the crimcoord 0, the node mean.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import DataError
+
+_EPS = 1e-10
+
+
+def crimcoord_values(table: np.ndarray) -> np.ndarray:
+    """Crimcoord c_m of each level from a level-by-class count table [M, K].
+
+    Levels with no rows get 0 (the node mean). When the feature cannot discriminate
+    (one level present, or one class), every value is 0. The sign is fixed so that
+    the value of largest magnitude is positive, which makes the result unique.
+    """
+    table = np.asarray(table, dtype=np.float64)
+    n_m = table.sum(axis=1)
+    n_k = table.sum(axis=0)
+    n = n_m.sum()
+    values = np.zeros(table.shape[0])
+    present = n_m > 0
+    if n == 0 or present.sum() < 2 or (n_k > 0).sum() < 2:
+        return values
+    table = table[present]
+    n_m = n_m[present]
+    mean = n_m / n
+    total = np.diag(n_m) - n * np.outer(mean, mean)
+    lam, vec = np.linalg.eigh(total)
+    keep = lam > _EPS * lam.max()
+    # Whitening of T on its range: z = W'(v - v_bar) has identity total scatter.
+    whiten = vec[:, keep] / np.sqrt(lam[keep])
+    cls = n_k > 0
+    centred = table[:, cls] / n_k[cls] - mean[:, None]  # v_bar_k - v_bar, [M, K']
+    between = (centred * n_k[cls]) @ centred.T
+    b_w = whiten.T @ between @ whiten
+    mu, nu = np.linalg.eigh((b_w + b_w.T) / 2.0)
+    if mu[-1] <= _EPS * max(1.0, np.abs(mu).max()):
+        return values
+    a = whiten @ nu[:, -1]
+    c = a - a @ mean  # a'(e_m - v_bar)
+    if c[np.argmax(np.abs(c))] < 0:
+        c = -c
+    values[present] = c
+    return values
+
+
+@dataclass(frozen=True)
+class QualitativeCoding:
+    """Dummy coding of qualitative columns, fixed on the training data.
+
+    The coded matrix holds the quantitative columns first (in their original order),
+    then one block of dummies per qualitative column (its training levels, sorted).
+    """
+
+    n_features: int
+    quantitative: np.ndarray  # original indices of the quantitative columns
+    qualitative: np.ndarray  # original indices of the qualitative columns
+    levels: tuple  # per qualitative column, its sorted training levels
+
+    @classmethod
+    def fit(cls, X: np.ndarray, categorical) -> QualitativeCoding:
+        d = X.shape[1]
+        cats = np.unique(np.asarray(list(categorical), dtype=np.int64))
+        if cats.size and (cats.min() < 0 or cats.max() >= d):
+            raise DataError(f"categorical_features {cats.tolist()} must be column indices "
+                            f"in 0..{d - 1}")
+        quantitative = np.setdiff1d(np.arange(d), cats)
+        levels = tuple(np.unique(X[:, j]) for j in cats)
+        return cls(d, quantitative, cats, levels)
+
+    @property
+    def block_starts(self) -> np.ndarray:
+        sizes = [len(lv) for lv in self.levels]
+        return self.quantitative.size + np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(
+            np.int64) if sizes else np.zeros(0, dtype=np.int64)
+
+    @property
+    def n_coded(self) -> int:
+        return self.quantitative.size + sum(len(lv) for lv in self.levels)
+
+    def transform(self, X: np.ndarray) -> np.ndarray:
+        """The dummy-coded matrix; a level not seen in training codes as all zeros."""
+        n = X.shape[0]
+        out = np.zeros((n, self.n_coded))
+        out[:, : self.quantitative.size] = X[:, self.quantitative]
+        rows = np.arange(n)
+        for start, j, lv in zip(self.block_starts, self.qualitative, self.levels):
+            pos = np.clip(np.searchsorted(lv, X[:, j]), 0, len(lv) - 1)
+            seen = lv[pos] == X[:, j]
+            out[rows[seen], start + pos[seen]] = 1.0
+        return out
+
+    def feature_names(self, names=None) -> list[str]:
+        names = list(names) if names is not None else [f"x{j}" for j in range(self.n_features)]
+        out = [names[j] for j in self.quantitative]
+        for j, lv in zip(self.qualitative, self.levels):
+            out += [f"{names[j]}={v:g}" for v in lv]
+        return out
+
+    def crimcoord_matrix(self, coded: np.ndarray, y: np.ndarray, n_classes: int) -> np.ndarray:
+        """P [n_coded, n_features]: coded rows @ P = (quantitative, crimcoords) at a node
+        holding ``coded`` rows with class codes ``y``; the columns keep the original
+        feature order."""
+        P = np.zeros((self.n_coded, self.n_features))
+        P[np.arange(self.quantitative.size), self.quantitative] = 1.0
+        onehot_y = np.zeros((y.size, n_classes))
+        onehot_y[np.arange(y.size), y] = 1.0
+        for start, j, lv in zip(self.block_starts, self.qualitative, self.levels):
+            block = slice(start, start + len(lv))
+            P[block, j] = crimcoord_values(coded[:, block].T @ onehot_y)
+        return P
+
+    def to_dict(self) -> dict:
+        return {"n_features": self.n_features, "quantitative": self.quantitative.tolist(),
+                "qualitative": self.qualitative.tolist(),
+                "levels": [lv.tolist() for lv in self.levels]}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> QualitativeCoding:
+        return cls(int(data["n_features"]), np.asarray(data["quantitative"], dtype=np.int64),
+                   np.asarray(data["qualitative"], dtype=np.int64),
+                   tuple(np.asarray(lv, dtype=np.float64) for lv in data["levels"]))
+
+
+def with_crimcoords(find_split, coding: QualitativeCoding, n_classes: int):
+    """Wrap a split finder written for original-space rows so that it runs on the
+    node's (quantitative, crimcoord) features of dummy-coded rows and returns the
+    split as a hyperplane on the coded columns."""
+    from .builder import Split
+
+    def find_split_coded(coded, y, counts, rng):
+        P = coding.crimcoord_matrix(coded, y, n_classes)
+        split = find_split(coded @ P, y, counts, rng)
+        if split is None:
+            return None
+        if split.feature >= 0 and split.feature in coding.quantitative:
+            # A quantitative axis split stays axis-parallel on its coded column.
+            col = int(np.searchsorted(coding.quantitative, split.feature))
+            return Split(threshold=split.threshold, feature=col, score=split.score)
+        weights = P @ split.weight_vector(coding.n_features)
+        return Split(threshold=split.threshold, weights=weights, score=split.score)
+
+    return find_split_coded
