@@ -1,1 +1,196 @@
-"""(being written)"""
+"""HHCART(A) and HHCART(D): oblique splits found as axis-parallel splits of data
+reflected by Householder matrices (Wickramarachchi, Robertson, Reale, Price & Brown
+2016, "HHCART: an oblique decision tree", CSDA 96:12-23).
+
+At a node (Algorithm 1, §3): the best axis-parallel split h_ap first; then for every
+class with at least two distinct points the eigenvectors of its estimated covariance
+matrix (HHCART(A): all of them; HHCART(D): the dominant one); for each eigenvector d a
+Householder matrix H = I - 2 u u', u = (e_1 - d) / ||e_1 - d|| (eq. 2), which maps d onto
+e_1; the node's rows reflected, X H, and the best axis-parallel split searched in the
+reflected space. The best of all these wins, h_ap on ties. A split on reflected axis j,
+``(X H)_j <= t``, is the hyperplane ``H[:, j] . x <= t`` in the original space, which is
+how it is stored (H is symmetric). Reflected axis 1 is d itself (H e_1 = d).
+
+Choices, with where they come from:
+- tau (§3.1): an eigenvector with ||e - d|| <= tau for some basis vector e is not
+  used (tau = 0.05 in the experiments). An eigenvector is only defined up to sign, so
+  e and -e are both taken as "parallel" (the paper's Fig. 1 logic does not depend on
+  the sign).
+- Small samples (§3.1): classes with one point or only identical points are left out
+  of the eigen-analysis; a singular covariance still gives its eigenvectors and they
+  are used ("the reflection is done using the available eigenvectors"); oblique
+  splits are searched only when the node has more than twice as many rows as features
+  (the OC1 rule the paper adopts). Otherwise, and when no class qualifies, the
+  split is axis-parallel.
+- Stopping (§3): a node stops when its misclassification rate is 0 or at most MisRate,
+  or when it has at most MinParent rows. MinParent = 2 and MisRate = 0 in §4.1.1, so
+  ``min_samples_split = 3`` (a node with 2 rows is a leaf) and
+  ``max_misclassification_rate = 0``.
+- The twoing rule (§4.1.1) is the default criterion; pruning is a separate step
+  (``pruner: cc``, 0-SE on a 10 % pruning set in the paper's experiments).
+- Qualitative features (§3.2) are mapped at each node to CRIMCOORDs (Loh & Shih 1997)
+  by the shared base class when ``categorical_features`` is set; the eigen-analysis then
+  runs on the quantitative columns and the crimcoords together.
+
+The reflections of one class are formed as one [n, p * m] matrix (p features, m
+eigenvectors) with ``X H = X - 2 (X u) u'``, so the node's whole search is one sorted
+sweep per class (``find_best_axis_split`` over all reflected columns at once).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import ObliqError
+from ..registry import register_algorithm
+from ..tree.axis_search import find_best_axis_split
+from ..tree.builder import Split
+from ..tree.impurity import split_criterion
+from .base import TreeClassifier
+from .cart import check_criterion
+
+# Reflected columns are searched in chunks of at most this many values, so that
+# HHCART(A) on a large node does not hold every reflection at once.
+_CHUNK_VALUES = 4_000_000
+
+
+def householder_vector(d: np.ndarray) -> np.ndarray:
+    """u = (e_1 - d) / ||e_1 - d|| for the unit vector along d (eq. 2); zero if d = e_1."""
+    u = -np.asarray(d, dtype=np.float64) / np.linalg.norm(d)
+    u[0] += 1.0
+    norm = np.linalg.norm(u)
+    return u / norm if norm > 0 else u
+
+
+def householder_matrix(d: np.ndarray) -> np.ndarray:
+    """H = I - 2 u u' (eq. 2): symmetric, orthogonal, and H d = e_1 for a unit vector d
+    (the identity when d = e_1)."""
+    u = householder_vector(d)
+    return np.eye(u.size) - 2.0 * np.outer(u, u)
+
+
+def class_eigenvectors(X: np.ndarray, mode: str) -> np.ndarray:
+    """Unit eigenvectors (as columns) of the covariance of ``X`` (one class's rows):
+    all of them for mode 'A', the dominant one for mode 'D'; none (shape [p, 0]) when
+    the class has fewer than two distinct points (§3.1)."""
+    p = X.shape[1]
+    if X.shape[0] < 2 or not np.any(X.max(axis=0) > X.min(axis=0)):
+        return np.zeros((p, 0))
+    cov = np.cov(X, rowvar=False).reshape(p, p)
+    lam, vec = np.linalg.eigh(cov)
+    if mode == "D":
+        return vec[:, [int(np.argmax(lam))]]
+    return vec
+
+
+def parallel_to_axis(d: np.ndarray, tau: float) -> bool:
+    """Whether ||e - d|| <= tau for a basis vector e or its negative (§3.1)."""
+    j = int(np.argmax(np.abs(d)))
+    e = np.zeros_like(d)
+    e[j] = np.sign(d[j]) if d[j] != 0 else 1.0
+    return float(np.linalg.norm(e - d)) <= tau
+
+
+def find_householder_split(X, y, n_classes, criterion, mode="A", tau=0.05,
+                           min_oblique_ratio=2.0) -> Split | None:
+    """The best split of HHCART(A) (mode 'A') or HHCART(D) (mode 'D') at a node."""
+    best = find_best_axis_split(X, y, n_classes, criterion)
+    if best is None:
+        return None
+    split = Split(threshold=best.threshold, feature=best.feature, score=best.score)
+    n, p = X.shape
+    if n <= min_oblique_ratio * p or p < 2:
+        return split
+    for k in np.unique(y):
+        vectors = class_eigenvectors(X[y == k], mode)
+        vectors = [v for v in vectors.T if not parallel_to_axis(v, tau)]
+        if not vectors:
+            continue
+        per_chunk = max(1, _CHUNK_VALUES // (n * p))
+        for start in range(0, len(vectors), per_chunk):
+            # u for each eigenvector; X H = X - 2 (X u) u' for all of them at once.
+            U = np.array([householder_vector(v) for v in vectors[start:start + per_chunk]])
+            reflected = (X[:, None, :] - 2.0 * (X @ U.T)[:, :, None] * U[None, :, :])
+            reflected = reflected.reshape(n, -1)
+            found = find_best_axis_split(reflected, y, n_classes, criterion)
+            if found is None or not found.score < split.score:
+                continue  # ties keep the earlier candidate (h_ap first)
+            which, column = divmod(found.feature, p)
+            u = U[which]
+            weights = -2.0 * u[column] * u
+            weights[column] += 1.0  # column j of H = e_j - 2 u_j u
+            split = Split(threshold=found.threshold, weights=weights, score=found.score)
+    return split
+
+
+class _HHCARTBase(TreeClassifier):
+    _mode = "A"
+
+    def __init__(
+        self,
+        criterion: str = "twoing",
+        tau: float = 0.05,
+        min_samples_split: int = 3,
+        max_depth: int | None = None,
+        max_misclassification_rate: float = 0.0,
+        categorical_features=None,
+        random_state=None,
+    ):
+        self.criterion = criterion
+        self.tau = tau
+        self.min_samples_split = min_samples_split
+        self.max_depth = max_depth
+        self.max_misclassification_rate = max_misclassification_rate
+        self.categorical_features = categorical_features
+        self.random_state = random_state
+
+    def validate_params(self) -> None:
+        super().validate_params()
+        check_criterion(self.criterion)
+        tau = self.tau
+        if isinstance(tau, bool) or not isinstance(tau, (int, float)) or not 0 <= tau < 2:
+            raise ObliqError(f"tau must be a number in [0, 2) (got {tau!r})")
+
+    def _make_split_finder(self, n_classes: int):
+        score = split_criterion(self.criterion)
+        mode, tau = self._mode, float(self.tau)
+
+        def find_split(X, y, counts, rng):
+            return find_householder_split(X, y, n_classes, score, mode, tau)
+
+        return find_split
+
+
+@register_algorithm(
+    "hhcart-a",
+    "HHCART(A) (Wickramarachchi et al. 2016): Householder reflections on every "
+    "eigenvector of each class covariance; prune with 'cc'",
+)
+class HHCARTAClassifier(_HHCARTBase):
+    """HHCART(A): all eigenvectors of every class's covariance matrix (§3).
+
+    Parameters
+    ----------
+    criterion : 'twoing' (default, §4.1.1), 'gini' or 'entropy'.
+    tau : skip eigenvectors within tau of a coordinate axis (0.05, §3.1).
+    min_samples_split : 3, i.e. MinParent = 2 (a node with <= 2 rows is a leaf).
+    max_depth : None for unlimited.
+    max_misclassification_rate : MisRate (0).
+    categorical_features : indices of qualitative columns, mapped to CRIMCOORDs at
+        each node (§3.2); None lets the runner take them from the dataset.
+    random_state : unused (the search is deterministic); kept for a uniform API.
+    """
+
+    _mode = "A"
+
+
+@register_algorithm(
+    "hhcart-d",
+    "HHCART(D) (Wickramarachchi et al. 2016): Householder reflections on the dominant "
+    "eigenvector of each class covariance; prune with 'cc'",
+)
+class HHCARTDClassifier(_HHCARTBase):
+    """HHCART(D): the dominant eigenvector of each class's covariance matrix (§3).
+    Parameters as ``HHCARTAClassifier``."""
+
+    _mode = "D"
