@@ -125,6 +125,20 @@ def test_text_export_names_features_and_classes():
     assert "age > 1.5: class yes [0, 2]" in text
 
 
+def test_text_export_has_one_line_per_node_with_the_path_condition():
+    X = np.array([[0.0, 0], [1, 0], [2, 1], [3, 1], [4, 0], [5, 0]])
+    y = np.array([0, 0, 1, 1, 0, 0])
+    est = make_estimator("cart-ap").fit(X, y)
+    lines = est.export_text(feature_names=["a", "b"]).splitlines()
+    assert len(lines) == est.tree_.n_nodes
+    assert lines[0] == "root [4, 2]"
+    # Every non-root line is indented by its depth and starts with its condition.
+    depth = est.tree_.node_depth
+    for node, line in zip(range(est.tree_.n_nodes), lines):
+        assert line.startswith("|   " * depth[node])
+        assert node == 0 or " <= " in line or " > " in line
+
+
 def test_collapse_removes_subtrees_and_renumbers():
     rng = np.random.default_rng(4)
     X = rng.normal(size=(200, 2))

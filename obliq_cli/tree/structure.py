@@ -258,12 +258,12 @@ class Tree:
                 label = classes[int(np.argmax(self.value[node]))]
                 lines.append(f"{pad}{prefix}class {label} [{counts}]")
                 continue
+            # An internal node's line carries the condition that leads to it.
+            lines.append(f"{pad}{prefix}[{counts}]" if prefix else f"root [{counts}]")
             lhs = self.hyperplane_text(node, feature_names, digits)
             t = f"{self.threshold[node]:.{digits}g}"
             stack.append((int(self.children_right[node]), level + 1, f"{lhs} > {t}: "))
             stack.append((int(self.children_left[node]), level + 1, f"{lhs} <= {t}: "))
-            if level == 0 and not prefix:
-                lines.append(f"root [{counts}]")
         return "\n".join(lines)
 
 
