@@ -19,11 +19,10 @@ import yaml
 from . import registry
 from .errors import ConfigError, ObliqError
 from .registry import suggest
+from .report.aggregate import METRICS, check_metric
 
 PROTOCOLS = ("kfold", "holdout_cv", "fixed_split", "random_split")
 BACKENDS = ("loky", "threading", "dask")
-METRICS = ("test_accuracy", "test_error", "train_accuracy", "n_leaves", "n_internal", "n_nodes",
-           "depth", "fit_time", "predict_time", "macro_f1")
 
 
 @dataclass(frozen=True)
@@ -407,9 +406,11 @@ def load_config(path, overrides: dict | None = None) -> ExperimentConfig:
     if not isinstance(metrics, list) or not metrics:
         r.fail("metrics", "must be a non-empty list")
     for i, metric in enumerate(metrics):
-        if metric not in METRICS:
-            r.fail(f"metrics[{i}]", f"unknown metric {metric!r}{suggest(metric, METRICS)}; "
-                   f"known: {', '.join(METRICS)}")
+        try:
+            check_metric(str(metric))
+        except ObliqError:
+            r.fail(f"metrics[{i}]", f"unknown metric {metric!r}{suggest(str(metric), METRICS)}; "
+                   f"known: {', '.join(METRICS)}, tpr:K, tnr:K")
     output = r.string(str(data.get("output", f"results/{name}")), "output")
     n_jobs = r.integer(data.get("n_jobs", 1), "n_jobs")
     if n_jobs == 0:

@@ -459,3 +459,24 @@ def test_a_metric_left_blank_everywhere_says_so(tmp_path):
     d = write_results(tmp_path / "e", [dict(r, macro_f1="") for r in hand_rows()])
     assert render_tables([d], "macro_f1") == "exp: macro_f1: no values in the finished tasks"
     assert render_tables([d], "macro_f1", fmt="csv").startswith("dataset,algorithm,metric")
+
+
+def test_per_class_rates_line_up_by_label_when_a_fold_misses_a_class(tmp_path):
+    rows = [
+        dict(dataset="d", algorithm="A", repetition=0, fold=0, test_accuracy=80.0,
+             classes='["a", "b", "c"]', tpr="[0.5, 1.0, 0.25]", tnr="[1.0, 0.5, 0.75]"),
+        # this fold saw no class "a": its list is shorter, "b" is still the 2nd class
+        dict(dataset="d", algorithm="A", repetition=0, fold=1, test_accuracy=80.0,
+             classes='["b", "c"]', tpr="[0.5, null]", tnr="[0.0, 1.0]"),
+        dict(dataset="d", algorithm="A", repetition=1, fold=0, test_accuracy=80.0,
+             classes='["a", "b", "c"]', tpr="[1.0, 0.0, 0.5]", tnr="[1.0, 1.0, 1.0]"),
+    ]
+    runs, _ = load_results(write_results(tmp_path / "e", rows))
+    tpr2 = summarise(runs, "tpr:2").iloc[0]
+    assert tpr2["mean"] == pytest.approx(((1.0 + 0.5) / 2 + 0.0) / 2)
+    tpr3 = summarise(runs, "tpr:3").iloc[0]  # a null rate is left out of the fold mean
+    assert tpr3["mean"] == pytest.approx((0.25 + 0.5) / 2)
+    assert summarise(runs, "tnr:1").iloc[0]["mean"] == pytest.approx(1.0)
+    assert summarise(runs, "tpr:4").empty
+    with pytest.raises(ObliqError, match="tpr:K"):
+        summarise(runs, "tpr:0")

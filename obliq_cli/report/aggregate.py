@@ -56,11 +56,42 @@ REQUIRED_COLUMNS = KEY_COLUMNS + ["status"] + NUMERIC_COLUMNS
 STATUSES = ("ok", "error")
 
 
+# Per-class one-vs-rest rates (HHCART Tables 3 and 5): "tpr:2" is the true-positive rate
+# of a dataset's 2nd class, classes in the sorted order of their labels.
+PER_CLASS = ("tpr", "tnr")
+
+
 def check_metric(metric: str) -> Metric:
     """The metric's description, or an ObliqError listing the valid names."""
-    if metric not in METRICS:
-        raise ObliqError(f"unknown metric {metric!r}; choose one of {', '.join(METRICS)}")
-    return METRICS[metric]
+    if metric in METRICS:
+        return METRICS[metric]
+    kind, _, k = str(metric).partition(":")
+    if kind in PER_CLASS and k.isdigit() and int(k) >= 1:
+        return Metric(metric, "", True, 2, False)
+    raise ObliqError(f"unknown metric {metric!r}; choose one of {', '.join(METRICS)}, or "
+                     f"tpr:K / tnr:K for the K-th class")
+
+
+def _class_rate(runs: pd.DataFrame, metric: str) -> pd.Series:
+    """The per-class rate ``metric`` (e.g. "tpr:2") of every row, read from its JSON
+    ``classes`` and ``tpr``/``tnr`` lists. A dataset's class order is the sorted label
+    order of its row with the most classes, so a fold missing a class still lines up."""
+    kind, _, k = metric.partition(":")
+    position = int(k) - 1
+    out = pd.Series(np.nan, index=runs.index)
+    if kind not in runs.columns or "classes" not in runs.columns:
+        return out
+    for _, part in runs.groupby("dataset", sort=False):
+        lists = [json.loads(c) if isinstance(c, str) and c else [] for c in part["classes"]]
+        labels = max(lists, key=len, default=[])
+        if position >= len(labels):
+            continue
+        label = labels[position]
+        for i, classes, rates in zip(part.index, lists, part[kind]):
+            if label in classes and isinstance(rates, str) and rates:
+                value = json.loads(rates)[classes.index(label)]
+                out[i] = np.nan if value is None else float(value)
+    return out
 
 
 def experiment_dirs(path) -> list[Path]:
@@ -194,6 +225,8 @@ def per_repetition(runs: pd.DataFrame, metric: str, pooled: bool = False) -> pd.
     """
     check_metric(metric)
     ok = runs[runs["status"] == "ok"]
+    if metric not in ok.columns and metric.partition(":")[0] in PER_CLASS:
+        ok = ok.assign(**{metric: _class_rate(ok, metric)})
     keys = ["experiment", "dataset", "algorithm", "repetition"]
     grouped = ok.groupby(keys, sort=False)
     if pooled:

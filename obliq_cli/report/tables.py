@@ -69,7 +69,7 @@ def experiment_table(runs: pd.DataFrame, meta: dict, metric: str, sig: str | Non
     when the reference covers it paper_mean, paper_sd, paper_text, method, delta, agrees;
     ``datasets`` and ``algorithms`` are in config order; ``notes`` go under the table.
     """
-    m = METRICS[metric]
+    m = check_metric(metric)
     config = meta.get("config") or {}
     datasets = _order([d.get("label") for d in config.get("datasets", [])], runs["dataset"])
     algorithms = _order([a.get("label") for a in config.get("algorithms", [])],
@@ -201,7 +201,7 @@ def render_tables(paths, metric: str = "test_accuracy", fmt: str = "md", layout:
     """
     _check_options(metric, fmt, layout, pooled, alpha)
     runs, metas = load_results(paths)
-    decimals = METRICS[metric].decimals
+    decimals = check_metric(metric).decimals
     several = len(metas) > 1
     texts, frames = [], []
     for meta in metas:
