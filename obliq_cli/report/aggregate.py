@@ -33,13 +33,14 @@ class Metric:
     higher: bool       # True when a larger value is better
     decimals: int      # printed precision
     percent: bool      # a percentage (tolerances are then in percentage points)
+    fraction: bool = False  # a rate in [0, 1] (its agreement floor is 0.02, not 2)
 
 
 METRICS: dict[str, Metric] = {
     "test_accuracy": Metric("test_accuracy", "%", True, 2, True),
     "test_error": Metric("test_error", "%", False, 2, True),
     "train_accuracy": Metric("train_accuracy", "%", True, 2, True),
-    "macro_f1": Metric("macro_f1", "", True, 3, False),
+    "macro_f1": Metric("macro_f1", "", True, 3, False, fraction=True),
     "n_leaves": Metric("n_leaves", "leaves", False, 1, False),
     "n_internal": Metric("n_internal", "internal nodes", False, 1, False),
     "n_nodes": Metric("n_nodes", "nodes incl. leaves", False, 1, False),
@@ -67,7 +68,7 @@ def check_metric(metric: str) -> Metric:
         return METRICS[metric]
     kind, _, k = str(metric).partition(":")
     if kind in PER_CLASS and k.isdigit() and int(k) >= 1:
-        return Metric(metric, "", True, 2, False)
+        return Metric(metric, "", True, 2, False, fraction=True)
     raise ObliqError(f"unknown metric {metric!r}; choose one of {', '.join(METRICS)}, or "
                      f"tpr:K / tnr:K for the K-th class")
 

@@ -8,8 +8,9 @@ sd as printed in the paper (sd empty when the paper gives none). The printed tex
 so "99.0 ± 0.50" shows as the paper has it.
 
 Agreement mark: ✓ when |ours - paper| <= max(2, 2 × paper sd), in the metric's own unit
-(percentage points for accuracy and error, leaves or nodes for sizes); a blank sd counts
-as 0.
+(percentage points for accuracy and error, leaves or nodes for sizes); for a fraction in
+[0, 1] (F-measure, per-class rates) the floor is 0.02, the same 2 points. A blank sd
+counts as 0.
 """
 
 from __future__ import annotations
@@ -85,16 +86,16 @@ def values_for(ref: pd.DataFrame, metric: str) -> tuple[pd.DataFrame, str]:
     return rows, f"the paper's {metric} is 100 - its {other}"
 
 
-def tolerance(paper_sd) -> np.ndarray:
-    """max(2, 2 × paper sd) elementwise; a missing sd counts as 0."""
+def tolerance(paper_sd, floor: float = TOLERANCE_POINTS) -> np.ndarray:
+    """max(floor, 2 × paper sd) elementwise; a missing sd counts as 0."""
     sd = np.nan_to_num(np.asarray(paper_sd, dtype=np.float64), nan=0.0)
-    return np.maximum(TOLERANCE_POINTS, TOLERANCE_SDS * sd)
+    return np.maximum(floor, TOLERANCE_SDS * sd)
 
 
-def agrees(ours, paper, paper_sd) -> np.ndarray | bool:
-    """Whether |ours - paper| <= max(2, 2 × paper sd) (elementwise for arrays)."""
+def agrees(ours, paper, paper_sd, floor: float = TOLERANCE_POINTS) -> np.ndarray | bool:
+    """Whether |ours - paper| <= max(floor, 2 × paper sd) (elementwise for arrays)."""
     ok = np.abs(np.asarray(ours, dtype=np.float64) - np.asarray(paper, dtype=np.float64)) \
-        <= tolerance(paper_sd)
+        <= tolerance(paper_sd, floor)
     return bool(ok) if np.ndim(ok) == 0 else ok
 
 

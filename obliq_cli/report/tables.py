@@ -101,12 +101,13 @@ def experiment_table(runs: pd.DataFrame, meta: dict, metric: str, sig: str | Non
     paper, paper_notes = paper_values(meta, metric)
     tidy = tidy.merge(paper, on=["dataset", "algorithm"], how="left")
     tidy["delta"] = tidy["mean"] - tidy["paper_mean"]
+    floor = TOLERANCE_POINTS / 100 if m.fraction else TOLERANCE_POINTS
     tidy["agrees"] = tidy["paper_mean"].notna() & agrees(tidy["mean"], tidy["paper_mean"],
-                                                         tidy["paper_sd"])
+                                                         tidy["paper_sd"], floor)
     if paper_notes:
         unit = "percentage points" if m.percent else (m.unit or "units")
         notes.append(f"{paper_notes[0]}; Δ = ours - paper; ✓ when |Δ| <= "
-                     f"max({TOLERANCE_POINTS:g}, {TOLERANCE_SDS:g} × paper sd), in {unit} "
+                     f"max({floor:g}, {TOLERANCE_SDS:g} × paper sd), in {unit} "
                      f"(a blank paper sd counts as 0)" + "".join(f"; {n}" for n in
                                                                 paper_notes[1:]))
     failed = failed_tasks(runs)
