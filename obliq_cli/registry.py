@@ -96,11 +96,17 @@ def register_algorithm(name: str, summary: str = "", **extra) -> Callable:
     return decorate
 
 
-def register_pruner(name: str, summary: str = "", params: dict | None = None) -> Callable:
-    """Function decorator: register a pruner; ``params`` are its documented defaults."""
+def register_pruner(name: str, summary: str = "", params: dict | None = None,
+                    uses_prune_set: bool = True) -> Callable:
+    """Function decorator: register a pruner; ``params`` are its documented defaults.
+
+    ``uses_prune_set=False`` marks a pruner that prunes on the growing data alone (C4.5's
+    pessimistic pruning): the runner then grows the tree on the prune rows too, as it does
+    for an algorithm without a pruner, instead of wasting them."""
 
     def decorate(func):
-        _add(PRUNERS, "pruner", Entry(name, func, summary, dict(params or {})))
+        _add(PRUNERS, "pruner", Entry(name, func, summary, dict(params or {}),
+                                      {"uses_prune_set": bool(uses_prune_set)}))
         return func
 
     return decorate

@@ -138,6 +138,11 @@ def depth_prune(estimator, X_grow, y_grow, X_prune, y_prune, *, random_state, ma
     return estimator
 
 
+# The same pruner, declared as one that prunes on the growing rows alone (like C4.5's).
+register_pruner("test-prune-growing", "test only: ignores any prune rows",
+                params={"max_depth": 4}, uses_prune_set=False)(depth_prune)
+
+
 def _info(name, X, **extra):
     return {"name": name, "feature_names": [f"x{i}" for i in range(X.shape[1])],
             "source": "test", **extra}

@@ -279,6 +279,21 @@ def test_pruner_receives_the_prune_rows_or_none(test_config, tmp_path):
     assert len(PRUNER_CALLS) == 16 and all(c["prune"] is None for c in PRUNER_CALLS)
 
 
+def test_a_pruner_without_a_prune_set_grows_on_the_prune_rows(test_config, tmp_path):
+    from conftest import PRUNER_CALLS
+
+    path = test_config()
+    path.write_text(path.read_text().replace("name: test-prune", "name: test-prune-growing"))
+    PRUNER_CALLS.clear()
+    run_experiment(load_config(path, {}), n_jobs=1, progress=False)
+    assert len(PRUNER_CALLS) == 16 and all(c["prune"] is None for c in PRUNER_CALLS)
+    runs = runs_of(tmp_path / "results" / "tiny")
+    pruned, full = runs[runs["algorithm"] == "PRUNED"], runs[runs["algorithm"] == "FULL"]
+    np.testing.assert_array_equal(pruned["n_train"], full["n_train"])
+    assert (pruned["n_prune"] == 0).all()
+    assert sorted(c["n_grow"] for c in PRUNER_CALLS) == sorted(pruned["n_train"])
+
+
 def test_algorithms_do_not_change_each_others_rows(test_config, write_config, tmp_path):
     both = load_config(test_config(), {})
     run_experiment(both, progress=False)

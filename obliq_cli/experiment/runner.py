@@ -130,10 +130,13 @@ def run_task(task: Task) -> dict:
         if params.get("categorical_features", False) is None and info.get("categorical"):
             # Algorithms that handle qualitative features learn which columns are.
             estimator.set_params(categorical_features=list(info["categorical"]))
-        if algo.pruner is None:
-            # Without a pruner the held-out pruning rows would be wasted: grow on them too.
+        uses_prune_set = algo.pruner is not None and registry.pruner_entry(
+            algo.pruner.name).extra.get("uses_prune_set", True)
+        if not uses_prune_set:
+            # Without a pruner that reads them the held-out pruning rows would be wasted:
+            # grow on them too (test rows are shared, so paired tests stay valid).
             grow = np.concatenate([split.train, split.prune]) if split.prune.size else split.train
-            prune = None
+            prune = split.prune[:0]
         else:
             grow, prune = split.train, split.prune
         start = time.perf_counter()
@@ -146,7 +149,8 @@ def run_task(task: Task) -> dict:
                                random_state=rng_for(*names, "pruner"), **algo.pruner.params)
         fit_time = time.perf_counter() - start
         row.update(task_metrics(estimator, X[grow], y[grow], X[split.test], y[split.test]))
-        row.update(status="ok", error="", fit_time=fit_time, n_train=int(grow.size))
+        row.update(status="ok", error="", fit_time=fit_time, n_train=int(grow.size),
+                   n_prune=int(prune.size))
     except Exception as exc:  # a failing task is recorded; the run goes on
         row.update(status="error", error=_one_line(exc))
     return row
