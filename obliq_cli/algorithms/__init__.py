@@ -1,5 +1,6 @@
 """Built-in algorithms register themselves on import (see obliq_cli.registry)."""
 
-from . import cart, cart_lc, fdt, gdt, hhcart, oc1, quest, svm
+from . import apdt, c45, cart, cart_lc, fdt, gdt, hhcart, id3, ldt, oc1, quest, svm, umt
 
-__all__ = ["cart", "cart_lc", "fdt", "gdt", "hhcart", "oc1", "quest", "svm"]
+__all__ = ["apdt", "c45", "cart", "cart_lc", "fdt", "gdt", "hhcart", "id3", "ldt", "oc1",
+           "quest", "svm", "umt"]

@@ -1,2 +1,2 @@
 """Built-in entries register themselves on import (see obliq_cli.registry)."""
-from . import cost_complexity, pessimistic  # noqa: F401  (registers the pruners)
+from . import cost_complexity, network, pessimistic, validation  # noqa: F401  (registers the pruners)
