@@ -1,0 +1,272 @@
+"""OC1, OC1-AP, OC1-LC: the sweep kernel, the search, and the three estimators."""
+
+import numpy as np
+import pytest
+
+from obliq_cli import make_estimator
+from obliq_cli.algorithms.oc1 import (
+    best_step,
+    best_steps,
+    cart_lc_climb,
+    positive_quadrant_shift,
+    to_original,
+)
+from obliq_cli.errors import ObliqError
+from obliq_cli.registry import algorithm_entry
+from obliq_cli.tree.axis_search import find_best_axis_split
+from obliq_cli.tree.impurity import split_criterion
+
+CRITERIA = ["twoing", "gini", "entropy"]
+
+
+def partition_score(left, y, k, criterion):
+    """The criterion of one partition, counted directly (no sweep)."""
+    lc = np.bincount(y[left], minlength=k)[None, :]
+    rc = np.bincount(y[~left], minlength=k)[None, :]
+    return float(split_criterion(criterion)(lc, rc)[0])
+
+
+def brute_force(V, D, y, k, criterion, deltas):
+    """Score of {V + delta D <= 0} for every delta, one partition at a time."""
+    return np.array([partition_score(V + t * D <= 0, y, k, criterion) for t in deltas])
+
+
+def every_delta(V, D, exact=True):
+    """Every candidate, the midpoints between distinct candidates and both ends."""
+    c = np.unique(-V[D != 0] / D[D != 0])
+    mids = (c[:-1] + c[1:]) / 2
+    ends = [c[0] - 1.0, c[-1] + 1.0]
+    return np.concatenate([c, mids, ends]) if exact else np.concatenate([mids, ends])
+
+
+# ----------------------------------------------------------------------- kernel
+@pytest.mark.parametrize("criterion", CRITERIA)
+@pytest.mark.parametrize("k", [2, 3])
+def test_kernel_equals_brute_force_on_continuous_data(criterion, k):
+    rng = np.random.default_rng(0)
+    for trial in range(15):
+        n = 25
+        V = rng.normal(size=n)
+        D = rng.normal(size=n)  # both signs
+        D[rng.uniform(size=n) < 0.2] = 0.0  # points this step cannot move
+        y = rng.integers(0, k, n)
+        delta, score = best_step(V, D, y, k, split_criterion(criterion),
+                                 rng if trial % 2 else None)
+        brute = brute_force(V, D, y, k, criterion, every_delta(V, D)).min()
+        assert score == pytest.approx(brute, abs=1e-12)
+        # The returned step really makes a partition with that score.
+        assert partition_score(V + delta * D <= 0, y, k, criterion) == pytest.approx(
+            brute, abs=1e-12)
+
+
+@pytest.mark.parametrize("criterion", CRITERIA)
+def test_kernel_handles_tied_candidates(criterion):
+    # Small integers: many candidates coincide, with D of both signs and zeros.
+    rng = np.random.default_rng(1)
+    for _ in range(15):
+        n = 30
+        V = rng.integers(-3, 4, n).astype(float)
+        D = rng.integers(-2, 3, n).astype(float)
+        y = rng.integers(0, 3, n)
+        delta, score = best_step(V, D, y, 3, split_criterion(criterion))
+        # Every partition an open interval (or an end) makes is considered.
+        brute = brute_force(V, D, y, 3, criterion, every_delta(V, D, exact=False))
+        assert score == pytest.approx(brute.min(), abs=1e-12)
+        assert partition_score(V + delta * D <= 0, y, 3, criterion) == pytest.approx(
+            score, abs=1e-12)
+
+
+def test_kernel_nothing_moves():
+    V = np.array([-1.0, 2.0, 3.0])
+    assert best_step(V, np.zeros(3), np.array([0, 1, 1]), 2,
+                     split_criterion("gini")) == (0.0, np.inf)
+
+
+def test_kernel_hand_worked_example():
+    # Points at x = 1, 2, 3, 4 with classes 0, 0, 1, 1; hyperplane x - t <= 0 as
+    # V = x - 0 (t = 0) and D = -1: V + delta D = x - delta <= 0 puts x <= delta left.
+    # The perfect cut lies between 2 and 3, so delta = 2.5 (midpoint of candidates).
+    x = np.array([1.0, 2.0, 3.0, 4.0])
+    y = np.array([0, 0, 1, 1])
+    delta, score = best_step(x, -np.ones(4), y, 2, split_criterion("gini"))
+    assert delta == 2.5 and score == 0.0
+    delta, score = best_step(x, -np.ones(4), y, 2, split_criterion("twoing"))
+    assert delta == 2.5 and score == pytest.approx(-0.25)  # -(1/2)(1/2)/4 * 2^2
+
+
+def test_batched_kernel_matches_row_by_row():
+    rng = np.random.default_rng(2)
+    V = rng.normal(size=(6, 40))
+    D = rng.normal(size=40)
+    y = rng.integers(0, 2, 40)
+    crit = split_criterion("twoing")
+    deltas, scores = best_steps(V, D, y, 2, crit)
+    for r in range(6):
+        d1, s1 = best_step(V[r], D, y, 2, crit)
+        assert (deltas[r], scores[r]) == pytest.approx((d1, s1), abs=1e-12)
+
+
+# -------------------------------------------------------------- normalisation
+def test_positive_quadrant_shift_keeps_the_partition():
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(200, 4)) * [1, 5, 0.1, 1] + [0, 0, 0, 10]
+    shift = positive_quadrant_shift(X)
+    Xs = X - shift
+    assert (Xs >= 0).all()
+    assert shift[3] == 0.0 and (shift[:3] < 0).all()  # only negative columns move
+    assert Xs[:, :3].min(axis=0) == pytest.approx(0.0)
+    for _ in range(20):
+        a = rng.uniform(-1, 1, 5)
+        w, t = to_original(a, shift)
+        np.testing.assert_array_equal(Xs @ a[:4] + a[4] <= 0, X @ w <= t)
+
+
+def test_normalize_flag_gives_valid_splits_both_ways():
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(150, 3)) - 2.0  # all negative: the shift matters
+    y = (X @ [1.0, -1.0, 0.5] > -1.0).astype(int)
+    for normalize in (True, False):
+        est = make_estimator("oc1", normalize=normalize, n_restarts=3, random_state=0)
+        finder = est._make_split_finder(2)
+        split = finder(X, y, np.bincount(y), np.random.default_rng(0))
+        left = split.projection(X) <= split.threshold
+        assert split.score == pytest.approx(partition_score(left, y, 2, "twoing"), abs=1e-12)
+
+
+# ------------------------------------------------------------------ estimators
+def rotated_data(seed=0, n=400):
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-1, 1, size=(n, 2))
+    margin = X[:, 0] + 2 * X[:, 1] - 1.0
+    keep = np.abs(margin) > 0.1
+    return X[keep], (margin[keep] > 0).astype(int)
+
+
+@pytest.mark.parametrize("name", ["oc1", "oc1-lc"])
+def test_one_oblique_split_separates_rotated_data(name):
+    X, y = rotated_data()
+    est = make_estimator(name, random_state=0).fit(X, y)
+    ap = make_estimator("cart-ap").fit(X, y)
+    assert est.n_leaves_ == 2 and est.score(X, y) == 1.0
+    assert est.tree_.feature[0] == -2  # OBLIQUE
+    assert ap.n_leaves_ > 4
+
+
+def test_same_seed_same_tree_other_seeds_differ():
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(120, 4))
+    y = (X[:, 0] * X[:, 1] + 0.3 * rng.normal(size=120) > 0).astype(int)
+
+    def fit(seed):
+        return make_estimator("oc1", n_restarts=4, random_state=seed).fit(X, y).tree_
+
+    a, b = fit(7), fit(7)
+    np.testing.assert_array_equal(a.weights, b.weights)
+    np.testing.assert_array_equal(a.threshold, b.threshold)
+    np.testing.assert_array_equal(a.children_left, b.children_left)
+    trees = [fit(s) for s in range(4)]
+    assert any(t.n_nodes != trees[0].n_nodes or not np.array_equal(t.weights, trees[0].weights)
+               for t in trees[1:])
+
+
+@pytest.mark.parametrize("name", ["oc1", "oc1-lc"])
+def test_small_node_gets_an_axis_parallel_split(name):
+    # x1 + x2 <= 1 separates the classes; no single feature does (values interleave).
+    X = np.array([[0.0, 0.9], [0.9, 0.0], [0.6, 0.6], [1.0, 0.3], [0.3, 1.0]])
+    y = np.array([0, 0, 1, 1, 1])
+    finder = make_estimator(name, random_state=0)._make_split_finder(2)
+    # n = 2d = 4 rows: too small for an oblique split (TOO_SMALL_FOR_OBLIQUE_SPLIT).
+    split = finder(X[:4], y[:4], np.bincount(y[:4]), np.random.default_rng(0))
+    assert split.feature >= 0
+    if name == "oc1-lc":
+        return  # the deterministic CART-LC climb gets stuck on these five points
+    # n = 2d + 1 = 5 rows: the oblique search runs and finds the perfect line.
+    split = finder(X, y, np.bincount(y), np.random.default_rng(0))
+    assert split.feature == -2
+    left = split.projection(X) <= split.threshold
+    assert (left == (y == 0)).all() or (left == (y == 1)).all()
+
+
+def test_oblique_search_runs_above_two_d_rows():
+    X, y = rotated_data(2)
+    finder = make_estimator("oc1")._make_split_finder(2)
+    split = finder(X, y, np.bincount(y), np.random.default_rng(0))
+    assert split.feature == -2
+    axis = find_best_axis_split(X, y, 2, split_criterion("twoing"))
+    assert split.score < axis.score
+
+
+def test_pure_node_is_never_split():
+    X = np.random.default_rng(6).normal(size=(50, 3))
+    est = make_estimator("oc1", random_state=0).fit(X, np.ones(50))
+    assert est.n_leaves_ == 1
+    X, y = rotated_data(3, 200)
+    tree = make_estimator("oc1", random_state=0).fit(X, y).tree_
+    internal = ~tree.is_leaf
+    assert ((tree.value[internal] > 0).sum(axis=1) >= 2).all()  # only impure nodes split
+
+
+def test_oc1_ap_twoing_equals_cart_ap_twoing():
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(300, 5))  # continuous: no ties
+    y = rng.integers(0, 3, 300)
+    a = make_estimator("oc1-ap").fit(X, y).tree_
+    b = make_estimator("cart-ap", criterion="twoing").fit(X, y).tree_
+    for field in ("children_left", "children_right", "feature", "threshold", "value"):
+        np.testing.assert_array_equal(getattr(a, field), getattr(b, field))
+
+
+@pytest.mark.parametrize("name", ["oc1", "oc1-lc", "oc1-ap"])
+def test_predictions_equal_exported_rules(name):
+    rng = np.random.default_rng(8)
+    X = rng.normal(size=(200, 4))
+    y = rng.integers(0, 3, 200)
+    est = make_estimator(name, n_restarts=3, random_state=0) if name == "oc1" else (
+        make_estimator(name))
+    est.fit(X, y)
+    X_new = rng.normal(size=(300, 4))
+    from_rules = np.full(300, -1)
+    for conditions, leaf in est.tree_.rules():
+        inside = np.ones(300, dtype=bool)
+        for w, t, left in conditions:
+            inside &= (X_new @ w <= t) if left else (X_new @ w > t)
+        assert (from_rules[inside] == -1).all()  # every row satisfies one rule only
+        from_rules[inside] = np.argmax(est.tree_.value[leaf])
+    np.testing.assert_array_equal(est.classes_[from_rules], est.predict(X_new))
+
+
+def test_lc_climb_never_worsens_the_start():
+    rng = np.random.default_rng(9)
+    X = rng.normal(size=(200, 3))
+    y = (X @ [1.0, 2.0, -1.0] + 0.5 * rng.normal(size=200) > 0).astype(int)
+    crit = split_criterion("twoing")
+    axis = find_best_axis_split(X, y, 2, crit)
+    start = np.zeros(4)
+    start[axis.feature], start[3] = 1.0, -axis.threshold
+    a, score = cart_lc_climb(X, y, 2, crit, start)
+    assert score <= axis.score
+    assert score == pytest.approx(partition_score(X @ a[:3] + a[3] <= 0, y, 2, "twoing"))
+
+
+def test_registry_descriptions():
+    assert "not breiman" in algorithm_entry("oc1-lc").summary.lower()
+    assert "cart-lc mode" in algorithm_entry("oc1-lc").summary.lower()
+    assert make_estimator("oc1").get_params()["criterion"] == "twoing"
+    assert make_estimator("oc1-ap").get_params()["criterion"] == "twoing"
+
+
+@pytest.mark.parametrize("name, params", [
+    ("oc1", {"n_restarts": 0}),
+    ("oc1", {"criterion": "foo"}),
+    ("oc1", {"n_jumps": -1}),
+    ("oc1", {"max_stagnant": 1.5}),
+    ("oc1", {"normalize": "yes"}),
+    ("oc1-ap", {"criterion": "foo"}),
+    ("oc1-lc", {"max_cycles": 0}),
+    ("oc1-lc", {"criterion": "gain"}),
+])
+def test_bad_parameters(name, params):
+    X, y = rotated_data(4, 50)
+    with pytest.raises(ObliqError) as err:
+        make_estimator(name, **params).fit(X, y)
+    assert "\n" not in str(err.value)
