@@ -1,1 +1,275 @@
-"""(being written)"""
+"""C4.5's pessimistic (error-based) pruning with subtree raising (Quinlan 1993, ch. 4).
+
+Estimated errors (§4.2)
+    A leaf covering N training cases, E of them misclassified, is charged
+    ``N * U_CF(E, N)`` errors, U_CF being the upper limit of the binomial confidence
+    interval for the error rate at confidence CF (default 25 %). C4.5 release 8
+    (``stats.c: AddErrs``) computes the *additional* errors ``N * U_CF(E, N) - E`` as:
+
+    - E = 0: ``N (1 - CF^(1/N))``, the exact limit (solves ``(1 - U)^N = CF``);
+    - 0 < E < 1 (fractional counts): linear interpolation between E = 0 and E = 1;
+    - E + 0.5 >= N: ``0.67 (N - E)``;
+    - otherwise the normal approximation with continuity correction (a Wilson score
+      limit): ``U = (E + 0.5 + z^2/2 + sqrt(z^2 ((E + 0.5)(1 - (E + 0.5)/N) + z^2/4)))
+      / (N + z^2)``, with z the normal deviate for CF linearly interpolated in the table
+      CF = 0, .001, .005, .01, .05, .1, .2, .4, 1 -> z = 4, 3.09, 2.58, 2.33, 1.65, 1.28,
+      .84, .25, 0 (Documenta Geigy, as in ``stats.c``).
+
+    The exact limit is ``scipy.stats.beta.ppf(1 - CF, E + 1, N - E)``; the tests check
+    that C4.5's approximation stays close to it.
+
+Pruning (§4.2-4.3, ``prune.c: EstimateErrors``)
+    Bottom-up: each child is pruned first, with the training cases that reach it; the
+    subtree's estimate is the sum of its children's. Three choices are compared at an
+    internal node:
+
+    - the subtree as it now stands (``tree``);
+    - the node as a leaf (``leaf``: its N cases, E = N - majority count);
+    - the *largest branch* (the child receiving most of the node's training cases, ties to
+      the later branch as C4.5's ``Factor >= MaxFactor``) grafted in place of the node,
+      with all of the node's cases re-distributed through it (``branch``).
+
+    C4.5 keeps the leaf when ``leaf <= branch + 0.1`` and ``leaf <= tree + 0.1``; else it
+    raises the branch when ``branch <= tree + 0.1``; else keeps the subtree. A raised
+    branch is pruned again with the node's full set of cases (its nodes now see more
+    cases, which may prune it further). ``subtree_raising=False`` drops the third option
+    (Weka J48's ``subtreeRaising`` switch; C4.5 release 8 always raises).
+
+    Raising removes a test from the path to every node of the raised branch, so every
+    node that survives receives at least the training cases it received in the grown tree
+    (no node becomes empty); the class counts of the pruned tree are recounted from the
+    growing data at the end (``node_class_counts``). C4.5 keeps a node's previous class
+    when a recount ties; here the leaf class is the tree's usual argmax (lowest code on a
+    tie), which changes no error count.
+
+The pruner ignores ``X_prune``: C4.5 prunes on the training data. Vectorisation: rows
+descend through a subtree level by level (one numpy step per level), so the Python work
+is per node and per level, never per sample.
+"""
+
+from __future__ import annotations
+
+import sys
+from numbers import Real
+
+import numpy as np
+
+from ..errors import ObliqError
+from ..registry import register_pruner
+from ..tree.structure import LEAF, Tree, node_class_counts
+
+# stats.c: confidence levels and normal deviates (Documenta Geigy Scientific Tables).
+CF_TABLE = np.array([0.0, 0.001, 0.005, 0.01, 0.05, 0.10, 0.20, 0.40, 1.00])
+Z_TABLE = np.array([4.0, 3.09, 2.58, 2.33, 1.65, 1.28, 0.84, 0.25, 0.00])
+
+# prune.c: a leaf or a raised branch wins when it is at most this many errors worse.
+TOLERANCE = 0.1
+
+
+def check_confidence(confidence) -> float:
+    """CF as a float in (0, 1), or a one-line ObliqError."""
+    if isinstance(confidence, bool) or not isinstance(confidence, Real) \
+            or not 0.0 < float(confidence) < 1.0:
+        raise ObliqError(f"pessimistic pruner: confidence must be a number in (0, 1) "
+                         f"(got {confidence!r})")
+    return float(confidence)
+
+
+def c45_coefficient(confidence: float) -> float:
+    """z^2 for confidence CF: z interpolated linearly in C4.5's table (``stats.c``)."""
+    z = float(np.interp(confidence, CF_TABLE, Z_TABLE))
+    return z * z
+
+
+def added_errors(n, e, confidence: float = 0.25) -> np.ndarray:
+    """C4.5's ``AddErrs(N, E)``: ``N * U_CF(E, N) - E``, vectorised over arrays.
+
+    ``n`` cases of which ``e`` are errors (both may be fractional); 0 where ``n`` is 0.
+    """
+    n = np.asarray(n, dtype=np.float64)
+    e = np.asarray(e, dtype=np.float64)
+    n, e = np.broadcast_arrays(n, e)
+    coeff = c45_coefficient(confidence)
+    safe_n = np.where(n > 0, n, 1.0)
+    at_zero = safe_n * (1.0 - np.exp(np.log(confidence) / safe_n))
+
+    def normal(err):
+        half = err + 0.5
+        root = np.sqrt(np.maximum(coeff * (half * (1.0 - half / safe_n) + coeff / 4.0), 0.0))
+        upper = (half + coeff / 2.0 + root) / (safe_n + coeff)
+        near_all = half >= safe_n
+        return np.where(near_all, 0.67 * (safe_n - err), safe_n * upper - err)
+
+    at_one = normal(np.ones_like(e))
+    out = np.where(
+        e < 1e-6, at_zero,
+        np.where(e < 0.9999, at_zero + e * (at_one - at_zero), normal(e)),
+    )
+    return np.where(n > 0, out, 0.0)
+
+
+def estimated_errors(n, e, confidence: float = 0.25) -> np.ndarray:
+    """Predicted errors ``N * U_CF(E, N) = E + AddErrs(N, E)`` of a leaf (§4.2)."""
+    return np.asarray(e, dtype=np.float64) + added_errors(n, e, confidence)
+
+
+def upper_limit(n, e, confidence: float = 0.25) -> np.ndarray:
+    """``U_CF(E, N)``, the pessimistic error rate C4.5 charges a leaf."""
+    n = np.asarray(n, dtype=np.float64)
+    return estimated_errors(n, e, confidence) / np.where(n > 0, n, 1.0)
+
+
+def rebuild_tree(tree: Tree, root: int, left: np.ndarray, right: np.ndarray) -> Tree:
+    """A preorder ``Tree`` from working child arrays over ``tree``'s node ids.
+
+    ``left``/``right`` may point anywhere among the ids of ``tree`` (a raised branch takes
+    the place of its ancestor simply by being pointed to); nodes with ``left == LEAF`` are
+    leaves. Splits are copied from ``tree``; ``value`` is copied too and is recounted by
+    the caller. This is the "replace a node by a copy of a subtree" operation ``Tree``
+    lacks.
+    """
+    order: list[int] = []
+    stack = [int(root)]
+    while stack:  # one step per node
+        node = stack.pop()
+        order.append(node)
+        if left[node] != LEAF:
+            stack.append(int(right[node]))
+            stack.append(int(left[node]))
+    old = np.asarray(order, dtype=np.int64)
+    new_id = np.full(tree.n_nodes, -1, dtype=np.int64)
+    new_id[old] = np.arange(old.size)
+    internal = left[old] != LEAF
+    new_left = np.where(internal, new_id[np.where(internal, left[old], 0)], LEAF)
+    new_right = np.where(internal, new_id[np.where(internal, right[old], 0)], LEAF)
+    feature = np.where(internal, tree.feature[old], LEAF)
+    weights = np.where(internal[:, None], tree.weights[old], 0.0)
+    threshold = np.where(internal, tree.threshold[old], 0.0)
+    return Tree(new_left, new_right, feature, weights, threshold, tree.value[old].copy())
+
+
+class _ErrorBasedPruning:
+    """``prune.c: EstimateErrors`` on working copies of a tree's child arrays."""
+
+    def __init__(self, tree: Tree, X: np.ndarray, y: np.ndarray, confidence: float,
+                 raising: bool):
+        self.tree = tree
+        self.X, self.y = X, y
+        self.k = tree.n_classes
+        self.cf = confidence
+        self.raising = raising
+        self.left = tree.children_left.copy()
+        self.right = tree.children_right.copy()
+        self.n_collapsed = 0
+        self.n_raised = 0
+
+    def leaf_estimate(self, rows: np.ndarray) -> float:
+        n = rows.size
+        if n == 0:
+            return 0.0
+        counts = np.bincount(self.y[rows], minlength=self.k)
+        return float(estimated_errors(n, n - counts.max(), self.cf))
+
+    def subtree_estimate(self, node: int, rows: np.ndarray) -> float:
+        """Estimated errors of the subtree at ``node`` as it stands, for cases ``rows``
+        (C4.5's ``EstimateErrors(..., UpdateTree=false)``): the sum over its leaves of
+        N * U_CF(E, N) with the cases re-distributed; leaves reached by none add 0."""
+        at = np.full(rows.size, node, dtype=np.int64)
+        active = np.flatnonzero(self.left[at] != LEAF)
+        while active.size:  # one vectorised step per level
+            cur = at[active]
+            go_left = self.tree._goes_left(self.X[rows[active]], cur)
+            at[active] = np.where(go_left, self.left[cur], self.right[cur])
+            active = active[self.left[at[active]] != LEAF]
+        cell = at * self.k + self.y[rows]
+        counts = np.bincount(cell, minlength=self.tree.n_nodes * self.k)
+        counts = counts.reshape(self.tree.n_nodes, self.k)
+        n = counts.sum(axis=1)
+        hit = n > 0
+        return float(estimated_errors(n[hit], n[hit] - counts[hit].max(axis=1), self.cf).sum())
+
+    def prune(self, node: int, rows: np.ndarray) -> tuple[float, int]:
+        """Prune the subtree at ``node`` for cases ``rows`` (``UpdateTree=true``).
+
+        Returns its estimated errors and the id that now stands in its place (``node``
+        itself, or the root of the raised branch).
+        """
+        leaf = self.leaf_estimate(rows)
+        if self.left[node] == LEAF:
+            return leaf, node
+        go_left = self.tree._goes_left(self.X[rows], np.full(rows.size, node, dtype=np.int64))
+        parts = (rows[go_left], rows[~go_left])
+        children = [int(self.left[node]), int(self.right[node])]
+        total = 0.0
+        for side, part in enumerate(parts):
+            if part.size:  # C4.5 skips a branch that receives no cases
+                errors, children[side] = self.prune(children[side], part)
+                total += errors
+        self.left[node], self.right[node] = children
+        branch = np.inf
+        if self.raising:
+            largest = children[0] if parts[0].size > parts[1].size else children[1]
+            branch = self.subtree_estimate(largest, rows)
+        if leaf <= branch + TOLERANCE and leaf <= total + TOLERANCE:
+            self.left[node] = self.right[node] = LEAF
+            self.n_collapsed += 1
+            return leaf, node
+        if branch <= total + TOLERANCE:
+            self.n_raised += 1
+            return self.prune(largest, rows)
+        return total, node
+
+
+@register_pruner(
+    "pessimistic",
+    "C4.5's error-based pruning (Quinlan 1993, ch. 4): leaves charged N*U_CF(E,N), "
+    "bottom-up replacement by a leaf or by the largest branch (subtree raising)",
+    params={"confidence": 0.25, "subtree_raising": True},
+    uses_prune_set=False,
+)
+def prune_pessimistic(
+    estimator, X_grow, y_grow, X_prune=None, y_prune=None, *, random_state=None,
+    confidence: float = 0.25, subtree_raising: bool = True,
+):
+    """Replace ``estimator.tree_`` by its C4.5 pessimistic pruning; returns the estimator.
+
+    ``X_prune``/``y_prune`` and ``random_state`` are ignored (C4.5 prunes on the training
+    data and draws nothing). Records ``estimator.unpruned_tree_`` and
+    ``estimator.pruning_`` (method, confidence, subtree_raising, leaves before/after,
+    nodes made leaves, branches raised, estimated errors of the pruned tree).
+    """
+    cf = check_confidence(confidence)
+    if not isinstance(subtree_raising, (bool, np.bool_)):
+        raise ObliqError(f"pessimistic pruner: subtree_raising must be true or false "
+                         f"(got {subtree_raising!r})")
+    tree = estimator.tree_
+    X = estimator.tree_input(X_grow)
+    codes = np.asarray(estimator.encode(y_grow), dtype=np.int64)
+    if codes.shape[0] != X.shape[0]:
+        raise ObliqError(f"pessimistic pruner: y_grow has {codes.shape[0]} labels for "
+                         f"{X.shape[0]} rows")
+    known = codes >= 0  # a label the tree never saw counts toward no class
+    X, codes = X[known], codes[known]
+    work = _ErrorBasedPruning(tree, X, codes, cf, bool(subtree_raising))
+    # The recursion is as deep as the tree (twice, with raising): allow for it.
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 3 * tree.max_depth + 200))
+    try:
+        estimate, root = work.prune(0, np.arange(X.shape[0]))
+    finally:
+        sys.setrecursionlimit(limit)
+    pruned = rebuild_tree(tree, root, work.left, work.right)
+    pruned.value = node_class_counts(pruned, X, codes)[:, : tree.n_classes].astype(np.float64)
+    estimator.unpruned_tree_ = tree
+    estimator.tree_ = pruned
+    estimator.pruning_ = {
+        "method": "pessimistic", "confidence": cf, "subtree_raising": bool(subtree_raising),
+        "n_leaves_before": tree.n_leaves, "n_leaves_after": pruned.n_leaves,
+        "n_collapsed": work.n_collapsed, "n_raised": work.n_raised,
+        "estimated_errors": estimate,
+    }
+    return estimator
+
+
+__all__ = ["added_errors", "c45_coefficient", "estimated_errors", "prune_pessimistic",
+           "rebuild_tree", "upper_limit"]
