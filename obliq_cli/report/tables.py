@@ -18,7 +18,6 @@ from tabulate import tabulate
 
 from ..errors import ObliqError
 from .aggregate import (
-    METRICS,
     POOLABLE,
     check_metric,
     describe,
