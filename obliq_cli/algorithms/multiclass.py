@@ -1,1 +1,232 @@
-"""(being written)"""
+"""One-vs-one and one-vs-rest decompositions of a two-class tree (Yildiz 2011, §3.2).
+
+"For K > 2 class problems, we ... reduce the single multiclass problem into multiple
+binary classification problems ... (i) one of the labels to the rest (one-vs.-rest) or
+(ii) between every pair of classes (one-vs.-one)." The paper gives no combination rule;
+the author's code does (ISELL ``classification.c: train_svmtree/test_svmtree``,
+prior-art §1.6):
+
+* OVO grows K(K-1)/2 trees, one per class pair (i, j), i < j, on the rows of those two
+  classes; tree (i, j) adds its leaf posterior of class i to vote i and of class j to
+  vote j.
+* OVR grows K trees; tree i separates class i from the rest. Here the member is a plain
+  two-class tree on the relabelled problem (class i -> code 0, the rest -> code 1, so
+  class i is the code's ``positive`` class), and it adds its posterior of "class i" to
+  vote i. (The author's OVR trees keep the K-class counts in their leaves and every tree
+  adds all K posteriors; a generic wrapper around any two-class estimator cannot, so
+  this follows the brief's relabelled problem.)
+* The votes are normalised to sum to one (``predict_proba``) and the prediction is the
+  argmax (ties: the lowest class).
+
+Sizes: ``n_nodes_`` and ``n_leaves_`` sum over the member trees, ``depth_`` is the
+largest member depth (the UMT paper counts all nodes including leaves, Table 3).
+
+Pruning: a pruner receives the wrapper. The ``validation`` pruner (``obliq_cli.pruning.
+validation``) prunes every member on the validation rows of its class pair, or on all
+validation rows relabelled to its one-vs-rest problem, as ``train_svmtree`` does
+(``member_problem`` gives those rows and labels).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
+
+from ..errors import DataError, ObliqError
+from ..registry import register_algorithm
+from .base import as_rng, check_X
+from .umt import UMTClassifier
+
+
+class _DecompositionTrees(ClassifierMixin, BaseEstimator):
+    """Common part of the OVO / OVR wrappers; subclasses define ``_make_member`` and
+    ``_problems``."""
+
+    def _make_member(self):  # pragma: no cover - overridden
+        return clone(self.estimator)
+
+    def validate_params(self) -> None:
+        member = self._make_member()
+        if hasattr(member, "validate_params"):
+            member.validate_params()
+
+    def _problems(self, k: int) -> list[tuple[int, ...]]:  # pragma: no cover
+        raise NotImplementedError
+
+    def member_problem(self, m: int, X, y_codes):
+        """Rows and two-class labels of member ``m``'s problem for rows ``X`` with class
+        codes ``y_codes`` (code -1 = unseen class): OVO keeps the rows of its pair and
+        labels them 0 (first class) / 1; OVR keeps every row, 0 = its class, 1 = rest."""
+        y_codes = np.asarray(y_codes)
+        prob = self.problems_[m]
+        if len(prob) == 2:
+            keep = (y_codes == prob[0]) | (y_codes == prob[1])
+            return X[keep], (y_codes[keep] == prob[1]).astype(np.int64)
+        return X, (y_codes != prob[0]).astype(np.int64)
+
+    def fit(self, X, y):
+        self.validate_params()
+        X = check_X(X)
+        y = np.asarray(y)
+        if y.ndim != 1 or y.shape[0] != X.shape[0]:
+            raise DataError(f"y must be 1-D with {X.shape[0]} labels (got shape {y.shape})")
+        self.classes_, codes = np.unique(y, return_inverse=True)
+        self.n_features_in_ = X.shape[1]
+        k = len(self.classes_)
+        if k < 2:
+            raise ObliqError(f"{type(self).__name__} needs at least two classes (got {k})")
+        self.problems_ = self._problems(k)
+        rng = as_rng(getattr(self, "random_state", None))
+        seeds = rng.integers(2**63, size=len(self.problems_))
+        self.estimators_ = []
+        for m in range(len(self.problems_)):  # a loop per member tree
+            Xm, ym = self.member_problem(m, X, codes)
+            member = self._make_member()
+            if "random_state" in member.get_params():
+                member.set_params(random_state=np.random.default_rng(int(seeds[m])))
+            self.estimators_.append(member.fit(Xm, ym))
+        return self
+
+    def encode(self, y) -> np.ndarray:
+        """Class codes of labels ``y``; unseen labels get -1."""
+        y = np.asarray(y)
+        pos = np.clip(np.searchsorted(self.classes_, y), 0, len(self.classes_) - 1)
+        return np.where(self.classes_[pos] == y, pos, -1)
+
+    def _member_posterior(self, member, X) -> np.ndarray:
+        """Posterior [n, 2] of the member's codes 0 and 1 (a member grown on one class
+        only gives that class probability one)."""
+        proba = member.predict_proba(X)
+        out = np.zeros((X.shape[0], 2))
+        out[:, np.asarray(member.classes_, dtype=np.int64)] = proba
+        return out
+
+    def votes(self, X) -> np.ndarray:
+        X = check_X(X, self.n_features_in_)
+        votes = np.zeros((X.shape[0], len(self.classes_)))
+        for prob, member in zip(self.problems_, self.estimators_):
+            post = self._member_posterior(member, X)
+            votes[:, prob[0]] += post[:, 0]
+            if len(prob) == 2:
+                votes[:, prob[1]] += post[:, 1]
+        return votes
+
+    def predict_proba(self, X) -> np.ndarray:
+        votes = self.votes(X)
+        total = votes.sum(axis=1, keepdims=True)
+        return votes / np.where(total > 0, total, 1.0)
+
+    def predict(self, X) -> np.ndarray:
+        return self.classes_[np.argmax(self.votes(X), axis=1)]
+
+    @property
+    def n_leaves_(self) -> int:
+        return int(sum(m.n_leaves_ for m in self.estimators_))
+
+    @property
+    def n_nodes_(self) -> int:
+        return int(sum(m.n_nodes_ for m in self.estimators_))
+
+    @property
+    def depth_(self) -> int:
+        return int(max(m.depth_ for m in self.estimators_))
+
+    def export_text(self, feature_names=None) -> str:
+        parts = []
+        for prob, member in zip(self.problems_, self.estimators_):
+            names = [str(self.classes_[c]) for c in prob]
+            title = " vs ".join(names) if len(prob) == 2 else f"{names[0]} vs rest"
+            parts.append(f"# tree {title}\n{member.export_text(feature_names)}")
+        return "\n".join(parts)
+
+    def export_json(self) -> dict:
+        return {"classes": self.classes_.tolist(), "decomposition": self._kind,
+                "problems": [list(map(int, p)) for p in self.problems_],
+                "trees": [m.export_json() for m in self.estimators_]}
+
+
+class OneVsOneTrees(_DecompositionTrees):
+    """K(K-1)/2 two-class trees on class pairs; votes = summed leaf posteriors."""
+
+    _kind = "one-vs-one"
+
+    def __init__(self, estimator=None, random_state=None):
+        self.estimator = estimator
+        self.random_state = random_state
+
+    def _make_member(self):
+        if self.estimator is None:
+            raise ObliqError("OneVsOneTrees needs an estimator")
+        return clone(self.estimator)
+
+    def _problems(self, k):
+        return [(i, j) for i in range(k) for j in range(i + 1, k)]
+
+
+class OneVsRestTrees(_DecompositionTrees):
+    """K two-class trees, class i against the rest; vote i = tree i's posterior of i."""
+
+    _kind = "one-vs-rest"
+
+    def __init__(self, estimator=None, random_state=None):
+        self.estimator = estimator
+        self.random_state = random_state
+
+    def _make_member(self):
+        if self.estimator is None:
+            raise ObliqError("OneVsRestTrees needs an estimator")
+        return clone(self.estimator)
+
+    def _problems(self, k):
+        return [(i,) for i in range(k)]
+
+
+_UMT_PARAMS = ("c_min", "c_max", "c_step", "refit", "normalize", "min_samples_split",
+               "max_depth")
+
+
+class _UMTMembers:
+    """UMT's parameters on a wrapper; members are ``UMTClassifier`` with them."""
+
+    def _make_member(self):
+        return UMTClassifier(**{p: getattr(self, p) for p in _UMT_PARAMS})
+
+
+@register_algorithm(
+    "umt-ovo", "Univariate margin tree, one-vs-one: K(K-1)/2 UMTs on class pairs, "
+    "summed posteriors vote (Yildiz 2011 §3.2)",
+)
+class UMTOneVsOne(_UMTMembers, OneVsOneTrees):
+    """UMT one-vs-one; parameters as ``umt`` (each member gets its own rng stream)."""
+
+    def __init__(self, c_min: float = -2.0, c_max: float = 2.0, c_step: float = 0.1,
+                 refit: bool = False, normalize: bool = True, min_samples_split: int = 2,
+                 max_depth: int | None = None, random_state=None):
+        self.c_min = c_min
+        self.c_max = c_max
+        self.c_step = c_step
+        self.refit = refit
+        self.normalize = normalize
+        self.min_samples_split = min_samples_split
+        self.max_depth = max_depth
+        self.random_state = random_state
+
+
+@register_algorithm(
+    "umt-ovr", "Univariate margin tree, one-vs-rest: K UMTs (class i vs rest), "
+    "summed posteriors vote (Yildiz 2011 §3.2)",
+)
+class UMTOneVsRest(_UMTMembers, OneVsRestTrees):
+    """UMT one-vs-rest; parameters as ``umt`` (each member gets its own rng stream)."""
+
+    def __init__(self, c_min: float = -2.0, c_max: float = 2.0, c_step: float = 0.1,
+                 refit: bool = False, normalize: bool = True, min_samples_split: int = 2,
+                 max_depth: int | None = None, random_state=None):
+        self.c_min = c_min
+        self.c_max = c_max
+        self.c_step = c_step
+        self.refit = refit
+        self.normalize = normalize
+        self.min_samples_split = min_samples_split
+        self.max_depth = max_depth
+        self.random_state = random_state

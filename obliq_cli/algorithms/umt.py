@@ -1,1 +1,285 @@
-"""(being written)"""
+"""Univariate Margin Tree (UMT), Yildiz 2011, "Univariate decision tree induction using
+maximum margin classification", The Computer Journal (shared/papers/003).
+
+Split search (Section 2, eq. 4, Fig. 1). For a margin C and a feature j the threshold
+w0 minimises the summed hinge slack of eq. 4::
+
+    min_w0  sum_t max(0, C - y^t x_j^t - y^t w0),     y^t in {-1, +1}
+
+The paper evaluates this at the N candidates w0 = (C - x^t y^t) / y^t (eq. 9) with an
+O(N^2) double loop (Fig. 1 lines 5-13) and notes that sorting gives O(N log N) "like
+C4.5". Here the cost is written in terms of the x-threshold tau = -w0 (the paper's
+split ``x_j + w0 >= 0`` is ``x_j >= tau``):
+
+    f(tau) = sum_{y=+1} max(0, tau - (x - C)) + sum_{y=-1} max(0, (x + C) - tau),
+
+a convex piecewise-linear function whose breakpoints are u = x - C (class +1) and
+v = x + C (class -1). After one sort of the breakpoints, prefix counts and sums give f
+at every breakpoint at once (``hinge_sweep``), for all features and all C together.
+Because f's slope steps by one at every distinct breakpoint, it is zero on a whole
+interval [lo, hi] of minimisers; the split threshold is its midpoint, which is what the
+author's code does (``svmtree.c: find_best_svmtree_feature`` keeps the midpoint of the
+first minimising breakpoint and the next one, prior-art §1.6). The paper's own loop
+keeps whichever minimiser comes first in data order; ``_paper_double_loop`` reproduces
+it for the tests.
+
+Choices where the paper is silent, following the author's C code (ISELL, prior-art
+§1.6; ``svmtree.c``, ``classification.c``):
+
+* Normalisation: "the instances are normalized in order to use the same C value for
+  each feature" (§2.2). ISELL normalises SVMTREE's input once, with the mean and
+  standard deviation of the training set (``must_normalize``; means/variances are
+  stored per model), so features are z-scored with the growing set's mean and standard
+  deviation (a constant feature keeps scale 1). Thresholds are mapped back to the raw
+  feature, so the tree reads raw X.
+* Validation data for C (``optimize_C_for_svmtreenode``): at every node a stratified
+  quarter of the node's rows is held out (per class, after a shuffle drawn from the
+  finder's rng, positions 3, 7, 11, ... go to validation: ``partition % 4 == 3``), the
+  other three quarters ("learn") give the thresholds.
+* For every C, the feature is chosen by its error on the learn rows and the C by the
+  error on the validation rows, both measured by ``error_of_split`` = 1 - (majority
+  count left + majority count right) / N; ties keep the first feature / the first C
+  (strict ``<`` in the code). (Fig. 1 compares every (C, feature) pair on V; the code
+  compares features on the learn data.)
+* The split found on the learn rows with the chosen C is the node's split and is applied
+  to all the node's rows (the code merges the quarter back without refitting);
+  ``refit=True`` instead recomputes the threshold on all the node's rows with the
+  chosen C and feature. A node becomes a leaf when a side would be empty (the builder's
+  rule, as ``create_svmtreechildren``). When a node is too small to give a validation
+  quarter (every class has fewer than 4 rows), C is chosen by the error on all rows.
+* The class with code 0 gets y = -1 and code 1 gets y = +1 (the code gives its
+  ``positive`` class t = -1), so class 1 is expected on the side x > threshold.
+* The C grid is -2.0, -1.9, ..., 2.0 (paper, ``c_step=0.1``; the code steps 0.2).
+
+The code's sweep classifies a breakpoint as rising or falling by its sign instead of by
+its class, which does not minimise eq. 4; this module minimises eq. 4 exactly.
+Multiclass problems use ``umt-ovo`` / ``umt-ovr`` (``obliq_cli.algorithms.multiclass``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import ObliqError
+from ..registry import register_algorithm
+from ..tree.builder import Split
+from .base import TreeClassifier, check_X
+
+_CHUNK = 4_000_000  # breakpoints sorted at once (rows x features x margins)
+
+
+def margin_grid(c_min: float, c_max: float, c_step: float) -> np.ndarray:
+    """C = c_min, c_min + c_step, ..., c_max (Fig. 1 line 2), rounded to 10 decimals."""
+    n = int(np.floor((c_max - c_min) / c_step + 1e-9)) + 1
+    return np.round(c_min + c_step * np.arange(n), 10)
+
+
+def hinge_sweep(Z: np.ndarray, y_sign: np.ndarray, Cs) -> tuple[np.ndarray, ...]:
+    """Minimum of eq. 4 for every margin and feature, by one sort and prefix sums.
+
+    Parameters
+    ----------
+    Z : array [n, d] (normalised features); y_sign : array [n] of -1/+1; Cs : [m].
+
+    Returns
+    -------
+    slack, lo, hi : arrays [m, d]. ``slack`` is min over w0 of sum_t eps^t; every
+    x-threshold tau in [lo, hi] attains it (tau = -w0), so w0 in [-hi, -lo].
+    """
+    Z = np.asarray(Z, dtype=np.float64)
+    n, d = Z.shape
+    Cs = np.atleast_1d(np.asarray(Cs, dtype=np.float64))
+    pos = np.asarray(y_sign) > 0
+    n_neg = n - int(pos.sum())
+    out = [np.empty((Cs.size, d)) for _ in range(3)]
+    per_chunk = max(1, _CHUNK // max(n * d, 1))
+    for start in range(0, Cs.size, per_chunk):
+        C = Cs[start:start + per_chunk]
+        m = C.size
+        # Breakpoints u = x - C (class +1) and v = x + C (class -1): one row per
+        # (margin, feature), rows contiguous so the sorts and sums run along memory.
+        shift = C[:, None, None] * np.where(pos, -1.0, 1.0)[None, None, :]
+        pts = (Z.T[None, :, :] + shift).reshape(m * d, n)
+        order = np.argsort(pts, axis=1)
+        P = np.take_along_axis(pts, order, axis=1)
+        is_pos = pos[order]
+        cnt_pos = np.cumsum(is_pos, axis=1)
+        sum_pos = np.cumsum(np.where(is_pos, P, 0.0), axis=1)
+        cnt_neg_after = n_neg - (np.arange(1, n + 1)[None, :] - cnt_pos)
+        neg_vals = np.where(is_pos, 0.0, P)
+        sum_neg_after = neg_vals.sum(axis=1, keepdims=True) - np.cumsum(neg_vals, axis=1)
+        # f(P_i) = sum_{u <= P_i} (P_i - u) + sum_{v > P_i} (v - P_i)
+        f = (cnt_pos * P - sum_pos) + (sum_neg_after - cnt_neg_after * P)
+        f = np.maximum(f, 0.0)
+        fmin = f.min(axis=1)
+        tol = 1e-9 * np.maximum(1.0, fmin)
+        at_min = f <= (fmin + tol)[:, None]
+        lo = np.where(at_min, P, np.inf).min(axis=1)
+        hi = np.where(at_min, P, -np.inf).max(axis=1)
+        for arr, val in zip(out, (fmin, lo, hi)):
+            arr[start:start + m] = val.reshape(m, d)
+    return tuple(out)
+
+
+def _paper_double_loop(x, y_sign, C) -> tuple[float, float]:
+    """Fig. 1 lines 4-13 verbatim, O(N^2): (w0, summed slack) for one feature and C.
+
+    Reference for the tests only: the first candidate w0 = (C - x^j y^j)/y^j in data
+    order with the least summed slack (strict ``<``) wins.
+    """
+    x = np.asarray(x, dtype=np.float64)
+    y_sign = np.asarray(y_sign, dtype=np.float64)
+    best_w0, min_eps = np.nan, np.inf
+    for j in range(x.size):
+        w0 = (C - x[j] * y_sign[j]) / y_sign[j]
+        total = 0.0
+        for k in range(x.size):
+            eps = C - x[k] * y_sign[k] - w0 * y_sign[k]
+            if eps > 0:
+                total += eps
+        if total < min_eps:
+            min_eps, best_w0 = total, w0
+    return float(best_w0), float(min_eps)
+
+
+def error_of_split(left: np.ndarray, right: np.ndarray) -> np.ndarray:
+    """1 - (majority left + majority right) / N for class counts [..., K] (ISELL)."""
+    n = left.sum(axis=-1) + right.sum(axis=-1)
+    good = left.max(axis=-1) + right.max(axis=-1)
+    return 1.0 - good / np.where(n > 0, n, 1)
+
+
+def stratified_quarter(y: np.ndarray, rng: np.random.Generator, mod: int = 4) -> np.ndarray:
+    """Boolean mask of the held-out rows: within each class, after a random shuffle,
+    the rows at positions mod-1, 2 mod-1, ... (ISELL ``divide_instancelist(.., 4)``)."""
+    held = np.zeros(y.size, dtype=bool)
+    for c in np.unique(y):  # a loop per class
+        idx = rng.permutation(np.flatnonzero(y == c))
+        held[idx[mod - 1::mod]] = True
+    return held
+
+
+def _left_counts(X_sorted_by_class, thresholds, feats):
+    """Class counts [m, 2] of rows with x[feat] <= threshold, from per-class sorted
+    columns (a list of [n_c, d] arrays)."""
+    m = thresholds.shape[0]
+    counts = np.zeros((m, len(X_sorted_by_class)))
+    for c, Xs in enumerate(X_sorted_by_class):
+        for j in np.unique(feats):  # a loop per feature
+            sel = feats == j
+            counts[sel, c] = np.searchsorted(Xs[:, j], thresholds[sel], side="right")
+    return counts
+
+
+def best_margin_split(X, y, mu, sd, Cs, learn_mask, refit=False):
+    """The UMT split of one node (module docstring): (feature, raw threshold, C) or None.
+
+    ``X`` raw node rows, ``y`` codes in {0, 1}, ``mu``/``sd`` the normalisation,
+    ``learn_mask`` the rows used to fit thresholds (the rest validate C).
+    """
+    Z = (X - mu) / sd
+    y_sign = np.where(y == 1, 1.0, -1.0)
+    learn = learn_mask
+    val = ~learn_mask
+    if not val.any():
+        learn = val = np.ones(y.size, dtype=bool)
+    Xl, yl = X[learn], y[learn]
+    if not (Xl.max(axis=0) > Xl.min(axis=0)).any():
+        return None
+    varies = Xl.max(axis=0) > Xl.min(axis=0)
+    _, lo, hi = hinge_sweep(Z[learn], y_sign[learn], Cs)
+    tau = (lo + hi) / 2.0  # [m, d], in normalised units
+    thr = mu + sd * tau  # raw thresholds
+    m, d = thr.shape
+    # Learn error of every (C, feature): counts left from per-class sorted columns.
+    sorted_l = [np.sort(Xl[yl == c], axis=0) for c in (0, 1)]
+    feats = np.tile(np.arange(d), m)
+    left = _left_counts(sorted_l, thr.ravel(), feats).reshape(m, d, 2)
+    total = np.array([(yl == 0).sum(), (yl == 1).sum()], dtype=float)
+    err = error_of_split(left, total - left)
+    err = np.where(varies[None, :], err, np.inf)
+    best_f = np.argmin(err, axis=1)  # first feature on ties
+    best_t = thr[np.arange(m), best_f]
+    # Validation error of each C's split; the first C on ties.
+    Xv, yv = X[val], y[val]
+    goes_left = Xv[:, best_f] <= best_t[None, :]  # [n_val, m]
+    onehot = np.eye(2)[yv]
+    left_v = goes_left.T.astype(float) @ onehot
+    right_v = onehot.sum(axis=0) - left_v
+    k = int(np.argmin(error_of_split(left_v, right_v)))
+    feature, threshold, C = int(best_f[k]), float(best_t[k]), float(Cs[k])
+    if refit:
+        _, lo_all, hi_all = hinge_sweep(Z[:, [feature]], y_sign, [C])
+        threshold = float(mu[feature] + sd[feature] * (lo_all[0, 0] + hi_all[0, 0]) / 2.0)
+    return feature, threshold, C
+
+
+@register_algorithm(
+    "umt",
+    "Univariate margin tree (Yildiz 2011), two classes: hinge-slack thresholds, margin C "
+    "chosen on a node validation quarter; multiclass via umt-ovo / umt-ovr",
+)
+class UMTClassifier(TreeClassifier):
+    """UMT for two classes (see the module docstring for every choice).
+
+    Parameters
+    ----------
+    c_min, c_max, c_step : the margin grid (paper Fig. 1: -2.0 to 2.0 step 0.1).
+    refit : False (author's code) keeps the threshold fitted on the node's learn
+        quarters; True refits it on all the node's rows with the chosen C.
+    normalize : z-score features with the training set's mean and std (paper §2.2).
+    min_samples_split, max_depth : builder stopping rules.
+    random_state : seed or Generator for the per-node validation quarter.
+    """
+
+    def __init__(self, c_min: float = -2.0, c_max: float = 2.0, c_step: float = 0.1,
+                 refit: bool = False, normalize: bool = True, min_samples_split: int = 2,
+                 max_depth: int | None = None, random_state=None):
+        self.c_min = c_min
+        self.c_max = c_max
+        self.c_step = c_step
+        self.refit = refit
+        self.normalize = normalize
+        self.min_samples_split = min_samples_split
+        self.max_depth = max_depth
+        self.random_state = random_state
+
+    def validate_params(self) -> None:
+        super().validate_params()
+        for name in ("c_min", "c_max", "c_step"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) \
+                    or not np.isfinite(value):
+                raise ObliqError(f"{name} must be a finite number (got {value!r})")
+        if self.c_step <= 0:
+            raise ObliqError(f"c_step must be > 0 (got {self.c_step!r})")
+        if self.c_max < self.c_min:
+            raise ObliqError(f"c_max must be >= c_min (got {self.c_min!r}..{self.c_max!r})")
+
+    def fit(self, X, y):
+        X = check_X(X)
+        if self.normalize and X.shape[0] > 0:
+            mu = X.mean(axis=0)
+            sd = X.std(axis=0)
+            self.scaling_ = (mu, np.where(sd > 0, sd, 1.0))
+        else:
+            self.scaling_ = (np.zeros(X.shape[1]), np.ones(X.shape[1]))
+        return super().fit(X, y)
+
+    def _make_split_finder(self, n_classes: int):
+        if n_classes > 2:
+            raise ObliqError(f"umt handles two classes, got {n_classes}; use umt-ovo or umt-ovr")
+        Cs = margin_grid(self.c_min, self.c_max, self.c_step)
+        mu, sd = self.scaling_
+        refit = bool(self.refit)
+
+        def find_split(X, y, counts, rng):
+            held = stratified_quarter(y, rng)
+            found = best_margin_split(X, y, mu, sd, Cs, ~held, refit)
+            if found is None:
+                return None
+            feature, threshold, _ = found
+            return Split(threshold=threshold, feature=feature)
+
+        return find_split
+

@@ -1,0 +1,128 @@
+"""UMT (Yildiz 2011): the sorted hinge sweep against the paper's double loop and an LP."""
+
+import numpy as np
+import pytest
+from scipy.optimize import linprog
+
+from obliq_cli import make_estimator
+from obliq_cli.algorithms.umt import (
+    _paper_double_loop,
+    error_of_split,
+    hinge_sweep,
+    margin_grid,
+    stratified_quarter,
+)
+from obliq_cli.errors import ObliqError
+
+
+def slack_at(x, s, C, w0):
+    return np.maximum(0.0, C - s * x - s * w0).sum()
+
+
+@pytest.mark.parametrize("C", [-2.0, -0.7, 0.0, 0.3, 1.5])
+def test_sweep_matches_the_paper_double_loop(C):
+    rng = np.random.default_rng(int(10 * C) + 50)
+    for _ in range(8):
+        n = 31
+        x = rng.normal(size=n)
+        s = np.where(rng.uniform(size=n) < rng.uniform(0.2, 0.8), 1.0, -1.0)
+        slack, lo, hi = hinge_sweep(x[:, None], s, [C])
+        w0, eps = _paper_double_loop(x, s, C)
+        assert slack[0, 0] == pytest.approx(eps, rel=1e-10, abs=1e-10)
+        # Every tau in [lo, hi] (w0 = -tau) attains the minimum; the paper's w0 is in it.
+        for tau in (lo[0, 0], hi[0, 0], (lo[0, 0] + hi[0, 0]) / 2):
+            assert slack_at(x, s, C, -tau) == pytest.approx(eps, rel=1e-10, abs=1e-10)
+        assert lo[0, 0] - 1e-12 <= -w0 <= hi[0, 0] + 1e-12
+        # The paper's candidate set: no candidate beats the sweep.
+        cands = (C - x * s) / s
+        assert min(slack_at(x, s, C, w) for w in cands) == pytest.approx(eps, abs=1e-10)
+
+
+def test_sweep_over_many_features_and_margins_equals_one_at_a_time():
+    rng = np.random.default_rng(3)
+    Z = rng.normal(size=(40, 3))
+    s = np.where(rng.uniform(size=40) < 0.5, 1.0, -1.0)
+    Cs = margin_grid(-2, 2, 0.5)
+    slack, lo, hi = hinge_sweep(Z, s, Cs)
+    for i, C in enumerate(Cs):
+        for j in range(3):
+            one = hinge_sweep(Z[:, [j]], s, [C])
+            assert slack[i, j] == pytest.approx(one[0][0, 0])
+            assert (lo[i, j], hi[i, j]) == (one[1][0, 0], one[2][0, 0])
+
+
+def test_minimum_slack_equals_the_linear_program_of_eq4():
+    rng = np.random.default_rng(4)
+    n = 25
+    x = rng.normal(size=n)
+    s = np.where(rng.uniform(size=n) < 0.5, 1.0, -1.0)
+    for C in (-1.0, 0.0, 1.2):
+        # variables [w0, eps_1..eps_n]: min sum eps, -s w0 - eps <= s x - C, eps >= 0
+        c = np.r_[0.0, np.ones(n)]
+        A = np.hstack([-s[:, None], -np.eye(n)])
+        b = s * x - C
+        res = linprog(c, A_ub=A, b_ub=b, bounds=[(None, None)] + [(0, None)] * n)
+        assert hinge_sweep(x[:, None], s, [C])[0][0, 0] == pytest.approx(res.fun, abs=1e-7)
+
+
+def test_grid_and_error_of_split():
+    grid = margin_grid(-2.0, 2.0, 0.1)
+    assert grid.size == 41 and grid[0] == -2.0 and grid[-1] == 2.0 and 0.0 in grid
+    # left 3/1, right 0/4: majorities 3 + 4 of 8 -> error 1/8
+    assert error_of_split(np.array([3, 1]), np.array([0, 4])) == pytest.approx(0.125)
+
+
+def test_stratified_quarter_holds_out_a_quarter_of_each_class():
+    y = np.r_[np.zeros(40, int), np.ones(12, int)]
+    held = stratified_quarter(y, np.random.default_rng(0))
+    assert held[y == 0].sum() == 10 and held[y == 1].sum() == 3
+
+
+def test_one_dimensional_separable_set_splits_between_the_classes():
+    rng = np.random.default_rng(5)
+    x = np.r_[rng.uniform(0, 1, 60), rng.uniform(3, 4, 60)]
+    y = np.r_[np.zeros(60, int), np.ones(60, int)]
+    m = make_estimator("umt", random_state=0).fit(x[:, None], y)
+    assert m.n_nodes_ == 3
+    t = m.tree_.threshold[0]
+    assert x[y == 0].max() < t < x[y == 1].min()
+    assert (m.predict(x[:, None]) == y).all()
+
+
+def test_raw_space_threshold_and_reversed_labels():
+    rng = np.random.default_rng(6)
+    X = np.c_[rng.normal(size=200), rng.normal(size=200) * 100 + 1000]
+    y = (X[:, 1] < 1000).astype(int)  # class 1 on the small side of feature 1
+    m = make_estimator("umt", random_state=1).fit(X, y)
+    assert m.tree_.feature[0] == 1
+    assert (m.predict(X) == y).mean() > 0.97
+
+
+def test_more_than_two_classes_is_refused():
+    X = np.arange(9.0)[:, None]
+    with pytest.raises(ObliqError, match="two classes"):
+        make_estimator("umt").fit(X, np.arange(9) % 3)
+    with pytest.raises(ObliqError, match="c_step"):
+        make_estimator("umt", c_step=0).fit(X, np.arange(9) % 2)
+
+
+def _rules_predict(tree, X):
+    out = np.empty(X.shape[0], dtype=int)
+    for conds, leaf in tree.rules():
+        ok = np.ones(X.shape[0], dtype=bool)
+        for w, t, left in conds:
+            ok &= (X @ w <= t) if left else (X @ w > t)
+        out[ok] = np.argmax(tree.value[leaf])
+    return out
+
+
+def test_same_seed_same_tree_and_predictions_equal_rules():
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(300, 4))
+    y = (X[:, 0] + 0.5 * rng.normal(size=300) > 0).astype(int)
+    a = make_estimator("umt", random_state=11).fit(X, y)
+    b = make_estimator("umt", random_state=11).fit(X, y)
+    assert a.tree_.to_json() == b.tree_.to_json()
+    assert (a.classes_[_rules_predict(a.tree_, X)] == a.predict(X)).all()
+    refit = make_estimator("umt", random_state=11, refit=True).fit(X, y)
+    assert (refit.predict(X) == y).mean() > 0.9
