@@ -1,1 +1,104 @@
-"""(being written)"""
+"""Validation-set (reduced-error) post-pruning, the UMT paper's "cross-validation-based
+postpruning" (Yildiz 2011, §3.1: the validation folds val_i "are used to prune the
+decision trees").
+
+The paper gives no rule; the author's code prunes with the validation data
+(ISELL ``prune_tree(root, root, cvdata)`` under ``VALIDATIONPRUNING``, prior-art §1.6),
+which is Quinlan's reduced-error pruning (Quinlan 1987, "Simplifying decision trees",
+§2.2): bottom-up, every internal node is replaced by a leaf (labelled with the majority
+class of its *growing* rows, ``tree.value``) whenever that does not increase the number
+of validation rows misclassified in its subtree (ties prune: the smaller tree wins).
+Bottom-up means a node is judged against its subtree as already pruned below, so the
+pruned error of a node is ``min(error as a leaf, sum of its children's pruned
+errors)``; a node reached by no validation row is therefore pruned (0 <= 0), as in
+Quinlan's procedure. Validation rows whose label the tree never saw count as errors
+everywhere.
+
+Rows reaching each node do not depend on pruning below it, so one pass of
+``node_class_counts`` on the grown tree gives every node's validation class counts; the
+loop then runs once per internal node (children before parents, reverse preorder).
+
+With no validation rows (``X_prune`` None or empty) the tree is left unchanged and
+``estimator.pruning_`` says so. The one-vs-one / one-vs-rest wrappers
+(``obliq_cli.algorithms.multiclass``) are pruned member by member, each on the
+validation rows of its class pair / all rows relabelled to its one-vs-rest problem
+(``member_problem``), as ISELL's ``train_svmtree`` does; a member whose problem has no
+validation row is left unchanged.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..registry import register_pruner
+from ..tree.structure import LEAF, Tree, node_class_counts
+
+
+def reduced_error_prune(tree: Tree, X, y_codes) -> tuple[Tree, dict]:
+    """The reduced-error-pruned tree for validation rows ``X`` (already ``tree_input``)
+    with class codes ``y_codes`` (-1 = unseen class), and a summary dict."""
+    counts = node_class_counts(tree, X, y_codes)
+    reach = counts.sum(axis=1)
+    majority = tree.leaf_classes()
+    leaf_err = reach - counts[np.arange(tree.n_nodes), majority]
+    pruned_err = leaf_err.astype(np.int64).copy()
+    cut = np.zeros(tree.n_nodes, dtype=bool)
+    left, right = tree.children_left, tree.children_right
+    for node in np.flatnonzero(left != LEAF)[::-1]:  # children before parents
+        below = pruned_err[left[node]] + pruned_err[right[node]]
+        if leaf_err[node] <= below:
+            cut[node] = True  # pruned_err[node] already equals leaf_err[node]
+        else:
+            pruned_err[node] = below
+    grown_err = int(leaf_err[tree.is_leaf].sum())
+    new_tree = tree.collapse(np.flatnonzero(cut))
+    info = {"n_eval": int(len(y_codes)), "errors_before": grown_err,
+            "errors_after": int(pruned_err[0]), "nodes_before": tree.n_nodes,
+            "nodes_after": new_tree.n_nodes}
+    return new_tree, info
+
+
+def _prune_single(estimator, X_prune, y_prune) -> dict:
+    tree = estimator.tree_
+    estimator.unpruned_tree_ = tree
+    if X_prune is None or len(X_prune) == 0:
+        return {"method": "validation", "pruned": False,
+                "note": "no validation rows: tree left unchanged", "n_eval": 0}
+    new_tree, info = reduced_error_prune(tree, estimator.tree_input(X_prune),
+                                         estimator.encode(y_prune))
+    estimator.tree_ = new_tree
+    return {"method": "validation", "pruned": True, **info}
+
+
+@register_pruner(
+    "validation",
+    "Reduced-error pruning on the validation (pruning) rows, bottom-up, a subtree becomes "
+    "a leaf when that does not increase validation errors (UMT paper's CV post-pruning)",
+    params={},
+)
+def prune_validation(estimator, X_grow, y_grow, X_prune, y_prune, *, random_state=None):
+    """Prune ``estimator`` (a TreeClassifier or a one-vs-one/one-vs-rest wrapper) in
+    place on the validation rows and return it; sets ``estimator.pruning_``."""
+    members = getattr(estimator, "estimators_", None)
+    if members is None or not hasattr(estimator, "member_problem"):
+        estimator.pruning_ = _prune_single(estimator, X_prune, y_prune)
+        return estimator
+    if X_prune is None or len(X_prune) == 0:
+        for member in members:
+            member.unpruned_tree_ = member.tree_
+        estimator.pruning_ = {"method": "validation", "pruned": False,
+                              "note": "no validation rows: trees left unchanged",
+                              "n_eval": 0}
+        return estimator
+    X_prune = np.asarray(X_prune, dtype=np.float64)
+    codes = estimator.encode(y_prune)
+    per_member = []
+    for m, member in enumerate(members):  # a loop per member tree
+        Xm, ym = estimator.member_problem(m, X_prune, codes)
+        info = _prune_single(member, Xm if len(Xm) else None, ym)
+        if not len(Xm):
+            info["note"] = "no validation rows for this problem: tree left unchanged"
+        per_member.append(info)
+    estimator.pruning_ = {"method": "validation", "pruned": True,
+                          "n_eval": int(len(X_prune)), "members": per_member}
+    return estimator
