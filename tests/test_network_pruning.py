@@ -1,0 +1,196 @@
+"""LA and GA network pruning (Shah & Sastry 1999, §IV)."""
+
+import numpy as np
+import pytest
+
+from obliq_cli import make_estimator
+from obliq_cli.errors import ObliqError
+from obliq_cli.pruning import network as netmod
+from obliq_cli.pruning.network import (
+    BooleanNetwork,
+    NetworkClassifier,
+    evaluate,
+    exhaustive_search_time,
+    learning_automata_search,
+    network_from_tree,
+    prune_genetic,
+    prune_learning_automata,
+)
+from obliq_cli.registry import pruner_entry
+
+
+def problem(n=300, seed=0, noise=0.0):
+    """A 2-D piecewise-linear two-class problem on the unit square (APDT-like)."""
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(0, 1, size=(n, 2))
+    y = ((X[:, 0] + X[:, 1] > 1.0) & (X[:, 0] - X[:, 1] < 0.4)).astype(int)
+    flip = rng.uniform(size=n) < noise
+    return X, np.where(flip, 1 - y, y)
+
+
+@pytest.fixture(scope="module")
+def oblique_tree():
+    X, y = problem()
+    return make_estimator("cart-lc").fit(X, y), X, y
+
+
+def test_network_from_tree_predicts_as_the_tree(oblique_tree):
+    est, _, _ = oblique_tree
+    rng = np.random.default_rng(1)
+    Z = rng.uniform(-0.2, 1.2, size=(3000, 2))
+    n_pos = int((est.tree_.is_leaf & (est.tree_.leaf_classes() == 1)).sum())
+    for n_units in (None, n_pos + 2):  # extra units must stay silent
+        net = network_from_tree(est.tree_, n_units)
+        assert np.array_equal(net.predict_codes(Z), est.tree_.predict(Z))
+    # On points lying exactly on a hyperplane (w.x = t goes left in the tree).
+    axis = make_estimator("cart-ap").fit(*problem(200, seed=3))
+    net = network_from_tree(axis.tree_)
+    node = 0
+    on_plane = np.tile([0.5, 0.5], (5, 1))
+    on_plane[:, axis.tree_.feature[node]] = axis.tree_.threshold[node]
+    assert np.array_equal(net.predict_codes(on_plane), axis.tree_.predict(on_plane))
+
+
+def test_network_sizes_count_hyperplanes(oblique_tree):
+    est, _, _ = oblique_tree
+    net = network_from_tree(est.tree_)
+    wrapped = NetworkClassifier(est, net)
+    distinct = np.unique(np.hstack([est.tree_.weights, est.tree_.threshold[:, None]])
+                         [~est.tree_.is_leaf], axis=0).shape[0]
+    assert net.n_hyperplanes == distinct
+    # Every hyperplane of the tree lies on some class-1 path unless its subtree is all
+    # class 0; the runner's internal-node column is n_nodes_ - n_leaves_ = N.
+    assert wrapped.n_nodes_ - wrapped.n_leaves_ == wrapped.n_internal_ <= distinct
+    # A repeated split is one first-layer unit.
+    X = np.array([[0.0], [1.0], [2.0], [3.0]])
+    tree = make_estimator("cart-ap").fit(X, [0, 1, 1, 0]).tree_
+    assert network_from_tree(tree).n_hyperplanes == 2
+
+
+def test_evaluate_matches_the_definition():
+    rng = np.random.default_rng(2)
+    Y = rng.uniform(size=(40, 6)) < 0.7
+    sel = rng.uniform(size=(5, 3, 6)) < 0.3
+    out = evaluate(Y, sel)
+    for p in range(5):
+        for r in range(40):
+            fired = [all(Y[r, i] for i in range(6) if sel[p, unit, i]) for unit in range(3)]
+            assert out[r, p] == any(fired)
+
+
+def test_la_with_zero_step_leaves_probabilities_unchanged():
+    rng = np.random.default_rng(3)
+    Y = rng.uniform(size=(50, 8)) < 0.5
+    target = rng.integers(0, 2, 50)
+    _, q, iterations, converged, _ = learning_automata_search(
+        Y, target, 2, 0.0, 2000, 0.01, np.random.default_rng(0))
+    assert iterations == 2000 and not converged
+    assert np.array_equal(q, np.full((2, 8), 0.5))
+    # A positive step moves them (reward-inaction, eq. (9)).
+    _, q, _, _, _ = learning_automata_search(Y, target, 2, 0.01, 2000, 0.01,
+                                             np.random.default_rng(0))
+    assert not np.allclose(q, 0.5)
+
+
+def test_la_update_is_equation_9():
+    # One automaton team, one pattern that every network classifies right (target 1 and
+    # every first-layer unit fires): beta = 1 each time, so q moves toward each draw.
+    Y = np.ones((1, 2), dtype=bool)
+    rng = np.random.default_rng(4)
+    _, q, _, _, _ = learning_automata_search(Y, np.array([1]), 1, 0.1, 1, 0.01, rng)
+    draws = np.random.default_rng(4)
+    draws.permutation(1)
+    v = draws.random((1, 1, 2))[0] < 0.5
+    expected = np.where(v, 0.5 + 0.1 * 0.5, 0.5 * 0.9)
+    assert np.allclose(q, expected)
+
+
+@pytest.mark.parametrize("pruner,params", [
+    (prune_learning_automata, {"max_iterations": 3000}),
+    (prune_genetic, {"n_generations": 30, "population_size": 20}),
+])
+def test_keep_the_best_and_reproducible(monkeypatch, pruner, params):
+    est, X, y = problem_tree_noisy()
+    seen = []
+    original = netmod.accuracies
+
+    def recording(Y, target, selections):
+        acc = original(Y, target, selections)
+        seen.append(acc.max())
+        return acc
+
+    monkeypatch.setattr(netmod, "accuracies", recording)
+    out = pruner(est, X, y, None, None, random_state=np.random.default_rng(7),
+                 n_timing_vectors=0, **params)
+    acc = float(np.mean(out.predict(X) == y))
+    assert acc == pytest.approx(max(seen))
+    assert acc == pytest.approx(out.pruning_["train_accuracy"])
+    assert np.all(np.diff(out.pruning_["learning_curve"]) >= 0)
+    monkeypatch.setattr(netmod, "accuracies", original)
+    again = pruner(est, X, y, None, None, random_state=np.random.default_rng(7),
+                   n_timing_vectors=0, **params)
+    assert np.array_equal(again.network_.selection, out.network_.selection)
+    assert out.n_nodes_ - out.n_leaves_ == out.network_.used_hyperplanes().sum()
+    assert out.unpruned_tree_ is est.tree_
+
+
+def problem_tree_noisy():
+    X, y = problem(300, seed=5, noise=0.1)
+    return make_estimator("cart-ap").fit(X, y), X, y
+
+
+def test_pruned_network_is_smaller_and_as_accurate():
+    # A clean oblique tree of a few hyperplanes: the boundary needs two of them in one AND
+    # unit, which L = 2 units can represent; both searches find a network using fewer
+    # hyperplanes than the tree and at least as accurate on the sample.
+    X, y = problem(300, seed=5)
+    est = make_estimator("cart-lc").fit(X, y)
+    tree_acc = float(np.mean(est.predict(X) == y))
+    la = prune_learning_automata(est, X, y, None, None, random_state=np.random.default_rng(0),
+                                 n_timing_vectors=0, max_iterations=10000)
+    ga = prune_genetic(est, X, y, None, None, random_state=np.random.default_rng(0),
+                       n_timing_vectors=0)
+    for out in (la, ga):
+        assert out.pruning_["train_accuracy"] >= tree_acc - 0.01
+        assert out.n_internal_ < est.tree_.n_internal
+        assert out.score(X, y) == pytest.approx(out.pruning_["train_accuracy"])
+
+
+def test_three_classes_is_a_one_line_error():
+    rng = np.random.default_rng(6)
+    X = rng.uniform(size=(60, 2))
+    y = rng.integers(0, 3, 60)
+    est = make_estimator("cart-ap").fit(X, y)
+    for pruner in (prune_learning_automata, prune_genetic):
+        with pytest.raises(ObliqError) as info:
+            pruner(est, X, y, None, None, random_state=np.random.default_rng(0))
+        assert "\n" not in str(info.value) and "two-class" in str(info.value)
+
+
+def test_registration_and_exhaustive_time(oblique_tree):
+    for name in ("la", "ga"):
+        entry = pruner_entry(name)
+        assert entry.extra["uses_prune_set"] is False
+        assert entry.params["n_units"] == 2
+    assert pruner_entry("la").params["step"] == 0.003
+    assert pruner_entry("ga").params["crossover"] == 0.7
+    assert pruner_entry("ga").params["mutation"] == 0.03
+    Y = np.ones((20, 4), dtype=bool)
+    t = exhaustive_search_time(Y, np.ones(20, int), 2, n_vectors=200)
+    assert t > 0 and np.isfinite(t)
+
+
+def test_predict_uses_tree_input():
+    est, X, y = problem_tree_noisy()
+    calls = []
+    original = est.tree_input
+
+    def spy(Z):
+        calls.append(len(Z))
+        return original(Z)
+
+    est.tree_input = spy
+    net = NetworkClassifier(est, network_from_tree(est.tree_))
+    assert np.array_equal(net.predict(X), original.__self__.classes_[est.tree_.predict(X)])
+    assert calls == [len(X)]
+    assert isinstance(net.network_, BooleanNetwork)
