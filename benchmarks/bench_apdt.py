@@ -1,0 +1,63 @@
+"""APDT fit time on the paper's Problem 2 (1000 training points), numpy against numba.
+
+Times (best of ``--repeats``) the Perceptron count on 1000 non-separable patterns
+(max(300, 1000) presented patterns, §III) and whole APDT fits with the paper's settings,
+once with the numpy fallback and, if numba is installed, once with the numba loop (its
+compilation is done before timing). Both paths give identical trees.
+Run: ``python benchmarks/bench_apdt.py [--seeds 3] [--repeats 3]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+
+from obliq_cli import make_estimator
+from obliq_cli.algorithms import apdt
+from obliq_cli.data.apdt_problems import apdt_problem
+
+
+def best_time(func, repeats: int) -> tuple[float, object]:
+    best, out = np.inf, None
+    for _ in range(repeats):
+        start = time.perf_counter()
+        out = func()
+        best = min(best, time.perf_counter() - start)
+    return best, out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seeds", type=int, default=3)
+    parser.add_argument("--repeats", type=int, default=3)
+    args = parser.parse_args()
+    X, y = apdt_problem(2, seed=0)
+    Xtr, ytr, Xte, yte = X[:1000], y[:1000], X[1000:], y[1000:]
+    Z = np.hstack([np.ones((1000, 1)), Xtr])
+    s = np.where(ytr == 1, 1.0, -1.0)
+    modes = [False] + ([True] if apdt._perceptron_numba is not None else [])
+    if len(modes) == 1:
+        print("numba not installed: numpy fallback only")
+    else:
+        apdt.perceptron_counts(Z[:5], s[:5], use_numba=True)  # compile (or load cache)
+    for use_numba in modes:
+        t, _ = best_time(lambda u=use_numba: apdt.perceptron_counts(Z, s, use_numba=u),
+                         args.repeats * 10)
+        print(f"perceptron 1000 patterns  {'numba' if use_numba else 'numpy':5}"
+              f" {1e3 * t:8.3f} ms")
+    for use_numba in modes:
+        apdt.USE_NUMBA = use_numba
+        for seed in range(args.seeds):
+            t, model = best_time(
+                lambda seed=seed: make_estimator("apdt", random_state=seed).fit(Xtr, ytr),
+                args.repeats)
+            acc = (model.predict(Xte) == yte).mean()
+            print(f"fit problem 2 seed {seed}     {'numba' if use_numba else 'numpy':5}"
+                  f" {t:8.3f} s   internal nodes {model.tree_.n_internal:3d}"
+                  f"  depth {model.depth_:2d}  test acc {acc:.3f}")
+
+
+if __name__ == "__main__":
+    main()

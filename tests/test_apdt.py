@@ -1,0 +1,228 @@
+"""APDT (Shah & Sastry 1999): Perceptron separability, eq. (1), Alopex, growTree, problems."""
+
+import numpy as np
+import pytest
+
+from obliq_cli import make_estimator
+from obliq_cli.algorithms import apdt
+from obliq_cli.algorithms.apdt import (
+    alopex,
+    nonseparable,
+    perceptron_counts,
+    split_score,
+)
+from obliq_cli.data.apdt_problems import apdt_problem, problem_labels
+from obliq_cli.errors import ObliqError
+
+
+def augmented(X):
+    return np.hstack([np.ones((X.shape[0], 1)), X])
+
+
+def reference_perceptron(Z, s, n_iter):
+    """The textbook cyclic Perceptron, one pattern per iteration, plain Python."""
+    w = np.zeros(Z.shape[1])
+    counts = np.zeros(Z.shape[0], dtype=int)
+    for it in range(n_iter):
+        i = it % Z.shape[0]
+        if s[i] * float(Z[i] @ w) <= 0:
+            w = w + s[i] * Z[i]
+            counts[i] += 1
+    return w, counts
+
+
+def separable_with_gap(n, gap, seed):
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(size=(4 * n, 2))
+    margin = X[:, 0] + 2 * X[:, 1] - 1.4
+    X = X[np.abs(margin) > gap][:n]
+    return X, (X[:, 0] + 2 * X[:, 1] > 1.4).astype(int)
+
+
+# ---------------------------------------------------------------- perceptron
+@pytest.mark.parametrize("use_numba", [False, True])
+def test_perceptron_matches_the_plain_loop(use_numba):
+    if use_numba and apdt._perceptron_numba is None:
+        pytest.skip("numba not installed")
+    rng = np.random.default_rng(0)
+    for trial in range(30):
+        n = int(rng.integers(2, 60))
+        Z = augmented(rng.uniform(size=(n, 2)))
+        s = np.where(rng.uniform(size=n) < 0.5, 1.0, -1.0)
+        if trial % 2:
+            s = np.where(Z[:, 1] > Z[:, 2], 1.0, -1.0)
+        w, counts = perceptron_counts(Z, s, 300, use_numba=use_numba)
+        w_ref, counts_ref = reference_perceptron(Z, s, 300)
+        np.testing.assert_array_equal(counts, counts_ref)
+        np.testing.assert_allclose(w, w_ref)
+
+
+def test_separable_set_has_no_nonseparable_pattern_and_returns_its_hyperplane():
+    X, y = separable_with_gap(150, 0.15, 1)
+    Z, s = augmented(X), np.where(y == 1, 1.0, -1.0)
+    nsp, w = nonseparable(Z, s)
+    assert nsp == 0
+    assert np.all(s * (Z @ w) > 0)
+
+
+def test_xor_has_nonseparable_patterns():
+    rng = np.random.default_rng(2)
+    X = rng.uniform(-1, 1, size=(200, 2))
+    s = np.where(X[:, 0] * X[:, 1] > 0, 1.0, -1.0)
+    nsp, w = nonseparable(augmented(X), s)
+    assert nsp > 0 and w is None
+    # The four XOR corners: every pattern keeps updating, all are nonseparable.
+    Z = augmented(np.array([[0.0, 0], [1, 1], [0, 1], [1, 0]]))
+    nsp, _ = nonseparable(Z, np.array([1.0, 1, -1, -1]))
+    assert nsp >= 2
+
+
+def test_single_class_and_empty_sets_are_separable():
+    Z = augmented(np.random.default_rng(3).uniform(size=(10, 2)))
+    assert nonseparable(Z, np.ones(10)) == (0, None)
+    assert nonseparable(Z[:0], np.ones(0)) == (0, None)
+
+
+# ------------------------------------------------------------------ eq. (1)
+def test_split_score_takes_the_values_of_the_three_cases_below_eq_1():
+    n_l, n_r, M = 30, 70, 4
+    R = 1 / (2 * 100)
+    # Only t_l separable: F = (n_tr / n_t)(R / M); only t_r: (n_tl / n_t)(R / M).
+    assert split_score(n_l, n_r, 0, 5, M) == pytest.approx(0.7 * R / M)
+    assert split_score(n_l, n_r, 5, 0, M) == pytest.approx(0.3 * R / M)
+    # Both separable: the global minimum 0.
+    assert split_score(n_l, n_r, 0, 0, M) == 0.0
+    # Neither: ((nsp_l + nsp_r)/n)(1/2 - (n_l/n)(n_r/n)) = 0.08 * 0.29.
+    assert split_score(n_l, n_r, 3, 5, M) == pytest.approx(0.08 * 0.29)
+
+
+def test_term_a_is_always_below_term_b():
+    # "R in term A ensures that the value of term A is always smaller than that of B".
+    n = 50
+    n_l = np.arange(1, n)
+    a = np.maximum(split_score(n_l, n - n_l, 0, 7, 4), split_score(n_l, n - n_l, 7, 0, 4))
+    b = split_score(n_l, n - n_l, 1, 1, 4)  # the smallest B: one nonseparable each
+    assert a.max() < b.min()
+
+
+def test_a_split_sending_everything_one_way_scores_as_term_b():
+    # Empty child: I = 0, so F = nsp / (2 n), the worst value of the product factor.
+    assert split_score(0, 40, 0, 6, 4) == pytest.approx(6 / 40 * 0.5)
+
+
+# ------------------------------------------------------------------- alopex
+def test_alopex_decreases_a_smooth_convex_function():
+    c = np.array([1.0, -0.5, 0.7])
+
+    def E(w):
+        return float(np.sum((w - c) ** 2))
+
+    w, e, trace = alopex(E, np.zeros(3), np.random.default_rng(4), n_iter=500)
+    assert trace[0] == pytest.approx(E(np.zeros(3)))
+    assert e == pytest.approx(trace.min()) and e == pytest.approx(E(w))
+    assert e < 0.01 * trace[0]
+    assert np.abs(w - c).max() < 0.1  # within two steps of the minimiser
+
+
+def test_alopex_stops_when_the_target_is_reached():
+    w, e, trace = alopex(lambda w: float(max(abs(w[0]) - 0.1, 0.0)), np.array([0.5]),
+                         np.random.default_rng(5), n_iter=500, stop_at=0.0)
+    assert e == 0.0 and trace.size < 500
+
+
+# ------------------------------------------------------------------ the tree
+def test_linearly_separable_set_gives_one_split():
+    X, y = separable_with_gap(200, 0.15, 6)
+    model = make_estimator("apdt", random_state=0).fit(X, y)
+    assert model.tree_.n_internal == 1 and model.n_leaves_ == 2
+    assert (model.predict(X) == y).all()
+
+
+def test_problem_1_is_learned_accurately():
+    X, y = apdt_problem(1, seed=0)
+    model = make_estimator("apdt", random_state=1).fit(X[:1000], y[:1000])
+    assert (model.predict(X[:1000]) == y[:1000]).all()  # grown to separable leaves
+    assert (model.predict(X[1000:]) == y[1000:]).mean() > 0.95
+
+
+def test_same_seed_gives_the_same_tree_and_other_seeds_differ():
+    X, y = apdt_problem(3, n=300, seed=2)
+    a = make_estimator("apdt", random_state=7).fit(X, y).tree_.to_dict()
+    b = make_estimator("apdt", random_state=7).fit(X, y).tree_.to_dict()
+    c = make_estimator("apdt", random_state=8).fit(X, y).tree_.to_dict()
+    assert a == b
+    assert a != c
+
+
+def test_predictions_equal_the_exported_rules():
+    X, y = apdt_problem(2, n=400, seed=3)
+    model = make_estimator("apdt", random_state=0).fit(X, y)
+    tree = model.tree_
+    assert (tree.feature[~tree.is_leaf] == -2).all()
+    leaf_of = np.full(X.shape[0], -1)
+    for conds, leaf in tree.rules():
+        ok = np.ones(X.shape[0], dtype=bool)
+        for w, t, left in conds:
+            ok &= (X @ w <= t) if left else (X @ w > t)
+        assert not (ok & (leaf_of >= 0)).any()  # every row satisfies one rule only
+        leaf_of[ok] = leaf
+    assert (leaf_of >= 0).all()
+    by_rules = model.classes_[np.argmax(tree.value[leaf_of], axis=1)]
+    np.testing.assert_array_equal(by_rules, model.predict(X))
+    # value holds the class counts of the growing rows at every node
+    np.testing.assert_array_equal(tree.value[0], np.bincount(y, minlength=2))
+    restored = make_estimator("apdt").load_tree(model.export_json())
+    np.testing.assert_array_equal(restored.predict(X), model.predict(X))
+
+
+def test_max_normalisation_makes_the_tree_scale_free():
+    X, y = apdt_problem(1, n=300, seed=4)
+    scale = np.array([1000.0, 0.01])
+    a = make_estimator("apdt", normalize="max", random_state=3).fit(X, y)
+    b = make_estimator("apdt", normalize="max", random_state=3).fit(X * scale, y)
+    assert a.tree_.n_nodes == b.tree_.n_nodes
+    np.testing.assert_array_equal(a.predict(X), b.predict(X * scale))
+    np.testing.assert_allclose(b.tree_.weights * scale, a.tree_.weights, rtol=1e-9, atol=1e-12)
+
+
+def test_three_classes_need_the_ovr_extension():
+    rng = np.random.default_rng(9)
+    centres = np.array([[0.0, 0.0], [3.0, 0.0], [0.0, 3.0]])
+    y = np.repeat([0, 1, 2], 40)
+    X = centres[y] + rng.normal(scale=0.4, size=(120, 2))
+    with pytest.raises(ObliqError, match="2 classes"):
+        make_estimator("apdt").fit(X, y)
+    model = make_estimator("apdt", multiclass="ovr", random_state=0).fit(X, y)
+    assert (model.predict(X) == y).mean() == 1.0
+    assert model.tree_.value.shape[1] == 3
+
+
+@pytest.mark.parametrize("params", [{"rho": 0}, {"M": 0.5}, {"alopex_iterations": 0},
+                                    {"delta": -1}, {"normalize": "std"},
+                                    {"multiclass": "ovo"}, {"temperature_window": 2.5}])
+def test_bad_parameters_are_one_line_errors(params):
+    with pytest.raises(ObliqError) as err:
+        make_estimator("apdt", **params).validate_params()
+    assert "\n" not in str(err.value)
+
+
+# ----------------------------------------------------------------- problems
+def test_problems_are_reproducible_uniform_and_labelled_as_documented():
+    for k in (1, 2, 3):
+        X, y = apdt_problem(k)
+        assert X.shape == (1500, 2) and y.shape == (1500,)
+        assert X.min() >= 0 and X.max() <= 1
+        X2, y2 = apdt_problem(k)
+        np.testing.assert_array_equal(X, X2)
+        np.testing.assert_array_equal(y, y2)
+        assert 0.2 < y.mean() < 0.8
+    pts = np.array([[0.5, 0.9], [0.1, 0.9], [0.5, 0.3], [0.9, 0.9]])
+    np.testing.assert_array_equal(problem_labels(1, pts), [1, 0, 0, 0])
+    # Problem 2: above the W through (0, .75), (.25, .35), (.5, .7), (.75, .3), (1, .8).
+    pts = np.array([[0.25, 0.36], [0.25, 0.34], [0.5, 0.71], [0.5, 0.69], [0.75, 0.31],
+                    [0.1, 0.6]])
+    np.testing.assert_array_equal(problem_labels(2, pts), [1, 0, 1, 0, 1, 1])
+    pts = np.array([[0.5, 0.5], [0.7, 0.7], [0.79, 0.0]])
+    np.testing.assert_array_equal(problem_labels(3, pts), [1, 0, 1])
+    with pytest.raises(ValueError):
+        apdt_problem(4)
