@@ -35,7 +35,7 @@ from . import generators
 from .files import MISSING, category_codes, parse_numeric
 
 CATALOG_FORMAT = 1
-STATUSES = ("exact", "near", "substitute", "regenerated", "unavailable")
+STATUSES = ("exact", "near", "substitute", "regenerated", "reconstructed", "unavailable")
 
 
 def catalog_path() -> Path:
@@ -366,8 +366,12 @@ def _load_entry(entry: dict, params: dict) -> dict:
         kwargs = {**source.get("params", {}), **{k: v for k, v in params.items()
                                                  if k in ("n", "seed")}}
         X, y = func(**kwargs)
+        split = entry.get("fixed_split")
+        fixed = None
+        if isinstance(split, dict) and "train_rows" in split and len(y) > split["train_rows"]:
+            fixed = (np.arange(split["train_rows"]), np.arange(split["train_rows"], len(y)))
         return {"X": X, "y": y, "feature_names": [f"x{i + 1}" for i in range(X.shape[1])],
-                "categorical": [], "fixed": None,
+                "categorical": [], "fixed": fixed,
                 "source": f"generator {source['name']}({kwargs})"}
     frame, files, where, origin = read_source(entry, params)
     arrays = build_arrays(entry, frame, files, origin)

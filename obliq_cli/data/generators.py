@@ -100,7 +100,12 @@ def synthetic_10d(n: int = 2000, seed: int = 0) -> tuple[np.ndarray, np.ndarray]
     return X, y
 
 
+from .apdt_problems import apdt_problem1, apdt_problem2, apdt_problem3  # noqa: E402
+
 GENERATORS = {
+    "apdt_problem1": apdt_problem1,
+    "apdt_problem2": apdt_problem2,
+    "apdt_problem3": apdt_problem3,
     "balance_scale": balance_scale,
     "waveform21": waveform21,
     "twonorm": twonorm,
