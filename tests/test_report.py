@@ -233,6 +233,22 @@ def test_marks_follow_the_metric_direction_and_count_w_t_l(tmp_path):
     assert table["(w/t/l) vs BETTER"]["REF"] == "(0/1/1)"
 
 
+
+def test_sig_summary_counts_datasets_where_ref_beats_or_loses_to_all_others(tmp_path):
+    rows = [r for r in sig_rows() if r["algorithm"] != "SAME"]
+    d = write_results(tmp_path / "e", rows, algorithms=["REF", "BETTER", "WORSE"])
+    # On "clear" BETTER beats REF and WORSE loses to it: neither count moves.
+    text = render_tables([d], sig="REF")
+    assert "better than every other algorithm on 0 of 2 datasets" in text
+    assert "worse than every other on 0" in text
+    # With WORSE alone, REF is better than every other on "clear", WORSE worse than all.
+    rows = [r for r in rows if r["algorithm"] != "BETTER"]
+    d2 = write_results(tmp_path / "e2", rows, algorithms=["REF", "WORSE"])
+    assert "better than every other algorithm on 1 of 2 datasets" in render_tables(
+        [d2], sig="REF")
+    assert "worse than every other on 1" in render_tables([d2], sig="WORSE")
+
+
 def test_the_test_uses_only_the_folds_both_algorithms_share(tmp_path):
     rows = [r for r in sig_rows() if r["dataset"] == "clear"]
     # BETTER failed in repetition 2 and has no row for repetition 0 fold 4
