@@ -94,12 +94,14 @@ def run(ctx, config, output, n_jobs, backend, scheduler, resume, force, no_progr
 @click.option("--sig", metavar="REF", help="Mark cells that differ significantly from REF.")
 @click.option("--alpha", type=float, default=0.05, show_default=True)
 @click.option("--pooled", is_flag=True, help="OC1-style accuracy: pool each repetition's folds.")
-def table(results, metric, fmt, layout, sig, alpha, pooled):
+@click.option("--best", is_flag=True,
+              help="The best repetition (highest test accuracy) instead of the mean.")
+def table(results, metric, fmt, layout, sig, alpha, pooled, best):
     """Aggregate RESULTS (experiment folders, or a folder of them) into a table."""
     from .report.tables import render_tables
 
     click.echo(render_tables(list(results), metric=metric, fmt=fmt, layout=layout, sig=sig,
-                             pooled=pooled, alpha=alpha))
+                             pooled=pooled, alpha=alpha, best=best))
 
 
 def _params_text(params: dict) -> str:

@@ -503,3 +503,24 @@ def test_fractions_agree_within_two_hundredths_not_two_units():
     assert agrees(0.71, 0.70, float("nan"), floor=0.02)
     assert not agrees(0.75, 0.70, 0.01, floor=0.02)
     assert agrees(0.75, 0.70, 0.03, floor=0.02)  # 2 paper sds
+
+
+def test_best_reports_the_repetition_with_the_highest_test_accuracy(tmp_path):
+    # repetition 1 has the best mean test accuracy (90 + 94) / 2; its leaves are 5 and 7
+    rows = []
+    for rep, accs, leaves in ((0, (80, 96), (3, 3)), (1, (90, 94), (5, 7)), (2, (92, 91), (9, 9))):
+        for fold, (acc, nl) in enumerate(zip(accs, leaves)):
+            rows.append(dict(dataset="d", algorithm="A", repetition=rep, fold=fold,
+                             test_accuracy=float(acc), n_leaves=nl))
+    ref = tmp_path / "ref.csv"
+    ref.write_text("dataset,method,metric,mean,sd\nd,A,n_leaves@best,6,\nd,A,n_leaves,99,1\n")
+    d = write_results(tmp_path / "e", rows, reference=ref, algorithms=["A"])
+    runs, _ = load_results(d)
+    best = summarise(runs, "n_leaves", best=True).iloc[0]
+    assert best["mean"] == 6.0 and np.isnan(best["sd"]) and best["n_repetitions"] == 3
+    assert summarise(runs, "test_accuracy", best=True).iloc[0]["mean"] == 92.0
+    text = render_tables([d], "n_leaves", best=True)
+    assert "best of 3 repetitions" in text
+    cell = md_table(text)["d"]
+    assert cell["A (paper)"] == "6" and cell["A"].startswith("6.0")
+    assert md_table(render_tables([d], "n_leaves"))["d"]["A (paper)"] == "99 ± 1"
