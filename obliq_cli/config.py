@@ -30,6 +30,9 @@ class DatasetSpec:
     name: str
     label: str
     params: dict = field(default_factory=dict)
+    # This dataset's own sizes where they differ from the experiment's protocol (the
+    # APDT paper splits IRIS 120/30 and WINE 103/75); None: the experiment's protocol.
+    protocol: ProtocolSpec | None = None
 
 
 @dataclass(frozen=True)
@@ -96,6 +99,9 @@ class ExperimentConfig:
         """Digest of what determines the results (not jobs, backend, output, metrics)."""
         data = self.to_dict()
         keyed = {k: data[k] for k in ("seed", "datasets", "algorithms", "protocol")}
+        for dataset in keyed["datasets"]:
+            if dataset.get("protocol") is None:  # the hash predates per-dataset sizes
+                dataset.pop("protocol", None)
         text = json.dumps(keyed, sort_keys=True)
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
@@ -208,7 +214,7 @@ def _datasets(r: _Reader, value, config_dir: Path) -> tuple[DatasetSpec, ...]:
         where = f"datasets[{i}]"
         if isinstance(item, str):
             item = {"name": item}
-        item = r.mapping(item, where, ("name", "params", "label") + _FILE_KEYS,
+        item = r.mapping(item, where, ("name", "params", "label", "protocol") + _FILE_KEYS,
                          required=("name",))
         if "path" in item:  # the user's own file: {name: mine, path: ..., target: ...}
             item = _file_dataset(r, item, where, config_dir)
@@ -220,7 +226,11 @@ def _datasets(r: _Reader, value, config_dir: Path) -> tuple[DatasetSpec, ...]:
         params = _known_params(r, item.get("params"), f"{where}.params", f"dataset {name!r}",
                                entry.params)
         label = r.string(item.get("label", name), f"{where}.label")
-        specs.append(DatasetSpec(name, label, params))
+        sizes = item.get("protocol")
+        if sizes is not None:
+            r.mapping(sizes, f"{where}.protocol", _DATASET_PROTOCOL_KEYS)
+        # kept raw here; load_config checks it against the experiment's protocol
+        specs.append(DatasetSpec(name, label, params, sizes))
     _unique(r, "datasets", [s.label for s in specs], "dataset")
     return tuple(specs)
 
@@ -316,6 +326,40 @@ _PROTOCOL_KEYS = {
 }
 
 
+# What a dataset may set for itself: sizes only, so every dataset keeps the experiment's
+# repetitions, stratification and noise (and all algorithms still share each split).
+_DATASET_PROTOCOL_KEYS = ("train_size", "test_size", "test_fraction", "prune_fraction")
+
+
+class _PrefixedReader(_Reader):
+    """A reader whose errors name a field under ``prefix`` (a dataset's protocol sizes)."""
+
+    def __init__(self, file: str, prefix: str):
+        super().__init__(file)
+        self.prefix = prefix
+
+    def fail(self, where: str, message: str):
+        super().fail(f"{self.prefix}.{where}", message)
+
+
+def _dataset_protocols(r: _Reader, value: dict, datasets) -> tuple[DatasetSpec, ...]:
+    """Each dataset's protocol sizes merged into the experiment's and checked as a whole."""
+    out = []
+    for i, spec in enumerate(datasets):
+        if spec.protocol is None:
+            out.append(spec)
+            continue
+        allowed = _PROTOCOL_KEYS[value["name"]]
+        for key in spec.protocol:
+            if key not in allowed:
+                r.fail(f"datasets[{i}].protocol.{key}",
+                       f"protocol {value['name']!r} has no {key!r}")
+        merged = {**value, **spec.protocol}
+        out.append(replace(spec, protocol=_protocol(_PrefixedReader(r.file, f"datasets[{i}]"),
+                                                    merged)))
+    return tuple(out)
+
+
 def _size(r: _Reader, value, where: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
         r.fail(where, f"must be a fraction in (0, 1) or a row count >= 1 (got {value!r})")
@@ -402,6 +446,7 @@ def load_config(path, overrides: dict | None = None) -> ExperimentConfig:
     datasets = _datasets(r, data["datasets"], path.parent)
     algorithms = _algorithms(r, data["algorithms"], datasets)
     protocol = _protocol(r, data["protocol"])
+    datasets = _dataset_protocols(r, data["protocol"], datasets)
     metrics = data.get("metrics", ["test_accuracy", "n_leaves"])
     if not isinstance(metrics, list) or not metrics:
         r.fail("metrics", "must be a non-empty list")

@@ -193,3 +193,4 @@ def test_config_reference_names_unknown_labels(write_config, tmp_path):
         load_config(path)
     ok = write_config(path.read_text().replace("CRT:", "CART:"), "ok.yaml")
     assert load_config(ok).reference_methods == {"CART": "OC1-AP"}
+

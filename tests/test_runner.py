@@ -1,15 +1,18 @@
 """The runner: same results for any number of jobs, resume after a kill, failures kept."""
 
 import io
+import re
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pytest
 from click.testing import CliRunner
 
 from obliq_cli.algorithms.cart import CARTClassifier
 from obliq_cli.cli import main
 from obliq_cli.config import load_config
+from obliq_cli.errors import ConfigError
 from obliq_cli.experiment.runner import run_experiment
 from obliq_cli.experiment.schema import KEY_COLUMNS, RUN_COLUMNS
 from obliq_cli.registry import ALGORITHMS, register_algorithm
@@ -437,3 +440,32 @@ def test_only_limits_an_algorithm_to_some_datasets(write_config, tmp_path):
     assert summary.total == 2 * 2 + 2 and not summary.failed
     runs = pd.read_csv(tmp_path / "o" / "runs.csv")
     assert set(runs.loc[runs.algorithm == "gepsvm", "dataset"]) == {"heart"}
+
+
+def test_a_dataset_may_set_its_own_split_sizes(write_config, tmp_path):
+    text = f"""
+        name: sizes
+        datasets:
+          - {{name: iris_virginica, protocol: {{train_size: 120, test_size: 30}}}}
+          - {{name: wine1, protocol: {{train_size: 103, test_size: 75}}}}
+        algorithms: [cart-ap]
+        protocol: {{name: random_split, runs: 2, train_size: 0.5}}
+        output: {tmp_path / "out"}
+        """
+    config = load_config(write_config(text))
+    assert [d.protocol.train_size for d in config.datasets] == [120, 103]
+    assert config.datasets[1].protocol.repeats == 2  # the rest is the experiment's
+    run_experiment(config, progress=False)
+    runs = pd.read_csv(tmp_path / "out" / "runs.csv")
+    sizes = runs.groupby("dataset")[["n_train", "n_test"]].first()
+    assert sizes.loc["iris_virginica"].tolist() == [120, 30]
+    assert sizes.loc["wine1"].tolist() == [103, 75]
+    plain = load_config(write_config(text.replace(", protocol: {train_size: 103, "
+                                                  "test_size: 75}", ""), "plain.yaml"))
+    assert plain.datasets[1].protocol is None
+    for bad, field in (("{repeats: 3}", "datasets[0].protocol.repeats"),
+                       ("{folds: 3}", "datasets[0].protocol.folds"),
+                       ("{train_size: 1.5}", "datasets[0].protocol.train_size")):
+        path = write_config(text.replace("{train_size: 120, test_size: 30}", bad), "bad.yaml")
+        with pytest.raises(ConfigError, match=re.escape(field)):
+            load_config(path)

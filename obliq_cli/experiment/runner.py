@@ -206,7 +206,8 @@ def plan(config) -> tuple[list[Task], dict[str, dict]]:
         if np.unique(y).size < 2:
             raise ObliqError(f"{where}: the data has a single class")
         try:
-            splits = make_splits(config.protocol, y, info, config.seed, spec.label)
+            splits = make_splits(spec.protocol or config.protocol, y, info, config.seed,
+                                 spec.label)
         except ObliqError as exc:
             raise ObliqError(f"{config.path}: protocol: {exc}") from None
         records[spec.label] = fold_record(splits, len(y))
