@@ -31,7 +31,7 @@ DEFAULTS = dict(config_hash="h", algorithm_name="x", pruner="", status="ok", err
 
 
 def write_results(directory, rows, name="exp", reference=None, algorithms=None,
-                  datasets=None, methods=None):
+                  datasets=None, methods=None, protocol=None):
     """An experiment folder: runs.csv from ``rows`` (schema columns) and meta.json."""
     directory.mkdir(parents=True)
     full = []
@@ -44,6 +44,8 @@ def write_results(directory, rows, name="exp", reference=None, algorithms=None,
     config = {"algorithms": [{"label": a} for a in (algorithms or [])],
               "datasets": [{"label": d} for d in (datasets or [])],
               "reference_methods": methods or {}}
+    if protocol:
+        config["protocol"] = {"name": protocol}
     (directory / "meta.json").write_text(json.dumps(
         {"name": name, "reference": None if reference is None else str(reference),
          "config": config}))
@@ -524,3 +526,18 @@ def test_best_reports_the_repetition_with_the_highest_test_accuracy(tmp_path):
     cell = md_table(text)["d"]
     assert cell["A (paper)"] == "6" and cell["A"].startswith("6.0")
     assert md_table(render_tables([d], "n_leaves"))["d"]["A (paper)"] == "99 ± 1"
+
+
+def test_holdout_cv_reports_mean_and_sd_over_every_training_fold(tmp_path):
+    # 2 repetitions x 2 folds, all on one test part: the UMT paper's sd is over the 4 trees
+    values = {(0, 0): 10.0, (0, 1): 20.0, (1, 0): 30.0, (1, 1): 40.0}
+    rows = [dict(dataset="d", algorithm="A", repetition=r, fold=f, test_accuracy=100 - v)
+            for (r, f), v in values.items()]
+    d = write_results(tmp_path / "e", rows, algorithms=["A"], protocol="holdout_cv")
+    text = render_tables([d], "test_error")
+    assert "mean ± sd over 4 training folds" in text
+    cell = md_table(text)["d"]["A"]
+    assert cell == f"25.00 ± {np.std(list(values.values()), ddof=1):.2f}"
+    plain = write_results(tmp_path / "k", rows, algorithms=["A"], protocol="kfold")
+    assert md_table(render_tables([plain], "test_error"))["d"]["A"] == \
+        f"25.00 ± {np.std([15.0, 35.0], ddof=1):.2f}"

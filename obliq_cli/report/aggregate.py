@@ -264,6 +264,14 @@ def best_repetitions(runs: pd.DataFrame) -> pd.DataFrame:
     return runs.merge(best, on=keys + ["repetition"], how="inner")
 
 
+def as_single_folds(runs: pd.DataFrame) -> pd.DataFrame:
+    """Every (repetition, fold) task as a repetition of its own, so that summaries are
+    mean ± sd over all tasks: the UMT paper's 2 x 5 CV gives 10 trees tested on one test
+    set and reports mean ± sd over those 10 (holdout_cv)."""
+    width = int(runs["fold"].max()) + 1 if len(runs) else 1
+    return runs.assign(repetition=runs["repetition"] * width + runs["fold"], fold=0)
+
+
 def summarise(runs: pd.DataFrame, metric: str, pooled: bool = False,
               best: bool = False) -> pd.DataFrame:
     """Mean and sd over repetitions per (experiment, dataset, algorithm).
@@ -295,7 +303,7 @@ def _count(low: int, high: int, noun: str) -> str:
 
 
 def describe(summary: pd.DataFrame, metric: str, pooled: bool = False,
-             best: bool = False) -> str:
+             best: bool = False, per_fold: bool = False) -> str:
     """The caption: exactly how the numbers of ``summary`` (from summarise) were made.
 
     e.g. "test_accuracy (%): mean over 5 folds of each repetition, then mean ± sd over 10
@@ -318,6 +326,12 @@ def describe(summary: pd.DataFrame, metric: str, pooled: bool = False,
                else "no sd with one repetition")
     unit = f" ({m.unit})" if m.unit else ""
     better = "higher" if m.higher else "lower"
+    if per_fold:
+        tasks = _count(int(summary["n_repetitions"].min()),
+                       int(summary["n_repetitions"].max()), "training fold")
+        return (f"{metric}{unit}: mean ± sd over {tasks} (every fold of every repetition, "
+                f"all tested on the same held-out test part; sample sd, ddof = 1); "
+                f"{better} is better")
     if best:
         return (f"{metric}{unit}: {how} of the best of {reps} (the one with the highest test "
                 f"accuracy); {better} is better")

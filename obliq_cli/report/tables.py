@@ -19,6 +19,7 @@ from tabulate import tabulate
 from ..errors import ObliqError
 from .aggregate import (
     POOLABLE,
+    as_single_folds,
     check_metric,
     describe,
     failed_tasks,
@@ -73,8 +74,12 @@ def experiment_table(runs: pd.DataFrame, meta: dict, metric: str, sig: str | Non
     datasets = _order([d.get("label") for d in config.get("datasets", [])], runs["dataset"])
     algorithms = _order([a.get("label") for a in config.get("algorithms", [])],
                         runs["algorithm"])
-    tidy = summarise(runs, metric, pooled, best).drop(columns=["experiment"])
-    caption = describe(tidy, metric, pooled, best)
+    # holdout_cv (UMT paper): one test part, so each of the k x r trees is one measurement
+    per_fold = ((config.get("protocol") or {}).get("name") == "holdout_cv"
+                and not pooled and not best)
+    summary_runs = as_single_folds(runs) if per_fold else runs
+    tidy = summarise(summary_runs, metric, pooled, best).drop(columns=["experiment"])
+    caption = describe(tidy, metric, pooled, best, per_fold)
     notes: list[str] = []
 
     tidy["mark"] = ""
