@@ -36,10 +36,21 @@ test: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check obliq_cli tests benchmarks
 
-## bench: CART-AP and GDT fit time against scikit-learn's CART in one process (magic, letter)
+## bench: fit times against scikit-learn's CART in one process (CART-AP, GDT, HHCART, OC1, ...)
 bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_fit.py
 	$(BIN)/python benchmarks/bench_fit.py --algorithm gdt
+	$(BIN)/python benchmarks/bench_fit.py --algorithm hhcart-d pima magic letter
+	$(BIN)/python benchmarks/bench_fit.py --algorithm hhcart-a --repeats 1 pima magic
+	$(BIN)/python benchmarks/bench_fit.py --algorithm oc1 --repeats 1 pima magic
+	$(BIN)/python benchmarks/bench_fit.py --algorithm hhcart-a --repeats 1 --max-rows 2000 letter
+	$(BIN)/python benchmarks/bench_fit.py --algorithm oc1 --repeats 1 --max-rows 2000 letter
+	$(BIN)/python benchmarks/bench_fit.py --algorithm c45 magic letter
+	$(BIN)/python benchmarks/bench_fit.py --algorithm umt --repeats 1 magic
+	$(BIN)/python benchmarks/bench_fit.py --algorithm umt-ovr --repeats 1 --max-rows 2000 letter
+	$(BIN)/python benchmarks/bench_fit.py --algorithm fdt --repeats 1 pima magic
+	$(BIN)/python benchmarks/bench_fit.py --algorithm quest --repeats 1 pima magic
+	$(BIN)/python benchmarks/bench_apdt.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache results/quickstart

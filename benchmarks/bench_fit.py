@@ -3,7 +3,9 @@
 Both fit on the whole data set in one process (obliq's algorithm with its defaults,
 scikit-learn's unpruned gini CART); each fit is repeated and the best time kept, so the
 ratio reflects the algorithms rather than the machine's load.
-Run: ``make bench`` or ``python benchmarks/bench_fit.py [--algorithm gdt] [datasets...]``.
+Run: ``make bench`` or ``python benchmarks/bench_fit.py [--algorithm gdt] [--max-rows N]
+[datasets...]``; ``--max-rows`` fits both on the same random N rows (seed 0) where a full
+fit would take too long to repeat.
 """
 
 from __future__ import annotations
@@ -31,12 +33,17 @@ def main() -> None:
     parser.add_argument("datasets", nargs="*", default=["magic", "letter"])
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--algorithm", default="cart-ap")
+    parser.add_argument("--max-rows", type=int, default=None)
     args = parser.parse_args()
-    print(f"{args.algorithm} against scikit-learn's CART")
+    print(f"{args.algorithm} against scikit-learn's CART"
+          + (f" (at most {args.max_rows} random rows)" if args.max_rows else ""))
     print(f"{'dataset':10} {'rows x feat':>12} {'obliq s':>9} {'sklearn s':>10} {'ratio':>7}"
           f" {'leaves (obliq/sklearn)':>24}")
     for name in args.datasets:
         X, y, _ = load_dataset(name)
+        if args.max_rows and len(y) > args.max_rows:
+            rows = np.random.default_rng(0).permutation(len(y))[: args.max_rows]
+            X, y = X[rows], y[rows]
         t_ours, ours = best_time(lambda X=X, y=y: make_estimator(args.algorithm).fit(X, y),
                                  args.repeats)
         t_sk, sk = best_time(
