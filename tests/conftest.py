@@ -213,3 +213,25 @@ def test_config(write_config, tmp_path):
         return write_config(text, file or f"{name}.yaml")
 
     return make
+
+
+def leaves_by_rules(tree, X):
+    """An evaluation of a tree's exported rules independent of ``Tree.apply``: per row the
+    leaf whose every condition holds; fails if a row satisfies no rule or two."""
+    out = _np.full(X.shape[0], -1)
+    for conds, leaf in tree.rules():
+        ok = _np.ones(X.shape[0], dtype=bool)
+        for w, t, left in conds:
+            proj = X @ w
+            ok &= (proj <= t) if left else (proj > t)
+        assert (out[ok] == -1).all(), "two rules fire for one row"
+        out[ok] = leaf
+    assert (out >= 0).all(), "a row satisfies no rule"
+    return out
+
+
+def rule_predictions(estimator, X):
+    """Labels from the exported rules of ``estimator.tree_`` on its input matrix."""
+    tree = estimator.tree_
+    leaves = leaves_by_rules(tree, estimator.tree_input(X))
+    return estimator.classes_[_np.argmax(tree.value[leaves], axis=1)]

@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from conftest import rule_predictions
 
 from obliq_cli import make_estimator
 from obliq_cli.algorithms import apdt
@@ -159,16 +160,7 @@ def test_predictions_equal_the_exported_rules():
     model = make_estimator("apdt", random_state=0).fit(X, y)
     tree = model.tree_
     assert (tree.feature[~tree.is_leaf] == -2).all()
-    leaf_of = np.full(X.shape[0], -1)
-    for conds, leaf in tree.rules():
-        ok = np.ones(X.shape[0], dtype=bool)
-        for w, t, left in conds:
-            ok &= (X @ w <= t) if left else (X @ w > t)
-        assert not (ok & (leaf_of >= 0)).any()  # every row satisfies one rule only
-        leaf_of[ok] = leaf
-    assert (leaf_of >= 0).all()
-    by_rules = model.classes_[np.argmax(tree.value[leaf_of], axis=1)]
-    np.testing.assert_array_equal(by_rules, model.predict(X))
+    np.testing.assert_array_equal(rule_predictions(model, X), model.predict(X))
     # value holds the class counts of the growing rows at every node
     np.testing.assert_array_equal(tree.value[0], np.bincount(y, minlength=2))
     restored = make_estimator("apdt").load_tree(model.export_json())

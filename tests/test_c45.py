@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from conftest import rule_predictions
 
 from obliq_cli import make_estimator
 from obliq_cli.algorithms.c45 import choose_attribute, evaluate_attribute
@@ -103,11 +104,5 @@ def test_every_split_leaves_at_least_two_cases_per_side_and_rules_agree():
     assert (n[t.children_left[internal]] >= 2).all()
     assert (n[t.children_right[internal]] >= 2).all()
     assert (n[internal] >= 4).all()
-    pred = np.empty(400, int)
-    for conds, leaf in t.rules():
-        ok = np.ones(400, bool)
-        for w, th, left in conds:
-            ok &= (X @ w <= th) if left else (X @ w > th)
-        pred[ok] = np.argmax(t.value[leaf])
-    assert (m.classes_[pred] == m.predict(X)).all()
+    assert (rule_predictions(m, X) == m.predict(X)).all()
     assert m.tree_.to_json() == make_estimator("c45").fit(X, y).tree_.to_json()

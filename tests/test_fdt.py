@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from conftest import rule_predictions
 from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
 
 from obliq_cli import make_estimator
@@ -126,17 +127,6 @@ def test_singular_within_class_scatter_does_not_crash():
     assert not fisher_direction(X, np.array([0, 0, 1, 1])).any()
 
 
-def _rules_predict(tree, X):
-    out = np.full(X.shape[0], -1)
-    for conds, leaf in tree.rules():
-        mask = np.ones(X.shape[0], dtype=bool)
-        for w, t, is_left in conds:
-            side = X @ w <= t
-            mask &= side if is_left else ~side
-        out[mask] = np.argmax(tree.value[leaf])
-    return out
-
-
 @pytest.mark.parametrize("criterion", ["gain_ratio", "gain"])
 def test_leaf_sizes_rules_and_pruning(criterion):
     rng = np.random.default_rng(7)
@@ -147,11 +137,11 @@ def test_leaf_sizes_rules_and_pruning(criterion):
         t = est.tree_
         assert t.n_leaves > 2
         assert t.value[t.is_leaf].sum(axis=1).min() >= msl
-        assert np.array_equal(est.classes_[_rules_predict(t, X)], est.predict(X))
+        assert np.array_equal(rule_predictions(est, X), est.predict(X))
         assert np.array_equal(t.value, node_class_counts(t, X, est.encode(y))[:, :2])
         get_pruner("pessimistic")(est, X, y, None, None)
         assert est.n_leaves_ <= est.unpruned_tree_.n_leaves
-        assert np.array_equal(est.classes_[_rules_predict(est.tree_, X)], est.predict(X))
+        assert np.array_equal(rule_predictions(est, X), est.predict(X))
         clone = make_estimator("fdt").load_tree(est.export_json())
         assert np.array_equal(clone.predict(X), est.predict(X))
 

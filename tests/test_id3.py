@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from conftest import rule_predictions
 from sklearn.tree import DecisionTreeClassifier
 
 from obliq_cli import make_estimator
@@ -89,16 +90,7 @@ def test_fits_separable_data_perfectly_and_rules_match_predictions():
     # Every exported rule (conjunction of conditions) holds exactly for the rows that
     # reach its leaf, and the leaf's class is what predict says for them.
     Z = rng.uniform(-0.5, 1.5, size=(1000, 3))
-    pred = est.predict(Z)
-    covered = np.zeros(len(Z), dtype=int)
-    for conditions, leaf in est.tree_.rules():
-        mask = np.ones(len(Z), dtype=bool)
-        for w, t, left in conditions:
-            mask &= (Z @ w <= t) if left else (Z @ w > t)
-        covered += mask
-        label = est.classes_[np.argmax(est.tree_.value[leaf])]
-        assert np.all(pred[mask] == label)
-    assert np.all(covered == 1)
+    assert np.all(rule_predictions(est, Z) == est.predict(Z))
     text = est.export_text()
     assert text.count("class ") == est.n_leaves_
 

@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from conftest import rule_predictions
 
 from obliq_cli import make_estimator
 from obliq_cli.algorithms.oc1 import (
@@ -225,14 +226,7 @@ def test_predictions_equal_exported_rules(name):
         make_estimator(name))
     est.fit(X, y)
     X_new = rng.normal(size=(300, 4))
-    from_rules = np.full(300, -1)
-    for conditions, leaf in est.tree_.rules():
-        inside = np.ones(300, dtype=bool)
-        for w, t, left in conditions:
-            inside &= (X_new @ w <= t) if left else (X_new @ w > t)
-        assert (from_rules[inside] == -1).all()  # every row satisfies one rule only
-        from_rules[inside] = np.argmax(est.tree_.value[leaf])
-    np.testing.assert_array_equal(est.classes_[from_rules], est.predict(X_new))
+    np.testing.assert_array_equal(rule_predictions(est, X_new), est.predict(X_new))
 
 
 def test_lc_climb_never_worsens_the_start():

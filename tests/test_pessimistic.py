@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from conftest import leaves_by_rules, rule_predictions
 from scipy import stats
 
 from obliq_cli import make_estimator
@@ -137,17 +138,6 @@ def test_raising_works_on_oblique_nodes():
 
 
 # ---------------------------------------------------------------- invariants
-def _rules_predict(tree, X):
-    out = np.full(X.shape[0], -1)
-    for conds, leaf in tree.rules():
-        mask = np.ones(X.shape[0], dtype=bool)
-        for w, t, is_left in conds:
-            side = X @ w <= t
-            mask &= side if is_left else ~side
-        out[mask] = np.argmax(tree.value[leaf])
-    return out
-
-
 @pytest.mark.parametrize("algo,params", [("cart-ap", {}), ("cart-lc", {"max_cycles": 5})])
 def test_invariants_on_noisy_data(algo, params):
     rng = np.random.default_rng(3)
@@ -163,8 +153,8 @@ def test_invariants_on_noisy_data(algo, params):
     recount = node_class_counts(t, est.tree_input(X), est.encode(y))[:, :2]
     assert np.array_equal(t.value, recount)
     assert np.all(t.value.sum(axis=1) > 0)  # no node is left without training rows
-    assert np.array_equal(_rules_predict(t, X), t.predict(X))
-    assert np.array_equal(est.classes_[_rules_predict(t, X)], est.predict(X))
+    assert np.array_equal(leaves_by_rules(t, X), t.apply(X))
+    assert np.array_equal(rule_predictions(est, X), est.predict(X))
     # Lower confidence prunes at least as hard, on this data.
     est2 = make_estimator(algo, **params).fit(X, y)
     get_pruner("pessimistic")(est2, X, y, None, None, confidence=0.05)

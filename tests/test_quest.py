@@ -3,6 +3,7 @@ qualitative columns, exported rules, determinism."""
 
 import numpy as np
 import pytest
+from conftest import rule_predictions
 from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
 
 from obliq_cli import load_dataset, make_estimator
@@ -152,27 +153,12 @@ def test_a_deciding_qualitative_column_gives_one_split():
     np.testing.assert_array_equal(est.predict(X_new), [0, 1, 0, 1, 0])
 
 
-def rule_predictions(est, X):
-    """Class codes from the exported rules, evaluated on the tree's input matrix."""
-    Xt = est.tree_input(X)
-    out = np.full(Xt.shape[0], -1)
-    for conds, leaf in est.tree_.rules():
-        hit = np.ones(Xt.shape[0], dtype=bool)
-        for w, t, left in conds:
-            hit &= (Xt @ w <= t) if left else (Xt @ w > t)
-        assert (out[hit] == -1).all()  # the leaves partition the rows
-        out[hit] = int(np.argmax(est.tree_.value[leaf]))
-    return out
-
-
 def test_predictions_equal_the_exported_rules_and_fits_are_deterministic():
     X, y, info = load_dataset("australian")
     cat = info["categorical"]
     est = make_estimator("quest", categorical_features=cat, random_state=1).fit(X, y)
     assert est.n_leaves_ > 2 and est.coding_ is not None
-    codes = rule_predictions(est, X)
-    assert (codes >= 0).all()
-    np.testing.assert_array_equal(est.classes_[codes], est.predict(X))
+    np.testing.assert_array_equal(rule_predictions(est, X), est.predict(X))
     again = make_estimator("quest", categorical_features=cat, random_state=2).fit(X, y)
     for name in ("children_left", "children_right", "feature", "weights", "threshold",
                  "value"):

@@ -4,6 +4,7 @@ import json
 
 import numpy as np
 import pytest
+from conftest import leaves_by_rules
 
 from obliq_cli import make_estimator
 from obliq_cli.tree.builder import Split, StoppingRules, build_tree
@@ -89,31 +90,18 @@ def test_json_round_trip_predicts_identically():
     np.testing.assert_array_equal(tree2.threshold, est.tree_.threshold)
 
 
-def evaluate_rules(tree, X):
-    """Independent evaluation: the leaf whose every condition holds, per row."""
-    out = np.full(X.shape[0], -1)
-    for conds, leaf in tree.rules():
-        ok = np.ones(X.shape[0], dtype=bool)
-        for w, t, left in conds:
-            proj = X @ w
-            ok &= (proj <= t) if left else (proj > t)
-        assert (out[ok] == -1).all(), "two rules fire for one row"
-        out[ok] = leaf
-    return out
-
-
 def test_predictions_equal_exported_rules():
     rng = np.random.default_rng(3)
     X = rng.normal(size=(300, 3))
     y = (X[:, 0] - X[:, 2] > 0).astype(int) + (X[:, 1] > 1)
     est = make_estimator("cart-ap", criterion="twoing").fit(X, y)
     X_new = rng.normal(size=(1000, 3))
-    leaves = evaluate_rules(est.tree_, X_new)
+    leaves = leaves_by_rules(est.tree_, X_new)
     np.testing.assert_array_equal(leaves, est.apply(X_new))
     # Also for an oblique tree.
     Xo = rng.uniform(size=(50, 2))
     tree = build_tree(Xo, (Xo.sum(1) > 1).astype(int), 2, oblique_stump_finder)
-    np.testing.assert_array_equal(evaluate_rules(tree, Xo), tree.apply(Xo))
+    np.testing.assert_array_equal(leaves_by_rules(tree, Xo), tree.apply(Xo))
 
 
 def test_text_export_names_features_and_classes():

@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from conftest import rule_predictions
 from scipy.optimize import linprog
 
 from obliq_cli import make_estimator
@@ -106,16 +107,6 @@ def test_more_than_two_classes_is_refused():
         make_estimator("umt", c_step=0).fit(X, np.arange(9) % 2)
 
 
-def _rules_predict(tree, X):
-    out = np.empty(X.shape[0], dtype=int)
-    for conds, leaf in tree.rules():
-        ok = np.ones(X.shape[0], dtype=bool)
-        for w, t, left in conds:
-            ok &= (X @ w <= t) if left else (X @ w > t)
-        out[ok] = np.argmax(tree.value[leaf])
-    return out
-
-
 def test_same_seed_same_tree_and_predictions_equal_rules():
     rng = np.random.default_rng(7)
     X = rng.normal(size=(300, 4))
@@ -123,6 +114,6 @@ def test_same_seed_same_tree_and_predictions_equal_rules():
     a = make_estimator("umt", random_state=11).fit(X, y)
     b = make_estimator("umt", random_state=11).fit(X, y)
     assert a.tree_.to_json() == b.tree_.to_json()
-    assert (a.classes_[_rules_predict(a.tree_, X)] == a.predict(X)).all()
+    assert (rule_predictions(a, X) == a.predict(X)).all()
     refit = make_estimator("umt", random_state=11, refit=True).fit(X, y)
     assert (refit.predict(X) == y).mean() > 0.9

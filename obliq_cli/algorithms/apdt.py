@@ -79,10 +79,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import DataError, ObliqError
+from ..errors import ObliqError
 from ..registry import register_algorithm
 from ..tree.structure import LEAF, OBLIQUE, Tree, node_class_counts
-from .base import TreeClassifier, as_rng, check_X
+from .base import TreeClassifier, as_rng, check_X_y
 
 try:  # optional accelerator, never required
     import numba as _numba
@@ -356,10 +356,7 @@ class APDTClassifier(TreeClassifier):
     # ------------------------------------------------------------------ fit
     def fit(self, X, y):
         self.validate_params()
-        X = check_X(X)
-        y = np.asarray(y)
-        if y.ndim != 1 or y.shape[0] != X.shape[0]:
-            raise DataError(f"y must be 1-D with {X.shape[0]} labels (got shape {y.shape})")
+        X, y = check_X_y(X, y)
         self.classes_, codes = np.unique(y, return_inverse=True)
         K = len(self.classes_)
         if K > 2 and self.multiclass is None:

@@ -29,6 +29,15 @@ def check_X(X, n_features: int | None = None) -> np.ndarray:
     return X
 
 
+def check_X_y(X, y) -> tuple[np.ndarray, np.ndarray]:
+    """``check_X(X)`` and ``y`` as a 1-D array with one label per row, or a DataError."""
+    X = check_X(X)
+    y = np.asarray(y)
+    if y.ndim != 1 or y.shape[0] != X.shape[0]:
+        raise DataError(f"y must be 1-D with {X.shape[0]} labels (got shape {y.shape})")
+    return X, y
+
+
 def as_rng(random_state) -> np.random.Generator:
     """A Generator from an int, a Generator (used as is) or None (fresh entropy)."""
     return np.random.default_rng(random_state)
@@ -81,10 +90,7 @@ class TreeClassifier(ClassifierMixin, BaseEstimator):
 
     def fit(self, X, y):
         self.validate_params()
-        X = check_X(X)
-        y = np.asarray(y)
-        if y.ndim != 1 or y.shape[0] != X.shape[0]:
-            raise DataError(f"y must be 1-D with {X.shape[0]} labels (got shape {y.shape})")
+        X, y = check_X_y(X, y)
         self.classes_, codes = np.unique(y, return_inverse=True)
         self.n_features_in_ = X.shape[1]
         rng = as_rng(getattr(self, "random_state", None))

@@ -32,9 +32,9 @@ from __future__ import annotations
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 
-from ..errors import DataError, ObliqError
+from ..errors import ObliqError
 from ..registry import register_algorithm
-from .base import as_rng, check_X
+from .base import as_rng, check_X, check_X_y
 from .umt import UMTClassifier
 
 
@@ -66,10 +66,7 @@ class _DecompositionTrees(ClassifierMixin, BaseEstimator):
 
     def fit(self, X, y):
         self.validate_params()
-        X = check_X(X)
-        y = np.asarray(y)
-        if y.ndim != 1 or y.shape[0] != X.shape[0]:
-            raise DataError(f"y must be 1-D with {X.shape[0]} labels (got shape {y.shape})")
+        X, y = check_X_y(X, y)
         self.classes_, codes = np.unique(y, return_inverse=True)
         self.n_features_in_ = X.shape[1]
         k = len(self.classes_)
