@@ -8,6 +8,7 @@ from scipy.optimize import linprog
 from obliq_cli import make_estimator
 from obliq_cli.algorithms.umt import (
     _paper_double_loop,
+    best_margin_split,
     error_of_split,
     hinge_sweep,
     margin_grid,
@@ -117,3 +118,21 @@ def test_same_seed_same_tree_and_predictions_equal_rules():
     assert (rule_predictions(a, X) == a.predict(X)).all()
     refit = make_estimator("umt", random_state=11, refit=True).fit(X, y)
     assert (refit.predict(X) == y).mean() > 0.9
+
+
+def test_both_sides_splits_a_feature_with_class_one_low():
+    # 10 rows of class 1 below 100 of class 0. Eq. 4 as printed expects class 1 above
+    # the threshold; its slack then balances at a threshold beyond all the data. With
+    # both sides the fit on -x finds the gap, stored back on x as the same partition.
+    rng = np.random.default_rng(4)
+    x = np.concatenate([rng.uniform(0, 1, 10), rng.uniform(2, 3, 100)])
+    y = np.array([1] * 10 + [0] * 100)
+    X = x[:, None]
+    args = (X, y, np.zeros(1), np.ones(1), margin_grid(0.5, 2, 0.1), np.ones(110, bool))
+    feature, threshold, _ = best_margin_split(*args, both_sides=True)
+    assert feature == 0 and 1.0 < threshold < 2.0
+    assert ((X[:, 0] <= threshold) == (y == 1)).all()
+    _, printed, _ = best_margin_split(*args, both_sides=False)
+    assert not 1.0 < printed < 2.0
+    tree = make_estimator("umt", both_sides=True, random_state=0).fit(X, y)
+    assert tree.n_leaves_ == 2 and (tree.predict(X) == y).all()

@@ -178,8 +178,8 @@ class OneVsRestTrees(_DecompositionTrees):
         return [(i,) for i in range(k)]
 
 
-_UMT_PARAMS = ("c_min", "c_max", "c_step", "refit", "normalize", "min_samples_split",
-               "max_depth")
+_UMT_PARAMS = ("c_min", "c_max", "c_step", "refit", "normalize", "both_sides",
+               "min_samples_split", "max_depth")
 
 
 class _UMTMembers:
@@ -197,13 +197,15 @@ class UMTOneVsOne(_UMTMembers, OneVsOneTrees):
     """UMT one-vs-one; parameters as ``umt`` (each member gets its own rng stream)."""
 
     def __init__(self, c_min: float = -2.0, c_max: float = 2.0, c_step: float = 0.1,
-                 refit: bool = False, normalize: bool = True, min_samples_split: int = 2,
-                 max_depth: int | None = None, random_state=None):
+                 refit: bool = False, normalize: bool = True, both_sides: bool = False,
+                 min_samples_split: int = 2, max_depth: int | None = None,
+                 random_state=None):
         self.c_min = c_min
         self.c_max = c_max
         self.c_step = c_step
         self.refit = refit
         self.normalize = normalize
+        self.both_sides = both_sides
         self.min_samples_split = min_samples_split
         self.max_depth = max_depth
         self.random_state = random_state
@@ -217,13 +219,15 @@ class UMTOneVsRest(_UMTMembers, OneVsRestTrees):
     """UMT one-vs-rest; parameters as ``umt`` (each member gets its own rng stream)."""
 
     def __init__(self, c_min: float = -2.0, c_max: float = 2.0, c_step: float = 0.1,
-                 refit: bool = False, normalize: bool = True, min_samples_split: int = 2,
-                 max_depth: int | None = None, random_state=None):
+                 refit: bool = False, normalize: bool = True, both_sides: bool = False,
+                 min_samples_split: int = 2, max_depth: int | None = None,
+                 random_state=None):
         self.c_min = c_min
         self.c_max = c_max
         self.c_step = c_step
         self.refit = refit
         self.normalize = normalize
+        self.both_sides = both_sides
         self.min_samples_split = min_samples_split
         self.max_depth = max_depth
         self.random_state = random_state
