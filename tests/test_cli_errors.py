@@ -96,3 +96,27 @@ def test_table_errors(tmp_path):
     (tmp_path / "empty").mkdir()
     code, lines, _ = run_cli(["table", str(tmp_path / "empty")])
     assert code == 2 and "no runs.csv" in lines[0]
+
+
+@pytest.mark.parametrize("algorithm,fragment", [
+    ("fdt", "fdt handles two classes only (got 3)"),
+    ("umt", "umt handles two classes, got 3"),
+    ("apdt", "APDT handles 2 classes (got 3)"),
+    ("gepsvm", "gepsvm separates two classes (got 3)"),
+])
+def test_a_two_class_method_on_a_multiclass_dataset(write_config, tmp_path, algorithm,
+                                                   fragment):
+    text = BASE.replace("datasets: [heart]", "datasets: [wine]").replace(
+        "  - name: cart-ap\n    pruner: {name: cc}", f"  - name: cart-ap\n  - name: {algorithm}")
+    out = tmp_path / "out"
+    check_error(write_config(text), out, ["algorithms[1]", f"({algorithm}) on wine", fragment])
+
+
+def test_apdt_one_vs_rest_accepts_a_multiclass_dataset(write_config, tmp_path):
+    text = BASE.replace("datasets: [heart]", "datasets: [wine]").replace(
+        "  - name: cart-ap\n    pruner: {name: cc}",
+        "  - name: apdt\n    params: {multiclass: ovr, alopex_iterations: 20}")
+    out = tmp_path / "out"
+    code, lines, exc = run_cli(["run", str(write_config(text)), "-o", str(out),
+                                "--no-progress", "-j", "1"])
+    assert code == 0, (code, lines, exc)

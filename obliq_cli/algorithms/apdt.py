@@ -350,6 +350,11 @@ class APDTClassifier(TreeClassifier):
         if self.multiclass not in (None, "ovr"):
             raise ObliqError(f"multiclass must be null or 'ovr' (got {self.multiclass!r})")
 
+    def check_n_classes(self, n_classes: int) -> None:
+        if n_classes > 2 and self.multiclass is None:
+            raise ObliqError(f"APDT handles 2 classes (got {n_classes}); set multiclass: "
+                             "ovr for the one-vs-rest extension")
+
     def _make_split_finder(self, n_classes: int):  # pragma: no cover - not used
         raise ObliqError("APDT grows its own tree (one-step look-ahead); use fit")
 
@@ -359,9 +364,7 @@ class APDTClassifier(TreeClassifier):
         X, y = check_X_y(X, y)
         self.classes_, codes = np.unique(y, return_inverse=True)
         K = len(self.classes_)
-        if K > 2 and self.multiclass is None:
-            raise ObliqError(f"APDT handles 2 classes (got {K}); set multiclass: ovr "
-                             "for the one-vs-rest extension")
+        self.check_n_classes(K)
         self.n_features_in_ = X.shape[1]
         self.coding_ = None
         scale = np.ones(X.shape[1])

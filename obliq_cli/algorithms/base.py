@@ -81,6 +81,11 @@ class TreeClassifier(ClassifierMixin, BaseEstimator):
         if isinstance(rate, bool) or not isinstance(rate, (int, float)) or not 0 <= rate < 1:
             raise ObliqError(f"max_misclassification_rate must be in [0, 1) (got {rate!r})")
 
+    def check_n_classes(self, n_classes: int) -> None:
+        """Raise a one-line ObliqError when this estimator cannot fit ``n_classes``
+        classes. The runner asks before a run, so a two-class method on a multiclass
+        dataset is a config error, not a column of failed tasks."""
+
     def _stopping_rules(self) -> StoppingRules:
         return StoppingRules(
             min_samples_split=getattr(self, "min_samples_split", 2),

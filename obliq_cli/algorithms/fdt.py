@@ -201,10 +201,13 @@ class FDTClassifier(TreeClassifier):
         # build.c: a node with fewer than 2 * MINOBJS cases is a leaf.
         return StoppingRules(min_samples_split=max(2 * int(self.min_samples_leaf), 2))
 
-    def _make_split_finder(self, n_classes: int):
+    def check_n_classes(self, n_classes: int) -> None:
         if n_classes > 2:
             raise ObliqError(f"fdt handles two classes only (got {n_classes}); "
                              f"use a one-vs-rest or one-vs-one wrapper")
+
+    def _make_split_finder(self, n_classes: int):
+        self.check_n_classes(n_classes)
         msl = int(self.min_samples_leaf)
         criterion = self.criterion
 

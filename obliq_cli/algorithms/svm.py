@@ -126,12 +126,15 @@ class GEPSVMClassifier(_NotATree, ClassifierMixin, BaseEstimator):
             return X
         return _rbf(X, self.support_, self.sigma_)
 
+    def check_n_classes(self, n_classes: int) -> None:
+        if n_classes != 2:
+            raise DataError(f"gepsvm separates two classes (got {n_classes})")
+
     def fit(self, X, y):
         self.validate_params()
         X = check_X(X)
         self.classes_, codes = np.unique(y, return_inverse=True)
-        if self.classes_.size != 2:
-            raise DataError(f"gepsvm separates two classes (got {self.classes_.size})")
+        self.check_n_classes(self.classes_.size)
         grid = {}
         if self.delta is None:
             grid["delta"] = list(self.delta_grid)

@@ -288,9 +288,12 @@ class UMTClassifier(TreeClassifier):
             self.scaling_ = (np.zeros(X.shape[1]), np.ones(X.shape[1]))
         return super().fit(X, y)
 
-    def _make_split_finder(self, n_classes: int):
+    def check_n_classes(self, n_classes: int) -> None:
         if n_classes > 2:
             raise ObliqError(f"umt handles two classes, got {n_classes}; use umt-ovo or umt-ovr")
+
+    def _make_split_finder(self, n_classes: int):
+        self.check_n_classes(n_classes)
         Cs = margin_grid(self.c_min, self.c_max, self.c_step)
         mu, sd = self.scaling_
         refit, both_sides = bool(self.refit), bool(self.both_sides)

@@ -211,6 +211,18 @@ def plan(config) -> tuple[list[Task], dict[str, dict]]:
         except ObliqError as exc:
             raise ObliqError(f"{config.path}: protocol: {exc}") from None
         records[spec.label] = fold_record(splits, len(y))
+        n_classes = int(np.unique(y).size)
+        for j, algo in enumerate(config.algorithms):
+            if not algo.runs_on(spec.label):
+                continue
+            check = getattr(registry.make_estimator(algo.name, **algo.params_for(spec.label)),
+                            "check_n_classes", None)
+            try:
+                if check is not None:
+                    check(n_classes)
+            except ObliqError as exc:
+                raise ObliqError(f"{config.path}: algorithms[{j}] ({algo.label}) on "
+                                 f"{spec.label}: {exc}") from None
         for split in splits:
             for algo in config.algorithms:
                 if not algo.runs_on(spec.label):
