@@ -183,22 +183,11 @@ _UMT_PARAMS = ("c_min", "c_max", "c_step", "refit", "normalize", "both_sides",
 
 
 class _UMTMembers:
-    """UMT's parameters on a wrapper (one ``__init__`` for both decompositions; members
-    are ``UMTClassifier`` with them)."""
+    """UMT's parameters on a wrapper; members are ``UMTClassifier`` with them."""
 
-    def __init__(self, c_min: float = -2.0, c_max: float = 2.0, c_step: float = 0.1,
-                 refit: bool = False, normalize: bool = True, both_sides: bool = False,
-                 min_samples_split: int = 2, max_depth: int | None = None,
-                 random_state=None):
-        self.c_min = c_min
-        self.c_max = c_max
-        self.c_step = c_step
-        self.refit = refit
-        self.normalize = normalize
-        self.both_sides = both_sides
-        self.min_samples_split = min_samples_split
-        self.max_depth = max_depth
-        self.random_state = random_state
+    # The same parameters and defaults as ``umt`` itself (scikit-learn reads them from
+    # the signature), so a wrapper is configured exactly like a single UMT.
+    __init__ = UMTClassifier.__init__
 
     def _make_member(self):
         return UMTClassifier(**{p: getattr(self, p) for p in _UMT_PARAMS})
