@@ -194,3 +194,38 @@ def test_predict_uses_tree_input():
     assert np.array_equal(net.predict(X), original.__self__.classes_[est.tree_.predict(X)])
     assert calls == [len(X)]
     assert isinstance(net.network_, BooleanNetwork)
+
+
+def test_paper_start_starves_a_large_tree_and_sparse_start_does_not():
+    # A noisy sample grows a tree of many hyperplanes. From q = 0.5 an AND unit fires on a
+    # pattern with probability 0.5^H (module docstring), so no network better than the
+    # majority answer is ever drawn; from q = 1/H about e^-1 of the units fire and the
+    # search finds a smaller network that beats the majority answer clearly.
+    X, y = problem(400, seed=8, noise=0.15)
+    est = make_estimator("cart-lc").fit(X, y)
+    h = network_from_tree(est.tree_).n_hyperplanes
+    assert h >= 20
+    majority = max(np.mean(y == 0), np.mean(y == 1))
+    common = dict(random_state=np.random.default_rng(0), n_timing_vectors=0)
+    paper_la = prune_learning_automata(est, X, y, None, None, max_iterations=5000, **common)
+    paper_ga = prune_genetic(est, X, y, None, None, n_generations=50, **common)
+    for out in (paper_la, paper_ga):
+        assert out.pruning_["train_accuracy"] <= majority + 0.02
+    sparse_la = prune_learning_automata(est, X, y, None, None, max_iterations=5000,
+                                        q0="sparse", **common)
+    sparse_ga = prune_genetic(est, X, y, None, None, n_generations=50,
+                              initial_density="sparse", **common)
+    assert sparse_la.pruning_["q0"] == pytest.approx(1 / h)
+    assert sparse_ga.pruning_["initial_density"] == pytest.approx(1 / h)
+    for out in (sparse_la, sparse_ga):
+        assert out.pruning_["train_accuracy"] >= majority + 0.1
+        assert 0 < out.n_internal_ < h
+
+
+@pytest.mark.parametrize("pruner, key", [(prune_learning_automata, "q0"),
+                                         (prune_genetic, "initial_density")])
+@pytest.mark.parametrize("value", ["dense", 0, 1, True])
+def test_bad_start_probability_is_a_one_line_error(oblique_tree, pruner, key, value):
+    est, X, y = oblique_tree
+    with pytest.raises(ObliqError, match=f"{key} must be in \\(0, 1\\) or \"sparse\""):
+        pruner(est, X, y, None, None, n_timing_vectors=0, **{key: value})

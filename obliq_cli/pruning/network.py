@@ -43,6 +43,22 @@ Pruning (§IV, Tables V-VII)
     ``uses_prune_set=False`` (the runner grows on every non-test row and passes no
     pruning set); an ``X_prune`` given anyway is ignored.
 
+    Starting point, and why the paper's can fail (``q0`` / ``initial_density``): the
+    paper starts every q_li at 0.5 (§IV-A) and a simple GA starts from uniform random bits.
+    For any pattern exactly H of the 2H first-layer units output 0 (a hyperplane or its
+    complement), so an AND unit drawn with selection probability q fires with probability
+    (1 - q)^H: 0.5^H at the paper's start, about 1e-7 for the 23 hyperplanes of an
+    unpruned OC1 tree on our Problem 2. The network then answers class code 0 on every
+    pattern; reward-inaction rewards only the code-0 patterns, whatever was drawn, so q
+    random-walks without drift to a corner that selects about half of the units and never
+    fires (measured: 3M patterns on such a tree converge to the majority-class network).
+    The GA sees equal fitness for its whole population and drifts likewise. The paper's
+    trees were smaller (Table VI: 16 and 8 internal nodes), where 0.5^H is not yet
+    hopeless. ``q0="sparse"`` (LA) and ``initial_density="sparse"`` (GA) start instead at
+    1/H, i.e. two selected inputs per AND unit on average, so that (1 - 1/H)^H ~ e^-1 of
+    the units fire on a pattern whatever H is. This is OUR extension, not the paper's;
+    the defaults stay 0.5.
+
     Keep-the-best: the paper returns the converged network (LA) or the final population
     (GA) and is silent about which network is kept. Both pruners return the network with
     the highest accuracy on the sample among all networks they evaluated (for LA: every
@@ -397,6 +413,17 @@ def _check_count(name, label, value, minimum):
                          f"(got {value!r})")
 
 
+def _initial_probability(name, label, value, n_hyperplanes: int) -> float:
+    """A start probability in (0, 1), or "sparse" = 1/H (module docstring)."""
+    if isinstance(value, str) and value == "sparse":
+        return 1.0 / max(n_hyperplanes, 1)
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and 0 < value < 1
+    if not ok:
+        raise ObliqError(f"{name} pruner: {label} must be in (0, 1) or \"sparse\" "
+                         f"(got {value!r})")
+    return float(value)
+
+
 # ------------------------------------------------------------------------------ LA
 def learning_automata_search(Y: np.ndarray, target: np.ndarray, n_units: int, step: float,
                              max_iterations: int, tol: float, rng: np.random.Generator,
@@ -452,19 +479,20 @@ def learning_automata_search(Y: np.ndarray, target: np.ndarray, n_units: int, st
     "LA pruning (Shah & Sastry 1999, Table V): the tree as a 3-layer AND-OR network of its "
     "hyperplanes; learning automata choose the AND units' inputs (fitness on training data)",
     params={"n_units": 2, "step": 0.003, "max_iterations": 50000, "tol": 0.01,
-            "n_timing_vectors": 1000},
+            "q0": 0.5, "n_timing_vectors": 1000},
     uses_prune_set=False,
 )
 def prune_learning_automata(
     estimator, X_grow, y_grow, X_prune=None, y_prune=None, *, random_state=None,
     n_units: int = 2, step: float = 0.003, max_iterations: int = 50000, tol: float = 0.01,
-    n_timing_vectors: int = 1000,
+    q0: float | str = 0.5, n_timing_vectors: int = 1000,
 ):
     """LA pruning of a fitted two-class tree; returns a ``NetworkClassifier``.
 
     ``n_units`` = L, ``step`` = lambda of eq. (9), ``max_iterations``/``tol`` the stopping
-    rule of step 9 (module docstring), ``n_timing_vectors`` the vectors timed for t_exh (0
-    skips it). The sample is (X_grow, y_grow), the training data; X_prune is ignored.
+    rule of step 9 (module docstring), ``q0`` every q_li(0) (0.5 as §IV-A, or "sparse" =
+    1/H, our extension: module docstring), ``n_timing_vectors`` the vectors timed for t_exh
+    (0 skips it). The sample is (X_grow, y_grow), the training data; X_prune is ignored.
     """
     _check_probability("la", "step", step)
     _check_count("la", "max_iterations", max_iterations, 0)
@@ -472,13 +500,16 @@ def prune_learning_automata(
     _check_probability("la", "tol", tol, closed=False)
     start = time.perf_counter()
     base, Y, target = _setup("la", estimator, X_grow, y_grow, n_units)
+    start_q = _initial_probability("la", "q0", q0, base.n_hyperplanes)
     if base.n_hyperplanes == 0:
         return _unsplit(estimator, base, Y, target, "la")
     rng = np.random.default_rng(random_state)
     best, q, iterations, converged, curve = learning_automata_search(
-        Y, target, int(n_units), float(step), int(max_iterations), float(tol), rng)
+        Y, target, int(n_units), float(step), int(max_iterations), float(tol), rng,
+        q0=np.full((int(n_units), Y.shape[1]), start_q))
     record = {"method": "la", "sample": "training data", "n_units": int(n_units),
-              "step": float(step), "iterations": iterations, "converged": converged,
+              "step": float(step), "q0": start_q, "iterations": iterations,
+              "converged": converged,
               "probabilities": q.tolist(), "learning_curve": curve}
     return _finish(estimator, base, best, record, Y, target, int(n_timing_vectors), start)
 
@@ -486,17 +517,18 @@ def prune_learning_automata(
 # ------------------------------------------------------------------------------ GA
 def genetic_search(Y: np.ndarray, target: np.ndarray, n_units: int, population_size: int,
                    n_generations: int, crossover: float, mutation: float,
-                   rng: np.random.Generator):
+                   rng: np.random.Generator, initial_density: float = 0.5):
     """Goldberg's simple GA over bit strings of the L x M choices (§IV-B).
 
     Returns (best record, learning curve = best accuracy after each generation). One
     generation: score the population (one matrix product), keep the best, roulette-wheel
     selection of a mating pool, single-point crossover of consecutive pairs with
-    probability ``crossover``, bit flips with probability ``mutation``.
+    probability ``crossover``, bit flips with probability ``mutation``. The first
+    population's bits are 1 with probability ``initial_density``.
     """
     m = Y.shape[1]
     bits = n_units * m
-    pop = rng.random((population_size, bits)) < 0.5
+    pop = rng.random((population_size, bits)) < initial_density
     best = _Best(m // 2)
     curve = []
     positions = np.arange(bits)
@@ -528,17 +560,21 @@ def genetic_search(Y: np.ndarray, target: np.ndarray, n_units: int, population_s
     "GA pruning (Shah & Sastry 1999, §IV-B): the tree as a 3-layer AND-OR network of its "
     "hyperplanes; a simple GA chooses the AND units' inputs (fitness on training data)",
     params={"n_units": 2, "population_size": 50, "n_generations": 300, "crossover": 0.7,
-            "mutation": 0.03, "n_timing_vectors": 1000},
+            "mutation": 0.03, "initial_density": 0.5, "n_timing_vectors": 1000},
     uses_prune_set=False,
 )
 def prune_genetic(
     estimator, X_grow, y_grow, X_prune=None, y_prune=None, *, random_state=None,
     n_units: int = 2, population_size: int = 50, n_generations: int = 300,
-    crossover: float = 0.7, mutation: float = 0.03, n_timing_vectors: int = 1000,
+    crossover: float = 0.7, mutation: float = 0.03, initial_density: float | str = 0.5,
+    n_timing_vectors: int = 1000,
 ):
     """GA pruning of a fitted two-class tree; returns a ``NetworkClassifier``.
 
     Fitness = accuracy on (X_grow, y_grow), the training data; X_prune is ignored.
+    ``initial_density``: probability of a 1 bit in the first population (0.5, uniform
+    random strings as Goldberg's simple GA, or "sparse" = 1/H, our extension: module
+    docstring).
     """
     _check_probability("ga", "crossover", crossover)
     _check_probability("ga", "mutation", mutation)
@@ -547,12 +583,16 @@ def prune_genetic(
     _check_count("ga", "n_timing_vectors", n_timing_vectors, 0)
     start = time.perf_counter()
     base, Y, target = _setup("ga", estimator, X_grow, y_grow, n_units)
+    density = _initial_probability("ga", "initial_density", initial_density,
+                                   base.n_hyperplanes)
     if base.n_hyperplanes == 0:
         return _unsplit(estimator, base, Y, target, "ga")
     rng = np.random.default_rng(random_state)
     best, curve = genetic_search(Y, target, int(n_units), int(population_size),
-                                 int(n_generations), float(crossover), float(mutation), rng)
+                                 int(n_generations), float(crossover), float(mutation), rng,
+                                 initial_density=density)
     record = {"method": "ga", "sample": "training data", "n_units": int(n_units),
+              "initial_density": density,
               "population_size": int(population_size), "n_generations": int(n_generations),
               "crossover": float(crossover), "mutation": float(mutation),
               "learning_curve": curve}
