@@ -106,6 +106,72 @@ def _one_line(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text[0] if text else ''}".rstrip(": ")
 
 
+@dataclass
+class FittedTask:
+    """One grown (and pruned) estimator: the rows it grew on, the rows its pruner got
+    (empty when none), and the seconds fit + prune took."""
+
+    estimator: object
+    grow: np.ndarray
+    prune: np.ndarray
+    fit_time: float
+
+
+def make_task_estimator(algo, dataset_label: str, info: dict, names: tuple):
+    """A new estimator of AlgorithmSpec ``algo`` as a task makes it: this dataset's
+    parameters, ``random_state`` from ``rng_for(*names)``, and the dataset's qualitative
+    columns when the algorithm handles them and the config leaves it to the runner."""
+    estimator = registry.make_estimator(algo.name, **algo.params_for(dataset_label))
+    params = estimator.get_params()
+    if "random_state" in params:
+        estimator.set_params(random_state=rng_for(*names))
+    if params.get("categorical_features", False) is None and info.get("categorical"):
+        # Algorithms that handle qualitative features learn which columns are.
+        estimator.set_params(categorical_features=list(info["categorical"]))
+    return estimator
+
+
+def grow_and_prune_rows(pruner, train: np.ndarray, prune: np.ndarray):
+    """(rows to grow on, rows for the pruner) for PrunerSpec ``pruner`` (or None).
+
+    Without a pruner that reads them the held-out pruning rows would be wasted: the tree
+    grows on them too (test rows are shared, so paired tests stay valid)."""
+    uses_prune_set = pruner is not None and registry.pruner_entry(
+        pruner.name).extra.get("uses_prune_set", True)
+    if not uses_prune_set:
+        grow = np.concatenate([train, prune]) if prune.size else train
+        return grow, prune[:0]
+    return train, prune
+
+
+def prune_task_estimator(estimator, pruner, X, y, grow: np.ndarray, prune: np.ndarray,
+                         names: tuple):
+    """Apply PrunerSpec ``pruner`` to a fitted ``estimator`` as a task does (seeded from
+    ``rng_for(*names, "pruner")``, ``X_prune=None`` when no rows are held out)."""
+    prune_fn = registry.get_pruner(pruner.name)
+    X_p = X[prune] if prune.size else None
+    y_p = y[prune] if prune.size else None
+    return prune_fn(estimator, X[grow], y[grow], X_p, y_p,
+                    random_state=rng_for(*names, "pruner"), **pruner.params)
+
+
+def fit_task(algo, dataset_label: str, X, y, info: dict, train: np.ndarray,
+             prune: np.ndarray, names: tuple) -> FittedTask:
+    """Make, grow and prune one estimator exactly as an experiment's task does.
+
+    ``names`` key every random draw (``rng_for``): a task passes (seed, dataset label,
+    repetition, fold, algorithm label); ``obliq plot`` passes its own names, so the same
+    names give the same tree wherever it is fitted.
+    """
+    estimator = make_task_estimator(algo, dataset_label, info, names)
+    grow, prune = grow_and_prune_rows(algo.pruner, train, prune)
+    start = time.perf_counter()
+    estimator.fit(X[grow], y[grow])
+    if algo.pruner is not None:
+        estimator = prune_task_estimator(estimator, algo.pruner, X, y, grow, prune, names)
+    return FittedTask(estimator, grow, prune, time.perf_counter() - start)
+
+
 def run_task(task: Task) -> dict:
     """Grow (and prune) one tree on one split and measure it; never raises."""
     split, algo = task.split, task.algorithm
@@ -123,33 +189,12 @@ def run_task(task: Task) -> dict:
             y = flip_labels(y, np.concatenate([split.train, split.prune]), task.label_noise,
                             rng)
         names = (task.seed, task.dataset.label, split.repetition, split.fold, algo.label)
-        estimator = registry.make_estimator(algo.name, **algo.params_for(task.dataset.label))
-        params = estimator.get_params()
-        if "random_state" in params:
-            estimator.set_params(random_state=rng_for(*names))
-        if params.get("categorical_features", False) is None and info.get("categorical"):
-            # Algorithms that handle qualitative features learn which columns are.
-            estimator.set_params(categorical_features=list(info["categorical"]))
-        uses_prune_set = algo.pruner is not None and registry.pruner_entry(
-            algo.pruner.name).extra.get("uses_prune_set", True)
-        if not uses_prune_set:
-            # Without a pruner that reads them the held-out pruning rows would be wasted:
-            # grow on them too (test rows are shared, so paired tests stay valid).
-            grow = np.concatenate([split.train, split.prune]) if split.prune.size else split.train
-            prune = split.prune[:0]
-        else:
-            grow, prune = split.train, split.prune
-        start = time.perf_counter()
-        estimator.fit(X[grow], y[grow])
-        if algo.pruner is not None:
-            pruner = registry.get_pruner(algo.pruner.name)
-            X_p = X[prune] if prune.size else None
-            y_p = y[prune] if prune.size else None
-            estimator = pruner(estimator, X[grow], y[grow], X_p, y_p,
-                               random_state=rng_for(*names, "pruner"), **algo.pruner.params)
-        fit_time = time.perf_counter() - start
-        row.update(task_metrics(estimator, X[grow], y[grow], X[split.test], y[split.test]))
-        row.update(status="ok", error="", fit_time=fit_time, n_train=int(grow.size),
+        fitted = fit_task(algo, task.dataset.label, X, y, info, split.train, split.prune,
+                          names)
+        grow, prune = fitted.grow, fitted.prune
+        row.update(task_metrics(fitted.estimator, X[grow], y[grow], X[split.test],
+                                y[split.test]))
+        row.update(status="ok", error="", fit_time=fitted.fit_time, n_train=int(grow.size),
                    n_prune=int(prune.size))
     except Exception as exc:  # a failing task is recorded; the run goes on
         row.update(status="error", error=_one_line(exc))
