@@ -4,9 +4,10 @@ Wide layout (the papers' printed tables): datasets as rows, algorithms (config l
 columns, cells "mean ± sd". Long layout (the tidy form of ``shared/paper-tables``): one row
 per (dataset, algorithm) with mean, sd and n_repetitions. ``sig=REF`` marks cells the Weka
 Experimenter's way (prior-art §2): ``v`` significantly better than REF, ``*`` significantly
-worse, by a paired t-test over the folds both algorithms share (prior-art §4), and adds a
-"(w/t/l) vs REF" row. A reference CSV named in meta.json adds the paper's value and
-Δ = ours - paper beside each algorithm it covers (references.py).
+worse, by a per-fold test over the folds both algorithms share (``test``: a name in
+stats.TESTS, the paired t-test by default; prior-art §4), and adds a "(w/t/l) vs REF" row.
+A reference CSV named in meta.json adds the paper's value and Δ = ours - paper beside each
+algorithm it covers (references.py).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from .aggregate import (
     summarise,
 )
 from .references import TOLERANCE_POINTS, TOLERANCE_SDS, agrees, paper_values
-from .stats import compare_to, win_tie_loss
+from .stats import check_test, compare_to, protocol_caveat, win_tie_loss
 
 FORMATS = ("md", "latex", "csv", "html")
 LAYOUTS = ("wide", "long")
@@ -35,8 +36,12 @@ _TABLEFMT = {"md": "pipe", "latex": "latex_booktabs", "html": "html"}
 CSV_COLUMNS = ["dataset", "algorithm", "metric", "mean", "sd", "n_repetitions", "experiment"]
 
 
-def _check_options(metric: str, fmt: str, layout: str, pooled: bool, alpha: float) -> None:
+def _check_options(metric: str, fmt: str, layout: str, pooled: bool, alpha: float,
+                   sig: str | None = None, test: str = "t") -> None:
     check_metric(metric)
+    check_test(test)
+    if test != "t" and sig is None:
+        raise ObliqError(f"--test {test} chooses the test of --sig; give --sig REF too")
     if fmt not in FORMATS:
         raise ObliqError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
     if layout not in LAYOUTS:
@@ -61,7 +66,8 @@ def _number(value, decimals: int, sign: bool = False) -> str:
 
 
 def experiment_table(runs: pd.DataFrame, meta: dict, metric: str, sig: str | None = None,
-                     pooled: bool = False, alpha: float = 0.05, best: bool = False):
+                     pooled: bool = False, alpha: float = 0.05, best: bool = False,
+                     test: str = "t"):
     """The numbers of one experiment's table, before formatting.
 
     Returns (tidy, datasets, algorithms, caption, notes): ``tidy`` has one row per
@@ -87,16 +93,25 @@ def experiment_table(runs: pd.DataFrame, meta: dict, metric: str, sig: str | Non
         if sig not in algorithms:
             raise ObliqError(f"--sig: no algorithm {sig!r} in experiment {meta['name']!r} "
                              f"(algorithms: {', '.join(algorithms)})")
-        tests = compare_to(runs, metric, sig, alpha)
+        tests = compare_to(runs, metric, sig, alpha, test)
         tidy = tidy.drop(columns="mark").merge(tests[["dataset", "algorithm", "mark"]],
                                                on=["dataset", "algorithm"], how="left")
         tidy["mark"] = tidy["mark"].fillna("")
         better = "higher" if m.higher else "lower"
-        notes.append(f"v / *: significantly better / worse than {sig} ({better} {metric} is "
-                     f"better) by a two-sided paired t-test, alpha = {alpha}, on the per-fold "
-                     f"scores of the (repetition, fold) pairs both algorithms finished, i.e. "
-                     f"the same folds (no correction for overlapping training sets); "
-                     f"(w/t/l) counts them per algorithm")
+        if test == "t":
+            notes.append(f"v / *: significantly better / worse than {sig} ({better} {metric} "
+                         f"is better) by a two-sided paired t-test, alpha = {alpha}, on the "
+                         f"per-fold scores of the (repetition, fold) pairs both algorithms "
+                         f"finished, i.e. the same folds (no correction for overlapping "
+                         f"training sets); (w/t/l) counts them per algorithm")
+        else:
+            notes.append(f"v / *: significantly better / worse than {sig} ({better} {metric} "
+                         f"is better) by {check_test(test).title}, test name {test}, alpha = "
+                         f"{alpha}, on the per-fold scores of the (repetition, fold) pairs "
+                         f"both algorithms finished; (w/t/l) counts them per algorithm")
+            caveat = protocol_caveat(test, (config.get("protocol") or {}).get("name"))
+            if caveat:
+                notes.append(caveat)
         if len(tests):
             # The papers' summary sentences ("in 3 of 20 data sets UMT is significantly
             # better than both C4.5 and LDT"): all others marked worse / all better.
@@ -106,9 +121,11 @@ def experiment_table(runs: pd.DataFrame, meta: dict, metric: str, sig: str | Non
             notes.append(f"{sig} is significantly better than every other algorithm on "
                          f"{ref_best} of {per_set.ngroups} datasets, significantly worse "
                          f"than every other on {ref_worst}")
-        untested = tests["n_pairs"] < 2
+        untested = tests["statistic"].isna()
         if untested.any():
-            notes.append(f"no test (fewer than 2 shared folds) for {int(untested.sum())} "
+            too_few = ("no repetition with both folds shared" if check_test(test).two_folds
+                       else "fewer than 2 shared folds")
+            notes.append(f"no test ({too_few}) for {int(untested.sum())} "
                          f"dataset/algorithm pair(s), counted as ties")
 
     # A reference gives a best-of-runs value as "<metric>@best" (APDT Table II).
@@ -207,16 +224,17 @@ def _render(headers, rows, fmt: str, caption: str, notes: list[str], title: str 
 
 def render_tables(paths, metric: str = "test_accuracy", fmt: str = "md", layout: str = "wide",
                   sig: str | None = None, pooled: bool = False, alpha: float = 0.05,
-                  best: bool = False) -> str:
+                  best: bool = False, test: str = "t") -> str:
     """One table per experiment under ``paths`` (a heading each when there are several).
 
     ``fmt``: md (pipe table), latex (booktabs, ± as $\\pm$), html, or csv (one tidy frame
     for all experiments with columns CSV_COLUMNS, plain numbers, no marks or paper values).
     ``layout``: wide or long (ignored by csv). ``sig``: mark cells against that algorithm
-    at level ``alpha``. ``pooled``: OC1's pooled accuracy instead of the fold mean.
+    at level ``alpha`` by the per-fold test ``test`` (stats.TESTS). ``pooled``: OC1's
+    pooled accuracy instead of the fold mean.
     ``best``: each algorithm's best repetition (highest test accuracy) instead of the mean.
     """
-    _check_options(metric, fmt, layout, pooled, alpha)
+    _check_options(metric, fmt, layout, pooled, alpha, sig, test)
     runs, metas = load_results(paths)
     decimals = check_metric(metric).decimals
     several = len(metas) > 1
@@ -230,7 +248,7 @@ def render_tables(paths, metric: str = "test_accuracy", fmt: str = "md", layout:
                          + (f" ({failed} failed)" if failed else ""))
             continue
         tidy, datasets, algorithms, caption, notes = experiment_table(
-            part, meta, metric, sig, pooled, alpha, best)
+            part, meta, metric, sig, pooled, alpha, best, test)
         if tidy.empty:
             texts.append(f"{meta['name']}: {caption}")
             continue

@@ -1,0 +1,322 @@
+"""``obliq stats``: every significance test of stats.py on every experiment, as text.
+
+Per experiment (one section each):
+
+a. the per-fold test (``--test``) for every ordered pair of algorithms on every dataset,
+   counted as a matrix of wins / ties / losses of the row algorithm against the column
+   algorithm (Weka's Experimenter summary, ``-s``);
+b. across datasets (N = datasets, each scored by its mean over the folds as ``obliq
+   table`` prints it): the Wilcoxon signed-rank p of every pair, and Nemenyi's p from the
+   average ranks;
+c. the Friedman test with Iman & Davenport's F, the average ranks (best first), Nemenyi's
+   critical difference and the pairs whose ranks differ by at least that (Demšar 2006).
+
+Formats: md (pipe tables and plain lines), html (tabulate's html tables and <p> notes, no
+page wrapper, for embedding in a report) and csv (one row per ordered pair of algorithms
+of every experiment, with the experiment's Friedman numbers repeated on each row).
+"""
+
+from __future__ import annotations
+
+import html
+import itertools
+import math
+
+import pandas as pd
+from tabulate import tabulate
+
+from ..errors import ObliqError
+from .aggregate import check_metric, failed_tasks, load_results
+from .stats import (
+    FriedmanResult,
+    check_test,
+    compare_to,
+    dataset_scores,
+    friedman_test,
+    nemenyi_q,
+    protocol_caveat,
+    wilcoxon_test,
+)
+from .tables import _order
+
+FORMATS = ("md", "csv", "html")
+CSV_COLUMNS = [
+    "experiment", "metric", "test", "alpha", "algorithm", "versus",
+    "wins", "ties", "losses",                                  # (a) per-dataset counts
+    "n_datasets", "mean_wins", "mean_ties", "mean_losses",     # (b) over shared datasets
+    "wilcoxon_statistic", "wilcoxon_pvalue",
+    "average_rank", "versus_average_rank", "nemenyi_pvalue", "beyond_cd",
+    "friedman_n_datasets", "friedman_chi2", "friedman_pvalue",   # (c) per experiment
+    "iman_davenport", "iman_davenport_pvalue", "critical_difference",
+]
+
+
+def _p(value: float) -> str:
+    if value != value:  # NaN
+        return ""
+    return "< 0.0001" if value < 1e-4 else f"{value:.4f}"
+
+
+def _p_is(value: float) -> str:
+    """ "p = 0.0312" or "p < 0.0001" for the running text."""
+    return "p < 0.0001" if value < 1e-4 else f"p = {value:.4f}"
+
+
+def _number(value: float, decimals: int = 3) -> str:
+    if value != value:
+        return ""
+    return "inf" if math.isinf(value) else f"{value:.{decimals}f}"
+
+
+def _fold_counts(runs, metric, test, alpha, algorithms) -> tuple[pd.DataFrame, int]:
+    """Ordered pairs (algorithm, versus) with the per-dataset wins / ties / losses of
+    ``algorithm`` against ``versus`` by the per-fold test; and how many
+    (dataset, pair) tests had too few shared folds (counted as ties)."""
+    rows, untested = [], 0
+    for versus in algorithms:
+        tests = compare_to(runs, metric, versus, alpha, test)
+        untested += int(tests["statistic"].isna().sum())
+        for algorithm in algorithms:
+            if algorithm == versus:
+                continue
+            marks = tests.loc[tests["algorithm"] == algorithm, "mark"]
+            wins, losses = int((marks == "v").sum()), int((marks == "*").sum())
+            rows.append(dict(algorithm=algorithm, versus=versus, wins=wins,
+                             ties=len(marks) - wins - losses, losses=losses))
+    # each unordered pair was tested twice (once each way)
+    return pd.DataFrame(rows), untested // 2
+
+
+def _across_datasets(scores: pd.DataFrame, higher: bool, alpha: float,
+                     friedman: FriedmanResult | None) -> pd.DataFrame:
+    """Ordered pairs with the Wilcoxon test over the datasets both have scores on, the
+    count of datasets where ``algorithm``'s mean is better / equal / worse, and the
+    Nemenyi p of their average ranks (when the Friedman test ran)."""
+    rows = []
+    for algorithm, versus in itertools.permutations(scores.columns, 2):
+        both = scores[[algorithm, versus]].dropna()
+        difference = both[algorithm] - both[versus]
+        better = difference > 0 if higher else difference < 0
+        worse = difference < 0 if higher else difference > 0
+        row = dict(algorithm=algorithm, versus=versus, n_datasets=len(both),
+                   mean_wins=int(better.sum()), mean_ties=int((difference == 0).sum()),
+                   mean_losses=int(worse.sum()), wilcoxon_statistic=float("nan"),
+                   wilcoxon_pvalue=float("nan"), wilcoxon_mark="")
+        if len(both) >= 2:
+            result = wilcoxon_test(both[algorithm], both[versus])
+            # R+ collects the ranks where algorithm - versus > 0
+            ahead = (result.rank_sum_plus > result.rank_sum_minus) == higher
+            row.update(wilcoxon_statistic=result.statistic, wilcoxon_pvalue=result.pvalue)
+            if result.pvalue <= alpha and result.rank_sum_plus != result.rank_sum_minus:
+                row["wilcoxon_mark"] = "v" if ahead else "*"
+        if friedman is not None:
+            ranks = friedman.average_ranks
+            gap = ranks[versus] - ranks[algorithm]   # > 0: algorithm ranks better
+            row.update(average_rank=ranks[algorithm], versus_average_rank=ranks[versus],
+                       nemenyi_pvalue=float(friedman.nemenyi_pvalues.at[algorithm, versus]),
+                       beyond_cd=bool(abs(gap) >= friedman.critical_difference))
+            row["nemenyi_mark"] = ("v" if gap > 0 else "*") if row["beyond_cd"] else ""
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def experiment_stats(runs: pd.DataFrame, meta: dict, metric: str, test: str, alpha: float):
+    """The numbers and the text blocks of one experiment.
+
+    Returns (pairs, blocks): ``pairs`` one row per ordered pair of algorithms (CSV_COLUMNS
+    but the experiment's), ``blocks`` a list of ("p", text) and ("table", headers, rows)
+    in reading order.
+    """
+    chosen = check_test(test)
+    m = check_metric(metric)
+    config = meta.get("config") or {}
+    ok = runs[runs["status"] == "ok"]
+    algorithms = _order([a.get("label") for a in config.get("algorithms", [])],
+                        ok["algorithm"])
+    better = "higher" if m.higher else "lower"
+    blocks: list[tuple] = []
+    failed = failed_tasks(runs)
+    if failed:
+        blocks.append(("p", f"{failed} failed task{'s' if failed != 1 else ''} (status "
+                            f"error in runs.csv) left out"))
+    if len(algorithms) < 2:
+        blocks.append(("p", f"only {len(algorithms)} algorithm with results "
+                            f"({', '.join(algorithms) or 'none'}): nothing to compare"))
+        return pd.DataFrame(columns=CSV_COLUMNS[4:]), blocks
+
+    # (a) per-fold tests, dataset by dataset
+    counts, untested = _fold_counts(runs, metric, test, alpha, algorithms)
+    blocks.append(("p", f"{metric}: {better} is better. Per dataset, {chosen.title} at "
+                        f"alpha = {alpha} on the per-fold scores of the (repetition, fold) "
+                        f"pairs both algorithms finished; each cell counts the datasets "
+                        f"where the row algorithm is significantly better / not "
+                        f"significantly different / significantly worse than the column "
+                        f"algorithm (w/t/l)"))
+    grid = counts.assign(cell=counts["wins"].astype(str) + "/" + counts["ties"].astype(str)
+                         + "/" + counts["losses"].astype(str))
+    grid = grid.pivot(index="algorithm", columns="versus", values="cell").reindex(
+        index=algorithms, columns=algorithms).fillna("")
+    blocks.append(("table", ["w/t/l", *algorithms],
+                   [[a, *grid.loc[a]] for a in algorithms]))
+    if untested:
+        blocks.append(("p", f"no test (too few shared folds) for {untested} dataset/pair "
+                            f"combination(s), counted as ties"))
+    caveat = protocol_caveat(test, (config.get("protocol") or {}).get("name"))
+    if caveat:
+        blocks.append(("p", caveat))
+
+    # (b), (c) across datasets
+    scores = dataset_scores(runs, metric).reindex(columns=algorithms)
+    complete = scores.dropna()
+    dropped = [str(d) for d in scores.index if d not in complete.index]
+    friedman = None
+    if len(complete) >= 2:
+        friedman = friedman_test(scores, m.higher, alpha)
+    across = _across_datasets(scores, m.higher, alpha, friedman)
+    if len(scores) < 2:
+        blocks.append(("p", f"the tests across datasets (Wilcoxon, Friedman, Nemenyi) need "
+                            f"at least 2 datasets; this experiment has {len(scores)}"))
+    else:
+        blocks += _across_blocks(friedman, across, complete, dropped, algorithms, metric,
+                                 better, alpha)
+    pairs = counts.merge(across.drop(columns=[c for c in ("wilcoxon_mark", "nemenyi_mark")
+                                              if c in across.columns]),
+                         on=["algorithm", "versus"], how="left")
+    if friedman is not None:
+        pairs = pairs.assign(
+            friedman_n_datasets=friedman.n_datasets, friedman_chi2=friedman.chi2,
+            friedman_pvalue=friedman.chi2_pvalue, iman_davenport=friedman.iman_davenport,
+            iman_davenport_pvalue=friedman.iman_davenport_pvalue,
+            critical_difference=friedman.critical_difference)
+    order = {a: i for i, a in enumerate(algorithms)}
+    pairs = pairs.sort_values(["algorithm", "versus"], key=lambda c: c.map(order),
+                              kind="stable", ignore_index=True)
+    return pairs.reindex(columns=CSV_COLUMNS[4:]), blocks
+
+
+def _across_blocks(friedman, across, complete, dropped, algorithms, metric, better, alpha):
+    blocks: list[tuple] = []
+    n = len(complete)
+    if friedman is None:
+        blocks.append(("p", f"Friedman test: needs at least 2 datasets on which every "
+                            f"algorithm has results; {n} here ({len(dropped)} dropped for "
+                            f"missing results: {', '.join(dropped)})"))
+    else:
+        k = friedman.n_algorithms
+        where = (f"; {len(dropped)} dataset{'s' if len(dropped) != 1 else ''} dropped "
+                 f"because some algorithm has no results there: {', '.join(dropped)}"
+                 if dropped else "")
+        iman = (f"Iman-Davenport F_F = {_number(friedman.iman_davenport)} "
+                f"({k - 1}, {(k - 1) * (n - 1)} df), {_p_is(friedman.iman_davenport_pvalue)}")
+        if math.isinf(friedman.iman_davenport):
+            iman += (" (every dataset ranks the algorithms the same way: chi2_F = N(k-1), "
+                     "so F_F's denominator is 0 and F_F is infinite)")
+        blocks.append(("p", f"Across datasets: each dataset's score is the mean of "
+                            f"{metric} over its folds; Friedman test over N = {n} datasets "
+                            f"with results for all k = {k} algorithms{where}: chi2_F = "
+                            f"{_number(friedman.chi2)} ({k - 1} df), "
+                            f"{_p_is(friedman.chi2_pvalue)}; {iman} (Demšar 2006)"))
+        ranks = friedman.average_ranks
+        blocks.append(("p", f"Average ranks (1 = best, {better} {metric} is better, ties "
+                            f"share the average of their ranks):"))
+        blocks.append(("table", ["algorithm", "average rank"],
+                       [[a, _number(r, 2)] for a, r in ranks.items()]))
+        beyond = [f"{a} vs {b} ({_number(abs(ranks[a] - ranks[b]), 2)})"
+                  for a, b in itertools.combinations(ranks.index, 2)
+                  if abs(ranks[a] - ranks[b]) >= friedman.critical_difference]
+        q = nemenyi_q(k, alpha)
+        blocks.append(("p", f"Nemenyi critical difference at alpha = {alpha}: CD = q_alpha "
+                            f"sqrt(k(k+1)/(6N)) = {q:.3f} × sqrt({k * (k + 1)}/{6 * n}) = "
+                            f"{friedman.critical_difference:.3f}; pairs whose average ranks "
+                            f"differ by at least CD: {', '.join(beyond) or 'none'}"))
+    # the pair table: every unordered pair once, in config order
+    blocks.append(("p", "Pairs across datasets: Wilcoxon signed-rank test on the datasets "
+                        "both have results for (zero differences split between the rank "
+                        "sums, Demšar 2006), and Nemenyi's p from the average ranks (rank "
+                        "difference: the first's average rank minus the second's, negative "
+                        "when the first ranks better); v / * after a p: the first algorithm "
+                        f"is significantly better / worse at alpha = {alpha}"))
+    index = {a: i for i, a in enumerate(algorithms)}
+    once = across[across["algorithm"].map(index) < across["versus"].map(index)]
+    rows = []
+    for r in once.itertuples(index=False):
+        wilcoxon = _p(r.wilcoxon_pvalue)
+        if r.wilcoxon_mark:
+            wilcoxon += f" {r.wilcoxon_mark}"
+        row = [r.algorithm, r.versus, str(r.n_datasets),
+               f"{r.mean_wins}/{r.mean_ties}/{r.mean_losses}", wilcoxon]
+        if friedman is not None:
+            nemenyi = _p(r.nemenyi_pvalue)
+            if r.nemenyi_mark:
+                nemenyi += f" {r.nemenyi_mark}"
+            row += [_number(r.average_rank - r.versus_average_rank, 2), nemenyi]
+        rows.append(row)
+    headers = ["algorithm", "versus", "datasets", "better/equal/worse means", "Wilcoxon p"]
+    if friedman is not None:
+        headers += ["rank difference", "Nemenyi p"]
+    blocks.append(("table", headers, rows))
+    most = int(once["n_datasets"].max()) if len(once) else 0
+    if most >= 2 and 2.0 ** (1 - most) > alpha:
+        # the exact null distribution puts 1/2^N on each sign pattern: p >= 2 / 2^N
+        blocks.append(("p", f"with {most} datasets no two-sided Wilcoxon p can be below "
+                            f"{2.0 ** (1 - most):.4f}, so it cannot be significant at "
+                            f"alpha = {alpha}"))
+    return blocks
+
+
+def _render_blocks(blocks, fmt: str, title: str | None) -> str:
+    parts: list[str] = []
+    if fmt == "html":
+        if title:
+            parts.append(f"<h3>{html.escape(title)}</h3>")
+        for block in blocks:
+            if block[0] == "p":
+                parts.append(f"<p>{html.escape(block[1])}</p>")
+            else:
+                parts.append(tabulate(block[2], headers=block[1], tablefmt="html",
+                                      disable_numparse=True))
+        return "\n".join(parts)
+    if title:
+        parts.append(f"### {title}")
+    for block in blocks:
+        if block[0] == "p":
+            parts.append(block[1])
+        else:
+            parts.append(tabulate(block[2], headers=block[1], tablefmt="pipe",
+                                  disable_numparse=True))
+    return "\n\n".join(parts)
+
+
+def render_stats(paths, metric: str = "test_accuracy", test: str = "t", alpha: float = 0.05,
+                 fmt: str = "md") -> str:
+    """The significance summary of every experiment under ``paths`` (a section each when
+    there are several). ``fmt``: md, html (no page wrapper) or csv (CSV_COLUMNS)."""
+    check_metric(metric)
+    check_test(test)
+    if fmt not in FORMATS:
+        raise ObliqError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
+    if not 0 < alpha < 1:
+        raise ObliqError(f"--alpha must be between 0 and 1 (got {alpha})")
+    runs, metas = load_results(paths)
+    several = len(metas) > 1
+    texts, frames = [], []
+    for meta in metas:
+        part = runs[runs["experiment"] == meta["name"]]
+        title = meta["name"] if several else None
+        if not (part["status"] == "ok").any():
+            blocks = [("p", f"{meta['name']}: no finished task yet")]
+            texts.append(_render_blocks(blocks, fmt, None))
+            continue
+        pairs, blocks = experiment_stats(part, meta, metric, test, alpha)
+        if fmt == "csv":
+            if len(pairs):
+                frames.append(pairs.assign(experiment=meta["name"], metric=metric,
+                                           test=test, alpha=alpha))
+            continue
+        texts.append(_render_blocks(blocks, fmt, title))
+    if fmt == "csv":
+        if not frames:
+            return ",".join(CSV_COLUMNS) + "\n"
+        out = pd.concat(frames, ignore_index=True)[CSV_COLUMNS]
+        return out.to_csv(index=False, float_format=lambda v: repr(float(v)))
+    return "\n\n".join(texts)
