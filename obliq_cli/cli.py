@@ -84,6 +84,10 @@ def run(ctx, config, output, n_jobs, backend, scheduler, resume, force, no_progr
         sys.exit(1)
 
 
+_TEST_HELP = ("Per-fold test for the v / * marks: t (paired t), 5x2t (Dietterich), 5x2f "
+              "(Alpaydin's combined F), 5x2t-combined (Yildiz), corrected-t (Nadeau-Bengio).")
+
+
 @main.command()
 @click.argument("results", nargs=-1, required=True, type=click.Path())
 @click.option("--metric", default="test_accuracy", show_default=True,
@@ -96,12 +100,29 @@ def run(ctx, config, output, n_jobs, backend, scheduler, resume, force, no_progr
 @click.option("--pooled", is_flag=True, help="OC1-style accuracy: pool each repetition's folds.")
 @click.option("--best", is_flag=True,
               help="The best repetition (highest test accuracy) instead of the mean.")
-def table(results, metric, fmt, layout, sig, alpha, pooled, best):
+@click.option("--test", default="t", show_default=True, help=_TEST_HELP)
+def table(results, metric, fmt, layout, sig, alpha, pooled, best, test):
     """Aggregate RESULTS (experiment folders, or a folder of them) into a table."""
     from .report.tables import render_tables
 
     click.echo(render_tables(list(results), metric=metric, fmt=fmt, layout=layout, sig=sig,
-                             pooled=pooled, alpha=alpha, best=best))
+                             pooled=pooled, alpha=alpha, best=best, test=test))
+
+
+@main.command()
+@click.argument("results", nargs=-1, required=True, type=click.Path())
+@click.option("--metric", default="test_accuracy", show_default=True,
+              help="test_accuracy, test_error, n_leaves, n_nodes, depth, fit_time, macro_f1, ...")
+@click.option("--test", default="t", show_default=True, help=_TEST_HELP)
+@click.option("--alpha", type=float, default=0.05, show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["md", "csv", "html"]), default="md",
+              show_default=True)
+def stats(results, metric, test, alpha, fmt):
+    """Significance tests of every pair of algorithms in RESULTS: per-dataset w/t/l by the
+    per-fold test, Wilcoxon across datasets, Friedman / Iman-Davenport / Nemenyi CD."""
+    from .report.significance import render_stats
+
+    click.echo(render_stats(list(results), metric=metric, test=test, alpha=alpha, fmt=fmt))
 
 
 def _params_text(params: dict) -> str:
@@ -230,6 +251,291 @@ def datasets_check():
     if failures:
         click.echo(f"{failures} dataset(s) failed", err=True)
         sys.exit(1)
+
+
+# ------------------------------------------------------------------- pictures
+def _key_values(pairs, option: str) -> dict:
+    """``key=value`` options as a dict; values read as YAML (0.1, null, gini, [1, 2])."""
+    import yaml
+
+    out = {}
+    for text in pairs:
+        key, sep, value = text.partition("=")
+        if not sep or not key.strip():
+            raise ObliqError(f"{option}: expected key=value (got {text!r})")
+        try:
+            out[key.strip()] = yaml.safe_load(value)
+        except yaml.YAMLError:
+            raise ObliqError(f"{option}: {key.strip()}: not a value ({value!r})") from None
+    return out
+
+
+def _figure_base(output: str | None, default: str):
+    """The output path without .png/.svg (both are written)."""
+    from pathlib import Path
+
+    base = Path(output or default)
+    return base.with_suffix("") if base.suffix.lower() in (".png", ".svg") else base
+
+
+def _save_figure(fig, base) -> None:
+    """Write ``base``.png and ``base``.svg (each to a temporary file, then renamed) and
+    print the two paths."""
+    base.parent.mkdir(parents=True, exist_ok=True)
+    for ext in ("png", "svg"):
+        path = base.with_name(f"{base.name}.{ext}")
+        tmp = base.with_name(f".{base.name}.{ext}.tmp")
+        try:
+            fig.savefig(tmp, format=ext, dpi=120 if ext == "png" else None)
+            tmp.replace(path)
+        finally:
+            tmp.unlink(missing_ok=True)
+        click.echo(str(path))
+
+
+def _plot_fit(dataset: str, algorithm: str, params: dict, pruner: str | None,
+              pruner_params: dict, seed: int, need_2d: bool = False):
+    """(fitted estimator, X, y, info) of ALGORITHM on the whole DATASET, made, seeded,
+    grown and pruned as an experiment's task (``runner.fit_task``) under the seed names
+    (seed, dataset, "plot", 0, algorithm)."""
+    import numpy as np
+
+    from .config import AlgorithmSpec, PrunerSpec
+    from .experiment.runner import fit_task
+
+    registry.algorithm_entry(algorithm)
+    if pruner is not None:
+        known = registry.pruner_entry(pruner).params
+        for key in pruner_params:
+            if key not in known:
+                raise ObliqError(f"--pruner-param: pruner {pruner!r} has no parameter "
+                                 f"{key!r}{registry.suggest(key, known)}; parameters: "
+                                 f"{', '.join(sorted(known)) or 'none'}")
+    elif pruner_params:
+        raise ObliqError("--pruner-param needs --pruner")
+    X, y, info = registry.load_dataset(dataset)
+    if need_2d and X.shape[1] != 2:
+        raise ObliqError(f"--dataset {dataset}: decision regions need a dataset with 2 "
+                         f"features (it has {X.shape[1]})")
+    try:
+        estimator = registry.make_estimator(algorithm, **params)
+        if hasattr(estimator, "validate_params"):
+            estimator.validate_params()
+    except (TypeError, ValueError) as exc:
+        first = (str(exc).strip().splitlines() or [""])[0]
+        raise ObliqError(f"--param: {algorithm}: {first}") from None
+    check = getattr(estimator, "check_n_classes", None)
+    if check is not None:
+        check(int(np.unique(y).size))
+    algo = AlgorithmSpec(algorithm, algorithm, dict(params),
+                         PrunerSpec(pruner, dict(pruner_params)) if pruner else None)
+    rows = np.arange(len(y))
+    fitted = fit_task(algo, dataset, X, y, info, rows, rows[:0],
+                      (seed, dataset, "plot", 0, algorithm))
+    return fitted.estimator, X, y, info
+
+
+def _fit_options(func):
+    """The options shared by the commands that fit one tree for a picture."""
+    options = [
+        click.option("--dataset", required=True, help="A registered dataset."),
+        click.option("--algorithm", required=True, help="A registered algorithm."),
+        click.option("--param", "params", multiple=True, metavar="KEY=VALUE",
+                     help="An algorithm parameter (repeatable)."),
+        click.option("--pruner", help="Prune with this registered pruner."),
+        click.option("--pruner-param", "pruner_params", multiple=True, metavar="KEY=VALUE",
+                     help="A pruner parameter (repeatable)."),
+        click.option("--seed", type=int, default=0, show_default=True,
+                     help="Seed of the names (seed, dataset, 'plot', 0, algorithm)."),
+        click.option("-o", "--output", metavar="PATH",
+                     help="Writes PATH.png and PATH.svg."),
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
+
+
+def _fit_title(dataset, algorithm, pruner, X, estimator, seed) -> str:
+    what = f"{algorithm} + {pruner}" if pruner else algorithm
+    size = getattr(estimator, "n_leaves_", None)
+    leaves = f", {size} leaves" if isinstance(size, (int,)) else ""
+    return f"{what} on {dataset}: fitted on all {X.shape[0]} rows (seed {seed}{leaves})"
+
+
+@main.group()
+def plot():
+    """Pictures: decision regions, tree diagrams, CD diagrams, accuracy vs size, pruning."""
+
+
+@plot.command("boundary")
+@_fit_options
+def plot_boundary(dataset, algorithm, params, pruner, pruner_params, seed, output):
+    """Decision regions (and a tree's hyperplanes) on a 2-D dataset, fitted on all rows."""
+    from .report.plots import plot_decision_regions
+
+    estimator, X, y, info = _plot_fit(dataset, algorithm, _key_values(params, "--param"),
+                                      pruner, _key_values(pruner_params, "--pruner-param"),
+                                      seed, need_2d=True)
+    fig = plot_decision_regions(estimator, X, y, info.get("feature_names"),
+                                title=_fit_title(dataset, algorithm, pruner, X, estimator,
+                                                 seed))
+    suffix = f"_{pruner}" if pruner else ""
+    _save_figure(fig, _figure_base(output, f"figures/{dataset}_{algorithm}{suffix}"))
+
+
+@plot.command("tree")
+@_fit_options
+@click.option("--max-depth", type=int, help="Draw the nodes down to this depth only.")
+def plot_tree(dataset, algorithm, params, pruner, pruner_params, seed, output, max_depth):
+    """A fitted tree as a diagram of its rules and class counts, fitted on all rows."""
+    from .report.plots import plot_tree_diagram
+    from .tree.structure import Tree
+
+    estimator, X, y, info = _plot_fit(dataset, algorithm, _key_values(params, "--param"),
+                                      pruner, _key_values(pruner_params, "--pruner-param"),
+                                      seed)
+    tree = getattr(estimator, "tree_", None)
+    if not isinstance(tree, Tree):
+        what = f"{algorithm} + {pruner}" if pruner else algorithm
+        raise ObliqError(f"{what} gives no single tree to draw (a {type(estimator).__name__})")
+    names = info.get("feature_names")
+    coding = getattr(estimator, "coding_", None)
+    if coding is not None:
+        names = coding.feature_names(names)
+    fig = plot_tree_diagram(tree, names, [str(c) for c in estimator.classes_], max_depth)
+    fig.suptitle(_fit_title(dataset, algorithm, pruner, X, estimator, seed), fontsize=9)
+    suffix = f"_{pruner}" if pruner else ""
+    _save_figure(fig, _figure_base(output, f"figures/{dataset}_{algorithm}{suffix}_tree"))
+
+
+def _one_experiment(results: str):
+    from .report.aggregate import load_results
+
+    runs, metas = load_results([results])
+    if len(metas) != 1:
+        raise ObliqError(f"{results}: holds {len(metas)} experiments; give one of them")
+    return runs, metas[0]
+
+
+@plot.command("cd")
+@click.argument("results", type=click.Path())
+@click.option("--metric", default="test_accuracy", show_default=True)
+@click.option("--alpha", type=float, default=0.05, show_default=True)
+@click.option("-o", "--output", metavar="PATH",
+              help="Writes PATH.png and PATH.svg (default RESULTS/figures/cd_METRIC).")
+def plot_cd(results, metric, alpha, output):
+    """Demšar's critical-difference diagram of one experiment (Friedman + Nemenyi)."""
+    from .report.html_report import cd_figure
+
+    runs, meta = _one_experiment(results)
+    fig, _ = cd_figure(runs, str(meta["name"]), metric, alpha)
+    safe = metric.replace(":", "_")
+    _save_figure(fig, _figure_base(output, f"{meta['results_dir']}/figures/cd_{safe}"))
+
+
+@plot.command("size")
+@click.argument("results", type=click.Path())
+@click.option("-o", "--output", metavar="PATH",
+              help="Writes PATH.png and PATH.svg (default RESULTS/figures/accuracy_vs_size).")
+def plot_size(results, output):
+    """Mean test accuracy against mean leaves, one panel per dataset."""
+    from .report.html_report import size_figure
+
+    runs, meta = _one_experiment(results)
+    fig = size_figure(runs, meta)
+    _save_figure(fig, _figure_base(output, f"{meta['results_dir']}/figures/accuracy_vs_size"))
+
+
+def _curve_steps(record: dict, n_points: int):
+    """(step of each learning-curve point, unit) from a network pruner's record: GA one
+    point per generation (0 = the initial population), LA one per chunk of iterations
+    (the last chunk may end early, at convergence)."""
+    import inspect
+
+    import numpy as np
+
+    from .pruning.network import learning_automata_search
+
+    if "n_generations" in record:
+        return np.arange(n_points), "generation"
+    if "iterations" in record:
+        chunk = inspect.signature(learning_automata_search).parameters["chunk"].default
+        steps = np.minimum(chunk * np.arange(1, n_points + 1), int(record["iterations"]))
+        return steps, "iteration"
+    return np.arange(n_points), "step"
+
+
+@plot.command("pruning")
+@click.option("--dataset", required=True, help="A registered two-class dataset.")
+@click.option("--algorithm", required=True, help="A registered algorithm.")
+@click.option("--param", "params", multiple=True, metavar="KEY=VALUE",
+              help="An algorithm parameter (repeatable).")
+@click.option("--pruners", default="la,ga", show_default=True,
+              help="Comma-separated pruners that record a learning curve.")
+@click.option("--pruner-param", "pruner_params", multiple=True, metavar="KEY=VALUE",
+              help="A pruner parameter, given to every pruner that has it (repeatable), "
+                   "e.g. q0=sparse initial_density=sparse.")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("-o", "--output", metavar="PATH", help="Writes PATH.png and PATH.svg.")
+def plot_pruning(dataset, algorithm, params, pruners, pruner_params, seed, output):
+    """Learning curves of LA and GA pruning of one tree (APDT paper, Figure 6)."""
+    import copy
+
+    import numpy as np
+
+    from .config import PrunerSpec
+    from .experiment.runner import prune_task_estimator
+    from .report.plots import plot_learning_curves
+
+    names = [p.strip() for p in pruners.split(",") if p.strip()]
+    if not names:
+        raise ObliqError("--pruners: give at least one pruner, e.g. la,ga")
+    extra = _key_values(pruner_params, "--pruner-param")
+    known = {name: registry.pruner_entry(name).params for name in names}
+    for key in extra:
+        if not any(key in params_of for params_of in known.values()):
+            raise ObliqError(f"--pruner-param: none of {', '.join(names)} has a parameter "
+                             f"{key!r}")
+    estimator, X, y, info = _plot_fit(dataset, algorithm, _key_values(params, "--param"),
+                                      None, {}, seed)
+    rows = np.arange(len(y))
+    seed_names = (seed, dataset, "plot", 0, algorithm)
+    curves, steps, units, sizes = {}, {}, {}, []
+    for name in names:
+        spec = PrunerSpec(name, {k: v for k, v in extra.items() if k in known[name]})
+        pruned = prune_task_estimator(copy.deepcopy(estimator), spec, X, y, rows, rows[:0],
+                                      seed_names)
+        record = getattr(pruned, "pruning_", {}) or {}
+        curve = record.get("learning_curve")
+        if not curve:
+            why = record.get("note") or "it records no learning curve (la and ga do)"
+            raise ObliqError(f"--pruners: {name}: {why}")
+        curves[name] = [100.0 * v for v in curve]
+        steps[name], units[name] = _curve_steps(record, len(curve))
+        sizes.append(f"{name} keeps {record.get('n_hyperplanes_used', '?')}")
+    grown = getattr(estimator, "tree_", None)
+    title = (f"{algorithm} on {dataset} ({len(y)} rows, seed {seed}): "
+             f"{getattr(grown, 'n_internal', '?')} hyperplanes grown; " + ", ".join(sizes))
+    fig = plot_learning_curves(curves, steps, units, "best training accuracy (%)", title)
+    _save_figure(fig, _figure_base(output, f"figures/{dataset}_{algorithm}_pruning"))
+
+
+@main.command()
+@click.argument("results", nargs=-1, required=True, type=click.Path())
+@click.option("-o", "--output", metavar="FILE",
+              help="The HTML file (default: RESULTS/report.html of the first RESULTS).")
+@click.option("--boundaries", is_flag=True,
+              help="Also refit each algorithm on each 2-D dataset's first split and show "
+                   "its decision regions (slower).")
+@click.option("--alpha", type=float, default=0.05, show_default=True)
+def report(results, output, boundaries, alpha):
+    """One self-contained HTML page: configs, tables, significance, pictures."""
+    from pathlib import Path
+
+    from .report.html_report import write_report
+
+    target = Path(output) if output else Path(results[0]) / "report.html"
+    click.echo(str(write_report(list(results), target, boundaries, alpha)))
 
 
 if __name__ == "__main__":  # pragma: no cover

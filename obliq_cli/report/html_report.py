@@ -1,0 +1,325 @@
+"""``obliq report``: one self-contained HTML page per set of results.
+
+Per experiment the page holds the config as run (meta.json's ``config``, as YAML), the
+tables of ``obliq table`` beside the papers' values (test accuracy and the config's other
+``metrics``), the significance summary of ``obliq stats``, and the pictures that need no
+refitting: Demšar's CD diagram (two or more datasets and algorithms) and accuracy against
+tree size. ``boundaries=True`` also refits, on each 2-D dataset, every algorithm on the
+experiment's first split (repetition 0, fold 0) exactly as its task did
+(``runner.fit_task`` with the task's seed names and stored rows) and shows its decision
+regions.
+
+Nothing is linked: images are base64 PNG data URIs, the CSS is inline, and everything
+read from files is HTML-escaped (the tables and the significance summary escape their
+own cells). The page is written to a temporary file and renamed, so a reader never sees
+half a report.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+import os
+from datetime import UTC, datetime
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ..errors import ObliqError
+from .aggregate import check_metric, load_results, summarise
+
+CSS = """
+body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 72em;
+       color: #222; line-height: 1.4; padding: 0 1em; }
+h1 { font-size: 1.6em; } h2 { border-bottom: 2px solid #ccc; margin-top: 2em; }
+h3 { margin-top: 1.4em; }
+pre { background: #f6f6f6; border: 1px solid #ddd; padding: 0.8em; overflow-x: auto;
+      font-size: 0.85em; }
+table { border-collapse: collapse; margin: 0.6em 0; font-size: 0.85em; }
+th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; }
+th { background: #eee; } tr:nth-child(even) td { background: #fafafa; }
+figure { display: inline-block; margin: 0.6em 1em 0.6em 0; vertical-align: top; }
+figure img { max-width: 100%; border: 1px solid #ddd; }
+figcaption { font-size: 0.85em; color: #555; max-width: 40em; }
+.note { color: #8a4b00; }
+.meta { color: #555; font-size: 0.9em; }
+"""
+
+
+def figure_png(fig, dpi: int = 100) -> bytes:
+    """A figure rendered as PNG bytes (Agg canvas; no file, no pyplot)."""
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=dpi)
+    return buffer.getvalue()
+
+
+def _img(fig, caption: str, alt: str) -> str:
+    data = base64.b64encode(figure_png(fig)).decode("ascii")
+    return (f'<figure><img alt="{html.escape(alt)}" src="data:image/png;base64,{data}">'
+            f"<figcaption>{html.escape(caption)}</figcaption></figure>")
+
+
+def _note(text: str) -> str:
+    return f'<p class="note">{html.escape(text)}</p>'
+
+
+# ------------------------------------------------------------ figures from results
+def accuracy_size_table(runs: pd.DataFrame, meta: dict | None = None) -> pd.DataFrame:
+    """Mean test accuracy and mean leaves per (dataset, algorithm) of one experiment, as
+    ``obliq table`` computes them (fold means per repetition, then the mean over
+    repetitions). Columns dataset, algorithm, test_accuracy, n_leaves (NaN when the model
+    has no size, e.g. an SVM); rows in the config's order of datasets and algorithms
+    when ``meta`` holds it, else as first seen."""
+    keys = ["experiment", "dataset", "algorithm"]
+    accuracy = summarise(runs, "test_accuracy")[keys + ["mean"]].rename(
+        columns={"mean": "test_accuracy"})
+    size = summarise(runs, "n_leaves")[keys + ["mean"]].rename(columns={"mean": "n_leaves"})
+    both = accuracy.merge(size, on=keys, how="left")
+    config = (meta or {}).get("config") or {}
+    order = []
+    for column, entries in (("dataset", config.get("datasets", [])),
+                            ("algorithm", config.get("algorithms", []))):
+        labels = [e.get("label") for e in entries if isinstance(e, dict)]
+        position = {label: i for i, label in enumerate(labels)}
+        order.append(both[column].map(position).fillna(len(labels)))
+    if order:
+        both = both.assign(_d=order[0], _a=order[1]).sort_values(["_d", "_a"], kind="stable")
+    return both[["dataset", "algorithm", "test_accuracy", "n_leaves"]].reset_index(drop=True)
+
+
+def size_figure(runs: pd.DataFrame, meta: dict):
+    """Accuracy against size for one experiment's runs (``meta``: its meta.json)."""
+    from .plots import plot_accuracy_vs_size
+
+    return plot_accuracy_vs_size(accuracy_size_table(runs, meta),
+                                 title=f"{meta['name']}: mean test accuracy vs mean leaves")
+
+
+def cd_figure(runs: pd.DataFrame, name: str, metric: str = "test_accuracy",
+              alpha: float = 0.05):
+    """(CD diagram, Friedman result) for one experiment's runs; ObliqError when fewer
+    than 2 datasets or algorithms have complete results (``friedman_test``)."""
+    from .plots import plot_critical_difference
+    from .stats import dataset_scores, friedman_test
+
+    higher = check_metric(metric).higher
+    result = friedman_test(dataset_scores(runs, metric), higher, alpha)
+    title = (f"{name}: {metric}, average ranks over {result.n_datasets} datasets "
+             f"(Friedman p = {result.chi2_pvalue:.3g}; Nemenyi CD at alpha = {alpha:g})")
+    return plot_critical_difference(result.average_ranks, result.critical_difference,
+                                    title), result
+
+
+# ------------------------------------------------------------------ refitting
+def _algorithm_spec(data: dict):
+    """An AlgorithmSpec from meta.json's plain data (``ExperimentConfig.to_dict``)."""
+    from ..config import AlgorithmSpec, PrunerSpec
+
+    pruner = data.get("pruner")
+    only = data.get("only")
+    return AlgorithmSpec(
+        name=data["name"], label=data.get("label", data["name"]),
+        params=dict(data.get("params") or {}),
+        pruner=PrunerSpec(pruner["name"], dict(pruner.get("params") or {})) if pruner else None,
+        dataset_params=dict(data.get("dataset_params") or {}),
+        only=tuple(only) if only is not None else None)
+
+
+def first_split(meta: dict, dataset: dict, y: np.ndarray, info: dict):
+    """(grow rows, prune rows) of repetition 0, fold 0: from the stored
+    ``folds/<label>.npz`` (roles 1 grow, 2 prune), else redrawn by ``make_splits`` with
+    the experiment's seed (the same draw, since splits depend on names only)."""
+    from ..config import ProtocolSpec
+    from ..experiment.protocols import make_splits
+
+    label = dataset["label"]
+    stored = Path(meta.get("results_dir", ".")) / "folds" / f"{label}.npz"
+    if stored.is_file():
+        with np.load(stored) as record:
+            roles = record["roles"][0, 0]
+        if roles.shape[0] == len(y):
+            return np.flatnonzero(roles == 1), np.flatnonzero(roles == 2)
+    config = meta["config"]
+    protocol = ProtocolSpec(**(dataset.get("protocol") or config["protocol"]))
+    split = make_splits(protocol, y, info, int(config.get("seed", 0)), label)[0]
+    return split.train, split.prune
+
+
+def boundary_figures(meta: dict, resolution: int = 300) -> list[str]:
+    """HTML <figure>s (or notes) of every algorithm's decision regions on every 2-D
+    dataset of the experiment, refitted on repetition 0, fold 0 as the task was."""
+    from ..config import DatasetSpec
+    from ..experiment.protocols import flip_labels
+    from ..experiment.runner import fit_task, load_dataset_spec
+    from ..experiment.seeds import rng_for
+    from .plots import plot_decision_regions
+
+    config = meta.get("config") or {}
+    seed = int(config.get("seed", 0))
+    noise = (config.get("protocol") or {}).get("label_noise")
+    parts: list[str] = []
+    for dataset in config.get("datasets", []):
+        label = dataset.get("label", dataset.get("name"))
+        try:
+            X, y, info = load_dataset_spec(DatasetSpec(dataset["name"], label,
+                                                       dict(dataset.get("params") or {})))
+        except ObliqError as exc:
+            parts.append(_note(f"{label}: cannot load the dataset to refit: {exc}"))
+            continue
+        if X.shape[1] != 2:
+            continue
+        train, prune = first_split(meta, {**dataset, "label": label}, y, info)
+        if noise:
+            # The runner's flips for this split (keyed without the algorithm).
+            y = flip_labels(y, np.concatenate([train, prune]), noise,
+                            rng_for(seed, label, 0, 0, "noise"))
+        for algo_data in config.get("algorithms", []):
+            algo = _algorithm_spec(algo_data)
+            if not algo.runs_on(label):
+                continue
+            try:
+                fitted = fit_task(algo, label, X, y, info, train, prune,
+                                  (seed, label, 0, 0, algo.label))
+                fig = plot_decision_regions(
+                    fitted.estimator, X[fitted.grow], y[fitted.grow],
+                    info.get("feature_names"), resolution=resolution,
+                    title=f"{algo.label} on {label}: repetition 0, fold 0 "
+                          f"({fitted.grow.size} rows grown on)")
+            except Exception as exc:  # as in run_task: one failing fit is noted, not fatal
+                first = (str(exc).strip().splitlines() or [""])[0]
+                what = first if isinstance(exc, ObliqError) else \
+                    f"{type(exc).__name__}: {first}"
+                parts.append(_note(f"{algo.label} on {label}: cannot refit: {what}"))
+                continue
+            parts.append(_img(fig, f"{algo.label} on {label}: decision regions of the "
+                                   f"tree of repetition 0, fold 0, refitted as its task "
+                                   f"was; the points are the rows it grew on",
+                              f"decision regions of {algo.label} on {label}"))
+    return parts
+
+
+# --------------------------------------------------------------------- the page
+def _experiment_section(index: int, runs: pd.DataFrame, meta: dict, boundaries: bool,
+                        alpha: float) -> str:
+    import yaml
+
+    from .stats import render_stats
+    from .tables import render_tables
+
+    name = str(meta["name"])
+    directory = meta["results_dir"]
+    config = meta.get("config") or {}
+    parts = [f'<h2 id="experiment-{index}">{html.escape(name)}</h2>']
+    facts = [f"results: {directory}"]
+    for key in ("config_hash", "started", "finished"):
+        if meta.get(key):
+            facts.append(f"{key}: {meta[key]}")
+    parts.append(f'<p class="meta">{html.escape("; ".join(facts))}</p>')
+    parts.append("<h3>Configuration as run</h3>")
+    if config:
+        text = yaml.safe_dump(config, sort_keys=False, allow_unicode=True)
+        parts.append(f"<pre>{html.escape(text)}</pre>")
+    else:
+        parts.append(_note("meta.json holds no config"))
+
+    ok = runs[runs["status"] == "ok"]
+    metrics = ["test_accuracy"] + [m for m in config.get("metrics", []) if m != "test_accuracy"]
+    parts.append("<h3>Tables</h3>")
+    for metric in metrics:
+        parts.append(f"<h4>{html.escape(metric)}</h4>")
+        try:
+            parts.append(render_tables([directory], metric=metric, fmt="html"))
+        except ObliqError as exc:
+            parts.append(_note(f"{metric}: {exc}"))
+    if ok.empty:
+        parts.append(_note("no finished task yet: no statistics or pictures"))
+        return "\n".join(parts)
+
+    parts.append("<h3>Significance</h3>")
+    try:
+        parts.append(render_stats([directory], metric="test_accuracy", alpha=alpha,
+                                  fmt="html"))
+    except ObliqError as exc:
+        parts.append(_note(f"significance: {exc}"))
+
+    parts.append("<h3>Pictures</h3>")
+    figures = []
+    n_datasets, n_algorithms = ok["dataset"].nunique(), ok["algorithm"].nunique()
+    if n_datasets >= 2 and n_algorithms >= 2:
+        try:
+            fig, result = cd_figure(runs, name, "test_accuracy", alpha)
+            figures.append(_img(
+                fig, f"Critical-difference diagram (Demšar 2006): average ranks of test "
+                     f"accuracy over {result.n_datasets} datasets (1 = best); bars join "
+                     f"algorithms whose ranks differ by less than the Nemenyi CD = "
+                     f"{result.critical_difference:.3g} (alpha = {alpha:g}).",
+                "critical-difference diagram"))
+        except ObliqError as exc:
+            figures.append(_note(f"CD diagram: {exc}"))
+    else:
+        figures.append(_note(f"no CD diagram: it needs at least 2 datasets and 2 algorithms "
+                             f"(here {n_datasets} and {n_algorithms})"))
+    try:
+        figures.append(_img(size_figure(runs, meta),
+                            "Mean test accuracy against mean number of leaves, one panel "
+                            "per dataset.", "accuracy against tree size"))
+    except ObliqError as exc:
+        figures.append(_note(f"accuracy vs size: {exc}"))
+    parts.extend(figures)
+    if boundaries:
+        parts.append("<h3>Decision regions (2-D datasets, refitted)</h3>")
+        shown = boundary_figures(meta)
+        parts.extend(shown or [_note("no 2-D dataset in this experiment")])
+    return "\n".join(parts)
+
+
+def build_report(paths, boundaries: bool = False, alpha: float = 0.05) -> str:
+    """The whole page for the experiments under ``paths`` (folders or a folder of them)."""
+    if not 0 < alpha < 1:
+        raise ObliqError(f"--alpha must be between 0 and 1 (got {alpha})")
+    runs, metas = load_results(paths)
+    sections, contents = [], []
+    for i, meta in enumerate(metas):
+        part = runs[runs["experiment"] == meta["name"]]
+        sections.append(_experiment_section(i, part, meta, boundaries, alpha))
+        contents.append(f'<li><a href="#experiment-{i}">{html.escape(str(meta["name"]))}</a>'
+                        f"</li>")
+    stamp = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
+    title = "obliq report: " + ", ".join(str(m["name"]) for m in metas)
+    return "\n".join([
+        "<!DOCTYPE html>",
+        '<html lang="en">',
+        "<head>",
+        '<meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f"<title>{html.escape(title)}</title>",
+        f"<style>{CSS}</style>",
+        "</head>",
+        "<body>",
+        f"<h1>{html.escape(title)}</h1>",
+        f'<p class="meta">written {stamp} by obliq report; self-contained (no external '
+        f"files or links).</p>",
+        "<ul>", *contents, "</ul>",
+        *sections,
+        "</body>",
+        "</html>",
+        "",
+    ])
+
+
+def write_report(paths, output, boundaries: bool = False, alpha: float = 0.05) -> Path:
+    """Build the page, then write it to ``output`` atomically (temporary file + rename)."""
+    page = build_report(paths, boundaries, alpha)
+    output = Path(output)
+    if output.is_dir():
+        raise ObliqError(f"{output}: is a directory (give a file name, e.g. report.html)")
+    output.parent.mkdir(parents=True, exist_ok=True)
+    tmp = output.with_name(f".{output.name}.{os.getpid()}.tmp")
+    try:
+        tmp.write_text(page, encoding="utf-8")
+        tmp.replace(output)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return output

@@ -1,0 +1,229 @@
+"""obliq report: one self-contained, valid HTML page; refitted boundaries equal the tasks.
+
+A real tiny experiment (checker2x2 and iris, two CART-AP variants, 2 x 2-fold CV) is run
+once per module; one algorithm label carries HTML metacharacters to check the escaping.
+"""
+
+import base64
+import io
+import shutil
+import subprocess
+import textwrap
+from pathlib import Path
+
+import html5lib
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+from click.testing import CliRunner
+from PIL import Image
+
+from obliq_cli.cli import main
+from obliq_cli.config import load_config
+from obliq_cli.experiment.runner import fit_task, run_experiment
+from obliq_cli.report.aggregate import read_experiment
+from obliq_cli.report.html_report import _algorithm_spec, accuracy_size_table, first_split
+
+NASTY = "CART <b>&amp; 3"
+
+CONFIG = """
+name: tiny-report
+seed: 5
+datasets: [checker2x2, test-iris]
+algorithms:
+  - name: cart-ap
+    label: "{nasty}"
+    params: {{max_depth: 3}}
+  - name: cart-ap
+    label: CC
+    pruner: {{name: cc}}
+protocol: {{name: kfold, folds: 2, repeats: 2, prune_fraction: 0.2}}
+metrics: [test_accuracy, n_leaves]
+output: {out}
+"""
+
+XHTML = "{http://www.w3.org/1999/xhtml}"
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory):
+    root = tmp_path_factory.mktemp("report")
+    out = root / "results" / "tiny-report"
+    path = root / "tiny.yaml"
+    path.write_text(textwrap.dedent(CONFIG.format(nasty=NASTY, out=out)))
+    summary = run_experiment(load_config(path), progress=False)
+    assert not summary.failed and summary.ran == 16
+    return out
+
+
+@pytest.fixture(scope="module")
+def page(results, tmp_path_factory):
+    target = tmp_path_factory.mktemp("page") / "sub" / "report.html"
+    result = CliRunner().invoke(main, ["report", str(results), "-o", str(target),
+                                       "--boundaries"])
+    assert result.exit_code == 0, result.output
+    assert result.output.strip() == str(target)
+    assert [p.name for p in target.parent.iterdir()] == ["report.html"]  # no temp file left
+    return target.read_text(encoding="utf-8")
+
+
+def parse(text):
+    """The page through html5lib's strict parser (any parse error raises)."""
+    return html5lib.HTMLParser(strict=True).parse(text)
+
+
+def elements(doc, tag):
+    return list(doc.iter(f"{XHTML}{tag}"))
+
+
+def text_of(element) -> str:
+    return "".join(element.itertext())
+
+
+def test_page_is_valid_html(page):
+    doc = parse(page)
+    assert page.startswith("<!DOCTYPE html>")
+    assert elements(doc, "title") and elements(doc, "style")
+
+
+def test_page_is_self_contained(page):
+    doc = parse(page)
+    for element in doc.iter():
+        for attribute in ("src", "href"):
+            value = element.get(attribute)
+            if value is not None:
+                assert value.startswith(("data:", "#")), (element.tag, value[:60])
+    assert not elements(doc, "link") and not elements(doc, "script")
+    assert "http://" not in page and "https://" not in page
+
+
+def test_every_image_is_an_embedded_png(page):
+    images = elements(parse(page), "img")
+    alts = sorted(img.get("alt") for img in images)
+    # CD diagram, accuracy vs size, and the two algorithms' regions on the 2-D dataset.
+    assert alts == sorted(["critical-difference diagram", "accuracy against tree size",
+                           f"decision regions of {NASTY} on checker2x2",
+                           "decision regions of CC on checker2x2"])
+    for img in images:
+        prefix, data = img.get("src").split(",", 1)
+        assert prefix == "data:image/png;base64"
+        raw = base64.b64decode(data, validate=True)
+        assert raw[:8] == b"\x89PNG\r\n\x1a\n"
+        with Image.open(io.BytesIO(raw)) as picture:
+            picture.load()
+            assert picture.width > 100 and picture.height > 100
+            # not a blank canvas: several distinct colours
+            assert len(picture.convert("RGB").getcolors(maxcolors=1 << 20)) > 10
+
+
+def test_config_tables_and_escaping(page, results):
+    doc = parse(page)
+    meta_config = read_experiment(results)[1]["config"]
+    pres = [text_of(p) for p in elements(doc, "pre")]
+    assert len(pres) == 1 and yaml.safe_load(pres[0]) == meta_config
+    tables = elements(doc, "table")
+    # test_accuracy and n_leaves tables, then the significance tables
+    headers = [[text_of(th).strip() for th in t.iter(f"{XHTML}th")] for t in tables]
+    wide = [h for h in headers if h[:1] == ["dataset"] and "CC" in h]
+    assert len(wide) >= 2 and NASTY in wide[0]
+    # the label's "<b>" stayed text: no bold element anywhere
+    assert not elements(doc, "b")
+    body = text_of(elements(doc, "body")[0])
+    assert "test_accuracy" in body and "n_leaves" in body
+    # the table cells are the tables' own numbers: checker2x2, CC, mean +- sd
+    runs = read_experiment(results)[0]
+    cc = runs[(runs["dataset"] == "checker2x2") & (runs["algorithm"] == "CC")]
+    per_rep = cc.groupby("repetition")["test_accuracy"].mean()
+    assert f"{per_rep.mean():.2f} ± {per_rep.std(ddof=1):.2f}" in body
+
+
+def test_refitted_boundary_is_the_task_tree(results):
+    runs, meta = read_experiment(results)
+    config = meta["config"]
+    dataset = config["datasets"][0]
+    from obliq_cli.registry import load_dataset
+
+    X, y, info = load_dataset(dataset["name"])
+    train, prune = first_split(meta, dataset, y, info)
+    roles = np.load(results / "folds" / "checker2x2.npz")["roles"][0, 0]
+    test = np.flatnonzero(roles == 3)
+    for algo_data in config["algorithms"]:
+        algo = _algorithm_spec(algo_data)
+        fitted = fit_task(algo, "checker2x2", X, y, info, train, prune,
+                          (config["seed"], "checker2x2", 0, 0, algo.label))
+        row = runs[(runs["dataset"] == "checker2x2") & (runs["repetition"] == 0)
+                   & (runs["fold"] == 0) & (runs["algorithm"] == algo.label)].iloc[0]
+        accuracy = 100.0 * np.mean(fitted.estimator.predict(X[test]) == y[test])
+        assert accuracy == pytest.approx(row["test_accuracy"])
+        assert fitted.estimator.n_leaves_ == row["n_leaves"]
+        assert fitted.grow.size == int(row["n_train"])
+
+
+def test_accuracy_size_table_matches_the_tables(results):
+    runs, meta = read_experiment(results)
+    table = accuracy_size_table(runs, meta)
+    # the config's order, whatever order the tasks finished in
+    assert list(dict.fromkeys(table["dataset"])) == ["checker2x2", "test-iris"]
+    assert list(dict.fromkeys(table["algorithm"])) == [NASTY, "CC"]
+    table = table.set_index(["dataset", "algorithm"])
+    ok = runs[runs["status"] == "ok"]
+    by_hand = ok.groupby(["dataset", "algorithm", "repetition"])[
+        ["test_accuracy", "n_leaves"]].mean().groupby(["dataset", "algorithm"]).mean()
+    pd.testing.assert_frame_equal(table.sort_index(), by_hand.sort_index(),
+                                  check_names=False)
+
+
+def test_plot_cd_and_size_from_results(results, tmp_path):
+    for command, name in (("cd", "cd"), ("size", "size")):
+        result = CliRunner().invoke(main, ["plot", command, str(results), "-o",
+                                           str(tmp_path / name)])
+        assert result.exit_code == 0, result.output
+        assert (tmp_path / f"{name}.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def one_line_exit_2(args):
+    result = CliRunner().invoke(main, [str(a) for a in args])
+    lines = result.output.strip().splitlines()
+    assert result.exit_code == 2, result.output
+    assert len(lines) == 1 and lines[0].startswith("error: "), lines
+    return lines[0]
+
+
+def test_report_errors(results, tmp_path):
+    assert "no such results directory" in one_line_exit_2(
+        ["report", tmp_path / "missing", "-o", tmp_path / "r.html"])
+    (tmp_path / "empty").mkdir()
+    assert "no runs.csv" in one_line_exit_2(["report", tmp_path / "empty", "-o",
+                                             tmp_path / "r.html"])
+    blocker = tmp_path / "a-file"
+    blocker.write_text("x")
+    one_line_exit_2(["report", results, "-o", blocker / "report.html"])
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a-file", "empty"]
+
+
+def test_report_default_output_and_no_boundaries(results, tmp_path):
+    copy = tmp_path / "copy"
+    shutil.copytree(results, copy)
+    result = CliRunner().invoke(main, ["report", str(copy)])
+    assert result.exit_code == 0, result.output
+    text = (copy / "report.html").read_text(encoding="utf-8")
+    doc = parse(text)
+    assert len(elements(doc, "img")) == 2  # CD and size; no refitting without --boundaries
+
+
+CHROMIUM = Path("/usr/bin/chromium")
+
+
+@pytest.mark.skipif(not CHROMIUM.exists(), reason="no /usr/bin/chromium here")
+def test_page_renders_in_a_headless_browser(page, tmp_path):
+    html_file = tmp_path / "report.html"
+    html_file.write_text(page, encoding="utf-8")
+    shot = tmp_path / "shot.png"
+    subprocess.run([str(CHROMIUM), "--headless", "--no-sandbox", "--disable-gpu",
+                    "--disable-background-networking", f"--screenshot={shot}",
+                    "--window-size=1200,2000", html_file.as_uri()],
+                   check=True, capture_output=True, timeout=120)
+    with Image.open(shot) as picture:
+        pixels = np.asarray(picture.convert("L"))
+    assert pixels.std() > 5  # not a blank page
