@@ -1,9 +1,13 @@
-"""APDT fit time on the paper's Problem 2 (1000 training points), numpy against numba.
+"""APDT fit time on the paper's Problem 2 (1000 training points), numpy against numba,
+and the LA / GA pruning times of Table VII (t_lrn).
 
 Times (best of ``--repeats``) the Perceptron count on 1000 non-separable patterns
 (max(300, 1000) presented patterns, §III) and whole APDT fits with the paper's settings,
 once with the numpy fallback and, if numba is installed, once with the numba loop (its
-compilation is done before timing). Both paths give identical trees.
+compilation is done before timing). Both paths give identical trees. Then LA pruning
+(50 000 patterns at most) and GA pruning (50 x 300) of an unpruned OC1 tree of Problem 2,
+from the paper's start and from the sparse start, each also as a ratio to scikit-learn's
+CART fit on the same 1000 points in this process.
 Run: ``python benchmarks/bench_apdt.py [--seeds 3] [--repeats 3]``.
 """
 
@@ -13,10 +17,12 @@ import argparse
 import time
 
 import numpy as np
+from sklearn.tree import DecisionTreeClassifier
 
 from obliq_cli import make_estimator
 from obliq_cli.algorithms import apdt
 from obliq_cli.data.apdt_problems import apdt_problem
+from obliq_cli.pruning.network import prune_genetic, prune_learning_automata
 
 
 def best_time(func, repeats: int) -> tuple[float, object]:
@@ -57,6 +63,20 @@ def main() -> None:
             print(f"fit problem 2 seed {seed}     {'numba' if use_numba else 'numpy':5}"
                   f" {t:8.3f} s   internal nodes {model.tree_.n_internal:3d}"
                   f"  depth {model.depth_:2d}  test acc {acc:.3f}")
+    sk, _ = best_time(lambda: DecisionTreeClassifier(random_state=0).fit(Xtr, ytr),
+                      args.repeats * 10)
+    tree = make_estimator("oc1", random_state=0).fit(Xtr, ytr)
+    print(f"sklearn CART fit          {1e3 * sk:8.3f} ms; OC1 tree to prune: "
+          f"{tree.tree_.n_internal} internal nodes")
+    for name, prune, start in [("LA", prune_learning_automata, {}),
+                               ("LA sparse", prune_learning_automata, {"q0": "sparse"}),
+                               ("GA", prune_genetic, {}),
+                               ("GA sparse", prune_genetic, {"initial_density": "sparse"})]:
+        t, net = best_time(lambda p=prune, k=start: p(
+            tree, Xtr, ytr, None, None, random_state=0, n_timing_vectors=0, **k), args.repeats)
+        acc = (net.predict(Xte) == yte).mean()
+        print(f"{name:10} pruning         {t:8.3f} s = {t / sk:8.0f}x sklearn CART fit;"
+              f" hyperplanes kept {net.n_internal_:2d}  test acc {acc:.3f}")
 
 
 if __name__ == "__main__":
