@@ -218,6 +218,14 @@ def failed_tasks(runs: pd.DataFrame) -> int:
     return int((runs["status"] == "error").sum())
 
 
+def with_metric_column(ok: pd.DataFrame, metric: str) -> pd.DataFrame:
+    """``ok`` with a column ``metric``: stored metrics are columns already; a per-class
+    rate ("tpr:2") is read from each row's JSON lists (``_class_rate``)."""
+    if metric not in ok.columns and metric.partition(":")[0] in PER_CLASS:
+        return ok.assign(**{metric: _class_rate(ok, metric)})
+    return ok
+
+
 def per_repetition(runs: pd.DataFrame, metric: str, pooled: bool = False) -> pd.DataFrame:
     """One value per (experiment, dataset, algorithm, repetition), with its fold count.
 
@@ -225,9 +233,7 @@ def per_repetition(runs: pd.DataFrame, metric: str, pooled: bool = False) -> pd.
     100 * sum(n_test_correct) / sum(n_test) over the repetition's folds.
     """
     check_metric(metric)
-    ok = runs[runs["status"] == "ok"]
-    if metric not in ok.columns and metric.partition(":")[0] in PER_CLASS:
-        ok = ok.assign(**{metric: _class_rate(ok, metric)})
+    ok = with_metric_column(runs[runs["status"] == "ok"], metric)
     keys = ["experiment", "dataset", "algorithm", "repetition"]
     grouped = ok.groupby(keys, sort=False)
     if pooled:

@@ -31,7 +31,7 @@ import pandas as pd
 from scipy import stats
 
 from ..errors import ObliqError
-from .aggregate import PER_CLASS, _class_rate, check_metric, per_repetition
+from .aggregate import check_metric, per_repetition, with_metric_column
 
 
 class TTest(NamedTuple):
@@ -252,12 +252,6 @@ def protocol_caveat(test: str, protocol: str | None) -> str | None:
     return None
 
 
-def _with_metric(ok: pd.DataFrame, metric: str) -> pd.DataFrame:
-    if metric not in ok.columns and metric.partition(":")[0] in PER_CLASS:
-        return ok.assign(**{metric: _class_rate(ok, metric)})
-    return ok
-
-
 def _experiment_name(runs: pd.DataFrame) -> str:
     if "experiment" in runs.columns and len(runs):
         return str(runs["experiment"].iloc[0])
@@ -313,7 +307,7 @@ def compare_to(runs: pd.DataFrame, metric: str, ref: str, alpha: float = 0.05,
     higher = check_metric(metric).higher
     if chosen.two_folds:
         _check_two_folds(runs, chosen)
-    ok = _with_metric(runs[runs["status"] == "ok"], metric)
+    ok = with_metric_column(runs[runs["status"] == "ok"], metric)
     keys = ["dataset", "repetition", "fold", "algorithm"]
     scores = ok.groupby(keys, sort=False)[metric].mean().unstack("algorithm")
     if ref not in scores.columns:
