@@ -21,7 +21,7 @@ from obliq_cli.cli import main
 from obliq_cli.errors import ObliqError
 from obliq_cli.experiment.schema import RUN_COLUMNS
 from obliq_cli.report.aggregate import load_results
-from obliq_cli.report.significance import render_stats as render_stats_impl
+from obliq_cli.report.significance import render_stats
 from obliq_cli.report.stats import (
     TESTS,
     FriedmanResult,
@@ -35,7 +35,6 @@ from obliq_cli.report.stats import (
     nemenyi_critical_difference,
     paired_t_test,
     rank_algorithms,
-    render_stats,
     wilcoxon_test,
 )
 
@@ -422,7 +421,7 @@ def test_stats_csv_has_one_row_per_ordered_pair(tmp_path):
 
 def test_stats_with_one_dataset_prints_the_per_fold_part_and_a_note(tmp_path):
     d = write_experiment(tmp_path / "e", {("d", "A"): B, ("d", "B"): B + P})
-    text = render_stats_impl([d], test="5x2t")
+    text = render_stats([d], test="5x2t")
     assert "| A " in text and "at least 2 datasets" in text and "Friedman test over" not in text
     html = render_stats([d], fmt="html")
     assert html.startswith("<p>") and "<table>" in html and "<html" not in html

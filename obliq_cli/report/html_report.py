@@ -29,6 +29,7 @@ import pandas as pd
 
 from ..errors import ObliqError
 from .aggregate import check_metric, load_results, summarise
+from .stats import check_alpha
 
 CSS = """
 body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 72em;
@@ -205,7 +206,7 @@ def _experiment_section(index: int, runs: pd.DataFrame, meta: dict, boundaries: 
                         alpha: float) -> str:
     import yaml
 
-    from .stats import render_stats
+    from .significance import render_stats
     from .tables import render_tables
 
     name = str(meta["name"])
@@ -277,8 +278,7 @@ def _experiment_section(index: int, runs: pd.DataFrame, meta: dict, boundaries: 
 
 def build_report(paths, boundaries: bool = False, alpha: float = 0.05) -> str:
     """The whole page for the experiments under ``paths`` (folders or a folder of them)."""
-    if not 0 < alpha < 1:
-        raise ObliqError(f"--alpha must be between 0 and 1 (got {alpha})")
+    check_alpha(alpha)
     runs, metas = load_results(paths)
     sections, contents = [], []
     for i, meta in enumerate(metas):

@@ -29,6 +29,7 @@ from ..errors import ObliqError
 from .aggregate import check_metric, failed_tasks, load_results
 from .stats import (
     FriedmanResult,
+    check_alpha,
     check_test,
     compare_to,
     dataset_scores,
@@ -295,8 +296,7 @@ def render_stats(paths, metric: str = "test_accuracy", test: str = "t", alpha: f
     check_test(test)
     if fmt not in FORMATS:
         raise ObliqError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
-    if not 0 < alpha < 1:
-        raise ObliqError(f"--alpha must be between 0 and 1 (got {alpha})")
+    check_alpha(alpha)
     runs, metas = load_results(paths)
     several = len(metas) > 1
     texts, frames = [], []

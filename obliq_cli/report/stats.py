@@ -42,6 +42,13 @@ class TTest(NamedTuple):
 NO_TEST = TTest(float("nan"), 1.0)
 
 
+def check_alpha(alpha) -> float:
+    """The significance level, or an ObliqError naming ``--alpha``."""
+    if not (isinstance(alpha, (int, float)) and 0 < alpha < 1):
+        raise ObliqError(f"--alpha must be between 0 and 1 (got {alpha})")
+    return float(alpha)
+
+
 def _t_from(numerator: float, variance: float, df: float) -> TTest:
     """Two-sided t = numerator / sqrt(variance) on ``df`` degrees of freedom, with the
     zero cases of the module docstring instead of 0/0 or x/0."""
@@ -414,8 +421,7 @@ def nemenyi_q(k: int, alpha: float = 0.05) -> float:
     k = 2..5 at alpha = 0.05)."""
     if k < 2:
         raise ObliqError(f"the Nemenyi test needs at least 2 algorithms (got {k})")
-    if not 0 < alpha < 1:
-        raise ObliqError(f"alpha must be between 0 and 1 (got {alpha})")
+    check_alpha(alpha)
     return float(stats.studentized_range.ppf(1.0 - alpha, k, np.inf) / math.sqrt(2.0))
 
 
@@ -470,8 +476,7 @@ def friedman_test(scores: pd.DataFrame, higher: bool, alpha: float = 0.05) -> Fr
     Only datasets on which every algorithm has a score enter (``dropped_datasets`` names
     the others). Fewer than 2 datasets or algorithms: ObliqError.
     """
-    if not 0 < alpha < 1:
-        raise ObliqError(f"alpha must be between 0 and 1 (got {alpha})")
+    check_alpha(alpha)
     k = scores.shape[1]
     if k < 2:
         raise ObliqError(f"the Friedman test needs at least 2 algorithms (got {k})")
@@ -504,13 +509,3 @@ def friedman_test(scores: pd.DataFrame, higher: bool, alpha: float = 0.05) -> Fr
         critical_difference=nemenyi_critical_difference(k, n, alpha), alpha=alpha,
         dropped_datasets=dropped, nemenyi_pvalues=nemenyi)
 
-
-def render_stats(paths, metric: str = "test_accuracy", test: str = "t", alpha: float = 0.05,
-                 fmt: str = "md") -> str:
-    """The significance summary of every experiment under ``paths`` (``obliq stats``):
-    see ``significance.render_stats``; here so that every public test function is
-    importable from this module (significance imports this module, hence the late
-    import)."""
-    from .significance import render_stats as render
-
-    return render(paths, metric=metric, test=test, alpha=alpha, fmt=fmt)

@@ -28,7 +28,7 @@ from .aggregate import (
     summarise,
 )
 from .references import TOLERANCE_POINTS, TOLERANCE_SDS, agrees, paper_values
-from .stats import check_test, compare_to, protocol_caveat, win_tie_loss
+from .stats import check_alpha, check_test, compare_to, protocol_caveat, win_tie_loss
 
 FORMATS = ("md", "latex", "csv", "html")
 LAYOUTS = ("wide", "long")
@@ -48,8 +48,7 @@ def _check_options(metric: str, fmt: str, layout: str, pooled: bool, alpha: floa
         raise ObliqError(f"unknown layout {layout!r}; choose one of {', '.join(LAYOUTS)}")
     if pooled and metric not in POOLABLE:
         raise ObliqError(f"--pooled applies to {' and '.join(POOLABLE)} only (not {metric})")
-    if not 0 < alpha < 1:
-        raise ObliqError(f"--alpha must be between 0 and 1 (got {alpha})")
+    check_alpha(alpha)
 
 
 def _order(preferred, present: pd.Series) -> list[str]:
