@@ -213,6 +213,16 @@ def load_results(paths) -> tuple[pd.DataFrame, list[dict]]:
     return pd.concat(frames, ignore_index=True), metas
 
 
+def each_experiment(runs: pd.DataFrame, metas: list[dict]):
+    """(meta, that experiment's rows of ``runs``, heading) in the order of ``metas`` (as
+    ``load_results`` returns them); the heading is the experiment's name when there are
+    several, None when one (a lone table or summary needs none)."""
+    several = len(metas) > 1
+    for meta in metas:
+        yield meta, runs[runs["experiment"] == meta["name"]], (meta["name"] if several
+                                                                 else None)
+
+
 def failed_tasks(runs: pd.DataFrame) -> int:
     """Tasks whose latest row has status "error" (they are left out of every aggregate)."""
     return int((runs["status"] == "error").sum())

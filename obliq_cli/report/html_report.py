@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import ObliqError
-from .aggregate import check_metric, load_results, summarise
+from .aggregate import check_metric, each_experiment, load_results, summarise
 from .stats import check_alpha
 
 CSS = """
@@ -206,8 +206,8 @@ def _experiment_section(index: int, runs: pd.DataFrame, meta: dict, boundaries: 
                         alpha: float) -> str:
     import yaml
 
-    from .significance import render_stats
-    from .tables import render_tables
+    from .significance import format_stats
+    from .tables import format_tables
 
     name = str(meta["name"])
     directory = meta["results_dir"]
@@ -231,7 +231,7 @@ def _experiment_section(index: int, runs: pd.DataFrame, meta: dict, boundaries: 
     for metric in metrics:
         parts.append(f"<h4>{html.escape(metric)}</h4>")
         try:
-            parts.append(render_tables([directory], metric=metric, fmt="html"))
+            parts.append(format_tables(runs, [meta], metric=metric, fmt="html"))
         except ObliqError as exc:
             parts.append(_note(f"{metric}: {exc}"))
     if ok.empty:
@@ -240,7 +240,7 @@ def _experiment_section(index: int, runs: pd.DataFrame, meta: dict, boundaries: 
 
     parts.append("<h3>Significance</h3>")
     try:
-        parts.append(render_stats([directory], metric="test_accuracy", alpha=alpha,
+        parts.append(format_stats(runs, [meta], metric="test_accuracy", alpha=alpha,
                                   fmt="html"))
     except ObliqError as exc:
         parts.append(_note(f"significance: {exc}"))
@@ -281,8 +281,7 @@ def build_report(paths, boundaries: bool = False, alpha: float = 0.05) -> str:
     check_alpha(alpha)
     runs, metas = load_results(paths)
     sections, contents = [], []
-    for i, meta in enumerate(metas):
-        part = runs[runs["experiment"] == meta["name"]]
+    for i, (meta, part, _) in enumerate(each_experiment(runs, metas)):
         sections.append(_experiment_section(i, part, meta, boundaries, alpha))
         contents.append(f'<li><a href="#experiment-{i}">{html.escape(str(meta["name"]))}</a>'
                         f"</li>")

@@ -26,7 +26,7 @@ import pandas as pd
 from tabulate import tabulate
 
 from ..errors import ObliqError
-from .aggregate import check_metric, failed_tasks, load_results
+from .aggregate import check_metric, each_experiment, failed_tasks, load_results
 from .stats import (
     FriedmanResult,
     check_alpha,
@@ -298,11 +298,14 @@ def render_stats(paths, metric: str = "test_accuracy", test: str = "t", alpha: f
         raise ObliqError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
     check_alpha(alpha)
     runs, metas = load_results(paths)
-    several = len(metas) > 1
+    return format_stats(runs, metas, metric, test, alpha, fmt)
+
+
+def format_stats(runs: pd.DataFrame, metas: list[dict], metric: str = "test_accuracy",
+                 test: str = "t", alpha: float = 0.05, fmt: str = "md") -> str:
+    """``render_stats`` on results already read (``load_results``), options checked."""
     texts, frames = [], []
-    for meta in metas:
-        part = runs[runs["experiment"] == meta["name"]]
-        title = meta["name"] if several else None
+    for meta, part, title in each_experiment(runs, metas):
         if not (part["status"] == "ok").any():
             blocks = [("p", f"{meta['name']}: no finished task yet")]
             texts.append(_render_blocks(blocks, fmt, None))

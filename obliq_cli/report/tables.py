@@ -23,6 +23,7 @@ from .aggregate import (
     as_single_folds,
     check_metric,
     describe,
+    each_experiment,
     failed_tasks,
     load_results,
     summarise,
@@ -235,12 +236,17 @@ def render_tables(paths, metric: str = "test_accuracy", fmt: str = "md", layout:
     """
     _check_options(metric, fmt, layout, pooled, alpha, sig, test)
     runs, metas = load_results(paths)
+    return format_tables(runs, metas, metric, fmt, layout, sig, pooled, alpha, best, test)
+
+
+def format_tables(runs: pd.DataFrame, metas: list[dict], metric: str = "test_accuracy",
+                  fmt: str = "md", layout: str = "wide", sig: str | None = None,
+                  pooled: bool = False, alpha: float = 0.05, best: bool = False,
+                  test: str = "t") -> str:
+    """``render_tables`` on results already read (``load_results``), options checked."""
     decimals = check_metric(metric).decimals
-    several = len(metas) > 1
     texts, frames = [], []
-    for meta in metas:
-        part = runs[runs["experiment"] == meta["name"]]
-        title = meta["name"] if several else None
+    for meta, part, title in each_experiment(runs, metas):
         if not (part["status"] == "ok").any():
             failed = failed_tasks(part)
             texts.append(f"{meta['name']}: no finished task yet"
