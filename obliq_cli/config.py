@@ -95,6 +95,33 @@ class ExperimentConfig:
         # default=str: a YAML value JSON lacks (a date) is kept as its text, not a crash
         return json.loads(json.dumps(asdict(self), default=str))
 
+    @classmethod
+    def from_dict(cls, data: dict) -> ExperimentConfig:
+        """The inverse of ``to_dict``: the config as run, from meta.json's plain data
+        (validated when it ran, so it is not checked again)."""
+        def protocol(d):
+            return ProtocolSpec(**d) if d else None
+
+        def pruner(d):
+            return PrunerSpec(d["name"], dict(d.get("params") or {})) if d else None
+
+        datasets = tuple(
+            DatasetSpec(d["name"], d.get("label", d["name"]), dict(d.get("params") or {}),
+                        protocol(d.get("protocol")))
+            for d in data["datasets"])
+        algorithms = tuple(
+            AlgorithmSpec(a["name"], a.get("label", a["name"]), dict(a.get("params") or {}),
+                          pruner(a.get("pruner")), dict(a.get("dataset_params") or {}),
+                          tuple(a["only"]) if a.get("only") is not None else None)
+            for a in data["algorithms"])
+        return cls(path=data.get("path", ""), name=data["name"], seed=int(data["seed"]),
+                   datasets=datasets, algorithms=algorithms,
+                   protocol=ProtocolSpec(**data["protocol"]),
+                   metrics=tuple(data.get("metrics", ())), output=data.get("output", ""),
+                   n_jobs=int(data.get("n_jobs", 1)), backend=data.get("backend", "loky"),
+                   reference=data.get("reference"),
+                   reference_methods=dict(data.get("reference_methods") or {}))
+
     def hash(self) -> str:
         """Digest of what determines the results (not jobs, backend, output, metrics)."""
         data = self.to_dict()

@@ -6,10 +6,11 @@ these tests depend on no built-in algorithm or downloaded dataset.
 
 import dataclasses
 import json
+from pathlib import Path
 
 import pytest
 
-from obliq_cli.config import load_config
+from obliq_cli.config import ExperimentConfig, load_config
 from obliq_cli.errors import ConfigError
 
 MINIMAL = """
@@ -194,3 +195,13 @@ def test_config_reference_names_unknown_labels(write_config, tmp_path):
     ok = write_config(path.read_text().replace("CRT:", "CART:"), "ok.yaml")
     assert load_config(ok).reference_methods == {"CART": "OC1-AP"}
 
+
+
+@pytest.mark.parametrize("path", sorted(Path(__file__).resolve().parents[1].glob("configs/*.yaml")),
+                         ids=lambda p: p.name)
+def test_from_dict_inverts_to_dict(path):
+    # The report rebuilds the config as run from meta.json: every shipped config (dataset
+    # protocols, per-dataset parameters, "only" lists, pruners) must come back equal.
+    config = load_config(path, {})
+    data = json.loads(json.dumps(config.to_dict()))  # through JSON, as meta.json stores it
+    assert ExperimentConfig.from_dict(data) == config

@@ -20,10 +20,10 @@ from click.testing import CliRunner
 from PIL import Image
 
 from obliq_cli.cli import main
-from obliq_cli.config import load_config
+from obliq_cli.config import ExperimentConfig, load_config
 from obliq_cli.experiment.runner import fit_task, run_experiment
 from obliq_cli.report.aggregate import read_experiment
-from obliq_cli.report.html_report import _algorithm_spec, accuracy_size_table, first_split
+from obliq_cli.report.html_report import accuracy_size_table, first_split
 
 NASTY = "CART <b>&amp; 3"
 
@@ -140,18 +140,17 @@ def test_config_tables_and_escaping(page, results):
 
 def test_refitted_boundary_is_the_task_tree(results):
     runs, meta = read_experiment(results)
-    config = meta["config"]
-    dataset = config["datasets"][0]
+    config = ExperimentConfig.from_dict(meta["config"])
+    dataset = config.datasets[0]
     from obliq_cli.registry import load_dataset
 
-    X, y, info = load_dataset(dataset["name"])
-    train, prune = first_split(meta, dataset, y, info)
+    X, y, info = load_dataset(dataset.name)
+    train, prune = first_split(meta["results_dir"], config, dataset, y, info)
     roles = np.load(results / "folds" / "checker2x2.npz")["roles"][0, 0]
     test = np.flatnonzero(roles == 3)
-    for algo_data in config["algorithms"]:
-        algo = _algorithm_spec(algo_data)
+    for algo in config.algorithms:
         fitted = fit_task(algo, "checker2x2", X, y, info, train, prune,
-                          (config["seed"], "checker2x2", 0, 0, algo.label))
+                          (config.seed, "checker2x2", 0, 0, algo.label))
         row = runs[(runs["dataset"] == "checker2x2") & (runs["repetition"] == 0)
                    & (runs["fold"] == 0) & (runs["algorithm"] == algo.label)].iloc[0]
         accuracy = 100.0 * np.mean(fitted.estimator.predict(X[test]) == y[test])

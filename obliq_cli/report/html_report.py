@@ -114,70 +114,51 @@ def cd_figure(runs: pd.DataFrame, name: str, metric: str = "test_accuracy",
 
 
 # ------------------------------------------------------------------ refitting
-def _algorithm_spec(data: dict):
-    """An AlgorithmSpec from meta.json's plain data (``ExperimentConfig.to_dict``)."""
-    from ..config import AlgorithmSpec, PrunerSpec
-
-    pruner = data.get("pruner")
-    only = data.get("only")
-    return AlgorithmSpec(
-        name=data["name"], label=data.get("label", data["name"]),
-        params=dict(data.get("params") or {}),
-        pruner=PrunerSpec(pruner["name"], dict(pruner.get("params") or {})) if pruner else None,
-        dataset_params=dict(data.get("dataset_params") or {}),
-        only=tuple(only) if only is not None else None)
-
-
-def first_split(meta: dict, dataset: dict, y: np.ndarray, info: dict):
-    """(grow rows, prune rows) of repetition 0, fold 0: from the stored
-    ``folds/<label>.npz`` (roles 1 grow, 2 prune), else redrawn by ``make_splits`` with
-    the experiment's seed (the same draw, since splits depend on names only)."""
-    from ..config import ProtocolSpec
+def first_split(results_dir, config, dataset, y: np.ndarray, info: dict):
+    """(grow rows, prune rows) of repetition 0, fold 0 of ``dataset`` (a DatasetSpec of
+    ExperimentConfig ``config``): from the stored ``folds/<label>.npz`` under
+    ``results_dir`` (roles 1 grow, 2 prune), else redrawn by ``make_splits`` with the
+    experiment's seed (the same draw, since splits depend on names only)."""
     from ..experiment.protocols import make_splits
 
-    label = dataset["label"]
-    stored = Path(meta.get("results_dir", ".")) / "folds" / f"{label}.npz"
+    stored = Path(results_dir) / "folds" / f"{dataset.label}.npz"
     if stored.is_file():
         with np.load(stored) as record:
             roles = record["roles"][0, 0]
         if roles.shape[0] == len(y):
             return np.flatnonzero(roles == 1), np.flatnonzero(roles == 2)
-    config = meta["config"]
-    protocol = ProtocolSpec(**(dataset.get("protocol") or config["protocol"]))
-    split = make_splits(protocol, y, info, int(config.get("seed", 0)), label)[0]
+    split = make_splits(dataset.protocol or config.protocol, y, info, config.seed,
+                        dataset.label)[0]
     return split.train, split.prune
 
 
 def boundary_figures(meta: dict, resolution: int = 300) -> list[str]:
     """HTML <figure>s (or notes) of every algorithm's decision regions on every 2-D
     dataset of the experiment, refitted on repetition 0, fold 0 as the task was."""
-    from ..config import DatasetSpec
+    from ..config import ExperimentConfig
     from ..experiment.protocols import flip_labels
     from ..experiment.runner import fit_task, load_dataset_spec
     from ..experiment.seeds import rng_for
     from .plots import plot_decision_regions
 
-    config = meta.get("config") or {}
-    seed = int(config.get("seed", 0))
-    noise = (config.get("protocol") or {}).get("label_noise")
+    config = ExperimentConfig.from_dict(meta["config"])
+    seed, noise = config.seed, config.protocol.label_noise
     parts: list[str] = []
-    for dataset in config.get("datasets", []):
-        label = dataset.get("label", dataset.get("name"))
+    for dataset in config.datasets:
+        label = dataset.label
         try:
-            X, y, info = load_dataset_spec(DatasetSpec(dataset["name"], label,
-                                                       dict(dataset.get("params") or {})))
+            X, y, info = load_dataset_spec(dataset)
         except ObliqError as exc:
             parts.append(_note(f"{label}: cannot load the dataset to refit: {exc}"))
             continue
         if X.shape[1] != 2:
             continue
-        train, prune = first_split(meta, {**dataset, "label": label}, y, info)
+        train, prune = first_split(meta.get("results_dir", "."), config, dataset, y, info)
         if noise:
             # The runner's flips for this split (keyed without the algorithm).
             y = flip_labels(y, np.concatenate([train, prune]), noise,
                             rng_for(seed, label, 0, 0, "noise"))
-        for algo_data in config.get("algorithms", []):
-            algo = _algorithm_spec(algo_data)
+        for algo in config.algorithms:
             if not algo.runs_on(label):
                 continue
             try:
