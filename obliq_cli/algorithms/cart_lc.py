@@ -15,7 +15,7 @@ The delta search is vectorised: with d_n = z_in + gamma and u_n = (v_n - c) / d_
 goes left when delta >= u_n (d_n > 0) or delta <= u_n (d_n < 0); sorting u once, prefix
 counts of the first kind and suffix counts of the second give every candidate's class
 counts. The OC1 package's CART-LC mode lacks the normalisation and the elimination
-(prior-art §1.1), which is why OC1-LC is a different algorithm.
+(docs/reference-programs.md), which is why OC1-LC is a different algorithm.
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ node's rows) and the threshold is where the two prior-weighted densities are equ
 that lies between the two means (equal variances make it linear:
 x = (m_L + m_R)/2 + s^2 log(p_R/p_L) / (m_L - m_R)). This follows the authors' code
 (ISELL ``univariatetree.c: find_split_for_partition`` ->
-``solve_for_ldt_second_order_equation``, prior-art §1.6). Where the code reading is
+``solve_for_ldt_second_order_equation``, docs/reference-programs.md). Where the code reading is
 silent: when no root lies between the means, the root nearest their midpoint is used,
 and with no real root (or equal means) the midpoint of the means; a group with zero
 variance is given the other group's variance (both zero: the midpoint).

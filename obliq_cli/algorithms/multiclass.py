@@ -4,7 +4,7 @@
 binary classification problems ... (i) one of the labels to the rest (one-vs.-rest) or
 (ii) between every pair of classes (one-vs.-one)." The paper gives no combination rule;
 the author's code does (ISELL ``classification.c: train_svmtree/test_svmtree``,
-prior-art §1.6):
+docs/reference-programs.md):
 
 * OVO grows K(K-1)/2 trees, one per class pair (i, j), i < j, on the rows of those two
   classes; tree (i, j) adds its leaf posterior of class i to vote i and of class j to

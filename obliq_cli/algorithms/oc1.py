@@ -1,7 +1,7 @@
 """The OC1 family: OC1, OC1-AP and OC1-LC (Murthy, Kasif & Salzberg 1994, JAIR 2:1-32).
 
 The specification is the paper together with the defaults of the authors' released C
-program (OC1 v3, ``mktree.c``/``perturb.c``), summarised in ``shared/prior-art.md`` §1.1.
+program (OC1 v3, ``mktree.c``/``perturb.c``), summarised in ``docs/reference-programs.md``.
 The HHCART paper (Wickramarachchi et al. 2016, §4.1.1) runs OC1 with the twoing rule,
 R = 20 restarts and J = 5 random jumps, which are the defaults here.
 
@@ -413,7 +413,7 @@ def _oblique_or_axis(X, y, n_classes, criterion, axis, w, t):
 class OC1Classifier(TreeClassifier):
     """OC1 with the defaults of the released program v3 and of the HHCART paper.
 
-    At each node (JAIR §2-3; prior-art §1.1): the best axis-parallel split; if the node
+    At each node (JAIR §2-3; the v3 program): the best axis-parallel split; if the node
     has more than ``2 d`` rows and that split is not perfect, the points are shifted into
     the positive quadrant (``normalize``), ``n_restarts`` hill climbs are run (the first
     from the axis-parallel hyperplane, the others from random hyperplanes with

@@ -1,5 +1,5 @@
 """Univariate Margin Tree (UMT), Yildiz 2011, "Univariate decision tree induction using
-maximum margin classification", The Computer Journal (shared/papers/003).
+maximum margin classification", The Computer Journal.
 
 Split search (Section 2, eq. 4, Fig. 1). For a margin C and a feature j the threshold
 w0 minimises the summed hinge slack of eq. 4::
@@ -19,12 +19,12 @@ at every breakpoint at once (``hinge_sweep``), for all features and all C togeth
 Because f's slope steps by one at every distinct breakpoint, it is zero on a whole
 interval [lo, hi] of minimisers; the split threshold is its midpoint, which is what the
 author's code does (``svmtree.c: find_best_svmtree_feature`` keeps the midpoint of the
-first minimising breakpoint and the next one, prior-art §1.6). The paper's own loop
+first minimising breakpoint and the next one; docs/reference-programs.md). The paper's own loop
 keeps whichever minimiser comes first in data order; ``_paper_double_loop`` reproduces
 it for the tests.
 
-Choices where the paper is silent, following the author's C code (ISELL, prior-art
-§1.6; ``svmtree.c``, ``classification.c``):
+Choices where the paper is silent, following the author's C code (ISELL,
+docs/reference-programs.md; ``svmtree.c``, ``classification.c``):
 
 * Normalisation: "the instances are normalized in order to use the same C value for
   each feature" (§2.2). ISELL normalises SVMTREE's input once, with the mean and

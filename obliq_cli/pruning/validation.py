@@ -3,7 +3,7 @@ postpruning" (Yildiz 2011, §3.1: the validation folds val_i "are used to prune 
 decision trees").
 
 The paper gives no rule; the author's code prunes with the validation data
-(ISELL ``prune_tree(root, root, cvdata)`` under ``VALIDATIONPRUNING``, prior-art §1.6),
+(ISELL ``prune_tree(root, root, cvdata)`` under ``VALIDATIONPRUNING``, docs/reference-programs.md),
 which is Quinlan's reduced-error pruning (Quinlan 1987, "Simplifying decision trees",
 §2.2): bottom-up, every internal node is replaced by a leaf (labelled with the majority
 class of its *growing* rows, ``tree.value``) whenever that does not increase the number

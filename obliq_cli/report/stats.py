@@ -1,6 +1,6 @@
 """Significance tests on stored per-fold scores (no refitting, unlike mlxtend's helpers).
 
-Two families (prior-art §4):
+Two families (formulas in docs/reference-programs.md):
 
 - per-fold tests of two algorithms on ONE dataset, paired by (repetition, fold): the plain
   k-fold paired t, Dietterich's 5x2cv t, Alpaydın's combined 5x2cv F, Yildiz's combined

@@ -1,11 +1,11 @@
 """``obliq table``: results as the papers print them, optionally beside the papers' values.
 
 Wide layout (the papers' printed tables): datasets as rows, algorithms (config labels) as
-columns, cells "mean ± sd". Long layout (the tidy form of ``shared/paper-tables``): one row
+columns, cells "mean ± sd". Long layout (the form of the reference CSVs): one row
 per (dataset, algorithm) with mean, sd and n_repetitions. ``sig=REF`` marks cells the Weka
-Experimenter's way (prior-art §2): ``v`` significantly better than REF, ``*`` significantly
+Experimenter's way: ``v`` significantly better than REF, ``*`` significantly
 worse, by a per-fold test over the folds both algorithms share (``test``: a name in
-stats.TESTS, the paired t-test by default; prior-art §4), and adds a "(w/t/l) vs REF" row.
+stats.TESTS, the paired t-test by default), and adds a "(w/t/l) vs REF" row.
 A reference CSV named in meta.json adds the paper's value and Δ = ours - paper beside each
 algorithm it covers (references.py).
 """
