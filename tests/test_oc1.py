@@ -7,7 +7,6 @@ from conftest import rule_predictions
 from obliq_cli import make_estimator
 from obliq_cli.algorithms.oc1 import (
     best_step,
-    best_steps,
     cart_lc_climb,
     positive_quadrant_shift,
     to_original,
@@ -93,18 +92,6 @@ def test_kernel_hand_worked_example():
     assert delta == 2.5 and score == 0.0
     delta, score = best_step(x, -np.ones(4), y, 2, split_criterion("twoing"))
     assert delta == 2.5 and score == pytest.approx(-0.25)  # -(1/2)(1/2)/4 * 2^2
-
-
-def test_batched_kernel_matches_row_by_row():
-    rng = np.random.default_rng(2)
-    V = rng.normal(size=(6, 40))
-    D = rng.normal(size=40)
-    y = rng.integers(0, 2, 40)
-    crit = split_criterion("twoing")
-    deltas, scores = best_steps(V, D, y, 2, crit)
-    for r in range(6):
-        d1, s1 = best_step(V[r], D, y, 2, crit)
-        assert (deltas[r], scores[r]) == pytest.approx((d1, s1), abs=1e-12)
 
 
 # -------------------------------------------------------------- normalisation

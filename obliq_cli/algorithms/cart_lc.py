@@ -11,15 +11,17 @@ combination, the increase in impurity when it is dropped (and c searched again) 
 computed; the least important feature is dropped while its increase is below ``beta``
 times the largest one, and the search is rerun on the remaining features.
 
-The delta search is vectorised: with d_n = z_in + gamma and u_n = (v_n - c) / d_n, a row
-goes left when delta >= u_n (d_n > 0) or delta <= u_n (d_n < 0); sorting u once, prefix
-counts of the first kind and suffix counts of the second give every candidate's class
-counts. The OC1 package's CART-LC mode lacks the normalisation and the elimination
-(docs/reference-programs.md), which is why OC1-LC is a different algorithm.
+The delta search is the line search shared with OC1 (``obliq_cli.tree.line_search``):
+with d_n = z_in + gamma and u_n = (v_n - c) / d_n, a row goes left when delta >= u_n
+(d_n > 0) or delta <= u_n (d_n < 0); sorting u once and sweeping the class counts along
+it scores every candidate. The coefficient cycle around it is compiled too. The OC1
+package's CART-LC mode lacks the normalisation and the elimination (docs/reference-programs.md),
+which is why OC1-LC is a different algorithm.
 """
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 
 from ..errors import ObliqError
@@ -27,6 +29,13 @@ from ..registry import register_algorithm
 from ..tree.axis_search import find_best_axis_split
 from ..tree.builder import Split
 from ..tree.impurity import split_criterion
+from ..tree.line_search import (
+    RULE_FIRST,
+    SCORE_EPS,
+    class_totals,
+    criterion_code,
+    line_search,
+)
 from .base import TreeClassifier
 from .cart import check_criterion
 
@@ -36,40 +45,49 @@ GAMMAS = (-0.25, 0.0, 0.25)
 def best_shift(slack: np.ndarray, d: np.ndarray, onehot: np.ndarray, criterion):
     """(delta, score) minimising the criterion of {slack - delta d <= 0} over delta.
 
-    ``slack`` = v - c per row, ``d`` = z_i + gamma, ``onehot`` rows x classes.
+    ``slack`` = v - c per row, ``d`` = z_i + gamma, ``onehot`` rows x classes. The
+    shared line search with ``V = slack``, ``D = -d`` and CART-LC's rule (both sides
+    non-empty, first best interval, 1.0 beyond either end).
     """
-    n = slack.size
-    fixed_left = (d == 0) & (slack <= 0)
-    moving = d != 0
-    if not moving.any():
-        return 0.0, np.inf
-    u = np.where(moving, slack / np.where(moving, d, 1.0), 0.0)
-    order = np.argsort(u[moving], kind="stable")
-    idx = np.flatnonzero(moving)[order]
-    u_sorted = u[idx]
-    pos = (d[idx] > 0)[:, None] * onehot[idx]
-    neg = (d[idx] < 0)[:, None] * onehot[idx]
-    # Candidate deltas sit between consecutive distinct u (and beyond both ends).
-    cand = np.concatenate([[u_sorted[0] - 1.0],
-                           (u_sorted[:-1] + u_sorted[1:]) / 2,
-                           [u_sorted[-1] + 1.0]])
-    keep = np.concatenate([[True], u_sorted[1:] > u_sorted[:-1], [True]])
-    # Rows left at candidate k (between sorted k-1 and k): positive-d rows among the first
-    # k, negative-d rows among the rest, and the fixed-left rows.
-    zeros = np.zeros((1, onehot.shape[1]))
-    pos_prefix = np.vstack([zeros, np.cumsum(pos, axis=0)])
-    neg_suffix = np.vstack([np.cumsum(neg[::-1], axis=0)[::-1], zeros])
-    left = pos_prefix + neg_suffix + onehot[fixed_left].sum(axis=0)
-    total = onehot.sum(axis=0)
-    left, cand = left[keep], cand[keep]
-    right = total - left
-    sizes = left.sum(axis=1)
-    valid = (sizes > 0) & (sizes < n)
-    if not valid.any():
-        return 0.0, np.inf
-    scores = np.where(valid, criterion(left, right), np.inf)
-    best = int(np.argmin(scores))
-    return float(cand[best]), float(scores[best])
+    y = np.ascontiguousarray(np.argmax(onehot, axis=1), dtype=np.int64)
+    delta, score = line_search(np.ascontiguousarray(slack, dtype=np.float64),
+                               -np.asarray(d, dtype=np.float64), y,
+                               np.asarray(onehot, dtype=np.float64).sum(axis=0),
+                               criterion_code(criterion), RULE_FIRST, np.empty(0))
+    return float(delta), float(score)
+
+
+@numba.njit(cache=True)
+def _coefficient_pass(Z, y, total, code, beta, c, score, features):
+    """One cycle of :meth:`_Search.improve` over ``features``, compiled; ``beta`` is
+    updated in place, (c, score) returned."""
+    n = Z.shape[0]
+    slack = np.empty(n)
+    D = np.empty(n)
+    no_draws = np.empty(0)
+    for i in features:
+        _slack(Z, beta, c, slack)
+        for gamma in GAMMAS:
+            for j in range(n):
+                D[j] = -(Z[j, i] + gamma)
+            delta, s = line_search(slack, D, y, total, code, RULE_FIRST, no_draws)
+            if s < score - SCORE_EPS:
+                beta[i] -= delta
+                c += delta * gamma
+                score = s
+                _slack(Z, beta, c, slack)
+    return c, score
+
+
+@numba.njit(cache=True)
+def _slack(Z, beta, c, out):
+    """``out = Z @ beta - c``."""
+    n, d = Z.shape
+    for j in range(n):
+        v = 0.0
+        for i in range(d):
+            v += Z[j, i] * beta[i]
+        out[j] = v - c
 
 
 def _threshold(v: np.ndarray, y: np.ndarray, k: int, criterion):
@@ -82,28 +100,24 @@ class _Search:
 
     def __init__(self, Z, y, k, criterion, tol, max_cycles):
         self.Z, self.y, self.k, self.criterion = Z, y, k, criterion
-        self.onehot = np.eye(k)[y]
+        self.Zc = np.ascontiguousarray(Z, dtype=np.float64)
+        self.yc = np.ascontiguousarray(y, dtype=np.int64)
+        self.total = class_totals(self.yc, k)
+        self.code = criterion_code(criterion)
         self.tol, self.max_cycles = tol, max_cycles
 
     def refit_threshold(self, beta):
         return _threshold(self.Z @ beta, self.y, self.k, self.criterion)
 
     def improve(self, beta, c, score, active):
-        beta = beta.copy()
+        beta = np.array(beta, dtype=np.float64)
+        features = np.flatnonzero(active)
         for _ in range(self.max_cycles):
             start = score
-            for i in np.flatnonzero(active):
-                slack = self.Z @ beta - c
-                for gamma in GAMMAS:
-                    delta, s = best_shift(slack, self.Z[:, i] + gamma, self.onehot,
-                                          self.criterion)
-                    if s < score - 1e-12:
-                        beta[i] -= delta
-                        c += delta * gamma
-                        score = s
-                        slack = self.Z @ beta - c
+            c, score = _coefficient_pass(self.Zc, self.yc, self.total, self.code, beta,
+                                         float(c), float(score), features)
             t, s = self.refit_threshold(beta)
-            if t is not None and s < score - 1e-12:
+            if t is not None and s < score - SCORE_EPS:
                 c, score = t, s
             if start - score < self.tol:
                 break

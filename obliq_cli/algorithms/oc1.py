@@ -14,16 +14,18 @@ coordinates and ``t = -a_{d+1}``, so that ``w . x <= t`` is the scored partition
 finder re-derives the partition from ``(w, t)`` and re-scores it, so the score it
 reports always belongs to the split the builder will make.
 
-One vectorised kernel serves every one-dimensional search of the family
-(:func:`best_step`): given per-point values ``V`` and derivatives ``D`` it finds the step
-``delta`` minimising the impurity of ``{V + delta * D <= 0}``. Each point with
-``D_j != 0`` changes side at ``delta_j = -V_j / D_j``; the candidates are sorted once and
-the class counts of every interval between distinct candidates come from one cumulative
-sum (this is the C program's ``linear_split``: sort, sweep, evaluate only at value
-boundaries, take the midpoint of neighbouring candidates). Coefficient ``m`` uses
-``D = x_m`` (``D = 1`` for the constant), so ``delta_j = -V_j / x_jm`` is the paper's
-``U_j - a_m`` (JAIR eq. 3, §3.1.1); a random jump uses ``D = x_aug . r`` (§3.2); the
-CART-LC mode uses ``D = -(x_m + gamma)`` (Breiman et al. 1984, §5.2.1).
+One compiled kernel serves every one-dimensional search of the family
+(:func:`obliq_cli.tree.line_search.line_search`, shared with CART-LC): given per-point
+values ``V`` and derivatives ``D`` it finds the step ``delta`` minimising the impurity
+of ``{V + delta * D <= 0}``. Each point with ``D_j != 0`` changes side at ``delta_j =
+-V_j / D_j``; the candidates are sorted once and one sweep of the class counts scores
+every interval between distinct candidates (this is the C program's ``linear_split``:
+sort, sweep, evaluate only at value boundaries, take the midpoint of neighbouring
+candidates). Coefficient ``m`` uses ``D = x_m`` (``D = 1`` for the constant), so
+``delta_j = -V_j / x_jm`` is the paper's ``U_j - a_m`` (JAIR eq. 3, §3.1.1); a random
+jump uses ``D = x_aug . r`` (§3.2); the CART-LC mode uses ``D = -(x_m + gamma)``
+(Breiman et al. 1984, §5.2.1). The climbs around it (coefficient cycles, acceptance,
+stagnation, jumps, restarts) are compiled loops too, one call per node.
 
 Choices where the sources are silent or disagree:
 
@@ -37,29 +39,38 @@ Choices where the sources are silent or disagree:
 - Ties inside a 1-D sweep are broken uniformly at random with the node's ``rng`` for
   OC1 (the C code flips a coin at each tie while scanning), and toward the smallest
   step for the deterministic OC1-LC.
-- The restarts of a node climb in lockstep (one batched kernel call per coefficient
-  over all restarts still climbing); each follows the sequential procedure, only the
-  order of the random draws differs from running them one after another.
+- The restarts of a node climb in lockstep: each coefficient step (and each round of
+  random jumps) visits the restarts still climbing in order. Each restart follows the
+  sequential procedure; only the order of the random draws differs from running them
+  one after another (per coefficient: ``n + 1`` tie-break draws per climbing restart;
+  per jump round: all directions, then the tie-break draws).
 """
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 
 from ..errors import ObliqError
 from ..registry import register_algorithm
 from ..tree.axis_search import find_best_axis_split
 from ..tree.builder import Split
-from ..tree.impurity import gini_split, split_criterion, twoing_split
+from ..tree.impurity import split_criterion
+from ..tree.line_search import (
+    RULE_RANDOM,
+    RULE_SMALLEST,
+    SCORE_EPS,
+    class_totals,
+    criterion_code,
+    line_search,
+    partition_score,
+)
 from .base import TreeClassifier
 from .cart import CARTClassifier, check_criterion
 
 TOLERANCE = 1e-4
 """``TOLERANCE`` of ``oc1.h``: a coefficient change smaller than this is no change
 (``alter_coefficients``) and the CART-LC cycles stop on an improvement below it."""
-
-SCORE_EPS = 1e-12
-"""Two criterion values closer than this are equal (floating-point noise only)."""
 
 MAX_CART_CYCLES = 100
 """``MAX_CART_CYCLES`` of ``oc1.h``: cap on the coefficient cycles of the CART-LC mode."""
@@ -70,133 +81,6 @@ Breiman et al. 1984, §5.2.1)."""
 
 
 # --------------------------------------------------------------------------- kernel
-def _candidate_scores(criterion, n_left, left0, left, total):
-    """Scores [k, m] of the candidates from the left counts (see ``best_steps``).
-
-    With two classes only ``n_left`` and the class-0 count ``left0`` are accumulated;
-    otherwise ``left`` [k, m, K] holds all class counts. Twoing (minus
-    ``p_L p_R / 4 (sum_j |p(j|L) - p(j|R)|)^2``) and gini (``(n - sum_j L_j^2 / n_L -
-    sum_j R_j^2 / n_R) / n``) are evaluated in closed form on these arrays (Breiman et
-    al. 1984, §4.3-4.4; the formulas of ``obliq_cli.tree.impurity``); other criteria go
-    through the general function. Equal to ``criterion(left, right)`` up to rounding;
-    callers re-score the chosen partition with ``criterion`` itself.
-    """
-    n = float(total.sum())
-    n_right = n - n_left
-    safe_l = np.maximum(n_left, 1.0)
-    safe_r = np.maximum(n_right, 1.0)
-    if left is None:  # two classes
-        right0 = total[0] - left0
-        if criterion is twoing_split:
-            gap = left0 / safe_l - right0 / safe_r  # |p(0|L)-p(0|R)| = |p(1|L)-p(1|R)|
-            return -(n_left * n_right / (n * n)) * gap * gap
-        if criterion is gini_split:
-            left1 = n_left - left0
-            right1 = n_right - right0
-            purity = ((left0 * left0 + left1 * left1) / safe_l
-                      + (right0 * right0 + right1 * right1) / safe_r)
-            return (n - purity) / n
-        left = np.stack([left0, n_left - left0], axis=-1)
-    right = total - left
-    if criterion is twoing_split:
-        spread = np.abs(left / safe_l[..., None] - right / safe_r[..., None]).sum(axis=-1)
-        return -(n_left * n_right / (4.0 * n * n)) * spread * spread
-    if criterion is gini_split:
-        purity = (np.einsum("...j,...j->...", left, left) / safe_l
-                  + np.einsum("...j,...j->...", right, right) / safe_r)
-        return (n - purity) / n
-    k, m, n_classes = left.shape
-    return criterion(left.reshape(-1, n_classes),
-                     right.reshape(-1, n_classes)).reshape(k, m)
-
-
-def best_steps(V, D, y, n_classes, criterion, rng=None):
-    """Row-wise :func:`best_step` for ``k`` hyperplanes at once.
-
-    ``V`` has shape [k, n] (one row per hyperplane, e.g. per restart); ``D`` has shape
-    [n] (shared, e.g. the column of coefficient m) or [k, n]. Returns ``(delta, score)``,
-    two arrays of shape [k]; a row in which no point can move gets (0.0, inf).
-
-    Each row is one sort-and-sweep: points with ``D = 0`` get the candidate +inf so they
-    sort last and never change side; the count changes (-1 for ``D > 0`` points leaving
-    the left side, +1 for ``D < 0`` points joining it) are accumulated along the sorted
-    candidates, and only positions at the end of a run of equal candidates are scored.
-    """
-    V = np.atleast_2d(np.asarray(V, dtype=np.float64))
-    k, n = V.shape
-    D = np.asarray(D, dtype=np.float64)
-    y = np.asarray(y, dtype=np.int64)
-    moving = D != 0
-    cand = np.where(moving, -V / np.where(moving, D, 1.0), np.inf)
-    order = np.argsort(cand, axis=1)
-    rows = np.arange(k)
-    c_sorted = cand[rows[:, None], order]
-    up = D > 0
-    sign = -np.sign(D)  # -1: leaves the left side as delta grows; +1: joins it
-    # A shared D (shape [n]) is indexed by the sort order directly.
-    sign_sorted = sign[order] if D.ndim == 1 else sign[rows[:, None], order]
-    y_sorted = y[order]
-    total = np.bincount(y, minlength=n_classes).astype(np.float64)
-    # delta -> -inf: points with D > 0 are left, with D < 0 right; D = 0 stay where V says.
-    start_left = up | (~moving & (V <= 0))
-    n_left = np.empty((k, n + 1))
-    n_left[:, 0] = start_left.sum(axis=1)
-    np.cumsum(sign_sorted, axis=1, out=n_left[:, 1:])
-    n_left[:, 1:] += n_left[:, :1]
-    if n_classes == 2 and criterion in (twoing_split, gini_split):
-        left0 = np.empty((k, n + 1))
-        left0[:, 0] = (start_left & (y == 0)).sum(axis=1)
-        np.cumsum(np.where(y_sorted == 0, sign_sorted, 0.0), axis=1, out=left0[:, 1:])
-        left0[:, 1:] += left0[:, :1]
-        scores = _candidate_scores(criterion, n_left, left0, None, total)
-    else:
-        onehot = np.eye(n_classes)[y]
-        change = np.zeros((k, n, n_classes))
-        change[np.arange(k)[:, None], np.arange(n)[None, :], y_sorted] = sign_sorted
-        left = np.empty((k, n + 1, n_classes))
-        left[:, 0] = start_left.astype(np.float64) @ onehot
-        np.cumsum(change, axis=1, out=left[:, 1:])
-        left[:, 1:] += left[:, :1]
-        scores = _candidate_scores(criterion, n_left, None, left, total)
-    # Position i + 1 is the interval just after sorted candidate i; score only the
-    # ends of runs of equal candidates (and nothing after the +inf of unmoving points).
-    finite = np.isfinite(c_sorted)
-    valid = np.empty((k, n + 1), dtype=bool)
-    valid[:, 0] = finite[:, 0]
-    valid[:, 1:n] = finite[:, :-1] & (c_sorted[:, 1:] != c_sorted[:, :-1])
-    valid[:, n] = finite[:, -1]
-    scores = np.where(valid, scores, np.inf)
-    best = scores.min(axis=1)
-    # Steps: midpoints of neighbouring candidates; half the mean gap beyond either end
-    # (a scale-free choice where the paper is silent).
-    n_fin = finite.sum(axis=1)
-    first = np.where(n_fin > 0, c_sorted[:, 0], 0.0)
-    last = np.where(n_fin > 0, c_sorted[rows, np.maximum(n_fin - 1, 0)], 0.0)
-    spread = last - first
-    margin = np.where(spread > 0, 0.5 * spread / np.maximum(n_fin - 1, 1), 0.5)
-    margin = np.maximum(margin, 1e-9 * np.maximum(1.0, np.maximum(abs(first), abs(last))))
-
-    def step_at(r, pos):
-        inner = np.minimum(np.maximum(pos, 1), max(n - 1, 1))
-        mid = c_sorted[r, inner - 1] / 2.0 + c_sorted[r, np.minimum(inner, n - 1)] / 2.0
-        return np.where(pos == 0, first[r] - margin[r],
-                        np.where(pos >= n_fin[r], last[r] + margin[r], mid))
-
-    tied = scores <= (best + SCORE_EPS)[:, None]
-    if rng is not None:
-        pick = np.argmax(np.where(tied, rng.random((k, n + 1)), -1.0), axis=1)
-    else:
-        r_idx, p_idx = np.nonzero(tied)
-        size = np.abs(step_at(r_idx, p_idx))
-        pick = np.empty(k, dtype=np.int64)
-        # Smallest |step| per row: sort by (row, |step|) and keep each row's first.
-        o = np.lexsort((size, r_idx))
-        first_of_row = np.r_[True, r_idx[o][1:] != r_idx[o][:-1]]
-        pick[r_idx[o][first_of_row]] = p_idx[o][first_of_row]
-    delta = np.where(np.isfinite(best), step_at(rows, pick), 0.0)
-    return delta, scores[rows, pick]
-
-
 def best_step(V, D, y, n_classes, criterion, rng=None):
     """The step ``delta`` minimising the criterion of the partition ``{V + delta D <= 0}``.
 
@@ -205,7 +89,7 @@ def best_step(V, D, y, n_classes, criterion, rng=None):
     V : float array, shape [n]; current value of every point (left iff ``V <= 0``).
     D : float array, shape [n]; derivative of every point's value in ``delta``.
     y : int array, shape [n]; class codes 0..n_classes-1.
-    criterion : vectorised split score (``obliq_cli.tree.impurity``), lower is better.
+    criterion : split score of ``obliq_cli.tree.impurity`` (gini, twoing, entropy).
     rng : numpy Generator or None. Ties in the score are broken uniformly at random
         with ``rng`` (the C program's ``linear_split`` breaks them by a coin flip); with
         None the tied step of smallest ``|delta|`` is taken (deterministic).
@@ -215,18 +99,126 @@ def best_step(V, D, y, n_classes, criterion, rng=None):
     (delta, score) : the score is that of the partition the sweep counted for the
         interval ``delta`` lies in; (0.0, inf) when no point can move (all ``D == 0``).
 
-    Points with ``D_j > 0`` are left for ``delta <= delta_j`` and leave the left side as
-    ``delta`` grows past ``delta_j = -V_j / D_j``; points with ``D_j < 0`` join it there;
-    points with ``D_j = 0`` never move. One sort of the candidates and one cumulative sum
-    of the per-point count changes give the class counts of every open interval between
-    distinct candidates and of the two unbounded ends; the step returned is the midpoint
-    of the chosen interval (at an end: half the mean candidate gap beyond the extreme
-    candidate). Partitions that exist only exactly at a candidate shared by points of
-    both signs of ``D`` are not considered (``linear_split`` never picks them either).
+    The search itself is :func:`obliq_cli.tree.line_search.line_search`; this is the
+    Python entry point of OC1's two tie rules.
     """
-    delta, score = best_steps(np.asarray(V, dtype=np.float64)[None, :], D, y, n_classes,
-                              criterion, rng)
-    return float(delta[0]), float(score[0])
+    V = np.ascontiguousarray(V, dtype=np.float64)
+    D = np.ascontiguousarray(D, dtype=np.float64)
+    y = np.ascontiguousarray(y, dtype=np.int64)
+    if rng is None:
+        rule, draws = RULE_SMALLEST, np.empty(0)
+    else:
+        rule, draws = RULE_RANDOM, rng.random(V.size + 1)
+    delta, score = line_search(V, D, y, class_totals(y, n_classes),
+                               criterion_code(criterion), rule, draws)
+    return float(delta), float(score)
+
+
+@numba.njit(cache=True)
+def _values(Xa, a, out):
+    """``out = Xa @ a``, each point's value of the hyperplane ``a``."""
+    n, n_coef = Xa.shape
+    for j in range(n):
+        v = 0.0
+        for i in range(n_coef):
+            v += Xa[j, i] * a[i]
+        out[j] = v
+
+
+@numba.njit(cache=True)
+def _climb_kernel(A, Xa, y, total, code, rng, max_stagnant, n_jumps):
+    """The lockstep hill climbing of :meth:`_NodeSearch.climb`, compiled.
+
+    Restarts are visited in order within every step (each coefficient, each jump), so
+    the random draws come in the order of the batched search this replaces: per
+    coefficient, ``n + 1`` tie-break draws for each climbing restart in turn; per jump,
+    the directions of all restarts needing one, then their tie-break draws.
+    """
+    k, n_coef = A.shape
+    n = Xa.shape[0]
+    V = np.empty((k, n))
+    cur = np.empty(k)
+    perfect = np.zeros(k, dtype=np.bool_)
+    for r in range(k):
+        _values(Xa, A[r], V[r])
+        cur[r], perfect[r] = partition_score(V[r], y, total, code)
+    stagnant = np.zeros(k, dtype=np.int64)
+    running = ~perfect
+    improved = np.zeros(k, dtype=np.bool_)
+    need = np.zeros(k, dtype=np.bool_)
+    draws = np.empty(n + 1)
+    D = np.empty(n)
+    V_new = np.empty(n)
+    trial = np.empty(n_coef)
+    while running.any():
+        improved[:] = False
+        for m in range(n_coef):
+            for j in range(n):
+                D[j] = Xa[j, m]
+            for r in range(k):
+                if not running[r] or perfect[r]:
+                    continue
+                for p in range(n + 1):
+                    draws[p] = rng.random()
+                delta, _ = line_search(V[r], D, y, total, code, RULE_RANDOM, draws)
+                if not abs(delta) > TOLERANCE:
+                    continue
+                trial[:] = A[r]
+                trial[m] += delta
+                _values(Xa, trial, V_new)
+                s, p_new = partition_score(V_new, y, total, code)
+                better = s < cur[r] - SCORE_EPS
+                equal = (not better and s <= cur[r] + SCORE_EPS
+                         and stagnant[r] <= max_stagnant)
+                if better:
+                    stagnant[r] = 0
+                elif equal:
+                    stagnant[r] += 1
+                else:
+                    continue
+                A[r] = trial
+                V[r] = V_new
+                perfect[r] = p_new
+                cur[r] = min(cur[r], s)
+                improved[r] = True
+        for r in range(k):
+            need[r] = running[r] and not improved[r] and not perfect[r]
+        for _ in range(n_jumps):
+            rows = np.flatnonzero(need)
+            if rows.size == 0:
+                break
+            directions = np.empty((rows.size, n_coef))
+            for i in range(rows.size):
+                for c in range(n_coef):
+                    directions[i, c] = rng.uniform(-1.0, 1.0)
+            for i in range(rows.size):
+                r = rows[i]
+                _values(Xa, directions[i], D)
+                for p in range(n + 1):
+                    draws[p] = rng.random()
+                alpha, _ = line_search(V[r], D, y, total, code, RULE_RANDOM, draws)
+                moved = False
+                for c in range(n_coef):
+                    trial[c] = alpha * directions[i, c]
+                    if abs(trial[c]) > TOLERANCE:
+                        moved = True
+                if not moved:
+                    continue
+                for c in range(n_coef):
+                    trial[c] += A[r, c]
+                _values(Xa, trial, V_new)
+                s, p_new = partition_score(V_new, y, total, code)
+                if s < cur[r] - SCORE_EPS:
+                    A[r] = trial
+                    V[r] = V_new
+                    cur[r] = s
+                    perfect[r] = p_new
+                    stagnant[r] = 0
+                    improved[r] = True
+                    need[r] = False
+        for r in range(k):
+            running[r] = improved[r] and not perfect[r]
+    return cur, perfect
 
 
 # ------------------------------------------------------------------ node helpers
@@ -280,29 +272,31 @@ def _augmented(X):
 class _NodeSearch:
     """The OC1 hill climbing at one node (JAIR §3), on the (shifted) points ``Xs``.
 
-    All restarts climb in lockstep: every coefficient step and every random jump is one
-    batched kernel call over the restarts still climbing. Each restart follows the
-    sequential procedure described in :meth:`climb`; only the order in which random
-    numbers are drawn differs from running the restarts one after another.
+    All restarts climb in lockstep: every coefficient step and every random jump visits
+    the restarts still climbing in order. Each restart follows the sequential procedure
+    described in :meth:`climb`; only the order in which random numbers are drawn differs
+    from running the restarts one after another.
     """
 
     def __init__(self, Xs, y, n_classes, criterion, rng, max_stagnant, n_jumps):
         self.Xa = _augmented(Xs)
-        self.XaT = np.ascontiguousarray(self.Xa.T)  # row m = derivative for a_m
-        self.y = y
-        self.K = n_classes
-        self.onehot = np.eye(n_classes)[y]
-        self.criterion = criterion
+        self.y = np.ascontiguousarray(y, dtype=np.int64)
+        self.total = class_totals(self.y, n_classes)
+        self.code = criterion_code(criterion)
         self.rng = rng
         self.max_stagnant = max_stagnant
         self.n_jumps = n_jumps
 
     def evaluate(self, A):
-        """(V [k, n], scores [k], perfect [k]) of hyperplanes ``A`` [k, d+1]; a point is
-        left iff V <= 0 (the house rule)."""
-        V = A @ self.XaT
-        scores, perfect = _partition_scores(V <= 0, self.onehot, self.criterion)
-        return V, scores, perfect
+        """(scores [k], perfect [k]) of hyperplanes ``A`` [k, d+1]; a point is left iff
+        ``V <= 0`` (the house rule)."""
+        A = np.atleast_2d(np.asarray(A, dtype=np.float64))
+        V = np.empty(self.Xa.shape[0])
+        scores, perfect = np.empty(len(A)), np.empty(len(A), dtype=bool)
+        for r, a in enumerate(A):
+            _values(self.Xa, np.ascontiguousarray(a), V)
+            scores[r], perfect[r] = partition_score(V, self.y, self.total, self.code)
+        return scores, perfect
 
     def climb(self, A):
         """Hill-climb every start in ``A`` [k, d+1]; returns (A, scores, perfect).
@@ -321,57 +315,8 @@ class _NodeSearch:
         nothing, or when its split is perfect (both sides pure).
         """
         A = np.array(A, dtype=np.float64)
-        k, n_coef = A.shape
-        V, cur, perfect = self.evaluate(A)
-        stagnant = np.zeros(k, dtype=np.int64)
-        running = ~perfect
-        while running.any():
-            improved = np.zeros(k, dtype=bool)
-            for m in range(n_coef):
-                rows = np.flatnonzero(running & ~perfect)
-                if rows.size == 0:
-                    break
-                delta, _ = best_steps(V[rows], self.XaT[m], self.y, self.K,
-                                      self.criterion, self.rng)
-                moves = np.abs(delta) > TOLERANCE
-                rows, delta = rows[moves], delta[moves]
-                if rows.size == 0:
-                    continue
-                trial = A[rows]
-                trial[:, m] += delta
-                V_new, s, p = self.evaluate(trial)
-                better = s < cur[rows] - SCORE_EPS
-                equal = (~better & (s <= cur[rows] + SCORE_EPS)
-                         & (stagnant[rows] <= self.max_stagnant))
-                stagnant[rows[better]] = 0
-                stagnant[rows[equal]] += 1
-                take = better | equal
-                r = rows[take]
-                A[r], V[r], perfect[r] = trial[take], V_new[take], p[take]
-                cur[r] = np.minimum(cur[r], s[take])
-                improved[r] = True
-            need = running & ~improved & ~perfect
-            for _ in range(self.n_jumps):
-                rows = np.flatnonzero(need)
-                if rows.size == 0:
-                    break
-                direction = self.rng.uniform(-1.0, 1.0, size=(rows.size, n_coef))
-                alpha, _ = best_steps(V[rows], direction @ self.XaT, self.y, self.K,
-                                      self.criterion, self.rng)
-                step = alpha[:, None] * direction
-                moves = np.abs(step).max(axis=1) > TOLERANCE
-                rows, step = rows[moves], step[moves]
-                if rows.size == 0:
-                    continue
-                trial = A[rows] + step
-                V_new, s, p = self.evaluate(trial)
-                take = s < cur[rows] - SCORE_EPS
-                r = rows[take]
-                A[r], V[r], cur[r], perfect[r] = trial[take], V_new[take], s[take], p[take]
-                stagnant[r] = 0
-                improved[r] = True
-                need[r] = False
-            running = improved & ~perfect
+        cur, perfect = _climb_kernel(A, self.Xa, self.y, self.total, self.code,
+                                     self.rng, self.max_stagnant, self.n_jumps)
         return A, cur, perfect
 
 
@@ -499,7 +444,7 @@ class OC1Classifier(TreeClassifier):
             # hyperplane; a restart's result replaces it when better, or equal and a
             # coin flip says so; once the best is perfect later restarts do not count.
             best_a = starts[0]
-            least = search.evaluate(starts[:1])[1][0]
+            least = search.evaluate(starts[:1])[0][0]
             for r in range(n_restarts):
                 if scores[r] < least - SCORE_EPS or (
                         scores[r] <= least + SCORE_EPS and rng.random() > 0.5):
@@ -562,49 +507,71 @@ def cart_lc_climb(X, y, n_classes, criterion, a, max_cycles=MAX_CART_CYCLES):
     (version3.whatsnew). Ties inside a 1-D search go to the smallest step (the program
     flips a coin; deterministic here). Returns (a, score).
     """
-    n, d = X.shape
-    Xa = _augmented(X)
-    XaT = np.ascontiguousarray(Xa.T)
-    onehot = np.eye(n_classes)[y]
-    gammas = np.asarray(CART_GAMMAS)[:, None]
-    minus_one = -np.ones(n)
+    Xa = _augmented(np.asarray(X, dtype=np.float64))
+    y = np.ascontiguousarray(y, dtype=np.int64)
     a = np.array(a, dtype=np.float64)
+    cur = _cart_lc_kernel(Xa, y, class_totals(y, n_classes), criterion_code(criterion),
+                          a, int(max_cycles))
+    return a, cur
 
-    def evaluate(trial):
-        V_new = trial @ XaT
-        s, p = _partition_scores(V_new[None, :] <= 0, onehot, criterion)
-        return V_new, float(s[0]), bool(p[0])
 
-    V, cur, perfect = evaluate(a)
+@numba.njit(cache=True)
+def _cart_lc_kernel(Xa, y, total, code, a, max_cycles):
+    """The cycles of :func:`cart_lc_climb`, compiled; ``a`` is updated in place and the
+    final score returned."""
+    n, n_coef = Xa.shape
+    d = n_coef - 1
+    gammas = np.array(CART_GAMMAS)
+    no_draws = np.empty(0)
+    V = np.empty(n)
+    V_new = np.empty(n)
+    D = np.empty(n)
+    trial = np.empty(n_coef)
+    _values(Xa, a, V)
+    cur, perfect = partition_score(V, y, total, code)
     for cycle in range(max_cycles):
         if perfect:
             break
         start = cur
         for m in range(d + 1):
             if m < d:
-                lam, s = best_steps(np.broadcast_to(V, (len(CART_GAMMAS), n)),
-                                    -(XaT[m][None, :] + gammas), y, n_classes, criterion)
-                if not np.isfinite(s).any():
+                lam, best, gamma = 0.0, np.inf, 0.0
+                lams = np.empty(gammas.size)
+                scores = np.empty(gammas.size)
+                for g in range(gammas.size):
+                    for j in range(n):
+                        D[j] = -(Xa[j, m] + gammas[g])
+                    lams[g], scores[g] = line_search(V, D, y, total, code, RULE_SMALLEST,
+                                                     no_draws)
+                    best = min(best, scores[g])
+                if not np.isfinite(best):
                     continue
-                g = int(np.flatnonzero(s <= s.min() + SCORE_EPS)[0])
-                lam, gamma = float(lam[g]), float(CART_GAMMAS[g])
+                for g in range(gammas.size):  # the first gamma within noise of the best
+                    if scores[g] <= best + SCORE_EPS:
+                        lam, gamma = lams[g], gammas[g]
+                        break
             else:
-                lam, _ = best_step(V, minus_one, y, n_classes, criterion)
+                D[:] = -1.0
+                lam, _ = line_search(V, D, y, total, code, RULE_SMALLEST, no_draws)
                 gamma = 1.0  # the constant alone: a_{d+1} -= lambda
             if max(abs(lam), abs(lam * gamma)) <= TOLERANCE:
                 continue
-            trial = a.copy()
+            trial[:] = a
             if m < d:
                 trial[m] -= lam
             trial[d] -= lam * gamma
-            V_new, s, p = evaluate(trial)
+            _values(Xa, trial, V_new)
+            s, p_new = partition_score(V_new, y, total, code)
             if s <= cur + SCORE_EPS:
-                a, V, cur, perfect = trial, V_new, min(s, cur), p
+                a[:] = trial
+                V[:] = V_new
+                cur = min(s, cur)
+                perfect = p_new
                 if perfect:
                     break
         if cycle > 0 and start - cur < TOLERANCE:
             break
-    return a, cur
+    return cur
 
 
 @register_algorithm(

@@ -1,0 +1,230 @@
+"""The exact one-coefficient line search of the oblique hill climbers (OC1, CART-LC).
+
+Given every point's value ``V_j`` of the current hyperplane (left iff ``V_j <= 0``) and
+its derivative ``D_j`` along one direction, :func:`line_search` finds the step ``delta``
+whose partition ``{V + delta D <= 0}`` has the lowest criterion. A point with
+``D_j != 0`` changes side at ``delta_j = -V_j / D_j``; the candidates are sorted once
+and one sweep along them keeps the class counts of the left side, so every open
+interval between distinct candidates (and both unbounded ends) is scored. This is OC1's
+``linear_split`` (Murthy, Kasif & Salzberg 1994, JAIR 2, §3.1.1 eq. 3: coefficient m has
+``D = x_m`` and ``delta_j = U_j - a_m``; a random jump §3.2 has ``D = x . r``) and the
+delta search of CART's linear combinations (Breiman et al. 1984, §5.2.1: ``D = -(x_m +
+gamma)``).
+
+Three rules choose among the intervals of equal score (``RULE_*``) and place the step
+inside the chosen interval; they are the only difference between the families:
+
+- ``RULE_RANDOM`` (OC1): ties uniformly at random, one uniform draw per interval
+  position ``0..n`` (the largest draw among the tied wins), so the stream of draws does
+  not depend on the scores. Inner steps are midpoints ``c_i / 2 + c_{i+1} / 2``; beyond
+  either end half the mean candidate gap (at least 1e-9 relative to the extreme
+  candidate), a scale-free choice where the paper is silent.
+- ``RULE_SMALLEST`` (OC1-LC): as ``RULE_RANDOM`` but the tied step of smallest
+  ``|delta|`` (then the lowest position) is taken; deterministic.
+- ``RULE_FIRST`` (CART-LC): partitions with an empty side are not candidates; the first
+  interval of lowest score (smallest delta) wins; steps are midpoints ``(c_i +
+  c_{i+1}) / 2`` and 1.0 beyond either end.
+
+Scores are lower-is-better split criteria with the formulas of
+:mod:`obliq_cli.tree.impurity` (gini, twoing, entropy), evaluated from the running
+counts in closed form. "Equal" means within ``SCORE_EPS`` (floating-point noise).
+
+Everything here is compiled with numba: the climbers call it once per coefficient
+from their own compiled loops, where a Python-level call would cost more than the sweep.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from .impurity import entropy_split, gini_split, twoing_split
+
+GINI, TWOING, ENTROPY = 0, 1, 2
+"""Criterion codes of the compiled kernels."""
+
+RULE_RANDOM, RULE_SMALLEST, RULE_FIRST = 0, 1, 2
+"""Tie and step rules of :func:`line_search` (see the module docstring)."""
+
+SCORE_EPS = 1e-12
+"""Two criterion values closer than this are equal (floating-point noise only)."""
+
+_CODES = {gini_split: GINI, twoing_split: TWOING, entropy_split: ENTROPY}
+
+
+def criterion_code(criterion) -> int:
+    """The kernel code of a criterion of :mod:`obliq_cli.tree.impurity`."""
+    try:
+        return _CODES[criterion]
+    except KeyError:
+        raise ValueError(f"the line search supports gini, twoing and entropy, not "
+                         f"{getattr(criterion, '__name__', criterion)!r}") from None
+
+
+@numba.njit(cache=True)
+def _entropy_term(counts, size):
+    """``size * H(counts)`` in bits (0 for an empty side)."""
+    if size <= 0.0:
+        return 0.0
+    h = 0.0
+    for j in range(counts.size):
+        p = counts[j] / size
+        if p > 0.0:
+            h -= p * np.log2(p)
+    return size * h
+
+
+@numba.njit(cache=True)
+def split_score(left, total, code):
+    """The criterion of one partition from its left class counts and the node's.
+
+    Lower is better: gini ``(n - sum_j L_j^2 / n_L - sum_j R_j^2 / n_R) / n``, twoing
+    ``-(n_L n_R / n^2) / 4 (sum_j |L_j / n_L - R_j / n_R|)^2``, entropy ``(n_L H(L) +
+    n_R H(R)) / n`` (Breiman et al. 1984, §4.3-4.4).
+    """
+    K = left.size
+    n_left = 0.0
+    n = 0.0
+    for j in range(K):
+        n_left += left[j]
+        n += total[j]
+    n_right = n - n_left
+    if n <= 0.0:
+        return 0.0
+    safe_l = n_left if n_left > 0.0 else 1.0
+    safe_r = n_right if n_right > 0.0 else 1.0
+    if code == TWOING:
+        if K == 2:  # |p(0|L) - p(0|R)| = |p(1|L) - p(1|R)|
+            gap = left[0] / safe_l - (total[0] - left[0]) / safe_r
+            return -(n_left * n_right / (n * n)) * gap * gap
+        spread = 0.0
+        for j in range(K):
+            spread += abs(left[j] / safe_l - (total[j] - left[j]) / safe_r)
+        return -(n_left * n_right / (4.0 * n * n)) * spread * spread
+    if code == GINI:
+        sq_l = 0.0
+        sq_r = 0.0
+        for j in range(K):
+            r = total[j] - left[j]
+            sq_l += left[j] * left[j]
+            sq_r += r * r
+        return (n - (sq_l / safe_l + sq_r / safe_r)) / n
+    right = total - left
+    return (_entropy_term(left, n_left) + _entropy_term(right, n_right)) / n
+
+
+@numba.njit(cache=True)
+def partition_score(V, y, total, code):
+    """(score, perfect) of the partition ``V <= 0``; perfect means both sides pure (an
+    empty side counts as pure), the program's ``stop_splitting`` case."""
+    K = total.size
+    left = np.zeros(K)
+    for j in range(V.size):
+        if V[j] <= 0.0:
+            left[y[j]] += 1.0
+    pure_l = 0
+    pure_r = 0
+    for c in range(K):
+        if left[c] > 0.0:
+            pure_l += 1
+        if total[c] - left[c] > 0.0:
+            pure_r += 1
+    return split_score(left, total, code), pure_l <= 1 and pure_r <= 1
+
+
+@numba.njit(cache=True)
+def line_search(V, D, y, total, code, rule, draws):
+    """(delta, score) minimising the criterion of ``{V + delta D <= 0}`` over delta.
+
+    ``y`` holds class codes ``0..K-1`` with ``total`` their counts (float, [K]);
+    ``draws`` holds ``n + 1`` uniform numbers for ``RULE_RANDOM`` (ignored otherwise).
+    Returns (0.0, inf) when no point can move (all ``D == 0``; for ``RULE_FIRST`` also
+    when every interval leaves a side empty). Points with ``D = 0`` never change side;
+    partitions that exist only exactly at a candidate shared by points moving in both
+    directions are not considered (``linear_split`` never picks them either).
+    """
+    n = V.size
+    K = total.size
+    cand = np.empty(n)
+    left = np.zeros(K)
+    n_left = 0.0
+    for j in range(n):
+        if D[j] != 0.0:
+            cand[j] = -V[j] / D[j]
+        else:
+            cand[j] = np.inf
+        # delta -> -inf: points with D > 0 are left, D < 0 right, D = 0 where V says.
+        if D[j] > 0.0 or (D[j] == 0.0 and V[j] <= 0.0):
+            left[y[j]] += 1.0
+            n_left += 1.0
+    order = np.argsort(cand)
+    c = cand[order]
+    n_fin = 0
+    while n_fin < n and np.isfinite(c[n_fin]):
+        n_fin += 1
+    n_tot = float(n)
+    # Position p is the interval just after sorted candidate p - 1; only the ends of
+    # runs of equal candidates are scored (nothing after the unmoving points).
+    scores = np.full(n + 1, np.inf)
+    best = np.inf
+    for p in range(n_fin + 1):
+        if p > 0:
+            j = order[p - 1]
+            change = 1.0 if D[j] < 0.0 else -1.0  # D < 0 joins the left side
+            left[y[j]] += change
+            n_left += change
+        if n_fin == 0:
+            break
+        if 0 < p < n_fin and c[p] == c[p - 1]:
+            continue
+        if rule == RULE_FIRST and not 0.0 < n_left < n_tot:
+            continue
+        s = split_score(left, total, code)
+        scores[p] = s
+        if s < best:
+            best = s
+    if rule == RULE_FIRST:
+        if not np.isfinite(best):
+            return 0.0, np.inf
+        for p in range(n_fin + 1):
+            if scores[p] == best:
+                if p == 0:
+                    return c[0] - 1.0, best
+                if p == n_fin:
+                    return c[n_fin - 1] + 1.0, best
+                return (c[p - 1] + c[p]) / 2, best
+    first = c[0] if n_fin > 0 else 0.0
+    last = c[n_fin - 1] if n_fin > 0 else 0.0
+    spread = last - first
+    margin = 0.5 * spread / max(n_fin - 1, 1) if spread > 0 else 0.5
+    margin = max(margin, 1e-9 * max(1.0, max(abs(first), abs(last))))
+    bound = best + SCORE_EPS
+    pick = -1
+    pick_key = 0.0
+    for p in range(n + 1):
+        if not scores[p] <= bound:  # with best = inf every position ties
+            continue
+        if rule == RULE_RANDOM:
+            key = -draws[p]
+        else:
+            key = abs(_step_at(c, p, n, n_fin, first, last, margin))
+        if pick < 0 or key < pick_key:
+            pick, pick_key = p, key
+    if not np.isfinite(best):
+        return 0.0, scores[pick]
+    return _step_at(c, pick, n, n_fin, first, last, margin), scores[pick]
+
+
+@numba.njit(cache=True)
+def _step_at(c, p, n, n_fin, first, last, margin):
+    """The OC1 step of interval position ``p`` (see the module docstring)."""
+    if p == 0:
+        return first - margin
+    if p >= n_fin:
+        return last + margin
+    return c[p - 1] / 2.0 + c[p] / 2.0
+
+
+def class_totals(y, n_classes):
+    """Float class counts, the ``total`` of the kernels."""
+    return np.bincount(y, minlength=n_classes).astype(np.float64)
