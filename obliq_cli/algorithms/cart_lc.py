@@ -15,8 +15,8 @@ The delta search is the line search shared with OC1 (``obliq_cli.tree.line_searc
 with d_n = z_in + gamma and u_n = (v_n - c) / d_n, a row goes left when delta >= u_n
 (d_n > 0) or delta <= u_n (d_n < 0); sorting u once and sweeping the class counts along
 it scores every candidate. The coefficient cycle around it is compiled too. The OC1
-package's CART-LC mode lacks the normalisation and the elimination (docs/reference-programs.md),
-which is why OC1-LC is a different algorithm.
+package's CART-LC mode lacks the normalisation and the elimination
+(docs/reference-programs.md), which is why OC1-LC is a different algorithm.
 """
 
 from __future__ import annotations
