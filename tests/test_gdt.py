@@ -73,17 +73,38 @@ def test_two_by_two_checkerboard_grows_four_leaves_at_depth_two():
     assert est.score(X, y) > 0.97
 
 
-def test_multiclass_rules_reduce_to_algorithm_one_for_two_classes():
-    from obliq_cli.algorithms.gdt import GDTStopping
+def gdt_stops(counts, parent, eta_of_root=False, n_train=1000):
+    """Whether GDT's finder stops a child with class ``counts`` of a parent with
+    ``parent`` counts (epsilon1 = 0.1, epsilon2 = 0.9), fitted on ``n_train`` rows."""
+    from obliq_cli.algorithms.gdt import GDTSplitFinder
+    from obliq_cli.tree.builder import Node
 
-    stop = GDTStopping(0.1, 0.9, None)
-    parent = np.array([60.0, 40.0])
-    assert stop.is_leaf(np.array([50.0, 4.0]), 1, parent)       # minority 4/54 < 0.1
-    assert not stop.is_leaf(np.array([50.0, 10.0]), 1, parent)  # 10/60 >= 0.1
-    assert stop.is_leaf(np.array([3.0, 40.0]), 1, parent)       # eta1 < .1, eta2 >= .9
+    finder = GDTSplitFinder(0.1, 0.9, eta_of_root)
+    finder.prepare(np.zeros((n_train, 1)), np.zeros(n_train, dtype=np.int64), len(counts),
+                   np.random.default_rng(0))
+    counts = np.asarray(counts, dtype=np.int64)
+    return finder.stops(Node(np.arange(counts.sum()), counts, 1, np.asarray(parent)))
+
+
+def test_multiclass_rules_reduce_to_algorithm_one_for_two_classes():
+    parent = np.array([60, 40])
+    assert gdt_stops([50, 4], parent)       # minority 4/54 < 0.1
+    assert not gdt_stops([50, 10], parent)  # 10/60 >= 0.1
+    assert gdt_stops([3, 40], parent)       # eta1 < .1, eta2 >= .9
     # Three classes: the parent's majority (class 0) is rare in the child, which is mixed.
-    assert not stop.is_leaf(np.array([1.0, 20.0, 19.0]), 1, np.array([50.0, 30.0, 20.0]))
-    assert stop.is_leaf(np.array([1.0, 38.0, 1.0]), 1, np.array([50.0, 30.0, 20.0]))
+    assert not gdt_stops([1, 20, 19], [50, 30, 20])
+    assert gdt_stops([1, 38, 1], [50, 30, 20])
+
+
+def test_the_root_is_never_stopped_by_the_eta_rules():
+    from obliq_cli.algorithms.gdt import GDTSplitFinder
+    from obliq_cli.tree.builder import Node
+
+    finder = GDTSplitFinder(0.1, 0.9, False)
+    finder.prepare(np.zeros((54, 1)), np.zeros(54, dtype=np.int64), 2,
+                   np.random.default_rng(0))
+    assert not finder.stops(Node(np.arange(54), np.array([50, 4])))  # root: no parent
+    assert gdt_stops([50, 4], [60, 40])  # the same counts below a parent stop
 
 
 def test_multiclass_gdt_on_wine_is_accurate_and_small():
@@ -93,12 +114,10 @@ def test_multiclass_gdt_on_wine_is_accurate_and_small():
 
 
 def test_eta_of_root_divides_by_the_training_rows():
-    from obliq_cli.algorithms.gdt import GDTStopping
-
-    parent = np.array([600.0, 400.0])
+    parent = np.array([600, 400])
     # A child of 100 rows with 30 minority rows: 30% of the node, 3% of 1000 rows.
-    assert not GDTStopping(0.1, 0.9, None).is_leaf(np.array([70.0, 30.0]), 2, parent)
-    assert GDTStopping(0.1, 0.9, None, 1000).is_leaf(np.array([70.0, 30.0]), 2, parent)
+    assert not gdt_stops([70, 30], parent)
+    assert gdt_stops([70, 30], parent, eta_of_root=True, n_train=1000)
     X, y, _ = load_dataset("pima")
     node = make_estimator("gdt", eta_of="node").fit(X, y)
     root = make_estimator("gdt", eta_of="root").fit(X, y)

@@ -14,9 +14,19 @@ from obliq_cli.algorithms.oc1 import (
 from obliq_cli.errors import ObliqError
 from obliq_cli.registry import algorithm_entry
 from obliq_cli.tree.axis_search import find_best_axis_split
+from obliq_cli.tree.builder import Node, split_whole
 from obliq_cli.tree.impurity import split_criterion
 
 CRITERIA = ["twoing", "gini", "entropy"]
+
+
+def split_node(name, X, y, is_root=False, **params):
+    """One node's split by algorithm ``name``'s finder: the rows as a child node at depth
+    1 (or as the root)."""
+    finder = make_estimator(name, random_state=0, **params)._make_split_finder()
+    counts = np.bincount(y, minlength=2)
+    like = None if is_root else Node(np.arange(len(y)), counts, 1, counts + 1)
+    return split_whole(finder, X, y, 2, np.random.default_rng(0), like=like)
 
 
 def partition_score(left, y, k, criterion):
@@ -114,9 +124,7 @@ def test_normalize_flag_gives_valid_splits_both_ways():
     X = rng.normal(size=(150, 3)) - 2.0  # all negative: the shift matters
     y = (X @ [1.0, -1.0, 0.5] > -1.0).astype(int)
     for normalize in (True, False):
-        est = make_estimator("oc1", normalize=normalize, n_restarts=3, random_state=0)
-        finder = est._make_split_finder(2)
-        split = finder(X, y, np.bincount(y), np.random.default_rng(0))
+        split = split_node("oc1", X, y, normalize=normalize, n_restarts=3)
         left = split.projection(X) <= split.threshold
         assert split.score == pytest.approx(partition_score(left, y, 2, "twoing"), abs=1e-12)
 
@@ -162,23 +170,32 @@ def test_small_node_gets_an_axis_parallel_split(name):
     # x1 + x2 <= 1 separates the classes; no single feature does (values interleave).
     X = np.array([[0.0, 0.9], [0.9, 0.0], [0.6, 0.6], [1.0, 0.3], [0.3, 1.0]])
     y = np.array([0, 0, 1, 1, 1])
-    finder = make_estimator(name, random_state=0)._make_split_finder(2)
     # n = 2d = 4 rows: too small for an oblique split (TOO_SMALL_FOR_OBLIQUE_SPLIT).
-    split = finder(X[:4], y[:4], np.bincount(y[:4]), np.random.default_rng(0))
+    split = split_node(name, X[:4], y[:4])
     assert split.feature >= 0
     if name == "oc1-lc":
         return  # the deterministic CART-LC climb gets stuck on these five points
     # n = 2d + 1 = 5 rows: the oblique search runs and finds the perfect line.
-    split = finder(X, y, np.bincount(y), np.random.default_rng(0))
+    split = split_node(name, X, y)
     assert split.feature == -2
     left = split.projection(X) <= split.threshold
     assert (left == (y == 0)).all() or (left == (y == 1)).all()
 
 
+def test_oc1_lc_exempts_the_root_from_the_size_rule():
+    # Four points, d = 2: as a child node they are too few for an oblique split; as
+    # the root the program's CART-LC mode climbs anyway and finds x1 + x2 <= 1.
+    X = np.array([[0.0, 0.9], [0.9, 0.0], [0.6, 0.6], [1.0, 0.3]])
+    y = np.array([0, 0, 1, 1])
+    assert split_node("oc1-lc", X, y).feature >= 0
+    est = make_estimator("oc1-lc").fit(X, y)
+    assert est.tree_.feature[0] == -2 and est.n_leaves_ == 2 and est.score(X, y) == 1.0
+    assert make_estimator("oc1").fit(X, y).tree_.feature[0] >= 0  # OC1 keeps the rule
+
+
 def test_oblique_search_runs_above_two_d_rows():
     X, y = rotated_data(2)
-    finder = make_estimator("oc1")._make_split_finder(2)
-    split = finder(X, y, np.bincount(y), np.random.default_rng(0))
+    split = split_node("oc1", X, y)
     assert split.feature == -2
     axis = find_best_axis_split(X, y, 2, split_criterion("twoing"))
     assert split.score < axis.score

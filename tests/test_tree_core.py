@@ -7,13 +7,100 @@ import pytest
 from conftest import leaves_by_rules
 
 from obliq_cli import make_estimator
-from obliq_cli.tree.builder import Split, StoppingRules, build_tree
+from obliq_cli.tree.builder import Split, SplitFinder, StoppingRules, build_tree
 from obliq_cli.tree.structure import LEAF, OBLIQUE, Tree, node_class_counts
 
 
-def oblique_stump_finder(X, y, counts, rng):
+class ObliqueStumpFinder(SplitFinder):
     """Always splits on x1 + x2 <= 1 (a fixed oblique hyperplane)."""
-    return Split(threshold=1.0, weights=np.array([1.0, 1.0]))
+
+    def split(self, node):
+        return Split(threshold=1.0, weights=np.array([1.0, 1.0]))
+
+
+oblique_stump_finder = ObliqueStumpFinder()
+
+
+class RecordingFinder(SplitFinder):
+    """Splits every node it is asked about at the median of feature (depth mod d),
+    hands each child a state naming its side, and records every node view it sees."""
+
+    def __init__(self):
+        self.prepared = 0
+        self.seen = []
+
+    def prepare(self, X, y, n_classes, rng):
+        super().prepare(X, y, n_classes, rng)
+        self.prepared += 1
+
+    def split(self, node):
+        self.seen.append((node.rows.copy(), node.counts.copy(), node.depth,
+                          None if node.parent_counts is None else node.parent_counts.copy(),
+                          node.is_root, node.state))
+        f = node.depth % self.X.shape[1]
+        t = float(np.median(self.X[node.rows, f]))
+        return Split(threshold=t, feature=f, child_states=(("left", node.depth),
+                                                           ("right", node.depth)))
+
+
+def rows_reaching(tree, X):
+    """For every node, the ascending ids of the rows of X routed through it."""
+    reach = [[] for _ in range(tree.n_nodes)]
+    for i, x in enumerate(X):
+        node = 0
+        while True:
+            reach[node].append(i)
+            if tree.children_left[node] == LEAF:
+                break
+            left = tree._goes_left(x[None, :], np.array([node]))[0]
+            node = tree.children_left[node] if left else tree.children_right[node]
+    return [np.asarray(r, dtype=np.int64) for r in reach]
+
+
+def test_a_finder_sees_each_node_as_it_is():
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(120, 3))
+    y = rng.integers(0, 3, size=120)
+    finder = RecordingFinder()
+    tree = build_tree(X, y, 3, finder, StoppingRules(max_depth=3))
+    assert finder.prepared == 1
+    depth = tree.node_depth
+    parent = np.full(tree.n_nodes, -1)
+    internal = np.flatnonzero(~tree.is_leaf)
+    parent[tree.children_left[internal]] = internal
+    parent[tree.children_right[internal]] = internal
+    pure = np.count_nonzero(tree.value, axis=1) == 1
+    # The finder is asked about exactly the open nodes (impure, above max_depth), in
+    # preorder, so the i-th view belongs to the i-th such node id.
+    asked = np.flatnonzero(~pure & (depth < 3))
+    assert len(finder.seen) == asked.size == 7  # 1 + 2 + 4: nothing pure above depth 3
+    reach = rows_reaching(tree, X)
+    for node, (rows, counts, d, parent_counts, is_root, state) in zip(asked, finder.seen):
+        np.testing.assert_array_equal(rows, reach[node])
+        assert (np.diff(rows) > 0).all()
+        np.testing.assert_array_equal(counts, np.bincount(y[rows], minlength=3))
+        np.testing.assert_array_equal(counts, tree.value[node])
+        assert d == depth[node]
+        assert is_root == (node == 0)
+        if node == 0:
+            assert parent_counts is None and state is None
+        else:
+            np.testing.assert_array_equal(parent_counts, tree.value[parent[node]])
+            side = "left" if tree.children_left[parent[node]] == node else "right"
+            assert state == (side, d - 1)
+
+
+def test_pure_node_is_never_split_by_a_finder_that_always_splits():
+    rng = np.random.default_rng(8)
+    X = rng.normal(size=(200, 2))
+    y = (X[:, 0] > 0.3).astype(int) + (X[:, 1] > 0.5)
+    finder = RecordingFinder()
+    tree = build_tree(X, y, 3, finder)
+    assert finder.seen and all(np.count_nonzero(c) > 1 for _, c, *_ in finder.seen)
+    leaves = tree.value[tree.is_leaf]
+    # Medians split every impure node until it is pure (no duplicate rows here).
+    assert (np.count_nonzero(leaves, axis=1) == 1).all()
+    assert (np.count_nonzero(tree.value[~tree.is_leaf], axis=1) > 1).all()
 
 
 def test_oblique_split_routes_by_hyperplane():
@@ -31,14 +118,9 @@ def test_oblique_split_routes_by_hyperplane():
 def test_pure_node_is_never_split():
     X = np.arange(10, dtype=float).reshape(-1, 1)
     y = np.zeros(10, dtype=int)
-    calls = []
-
-    def finder(X, y, counts, rng):
-        calls.append(len(y))
-        return Split(threshold=4.5, feature=0)
-
+    finder = RecordingFinder()
     tree = build_tree(X, y, 1, finder)
-    assert tree.n_nodes == 1 and calls == []
+    assert tree.n_nodes == 1 and finder.seen == []
 
 
 def test_min_samples_split_and_max_depth_stop_growth():

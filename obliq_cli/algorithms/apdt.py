@@ -58,12 +58,12 @@ growTree (Table I)
     A child with nsp = 0 is a leaf if pure; otherwise it gets the Perceptron's separating
     hyperplane with two leaves (the one-step look-ahead of step 7). A child with nsp > 0
     is grown recursively. The root is checked for separability first (§II-C, "which can
-    be easily detected before calling growTree"). The chosen split's children are
-    recomputed with the exact routing rule of ``Tree`` and re-checked, so a stored tree
-    always routes its training rows the way it was grown; node class counts are recounted
-    from the finished tree. No stopping rule or pruning is applied (§III: "without any
-    pruning"); a node whose rows cannot be split (identical points of both classes) is a
-    leaf.
+    be easily detected before calling growTree"). The tree grows through the shared
+    builder (``APDTSplitFinder``): the chosen split's children are the builder's
+    partition (``goes_left``), which the finder also uses for the look-ahead, and a
+    child learns what its parent found out about it from ``Node.state``. No stopping
+    rule or pruning is applied (§III: "without any pruning"); a node whose rows cannot
+    be split (identical points of both classes) is a leaf.
 
 normalize="max" divides each attribute by its largest absolute training value, as the
 paper does for WINE (§III-B2); the stored hyperplanes are mapped back to raw features.
@@ -81,8 +81,8 @@ import numpy as np
 
 from ..errors import ObliqError
 from ..registry import register_algorithm
-from ..tree.structure import LEAF, OBLIQUE, Tree, node_class_counts
-from .base import TreeClassifier, as_rng, check_X_y
+from ..tree.builder import Node, Split, SplitFinder, goes_left
+from .base import TreeClassifier
 
 try:  # optional accelerator, never required
     import numba as _numba
@@ -250,11 +250,6 @@ def alopex(E, w0, rng: np.random.Generator, n_iter: int = 500, delta: float = 0.
 
 
 # ------------------------------------------------------------------ the node
-def _goes_left(X: np.ndarray, w: np.ndarray, t: float) -> np.ndarray:
-    """obliq's routing rule w.x <= t, computed as ``Tree._goes_left`` computes it."""
-    return np.einsum("ij,ij->i", X, np.broadcast_to(w, X.shape)) <= t
-
-
 def _initial_hyperplane(Z: np.ndarray, s: np.ndarray, rng: np.random.Generator):
     """Table I step 1: the perpendicular bisector of two random patterns of different
     classes (unit normal), as augmented weights (w0, w); None if no such pair differs."""
@@ -355,102 +350,86 @@ class APDTClassifier(TreeClassifier):
             raise ObliqError(f"APDT handles 2 classes (got {n_classes}); set multiclass: "
                              "ovr for the one-vs-rest extension")
 
-    def _make_split_finder(self, n_classes: int):  # pragma: no cover - not used
-        raise ObliqError("APDT grows its own tree (one-step look-ahead); use fit")
+    def _make_split_finder(self) -> SplitFinder:
+        return APDTSplitFinder(self.rho, self.M, self.alopex_iterations, self.delta,
+                               self.temperature0, self.temperature_window,
+                               self.normalize == "max")
 
-    # ------------------------------------------------------------------ fit
-    def fit(self, X, y):
-        self.validate_params()
-        X, y = check_X_y(X, y)
-        self.classes_, codes = np.unique(y, return_inverse=True)
-        K = len(self.classes_)
-        self.check_n_classes(K)
-        self.n_features_in_ = X.shape[1]
-        self.coding_ = None
+
+class APDTSplitFinder(SplitFinder):
+    """growTree of Table I as a split finder (module docstring).
+
+    A node's ``state`` is what its parent's split found out about it: ("new", stage,
+    None) for a node not yet examined (the root, and children of a separating
+    hyperplane), ("grow", stage, None) for a child with nonseparable patterns, and
+    ("plane", stage, W) for a child the Perceptron separates with W (the one-step
+    look-ahead of step 7). ``stage`` is the one-vs-rest class (0 for two classes).
+    """
+
+    def __init__(self, rho, M, alopex_iterations, delta, temperature0,
+                 temperature_window, normalize_max: bool):
+        self.rho, self.M = rho, M
+        self.alopex_iterations, self.delta = alopex_iterations, delta
+        self.temperature0, self.temperature_window = temperature0, temperature_window
+        self.normalize_max = normalize_max
+
+    def prepare(self, X, y, n_classes, rng) -> None:
+        super().prepare(X, y, n_classes, rng)
         scale = np.ones(X.shape[1])
-        if self.normalize == "max":
+        if self.normalize_max:
             scale = np.abs(X).max(axis=0)
             scale[scale == 0] = 1.0
-        self.scale_ = scale
-        self.tree_ = self._grow(X, codes.astype(np.int64), K, scale, as_rng(self.random_state))
-        return self
+        self.scale = scale
+        # Augmented, normalised patterns.
+        self.Z = np.hstack([np.ones((X.shape[0], 1)), X / scale])
 
-    def _search_node(self, Z, s, rng):
+    def _labels(self, rows, stage):
+        return np.where(self.y[rows] == stage, 1.0, -1.0)
+
+    def _search_node(self, Z, s):
         """Alopex over W at one node; the best W that sends rows both ways, or None."""
-        w0 = _initial_hyperplane(Z, s, rng)
+        w0 = _initial_hyperplane(Z, s, self.rng)
         if w0 is None:
             return None
         search = _NodeSearch(Z, s, self.rho, self.M, None)
-        alopex(search, w0, rng, self.alopex_iterations, self.delta, self.temperature0,
+        alopex(search, w0, self.rng, self.alopex_iterations, self.delta, self.temperature0,
                self.temperature_window, stop_at=0.0)
         return search.best[1]
 
-    def _grow(self, X, y, K, scale, rng) -> Tree:
-        """growTree of Table I with an explicit stack (preorder, left child first)."""
-        n, d = X.shape
-        Z_all = np.hstack([np.ones((n, 1)), X / scale])  # augmented, normalised patterns
-        left_ids, right_ids, weights, thresholds = [], [], [], []
-
-        def to_raw(W):
-            """Augmented normalised W -> (weights, threshold) on raw x: w.x <= t left."""
-            return W[1:] / scale, float(-W[0])
-
-        def labels(rows, stage):
-            return np.where(y[rows] == stage, 1.0, -1.0)
-
-        # task: (rows, parent, is_left, kind, stage, W); kind "new" | "grow" | "plane"
-        stack = [(np.arange(n), -1, True, "new", 0, None)]
-        while stack:
-            rows, parent, is_left, kind, stage, W = stack.pop()
-            node = len(left_ids)
-            if parent >= 0:
-                (left_ids if is_left else right_ids)[parent] = node
-            left_ids.append(LEAF)
-            right_ids.append(LEAF)
-            weights.append(np.zeros(d))
-            thresholds.append(0.0)
-            present = np.unique(y[rows])
-            if present.size <= 1:
-                continue  # pure: a leaf
-            if kind == "new":
-                # One-vs-rest stage: class `stage` against the classes after it; skip
-                # stages whose class no longer occurs here (K = 2: stage 0 only).
-                while stage not in present:
-                    stage += 1
-                nsp, W = nonseparable(Z_all[rows], labels(rows, stage), self.rho)
-                kind = "plane" if nsp == 0 else "grow"
-            if kind == "grow":
-                perm = rng.permutation(rows.size)
-                rows = rows[perm]  # the Perceptron's presentation order at this node
-                W = self._search_node(Z_all[rows], labels(rows, stage), rng)
-                if W is None:
-                    continue  # no split separates these rows: a leaf
-            w, t = to_raw(W)
-            go_left = _goes_left(X[rows], w, t)
-            if go_left.all() or not go_left.any():
-                continue
-            weights[node], thresholds[node] = w, t
-            children = []
-            for side, mask in ((False, ~go_left), (True, go_left)):
-                sub = rows[mask]  # in this node's presentation order
-                child_kind, child_W = "new", None
-                if kind == "grow" and np.unique(y[sub]).size > 1:
-                    s = labels(sub, stage)
-                    nsp, child_W = nonseparable(Z_all[sub], s, self.rho)
-                    if nsp:
-                        child_kind = "grow"
-                    elif child_W is not None:
-                        child_kind = "plane"  # step 7: the look-ahead hyperplane
-                children.append((np.sort(sub), node, side, child_kind, stage, child_W))
-            stack.extend(children)  # right pushed first: left is numbered next
-
-        tree = Tree(
-            np.asarray(left_ids, dtype=np.int64),
-            np.asarray(right_ids, dtype=np.int64),
-            np.where(np.asarray(left_ids) == LEAF, LEAF, OBLIQUE).astype(np.int64),
-            np.vstack(weights),
-            np.asarray(thresholds, dtype=np.float64),
-            np.zeros((len(left_ids), K)),
-        )
-        tree.value = node_class_counts(tree, X, y)[:, :K].astype(np.float64)
-        return tree
+    def split(self, node: Node) -> Split | None:
+        kind, stage, W = node.state if node.state is not None else ("new", 0, None)
+        rows = node.rows  # ascending; the builder never asks about a pure node
+        if kind == "new":
+            # One-vs-rest stage: class `stage` against the classes after it; skip
+            # stages whose class no longer occurs here (K = 2: stage 0 only).
+            while node.counts[stage] == 0:
+                stage += 1
+            nsp, W = nonseparable(self.Z[rows], self._labels(rows, stage), self.rho)
+            kind = "plane" if nsp == 0 else "grow"
+        order = None
+        if kind == "grow":
+            order = self.rng.permutation(rows.size)
+            shown = rows[order]  # the Perceptron's presentation order at this node
+            W = self._search_node(self.Z[shown], self._labels(shown, stage))
+            if W is None:
+                return None  # no split separates these rows: a leaf
+        split = Split(threshold=float(-W[0]), weights=W[1:] / self.scale)
+        go_left = goes_left(self.X, rows, split)
+        if go_left.all() or not go_left.any():
+            return None
+        if kind != "grow":  # the children are examined afresh
+            return Split(threshold=split.threshold, weights=split.weights,
+                         child_states=(("new", stage, None), ("new", stage, None)))
+        states = []
+        for mask in (go_left[order], ~go_left[order]):
+            sub = shown[mask]  # in this node's presentation order
+            state = ("new", stage, None)
+            if np.unique(self.y[sub]).size > 1:
+                nsp, child_W = nonseparable(self.Z[sub], self._labels(sub, stage), self.rho)
+                if nsp:
+                    state = ("grow", stage, None)
+                elif child_W is not None:
+                    state = ("plane", stage, child_W)  # step 7: the look-ahead
+            states.append(state)
+        return Split(threshold=split.threshold, weights=split.weights,
+                     child_states=tuple(states))

@@ -1,7 +1,8 @@
 """The scikit-learn-style estimator every single-tree algorithm shares.
 
-A subclass only says how to find a split (``_make_split_finder``) and which stopping
-rules apply; fitting, label encoding, prediction and the size attributes live here,
+A subclass only says how to find a split (``_make_split_finder`` returns a two-phase
+``SplitFinder``, see ``obliq_cli.tree.builder``) and which stopping rules apply;
+fitting, label encoding, prediction and the size attributes live here,
 so every algorithm is used, pruned, measured and exported the same way.
 """
 
@@ -12,7 +13,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 
 from ..errors import DataError, ObliqError
 from ..tree.builder import SplitFinder, StoppingRules, build_tree
-from ..tree.crimcoord import QualitativeCoding, with_crimcoords
+from ..tree.crimcoord import CrimcoordFinder, QualitativeCoding
 from ..tree.structure import Tree
 
 
@@ -60,7 +61,8 @@ class TreeClassifier(ClassifierMixin, BaseEstimator):
 
     coding_: QualitativeCoding | None = None
 
-    def _make_split_finder(self, n_classes: int) -> SplitFinder:  # pragma: no cover
+    def _make_split_finder(self) -> SplitFinder:  # pragma: no cover
+        """A fresh finder for one fit; it sees the data in its ``prepare``."""
         raise NotImplementedError
 
     def validate_params(self) -> None:
@@ -100,12 +102,13 @@ class TreeClassifier(ClassifierMixin, BaseEstimator):
         self.n_features_in_ = X.shape[1]
         rng = as_rng(getattr(self, "random_state", None))
         n_classes = len(self.classes_)
-        finder = self._make_split_finder(n_classes)
+        self.check_n_classes(n_classes)
+        finder = self._make_split_finder()
         categorical = getattr(self, "categorical_features", None)
         self.coding_ = QualitativeCoding.fit(X, categorical) if categorical else None
         if self.coding_ is not None:
             X = self.coding_.transform(X)
-            finder = with_crimcoords(finder, self.coding_, n_classes)
+            finder = CrimcoordFinder(finder, self.coding_)
         self.tree_ = build_tree(X, codes, n_classes, finder, self._stopping_rules(), rng)
         return self
 

@@ -34,9 +34,9 @@ import numpy as np
 
 from ..errors import ObliqError
 from ..registry import register_algorithm
-from ..tree.builder import Split
+from ..tree.builder import Node, Split, SplitFinder
 from ..tree.impurity import entropy_of_counts, entropy_split
-from .base import TreeClassifier, check_X
+from .base import TreeClassifier
 
 MINOBJS = 2
 EPSILON = 1e-3
@@ -129,32 +129,34 @@ class C45Classifier(TreeClassifier):
         if self.threshold not in ("c45", "midpoint"):
             raise ObliqError(f"threshold must be 'c45' or 'midpoint' (got {self.threshold!r})")
 
-    def fit(self, X, y):
-        X = check_X(X)
+    def _make_split_finder(self) -> SplitFinder:
+        return C45SplitFinder(self.threshold == "c45")
+
+
+class C45SplitFinder(SplitFinder):
+    """C4.5's test at one node (module docstring)."""
+
+    def __init__(self, greatest_value_below: bool):
+        self.greatest_value_below = greatest_value_below
+
+    def prepare(self, X, y, n_classes, rng) -> None:
+        super().prepare(X, y, n_classes, rng)
         # Sorted distinct training values per attribute, for GreatestValueBelow.
-        self._values = [np.unique(X[:, j]) for j in range(X.shape[1])]
-        try:
-            return super().fit(X, y)
-        finally:
-            del self._values
+        self.values = [np.unique(X[:, j]) for j in range(X.shape[1])]
 
-    def _make_split_finder(self, n_classes: int):
-        values = self._values
-        use_c45 = self.threshold == "c45"
-
-        def find_split(X, y, counts, rng):
-            results = [evaluate_attribute(X[:, j], y, n_classes, n_classes)
-                       for j in range(X.shape[1])]
-            a = choose_attribute(results)
-            if a is None:
-                return None
-            r = results[a]
-            mid = r["low"] / 2.0 + r["high"] / 2.0
-            if use_c45:
-                vals = values[a]
-                t = float(vals[np.searchsorted(vals, mid, side="right") - 1])
-            else:
-                t = mid if mid < r["high"] else r["low"]
-            return Split(threshold=t, feature=a, score=-r["gain"] / r["info"])
-
-        return find_split
+    def split(self, node: Node) -> Split | None:
+        X, y = self.node_data(node)
+        n_classes = self.n_classes
+        results = [evaluate_attribute(X[:, j], y, n_classes, n_classes)
+                   for j in range(X.shape[1])]
+        a = choose_attribute(results)
+        if a is None:
+            return None
+        r = results[a]
+        mid = r["low"] / 2.0 + r["high"] / 2.0
+        if self.greatest_value_below:
+            vals = self.values[a]
+            t = float(vals[np.searchsorted(vals, mid, side="right") - 1])
+        else:
+            t = mid if mid < r["high"] else r["low"]
+        return Split(threshold=t, feature=a, score=-r["gain"] / r["info"])

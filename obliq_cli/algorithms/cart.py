@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from ..errors import ObliqError
 from ..registry import register_algorithm, suggest
-from ..tree.axis_search import find_best_axis_split
-from ..tree.builder import Split
+from ..tree.axis_first import best_axis_split
+from ..tree.builder import Node, Split, SplitFinder
 from ..tree.impurity import split_criterion
 from .base import TreeClassifier
 
@@ -59,13 +59,16 @@ class CARTClassifier(TreeClassifier):
         super().validate_params()
         check_criterion(self.criterion)
 
-    def _make_split_finder(self, n_classes: int):
-        score = split_criterion(self.criterion)
+    def _make_split_finder(self) -> SplitFinder:
+        return AxisSplitFinder(split_criterion(self.criterion))
 
-        def find_split(X, y, counts, rng):
-            best = find_best_axis_split(X, y, n_classes, score)
-            if best is None:
-                return None
-            return Split(threshold=best.threshold, feature=best.feature, score=best.score)
 
-        return find_split
+class AxisSplitFinder(SplitFinder):
+    """The exhaustive axis-parallel search of CART-AP and OC1-AP at every node."""
+
+    def __init__(self, criterion):
+        self.criterion = criterion
+
+    def split(self, node: Node) -> Split | None:
+        X, y = self.node_data(node)
+        return best_axis_split(X, y, self.n_classes, self.criterion)

@@ -26,8 +26,9 @@ import numpy as np
 
 from ..errors import ObliqError
 from ..registry import register_algorithm
+from ..tree.axis_first import best_axis_split, strictly_better
 from ..tree.axis_search import find_best_axis_split
-from ..tree.builder import Split
+from ..tree.builder import Node, Split, SplitFinder
 from ..tree.impurity import split_criterion
 from ..tree.line_search import (
     RULE_FIRST,
@@ -158,45 +159,53 @@ class CARTLCClassifier(TreeClassifier):
         if not 0 <= self.beta < 1:
             raise ObliqError(f"beta must be in [0, 1) (got {self.beta!r})")
 
-    def _make_split_finder(self, n_classes: int):
-        criterion = split_criterion(self.criterion)
+    def _make_split_finder(self) -> SplitFinder:
+        return CARTLCSplitFinder(split_criterion(self.criterion), self.beta, self.tol,
+                                 self.max_cycles)
 
-        def find_split(X, y, counts, rng):
-            axis = find_best_axis_split(X, y, n_classes, criterion)
-            if axis is None:
-                return None
-            median = np.median(X, axis=0)
-            q75, q25 = np.percentile(X, [75, 25], axis=0)
-            scale = np.where(q75 - q25 > 0, q75 - q25, 1.0)
-            Z = (X - median) / scale
-            search = _Search(Z, y, n_classes, criterion, self.tol, self.max_cycles)
-            beta = np.zeros(X.shape[1])
-            beta[axis.feature] = 1.0
-            c = (axis.threshold - median[axis.feature]) / scale[axis.feature]
-            active = np.ones(X.shape[1], dtype=bool)
-            beta, c, score = search.improve(beta, c, axis.score, active)
-            active &= beta != 0
-            # Backward elimination (§5.2.2).
-            while active.sum() > 1:
-                costs = np.full(X.shape[1], np.nan)
-                for i in np.flatnonzero(active):
-                    trial = beta.copy()
-                    trial[i] = 0.0
-                    costs[i] = search.refit_threshold(trial)[1] - score
-                least = int(np.nanargmin(costs))
-                if not costs[least] < self.beta * np.nanmax(costs):
-                    break
+
+class CARTLCSplitFinder(SplitFinder):
+    """CART-LC's search at one node (module docstring)."""
+
+    def __init__(self, criterion, beta, tol, max_cycles):
+        self.criterion, self.beta, self.tol, self.max_cycles = criterion, beta, tol, max_cycles
+
+    def split(self, node: Node) -> Split | None:
+        criterion, n_classes = self.criterion, self.n_classes
+        X, y = self.node_data(node)
+        axis = best_axis_split(X, y, n_classes, criterion)
+        if axis is None:
+            return None
+        median = np.median(X, axis=0)
+        q75, q25 = np.percentile(X, [75, 25], axis=0)
+        scale = np.where(q75 - q25 > 0, q75 - q25, 1.0)
+        Z = (X - median) / scale
+        search = _Search(Z, y, n_classes, criterion, self.tol, self.max_cycles)
+        beta = np.zeros(X.shape[1])
+        beta[axis.feature] = 1.0
+        c = (axis.threshold - median[axis.feature]) / scale[axis.feature]
+        active = np.ones(X.shape[1], dtype=bool)
+        beta, c, score = search.improve(beta, c, axis.score, active)
+        active &= beta != 0
+        # Backward elimination (§5.2.2).
+        while active.sum() > 1:
+            costs = np.full(X.shape[1], np.nan)
+            for i in np.flatnonzero(active):
                 trial = beta.copy()
-                trial[least] = 0.0
-                t, s = search.refit_threshold(trial)
-                if t is None:
-                    break
-                active[least] = False
-                beta, c, score = search.improve(trial, t, s, active)
-                active &= beta != 0
-            if score > axis.score:  # never worse than the axis-parallel start
-                return Split(threshold=axis.threshold, feature=axis.feature, score=axis.score)
-            w = beta / scale
-            return Split(threshold=float(c + w @ median), weights=w, score=score)
-
-        return find_split
+                trial[i] = 0.0
+                costs[i] = search.refit_threshold(trial)[1] - score
+            least = int(np.nanargmin(costs))
+            if not costs[least] < self.beta * np.nanmax(costs):
+                break
+            trial = beta.copy()
+            trial[least] = 0.0
+            t, s = search.refit_threshold(trial)
+            if t is None:
+                break
+            active[least] = False
+            beta, c, score = search.improve(trial, t, s, active)
+            active &= beta != 0
+        w = beta / scale
+        oblique = Split(threshold=float(c + w @ median), weights=w, score=score)
+        # Never worse than the axis-parallel start; a tie keeps the oblique result.
+        return strictly_better(oblique, axis)

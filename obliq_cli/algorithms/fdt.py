@@ -58,7 +58,7 @@ import numpy as np
 
 from ..errors import ObliqError
 from ..registry import register_algorithm, suggest
-from ..tree.builder import Split, StoppingRules
+from ..tree.builder import Node, Split, SplitFinder, StoppingRules
 from ..tree.impurity import entropy_of_counts
 from .base import TreeClassifier
 
@@ -206,21 +206,25 @@ class FDTClassifier(TreeClassifier):
             raise ObliqError(f"fdt handles two classes only (got {n_classes}); "
                              f"use a one-vs-rest or one-vs-one wrapper")
 
-    def _make_split_finder(self, n_classes: int):
-        self.check_n_classes(n_classes)
-        msl = int(self.min_samples_leaf)
-        criterion = self.criterion
+    def _make_split_finder(self) -> SplitFinder:
+        return FDTSplitFinder(int(self.min_samples_leaf), self.criterion)
 
-        def find_split(X, y, counts, rng):
-            if np.count_nonzero(counts) < 2:
-                return None
-            w = fisher_direction(X, y)
-            if not w.any():
-                return None
-            z = X @ w  # exactly the builder's projection
-            cut = best_cut(z, y, min_split(y.size, 2, msl), criterion)
-            if cut is None:
-                return None
-            return Split(threshold=cut[0], weights=w, score=-cut[1])
 
-        return find_split
+class FDTSplitFinder(SplitFinder):
+    """FDT's split at one node: C4.5's cut of the node's Fisher projection."""
+
+    def __init__(self, min_samples_leaf: int, criterion: str):
+        self.min_samples_leaf, self.criterion = min_samples_leaf, criterion
+
+    def split(self, node: Node) -> Split | None:
+        if np.count_nonzero(node.counts) < 2:
+            return None
+        X, y = self.node_data(node)
+        w = fisher_direction(X, y)
+        if not w.any():
+            return None
+        z = X @ w  # exactly the builder's projection
+        cut = best_cut(z, y, min_split(y.size, 2, self.min_samples_leaf), self.criterion)
+        if cut is None:
+            return None
+        return Split(threshold=cut[0], weights=w, score=-cut[1])

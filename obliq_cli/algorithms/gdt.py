@@ -32,7 +32,7 @@ import scipy.linalg
 
 from ..errors import ObliqError
 from ..registry import register_algorithm
-from ..tree.builder import Split, StoppingRules
+from ..tree.builder import Node, Split, SplitFinder, StoppingRules
 from ..tree.impurity import gini_split
 from .base import TreeClassifier
 
@@ -102,33 +102,6 @@ def angle_bisectors(w1: np.ndarray, w2: np.ndarray) -> list[np.ndarray]:
     return out
 
 
-class GDTStopping(StoppingRules):
-    """Algorithm 2's leaf rules (see the module docstring)."""
-
-    def __init__(self, epsilon1: float, epsilon2: float, max_depth: int | None,
-                 eta_denominator: int | None = None):
-        super().__init__(min_samples_split=2, max_depth=max_depth)
-        object.__setattr__(self, "epsilon1", epsilon1)
-        object.__setattr__(self, "epsilon2", epsilon2)
-        # None: eta divides by the node's rows (the paper's text); a number: by that
-        # many rows (the root's), the reading that Table II's tree sizes suggest.
-        object.__setattr__(self, "eta_denominator", eta_denominator)
-
-    def is_leaf(self, counts, depth, parent_counts=None) -> bool:
-        n = counts.sum()
-        if n < 2 or counts.max() == n:
-            return True
-        if self.max_depth is not None and depth >= self.max_depth:
-            return True
-        if parent_counts is None:
-            return False
-        n_plus = counts[int(np.argmax(parent_counts))]
-        n_minus = n - n_plus
-        if min(n_plus, n_minus) / (self.eta_denominator or n) < self.epsilon1:
-            return True if n_minus < n_plus else counts.max() / n >= self.epsilon2
-        return False
-
-
 @register_algorithm(
     "gdt", "Geometric Decision Tree (Manwani & Sastry): angle bisectors of the clustering "
     "hyperplanes; binary (Alg. 1) and multiclass (Alg. 2)",
@@ -158,10 +131,6 @@ class GeometricDecisionTree(TreeClassifier):
         self.eta_of = eta_of
         self.random_state = random_state
 
-    def fit(self, X, y):
-        self._n_fit = len(y)  # the root's size, for eta_of = "root"
-        return super().fit(X, y)
-
     def validate_params(self) -> None:
         super().validate_params()
         if not 0 <= self.epsilon1 < 0.5:
@@ -171,33 +140,63 @@ class GeometricDecisionTree(TreeClassifier):
         if self.epsilon2 is not None and not 0 < self.epsilon2 <= 1:
             raise ObliqError(f"epsilon2 must be in (0, 1] or null (got {self.epsilon2!r})")
 
-    def _stopping_rules(self):
+    def _stopping_rules(self) -> StoppingRules:
+        # Pure nodes and max_depth; Algorithm 2's eta rules need the parent's majority
+        # class and are applied by the finder.
+        return StoppingRules(max_depth=self.max_depth)
+
+    def _make_split_finder(self) -> SplitFinder:
         eps2 = 1.0 - self.epsilon1 if self.epsilon2 is None else self.epsilon2
-        root = getattr(self, "_n_fit", None) if self.eta_of == "root" else None
-        return GDTStopping(self.epsilon1, eps2, self.max_depth, root)
+        return GDTSplitFinder(self.epsilon1, eps2, self.eta_of == "root")
 
-    def _make_split_finder(self, n_classes: int):
-        def find_split(X, y, counts, rng):
-            majority = int(np.argmax(counts))
-            plus = y == majority
-            if plus.all() or not plus.any():
-                return None
-            w1, w2 = clustering_hyperplanes(X[plus], X[~plus])
-            if w1 is None or w2 is None:
-                return None
-            best, best_score = None, np.inf
-            binary = np.column_stack([plus, ~plus]).astype(np.float64)
-            for w in angle_bisectors(w1, w2):
-                left = X @ w[:-1] <= -w[-1]
-                n_left = int(left.sum())
-                if n_left == 0 or n_left == len(y):
-                    continue
-                score = gini_split(binary[left].sum(axis=0, keepdims=True),
-                                   binary[~left].sum(axis=0, keepdims=True))[0]
-                if score < best_score:
-                    best, best_score = w, score
-            if best is None:
-                return None
-            return Split(threshold=float(-best[-1]), weights=best[:-1].copy(), score=best_score)
 
-        return find_split
+class GDTSplitFinder(SplitFinder):
+    """GDT's leaf rules (Algorithm 2, module docstring) and its split at one node."""
+
+    def __init__(self, epsilon1: float, epsilon2: float, eta_of_root: bool):
+        self.epsilon1, self.epsilon2, self.eta_of_root = epsilon1, epsilon2, eta_of_root
+
+    def prepare(self, X, y, n_classes, rng) -> None:
+        super().prepare(X, y, n_classes, rng)
+        # eta's denominator: None divides by the node's rows (the paper's text); the
+        # training set's rows for eta_of = "root", the reading Table II's sizes suggest.
+        self.eta_denominator = X.shape[0] if self.eta_of_root else None
+
+    def stops(self, node: Node) -> bool:
+        """Algorithm 2's eta rules for a non-root node (pure nodes and max_depth are
+        the builder's)."""
+        if node.parent_counts is None:
+            return False
+        counts = node.counts
+        n = node.n_rows
+        n_plus = counts[int(np.argmax(node.parent_counts))]
+        n_minus = n - n_plus
+        if min(n_plus, n_minus) / (self.eta_denominator or n) < self.epsilon1:
+            return True if n_minus < n_plus else counts.max() / n >= self.epsilon2
+        return False
+
+    def split(self, node: Node) -> Split | None:
+        if self.stops(node):
+            return None
+        X, y = self.node_data(node)
+        majority = int(np.argmax(node.counts))
+        plus = y == majority
+        if plus.all() or not plus.any():
+            return None
+        w1, w2 = clustering_hyperplanes(X[plus], X[~plus])
+        if w1 is None or w2 is None:
+            return None
+        best, best_score = None, np.inf
+        binary = np.column_stack([plus, ~plus]).astype(np.float64)
+        for w in angle_bisectors(w1, w2):
+            left = X @ w[:-1] <= -w[-1]
+            n_left = int(left.sum())
+            if n_left == 0 or n_left == len(y):
+                continue
+            score = gini_split(binary[left].sum(axis=0, keepdims=True),
+                               binary[~left].sum(axis=0, keepdims=True))[0]
+            if score < best_score:
+                best, best_score = w, score
+        if best is None:
+            return None
+        return Split(threshold=float(-best[-1]), weights=best[:-1].copy(), score=best_score)

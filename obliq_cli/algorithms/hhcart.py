@@ -43,8 +43,9 @@ import numpy as np
 
 from ..errors import ObliqError
 from ..registry import register_algorithm
+from ..tree.axis_first import best_axis_split, strictly_better
 from ..tree.axis_search import find_best_axis_split
-from ..tree.builder import Split
+from ..tree.builder import Node, Split, SplitFinder
 from ..tree.impurity import split_criterion
 from .base import TreeClassifier
 from .cart import check_criterion
@@ -94,10 +95,9 @@ def parallel_to_axis(d: np.ndarray, tau: float) -> bool:
 def find_householder_split(X, y, n_classes, criterion, mode="A", tau=0.05,
                            min_oblique_ratio=2.0) -> Split | None:
     """The best split of HHCART(A) (mode 'A') or HHCART(D) (mode 'D') at a node."""
-    best = find_best_axis_split(X, y, n_classes, criterion)
-    if best is None:
+    split = best_axis_split(X, y, n_classes, criterion)
+    if split is None:
         return None
-    split = Split(threshold=best.threshold, feature=best.feature, score=best.score)
     n, p = X.shape
     if n <= min_oblique_ratio * p or p < 2:
         return split
@@ -113,13 +113,15 @@ def find_householder_split(X, y, n_classes, criterion, mode="A", tau=0.05,
             reflected = (X[:, None, :] - 2.0 * (X @ U.T)[:, :, None] * U[None, :, :])
             reflected = reflected.reshape(n, -1)
             found = find_best_axis_split(reflected, y, n_classes, criterion)
-            if found is None or not found.score < split.score:
-                continue  # ties keep the earlier candidate (h_ap first)
+            if found is None:
+                continue
             which, column = divmod(found.feature, p)
             u = U[which]
             weights = -2.0 * u[column] * u
             weights[column] += 1.0  # column j of H = e_j - 2 u_j u
-            split = Split(threshold=found.threshold, weights=weights, score=found.score)
+            # Ties keep the earlier candidate (h_ap first).
+            split = strictly_better(split, Split(threshold=found.threshold,
+                                                 weights=weights, score=found.score))
     return split
 
 
@@ -151,14 +153,21 @@ class _HHCARTBase(TreeClassifier):
         if isinstance(tau, bool) or not isinstance(tau, (int, float)) or not 0 <= tau < 2:
             raise ObliqError(f"tau must be a number in [0, 2) (got {tau!r})")
 
-    def _make_split_finder(self, n_classes: int):
-        score = split_criterion(self.criterion)
-        mode, tau = self._mode, float(self.tau)
+    def _make_split_finder(self) -> SplitFinder:
+        return HouseholderSplitFinder(split_criterion(self.criterion), self._mode,
+                                      float(self.tau))
 
-        def find_split(X, y, counts, rng):
-            return find_householder_split(X, y, n_classes, score, mode, tau)
 
-        return find_split
+class HouseholderSplitFinder(SplitFinder):
+    """HHCART(A) or HHCART(D)'s search at one node (``find_householder_split``)."""
+
+    def __init__(self, criterion, mode, tau):
+        self.criterion, self.mode, self.tau = criterion, mode, tau
+
+    def split(self, node: Node) -> Split | None:
+        X, y = self.node_data(node)
+        return find_householder_split(X, y, self.n_classes, self.criterion, self.mode,
+                                      self.tau)
 
 
 @register_algorithm(

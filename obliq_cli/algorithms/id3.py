@@ -34,7 +34,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..registry import register_algorithm
-from ..tree.builder import Split
+from ..tree.builder import Node, Split, SplitFinder
 from ..tree.impurity import entropy_of_counts, entropy_split
 from .base import TreeClassifier
 
@@ -134,16 +134,21 @@ class ID3Classifier(TreeClassifier):
         self.max_depth = max_depth
         self.random_state = random_state
 
-    def _make_split_finder(self, n_classes: int):
-        def find_split(X, y, counts, rng):
-            best = best_boundary_cut(X, y, n_classes)
-            if best is None:
-                return None
-            feature, threshold, gain = best
-            # Split.score is lower-is-better across the house: minus the gain.
-            return Split(threshold=threshold, feature=feature, score=-gain)
+    def _make_split_finder(self) -> SplitFinder:
+        return ID3SplitFinder()
 
-        return find_split
+
+class ID3SplitFinder(SplitFinder):
+    """ID3's split at one node: the boundary cut of largest information gain."""
+
+    def split(self, node: Node) -> Split | None:
+        X, y = self.node_data(node)
+        best = best_boundary_cut(X, y, self.n_classes)
+        if best is None:
+            return None
+        feature, threshold, gain = best
+        # Split.score is lower-is-better across the house: minus the gain.
+        return Split(threshold=threshold, feature=feature, score=-gain)
 
 
 __all__ = ["BoundaryCuts", "ID3Classifier", "best_boundary_cut", "boundary_cuts",

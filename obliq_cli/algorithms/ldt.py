@@ -36,7 +36,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..registry import register_algorithm
-from ..tree.builder import Split
+from ..tree.builder import Node, Split, SplitFinder
 from ..tree.impurity import entropy_of_counts, entropy_split
 from .base import TreeClassifier
 
@@ -165,36 +165,42 @@ class LDTClassifier(TreeClassifier):
         self.max_depth = max_depth
         self.random_state = random_state
 
-    def _make_split_finder(self, n_classes: int):
-        def find_split(X, y, counts, rng):
-            present = counts > 0
-            if present.sum() < 2:
-                return None
-            if present.sum() == 2:
-                start = np.zeros(n_classes, dtype=bool)
-                start[np.flatnonzero(present)[0]] = True
-                climb = False
-            else:
-                start = initial_partition(present, rng)
-                climb = True
-            best = None
-            for j in range(X.shape[1]):  # a loop per feature
-                col = X[:, j]
-                if not col.max() > col.min():
-                    continue
-                stats = _FeatureStats(col, y, n_classes)
-                if climb:
-                    _, t, s, _ = hill_climb(stats, start, present)
-                else:
-                    tt, ss = stats.score(start[None, :])
-                    t, s = float(tt[0]), float(ss[0])
-                if np.isfinite(s) and (best is None or s < best[2]):
-                    best = (j, t, s)
-            if best is None:
-                return None
-            base = float(entropy_of_counts(counts))
-            if not base - best[2] > 1e-12:  # no information gained
-                return None
-            return Split(threshold=best[1], feature=best[0], score=best[2])
+    def _make_split_finder(self) -> SplitFinder:
+        return LDTSplitFinder()
 
-        return find_split
+
+class LDTSplitFinder(SplitFinder):
+    """The univariate LDT split at one node (module docstring)."""
+
+    def split(self, node: Node) -> Split | None:
+        n_classes, counts = self.n_classes, node.counts
+        present = counts > 0
+        if present.sum() < 2:
+            return None
+        if present.sum() == 2:
+            start = np.zeros(n_classes, dtype=bool)
+            start[np.flatnonzero(present)[0]] = True
+            climb = False
+        else:
+            start = initial_partition(present, self.rng)
+            climb = True
+        X, y = self.node_data(node)
+        best = None
+        for j in range(X.shape[1]):  # a loop per feature
+            col = X[:, j]
+            if not col.max() > col.min():
+                continue
+            stats = _FeatureStats(col, y, n_classes)
+            if climb:
+                _, t, s, _ = hill_climb(stats, start, present)
+            else:
+                tt, ss = stats.score(start[None, :])
+                t, s = float(tt[0]), float(ss[0])
+            if np.isfinite(s) and (best is None or s < best[2]):
+                best = (j, t, s)
+        if best is None:
+            return None
+        base = float(entropy_of_counts(counts))
+        if not base - best[2] > 1e-12:  # no information gained
+            return None
+        return Split(threshold=best[1], feature=best[0], score=best[2])

@@ -53,8 +53,8 @@ import numpy as np
 
 from ..errors import ObliqError
 from ..registry import register_algorithm
-from ..tree.axis_search import find_best_axis_split
-from ..tree.builder import Split
+from ..tree.axis_first import best_axis_split, rescored_oblique, strictly_better
+from ..tree.builder import Node, Split, SplitFinder
 from ..tree.impurity import split_criterion
 from ..tree.line_search import (
     RULE_RANDOM,
@@ -332,21 +332,34 @@ def _check_int(name, value, low):
         raise ObliqError(f"{name} must be an integer >= {low} (got {value!r})")
 
 
-def _oblique_or_axis(X, y, n_classes, criterion, axis, w, t):
-    """The oblique split ``w . x <= t`` if it is strictly better than ``axis``.
+def _axis_start(finder, node, exempt_root):
+    """The common start of OC1 and OC1-LC at a node: ``(axis_split, X, y_loc, k)`` with
+    the node's rows ``X`` and node-local class codes ``y_loc`` of ``k`` classes when an
+    oblique search should follow, else ``(axis_split, None, None, None)``: no search
+    when the axis-parallel split is perfect, or the node has at most 2 d rows
+    (TOO_SMALL_FOR_OBLIQUE_SPLIT, JAIR §3; v3), unless it is the root and
+    ``exempt_root`` (the program's CART-LC mode)."""
+    X, y = finder.node_data(node)
+    axis_split = best_axis_split(X, y, finder.n_classes, finder.criterion)
+    none = (axis_split, None, None, None)
+    if axis_split is None:
+        return none
+    n, d = X.shape
+    if n <= 2 * d and not (exempt_root and node.is_root):
+        return none
+    y_loc, k = _present_classes(y, finder.n_classes)
+    if _score_partition(X[:, axis_split.feature] <= axis_split.threshold, y_loc, k,
+                        finder.criterion)[1]:
+        return none  # a perfect axis-parallel split is kept
+    return axis_split, X, y_loc, k
 
-    The partition is re-derived from ``(w, t)`` on the node's original rows with the
-    builder's rule and scored again, so the split's score is that of the partition the
-    builder makes (``ap_bias`` = 1: oblique only when strictly better, v3 build_subtree).
-    """
-    axis_split = Split(threshold=axis.threshold, feature=axis.feature, score=axis.score)
-    go_left = X @ w <= t
-    if not 0 < np.count_nonzero(go_left) < X.shape[0]:
-        return axis_split
-    score = _score_partition(go_left, y, n_classes, criterion)[0]
-    if score < axis.score - SCORE_EPS:
-        return Split(threshold=t, weights=w, score=score)
-    return axis_split
+
+def _oblique_or_axis(X, y, n_classes, criterion, axis, w, t):
+    """The oblique split ``w . x <= t`` if, re-scored on the partition the builder
+    makes, it is better than ``axis`` by more than SCORE_EPS (``ap_bias`` = 1: oblique
+    only when strictly better, v3 build_subtree)."""
+    return strictly_better(axis, rescored_oblique(X, y, n_classes, criterion, w, t),
+                           SCORE_EPS)
 
 
 # ------------------------------------------------------------------------- OC1
@@ -411,50 +424,51 @@ class OC1Classifier(TreeClassifier):
         if not isinstance(self.normalize, (bool, np.bool_)):
             raise ObliqError(f"normalize must be true or false (got {self.normalize!r})")
 
-    def _make_split_finder(self, n_classes: int):
-        criterion = split_criterion(self.criterion)
-        n_restarts, n_jumps = int(self.n_restarts), int(self.n_jumps)
-        max_stagnant, normalize = int(self.max_stagnant), bool(self.normalize)
+    def _make_split_finder(self) -> SplitFinder:
+        return OC1SplitFinder(split_criterion(self.criterion), int(self.n_restarts),
+                              int(self.n_jumps), int(self.max_stagnant),
+                              bool(self.normalize))
 
-        def find_split(X, y, counts, rng):
-            axis = find_best_axis_split(X, y, n_classes, criterion)
-            if axis is None:
-                return None
-            axis_split = Split(threshold=axis.threshold, feature=axis.feature,
-                               score=axis.score)
-            n, d = X.shape
-            if n <= 2 * d:  # TOO_SMALL_FOR_OBLIQUE_SPLIT = 2 d (JAIR §3; v3)
-                return axis_split
-            y_loc, k = _present_classes(y, n_classes)
-            if _score_partition(X[:, axis.feature] <= axis.threshold, y_loc, k,
-                                criterion)[1]:
-                return axis_split  # a perfect axis-parallel split is kept
-            shift = positive_quadrant_shift(X) if normalize else np.zeros(d)
-            search = _NodeSearch(X - shift, y_loc, k, criterion, rng, max_stagnant,
-                                 n_jumps)
-            # Restart 1 from the axis-parallel hyperplane (in shifted coordinates),
-            # restarts 2..R from random hyperplanes with coefficients in [-1, 1].
-            starts = np.empty((n_restarts, d + 1))
-            starts[0] = 0.0
-            starts[0, axis.feature] = 1.0
-            starts[0, d] = -(axis.threshold - shift[axis.feature])
-            starts[1:] = rng.uniform(-1.0, 1.0, size=(n_restarts - 1, d + 1))
-            ends, scores, perfect = search.climb(starts)
-            # oblique_split of v3: the best so far starts as the axis-parallel
-            # hyperplane; a restart's result replaces it when better, or equal and a
-            # coin flip says so; once the best is perfect later restarts do not count.
-            best_a = starts[0]
-            least = search.evaluate(starts[:1])[0][0]
-            for r in range(n_restarts):
-                if scores[r] < least - SCORE_EPS or (
-                        scores[r] <= least + SCORE_EPS and rng.random() > 0.5):
-                    best_a, least = ends[r], min(scores[r], least)
-                    if perfect[r]:
-                        break
-            w, t = to_original(best_a, shift)
-            return _oblique_or_axis(X, y_loc, k, criterion, axis, w, t)
 
-        return find_split
+class OC1SplitFinder(SplitFinder):
+    """OC1's search at one node (``OC1Classifier``'s docstring)."""
+
+    def __init__(self, criterion, n_restarts, n_jumps, max_stagnant, normalize):
+        self.criterion = criterion
+        self.n_restarts, self.n_jumps = n_restarts, n_jumps
+        self.max_stagnant, self.normalize = max_stagnant, normalize
+
+    def split(self, node: Node) -> Split | None:
+        criterion, rng = self.criterion, self.rng
+        n_restarts = self.n_restarts
+        axis_split, X, y_loc, k = _axis_start(self, node, exempt_root=False)
+        if X is None:
+            return axis_split
+        d = X.shape[1]
+        shift = positive_quadrant_shift(X) if self.normalize else np.zeros(d)
+        search = _NodeSearch(X - shift, y_loc, k, criterion, rng, self.max_stagnant,
+                             self.n_jumps)
+        # Restart 1 from the axis-parallel hyperplane (in shifted coordinates),
+        # restarts 2..R from random hyperplanes with coefficients in [-1, 1].
+        starts = np.empty((n_restarts, d + 1))
+        starts[0] = 0.0
+        starts[0, axis_split.feature] = 1.0
+        starts[0, d] = -(axis_split.threshold - shift[axis_split.feature])
+        starts[1:] = rng.uniform(-1.0, 1.0, size=(n_restarts - 1, d + 1))
+        ends, scores, perfect = search.climb(starts)
+        # oblique_split of v3: the best so far starts as the axis-parallel
+        # hyperplane; a restart's result replaces it when better, or equal and a
+        # coin flip says so; once the best is perfect later restarts do not count.
+        best_a = starts[0]
+        least = search.evaluate(starts[:1])[0][0]
+        for r in range(n_restarts):
+            if scores[r] < least - SCORE_EPS or (
+                    scores[r] <= least + SCORE_EPS and rng.random() > 0.5):
+                best_a, least = ends[r], min(scores[r], least)
+                if perfect[r]:
+                    break
+        w, t = to_original(best_a, shift)
+        return _oblique_or_axis(X, y_loc, k, criterion, axis_split, w, t)
 
 
 # ---------------------------------------------------------------------- OC1-AP
@@ -584,10 +598,10 @@ class OC1LCClassifier(TreeClassifier):
     """OC1-LC: the OC1 program's imitation of CART's linear combinations (``-K``).
 
     At each node: the best axis-parallel split; if it is not perfect and the node has
-    more than ``2 d`` rows (the program exempts the root from the size rule; a split
-    finder cannot tell the root, so the rule applies everywhere), :func:`cart_lc_climb`
-    starts from it. The result replaces the axis-parallel split only if strictly better
-    (so an axis-parallel split stays labelled axis-parallel when nothing was gained).
+    more than ``2 d`` rows or is the root (the program exempts the root from the size
+    rule), :func:`cart_lc_climb` starts from it. The result replaces the axis-parallel
+    split only if strictly better (so an axis-parallel split stays labelled
+    axis-parallel when nothing was gained).
     This differs from Breiman's CART-LC (``cart-lc``): no per-node normalisation by
     median and interquartile range and no backward feature elimination (OC1
     version3.whatsnew; HHCART paper §4.1).
@@ -621,28 +635,26 @@ class OC1LCClassifier(TreeClassifier):
         check_criterion(self.criterion)
         _check_int("max_cycles", self.max_cycles, 1)
 
-    def _make_split_finder(self, n_classes: int):
-        criterion = split_criterion(self.criterion)
-        max_cycles = int(self.max_cycles)
+    def _make_split_finder(self) -> SplitFinder:
+        return OC1LCSplitFinder(split_criterion(self.criterion), int(self.max_cycles))
 
-        def find_split(X, y, counts, rng):
-            axis = find_best_axis_split(X, y, n_classes, criterion)
-            if axis is None:
-                return None
-            axis_split = Split(threshold=axis.threshold, feature=axis.feature,
-                               score=axis.score)
-            n, d = X.shape
-            if n <= 2 * d:  # as OC1 (the program exempts only the root, see above)
-                return axis_split
-            y_loc, k = _present_classes(y, n_classes)
-            if _score_partition(X[:, axis.feature] <= axis.threshold, y_loc, k,
-                                criterion)[1]:
-                return axis_split
-            start = np.zeros(d + 1)
-            start[axis.feature] = 1.0
-            start[d] = -axis.threshold
-            a, _ = cart_lc_climb(X, y_loc, k, criterion, start, max_cycles)
-            w, t = to_original(a, np.zeros(d))
-            return _oblique_or_axis(X, y_loc, k, criterion, axis, w, t)
 
-        return find_split
+class OC1LCSplitFinder(SplitFinder):
+    """OC1-LC's search at one node (``OC1LCClassifier``'s docstring)."""
+
+    def __init__(self, criterion, max_cycles):
+        self.criterion = criterion
+        self.max_cycles = max_cycles
+
+    def split(self, node: Node) -> Split | None:
+        criterion = self.criterion
+        axis_split, X, y_loc, k = _axis_start(self, node, exempt_root=True)
+        if X is None:
+            return axis_split
+        d = X.shape[1]
+        start = np.zeros(d + 1)
+        start[axis_split.feature] = 1.0
+        start[d] = -axis_split.threshold
+        a, _ = cart_lc_climb(X, y_loc, k, criterion, start, self.max_cycles)
+        w, t = to_original(a, np.zeros(d))
+        return _oblique_or_axis(X, y_loc, k, criterion, axis_split, w, t)

@@ -70,7 +70,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..registry import register_algorithm
-from ..tree.builder import Split
+from ..tree.builder import Node, Split, SplitFinder
 from .base import TreeClassifier
 
 EIG_TOL = 1e-9
@@ -248,8 +248,12 @@ class QUESTClassifier(TreeClassifier):
         self.categorical_features = categorical_features
         self.random_state = random_state
 
-    def _make_split_finder(self, n_classes: int):
-        def find_split(X, y, counts, rng):
-            return find_quest_split(X, y)
+    def _make_split_finder(self) -> SplitFinder:
+        return QUESTSplitFinder()
 
-        return find_split
+
+class QUESTSplitFinder(SplitFinder):
+    """QUEST's linear-combination split at one node (``find_quest_split``)."""
+
+    def split(self, node: Node) -> Split | None:
+        return find_quest_split(*self.node_data(node))

@@ -70,8 +70,8 @@ import numpy as np
 
 from ..errors import ObliqError
 from ..registry import register_algorithm
-from ..tree.builder import Split
-from .base import TreeClassifier, check_X
+from ..tree.builder import Node, Split, SplitFinder
+from .base import TreeClassifier
 
 _CHUNK = 4_000_000  # breakpoints sorted at once (rows x features x margins)
 
@@ -278,33 +278,36 @@ class UMTClassifier(TreeClassifier):
         if self.c_max < self.c_min:
             raise ObliqError(f"c_max must be >= c_min (got {self.c_min!r}..{self.c_max!r})")
 
-    def fit(self, X, y):
-        X = check_X(X)
-        if self.normalize and X.shape[0] > 0:
-            mu = X.mean(axis=0)
-            sd = X.std(axis=0)
-            self.scaling_ = (mu, np.where(sd > 0, sd, 1.0))
-        else:
-            self.scaling_ = (np.zeros(X.shape[1]), np.ones(X.shape[1]))
-        return super().fit(X, y)
-
     def check_n_classes(self, n_classes: int) -> None:
         if n_classes > 2:
             raise ObliqError(f"umt handles two classes, got {n_classes}; use umt-ovo or umt-ovr")
 
-    def _make_split_finder(self, n_classes: int):
-        self.check_n_classes(n_classes)
-        Cs = margin_grid(self.c_min, self.c_max, self.c_step)
-        mu, sd = self.scaling_
-        refit, both_sides = bool(self.refit), bool(self.both_sides)
+    def _make_split_finder(self) -> SplitFinder:
+        return UMTSplitFinder(margin_grid(self.c_min, self.c_max, self.c_step),
+                              bool(self.normalize), bool(self.refit), bool(self.both_sides))
 
-        def find_split(X, y, counts, rng):
-            held = stratified_quarter(y, rng)
-            found = best_margin_split(X, y, mu, sd, Cs, ~held, refit, both_sides)
-            if found is None:
-                return None
-            feature, threshold, _ = found
-            return Split(threshold=threshold, feature=feature)
 
-        return find_split
+class UMTSplitFinder(SplitFinder):
+    """UMT's split at one node (``best_margin_split``), features z-scored with the
+    training set's mean and standard deviation (paper §2.2) when ``normalize``."""
 
+    def __init__(self, Cs, normalize: bool, refit: bool, both_sides: bool):
+        self.Cs, self.normalize, self.refit, self.both_sides = Cs, normalize, refit, both_sides
+
+    def prepare(self, X, y, n_classes, rng) -> None:
+        super().prepare(X, y, n_classes, rng)
+        if self.normalize and X.shape[0] > 0:
+            sd = X.std(axis=0)
+            self.mu, self.sd = X.mean(axis=0), np.where(sd > 0, sd, 1.0)
+        else:
+            self.mu, self.sd = np.zeros(X.shape[1]), np.ones(X.shape[1])
+
+    def split(self, node: Node) -> Split | None:
+        X, y = self.node_data(node)
+        held = stratified_quarter(y, self.rng)
+        found = best_margin_split(X, y, self.mu, self.sd, self.Cs, ~held, self.refit,
+                                  self.both_sides)
+        if found is None:
+            return None
+        feature, threshold, _ = found
+        return Split(threshold=threshold, feature=feature)

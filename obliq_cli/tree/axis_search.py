@@ -21,7 +21,7 @@ class AxisSplit:
 
 
 def find_best_axis_split(
-    X: np.ndarray, y: np.ndarray, n_classes: int, criterion, features=None
+    X: np.ndarray, y: np.ndarray, n_classes: int, criterion, features=None, order=None
 ) -> AxisSplit | None:
     """The axis-parallel split ``X[:, f] <= t`` with the lowest ``criterion`` score.
 
@@ -31,6 +31,9 @@ def find_best_axis_split(
     criterion : callable(left_counts [m, K], right_counts [m, K]) -> scores [m], lower
         is better (see ``obliq_cli.tree.impurity``).
     features : optional array of feature indices to search (default all).
+    order : optional int array [n, d]: column j lists the rows in ascending order of
+        ``X[:, j]`` (any order within equal values), e.g. from an order presorted once
+        per fit; saves the sort.
 
     Returns None when no feature has two distinct values. Ties in score go to the
     lowest feature index, then the lowest threshold, so the search is deterministic.
@@ -38,11 +41,14 @@ def find_best_axis_split(
     if features is not None:
         features = np.asarray(features, dtype=np.int64)
         X = X[:, features]
+        if order is not None:
+            order = order[:, features]
     n, d = X.shape
     if n < 2 or d == 0:
         return None
     # Order within a run of equal values does not matter: counts are taken per run.
-    order = np.argsort(X, axis=0)
+    if order is None:
+        order = np.argsort(X, axis=0)
     x_sorted = np.take_along_axis(X, order, axis=0)
     new_value = x_sorted[1:] > x_sorted[:-1]  # a threshold fits between rows i and i+1
     # Runs of equal values form blocks; class counts are needed only at block ends, so

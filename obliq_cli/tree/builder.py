@@ -1,15 +1,27 @@
 """Top-down induction shared by every tree algorithm.
 
-The builder owns the recursion, the stopping rules and the node layout; an algorithm
-only supplies a *split finder*: ``find_split(X_node, y_node, counts, rng) -> Split |
-None`` that proposes a hyperplane for the rows reaching a node. The builder partitions
-the rows with the same rule the fitted ``Tree`` uses to predict (``w . x <= t`` goes
-left), so a tree always routes its growing data the way it was grown.
+The builder owns the recursion, the stopping rules, the partition and the node layout;
+an algorithm only supplies a *split finder* in two phases, as scikit-learn's Splitter
+works:
+
+* ``finder.prepare(X, y, n_classes, rng)`` once per fit, with the whole training set as
+  contiguous float64 rows and int64 class codes 0..n_classes-1: whatever can be
+  computed once (a presorted order, a scaling, the set of training values) is computed
+  here.
+* ``finder.split(node)`` once per node that the stopping rules leave open. ``node`` is a
+  :class:`Node` view: the node's row indices into the prepared ``X`` (ascending), its
+  class counts, depth, its parent's class counts (None at the root) and the state its
+  parent's split handed down (``Split.child_states``). It returns a :class:`Split`, or
+  None to make the node a leaf.
+
+The builder partitions the node's rows with one rule (:func:`goes_left`: ``x[feature]
+<= t`` for an axis-parallel split, ``X[rows] @ w <= t`` for an oblique one), the rule
+the finders that re-check a partition use too. A pure node is never split, and a split
+that sends every row one way is no split.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -19,12 +31,18 @@ from .structure import LEAF, OBLIQUE, Tree
 
 @dataclass(frozen=True)
 class Split:
-    """A proposed split: axis-parallel (``feature`` >= 0) or oblique (``weights``)."""
+    """A proposed split: axis-parallel (``feature`` >= 0) or oblique (``weights``).
+
+    ``child_states``: optional (left, right) objects handed to the children's
+    ``Node.state`` (e.g. presorted orders of the children's rows, or APDT's look-ahead
+    hyperplane); None hands each child None.
+    """
 
     threshold: float
     feature: int = OBLIQUE
     weights: np.ndarray | None = None
     score: float = np.nan
+    child_states: tuple | None = None
 
     def projection(self, X: np.ndarray) -> np.ndarray:
         if self.feature >= 0:
@@ -39,7 +57,87 @@ class Split:
         return np.asarray(self.weights, dtype=np.float64)
 
 
-SplitFinder = Callable[[np.ndarray, np.ndarray, np.ndarray, np.random.Generator], Split | None]
+def goes_left(X: np.ndarray, rows: np.ndarray, split: Split) -> np.ndarray:
+    """Whether each of ``rows`` goes left: ``X[rows, f] <= t`` or ``X[rows] @ w <= t``.
+
+    The one partition rule of the builder; a finder that needs the children's rows
+    (to hand them a state, or to re-score an oblique split) computes them with it.
+    """
+    if split.feature >= 0:
+        return X[rows, split.feature] <= split.threshold
+    return X[rows] @ split.weights <= split.threshold
+
+
+class Node:
+    """What a split finder sees of a node (a read-only view; see the module docstring).
+
+    rows : int64 array, the node's row indices into the prepared ``X``, ascending.
+    counts : int64 array [n_classes], class counts of those rows.
+    depth : 0 at the root.
+    parent_counts : the parent's class counts, None at the root.
+    state : what the parent's split handed to this child (``Split.child_states``).
+    """
+
+    __slots__ = ("rows", "counts", "depth", "parent_counts", "state")
+
+    def __init__(self, rows, counts, depth=0, parent_counts=None, state=None):
+        self.rows = rows
+        self.counts = counts
+        self.depth = depth
+        self.parent_counts = parent_counts
+        self.state = state
+
+    @property
+    def is_root(self) -> bool:
+        return self.depth == 0
+
+    @property
+    def n_rows(self) -> int:
+        return self.rows.shape[0]
+
+
+class SplitFinder:
+    """Base of the two-phase split finders (module docstring).
+
+    ``prepare`` keeps the training arrays as ``self.X``, ``self.y``, ``self.n_classes``
+    and ``self.rng``; subclasses extend it with what they compute once per fit and
+    implement ``split``.
+    """
+
+    X: np.ndarray
+    y: np.ndarray
+    n_classes: int
+    rng: np.random.Generator
+
+    def prepare(self, X: np.ndarray, y: np.ndarray, n_classes: int,
+                rng: np.random.Generator) -> None:
+        self.X, self.y, self.n_classes, self.rng = X, y, n_classes, rng
+
+    def split(self, node: Node) -> Split | None:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def node_data(self, node: Node) -> tuple[np.ndarray, np.ndarray]:
+        """The node's rows of ``X`` and their class codes (copies, in row order)."""
+        return self.X[node.rows], self.y[node.rows]
+
+
+def split_whole(finder: SplitFinder, X, y, n_classes: int, rng=None,
+                like: Node | None = None) -> Split | None:
+    """Prepare ``finder`` on (X, y) and split all of its rows as one node.
+
+    The node keeps the depth, parent counts and state of ``like`` (default: a root).
+    Used where a node's rows live in a space of their own (the crimcoord features of a
+    node) and to test one node's search.
+    """
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    y = np.ascontiguousarray(y, dtype=np.int64)
+    rng = rng if rng is not None else np.random.default_rng(0)
+    finder.prepare(X, y, n_classes, rng)
+    counts = np.bincount(y, minlength=n_classes)
+    rows = np.arange(X.shape[0])
+    if like is None:
+        return finder.split(Node(rows, counts))
+    return finder.split(Node(rows, counts, like.depth, like.parent_counts, like.state))
 
 
 @dataclass(frozen=True)
@@ -51,86 +149,119 @@ class StoppingRules:
     max_misclassification_rate : a node whose resubstitution error rate is at most this
         is a leaf (HHCART's MisRate; 0 means only pure nodes stop). A pure node is never
         split, whatever the rules.
+
+    Rules that need more of the node (GDT's look at the parent's majority class) live
+    in the finder, which sees the whole ``Node`` and returns None to stop.
     """
 
     min_samples_split: int = 2
     max_depth: int | None = None
     max_misclassification_rate: float = 0.0
 
-    def is_leaf(self, counts: np.ndarray, depth: int, parent_counts=None) -> bool:
-        """Whether a node with these class counts stops; ``parent_counts`` (None at the
-        root) lets rules that look at the parent's majority class (GDT's) subclass this."""
-        n = counts.sum()
+    def is_leaf(self, counts: np.ndarray, depth: int) -> bool:
+        """Whether a node with these class counts at this depth stops."""
+        n = int(counts.sum())
         if n < max(self.min_samples_split, 2):
             return True
         if self.max_depth is not None and depth >= self.max_depth:
             return True
-        return (n - counts.max()) / n <= self.max_misclassification_rate
+        return (n - int(counts.max())) / n <= self.max_misclassification_rate
 
 
 def build_tree(
     X: np.ndarray,
     y: np.ndarray,
     n_classes: int,
-    find_split: SplitFinder,
+    finder: SplitFinder,
     stopping: StoppingRules = StoppingRules(),
     rng: np.random.Generator | None = None,
 ) -> Tree:
     """Grow a tree depth-first; nodes are numbered in preorder (left subtree first).
 
     ``y`` holds class codes 0..n_classes-1. The loop runs once per node; all per-sample
-    work happens in numpy inside the split finder and the partition.
+    work happens in numpy inside the split finder and the partition. A child's class
+    counts come from its parent's partition (one bincount per split, the right child's
+    by difference), and the node arrays grow by doubling rather than per node.
     """
     X = np.ascontiguousarray(X, dtype=np.float64)
-    y = np.asarray(y, dtype=np.int64)
+    y = np.ascontiguousarray(y, dtype=np.int64)
     rng = rng if rng is not None else np.random.default_rng(0)
-    n_features = X.shape[1]
-    left_ids: list[int] = []
-    right_ids: list[int] = []
-    features: list[int] = []
-    weights: list[np.ndarray] = []
-    thresholds: list[float] = []
-    values: list[np.ndarray] = []
-    zeros = np.zeros(n_features)
+    finder.prepare(X, y, n_classes, rng)
+    n_samples, n_features = X.shape
+    min_split = max(int(stopping.min_samples_split), 2)
+    max_depth = stopping.max_depth
+    max_rate = float(stopping.max_misclassification_rate)
 
-    # stack of (row indices, depth, parent id, is_left_child)
-    stack: list[tuple[np.ndarray, int, int, bool]] = [(np.arange(X.shape[0]), 0, -1, True)]
+    capacity = 64
+    children = np.full((capacity, 2), LEAF, dtype=np.int64)
+    features = np.full(capacity, LEAF, dtype=np.int64)
+    thresholds = np.zeros(capacity)
+    values = np.zeros((capacity, n_classes))
+    oblique: dict[int, np.ndarray] = {}  # node id -> weights of its oblique split
+    n_nodes = 0
+
+    root = Node(np.arange(n_samples), np.bincount(y, minlength=n_classes))
+    # stack of (node view, parent id, child slot: 0 left, 1 right)
+    stack: list[tuple[Node, int, int]] = [(root, -1, 0)]
     while stack:
-        rows, depth, parent, is_left = stack.pop()
-        node = len(left_ids)
+        node, parent, slot = stack.pop()
+        if n_nodes == capacity:
+            capacity *= 2
+            children = _grown(children, capacity, LEAF)
+            features = _grown(features, capacity, LEAF)
+            thresholds = _grown(thresholds, capacity, 0.0)
+            values = _grown(values, capacity, 0.0)
+        node_id = n_nodes
+        n_nodes += 1
         if parent >= 0:
-            (left_ids if is_left else right_ids)[parent] = node
-        y_node = y[rows]
-        counts = np.bincount(y_node, minlength=n_classes)
-        left_ids.append(LEAF)
-        right_ids.append(LEAF)
-        features.append(LEAF)
-        weights.append(zeros)
-        thresholds.append(0.0)
-        values.append(counts.astype(np.float64))
-        parent_counts = values[parent] if parent >= 0 else None
-        if stopping.is_leaf(counts, depth, parent_counts):
+            children[parent, slot] = node_id
+        counts = node.counts
+        values[node_id] = counts
+        n = node.rows.shape[0]
+        if n < min_split or (max_depth is not None and node.depth >= max_depth):
             continue
-        X_node = X[rows]
-        split = find_split(X_node, y_node, counts, rng)
+        majority = int(counts.max())
+        if majority == n or (n - majority) / n <= max_rate:
+            continue  # pure, or within the misclassification rate
+        split = finder.split(node)
         if split is None:
             continue
-        go_left = split.projection(X_node) <= split.threshold
-        n_left = int(np.count_nonzero(go_left))
-        if n_left == 0 or n_left == rows.size:
+        go_left = goes_left(X, node.rows, split)
+        left_rows = node.rows[go_left]
+        n_left = left_rows.shape[0]
+        if n_left == 0 or n_left == n:
             continue  # a split that separates nothing is no split
-        features[node] = split.feature if split.feature >= 0 else OBLIQUE
-        weights[node] = split.weight_vector(n_features)
-        thresholds[node] = float(split.threshold)
+        if split.feature >= 0:
+            features[node_id] = split.feature
+        else:
+            features[node_id] = OBLIQUE
+            oblique[node_id] = np.asarray(split.weights, dtype=np.float64)
+        thresholds[node_id] = split.threshold
+        left_counts = np.bincount(y[left_rows], minlength=n_classes)
+        states = split.child_states or (None, None)
+        depth = node.depth + 1
         # Right is pushed first so the left child is numbered next (preorder).
-        stack.append((rows[~go_left], depth + 1, node, False))
-        stack.append((rows[go_left], depth + 1, node, True))
+        stack.append((Node(node.rows[~go_left], counts - left_counts, depth, counts,
+                           states[1]), node_id, 1))
+        stack.append((Node(left_rows, left_counts, depth, counts, states[0]), node_id, 0))
 
+    features = features[:n_nodes]
+    weights = np.zeros((n_nodes, n_features))
+    axis = np.flatnonzero(features >= 0)
+    weights[axis, features[axis]] = 1.0
+    for node_id, w in oblique.items():
+        weights[node_id] = w
     return Tree(
-        np.asarray(left_ids, dtype=np.int64),
-        np.asarray(right_ids, dtype=np.int64),
-        np.asarray(features, dtype=np.int64),
-        np.vstack(weights) if weights else np.zeros((0, n_features)),
-        np.asarray(thresholds, dtype=np.float64),
-        np.vstack(values),
+        children[:n_nodes, 0].copy(),
+        children[:n_nodes, 1].copy(),
+        features.copy(),
+        weights,
+        thresholds[:n_nodes].copy(),
+        values[:n_nodes].copy(),
     )
+
+
+def _grown(array: np.ndarray, capacity: int, fill) -> np.ndarray:
+    out = np.full((capacity,) + array.shape[1:], fill, dtype=array.dtype)
+    out[: array.shape[0]] = array
+    return out

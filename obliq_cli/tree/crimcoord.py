@@ -28,6 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import DataError
+from .builder import Node, Split, SplitFinder, split_whole
 
 _EPS = 1e-10
 
@@ -148,15 +149,25 @@ class QualitativeCoding:
                    tuple(np.asarray(lv, dtype=np.float64) for lv in data["levels"]))
 
 
-def with_crimcoords(find_split, coding: QualitativeCoding, n_classes: int):
-    """Wrap a split finder written for original-space rows so that it runs on the
-    node's (quantitative, crimcoord) features of dummy-coded rows and returns the
-    split as a hyperplane on the coded columns."""
-    from .builder import Split
+class CrimcoordFinder(SplitFinder):
+    """A split finder written for original-space rows, run on each node's
+    (quantitative, crimcoord) features of dummy-coded rows; the split it returns is a
+    hyperplane on the coded columns.
 
-    def find_split_coded(coded, y, counts, rng):
-        P = coding.crimcoord_matrix(coded, y, n_classes)
-        split = find_split(coded @ P, y, counts, rng)
+    The crimcoord columns are computed per node, so the inner finder is prepared on
+    each node's derived matrix and splits it whole (``split_whole``), seeing the node's
+    depth, parent counts and state.
+    """
+
+    def __init__(self, inner: SplitFinder, coding: QualitativeCoding):
+        self.inner = inner
+        self.coding = coding
+
+    def split(self, node: Node) -> Split | None:
+        coded, y = self.node_data(node)
+        coding = self.coding
+        P = coding.crimcoord_matrix(coded, y, self.n_classes)
+        split = split_whole(self.inner, coded @ P, y, self.n_classes, self.rng, like=node)
         if split is None:
             return None
         if split.feature >= 0 and split.feature in coding.quantitative:
@@ -165,5 +176,3 @@ def with_crimcoords(find_split, coding: QualitativeCoding, n_classes: int):
             return Split(threshold=split.threshold, feature=col, score=split.score)
         weights = P @ split.weight_vector(coding.n_features)
         return Split(threshold=split.threshold, weights=weights, score=split.score)
-
-    return find_split_coded
