@@ -85,6 +85,8 @@ def run(ctx, config, output, n_jobs, backend, scheduler, resume, force, no_progr
     summary = run_experiment(spec, n_jobs=spec.n_jobs, backend=spec.backend,
                              scheduler=scheduler, resume=resume, force=force,
                              progress=not no_progress)
+    for note in summary.notes:
+        click.echo(f"note: {note}", err=True)
     click.echo(f"{summary.ran} task(s) run, {summary.skipped} already done, "
                f"{len(summary.failed)} failed; results in {summary.output}", err=True)
     for metric in spec.metrics:
@@ -158,12 +160,15 @@ _TEST_HELP = ("Per-fold test for the v / * marks: t (paired t), 5x2t (Dietterich
 @click.option("--best", is_flag=True,
               help="The best repetition (highest test accuracy) instead of the mean.")
 @click.option("--test", default="t", show_default=True, help=_TEST_HELP)
-def table(results, metric, fmt, layout, sig, alpha, pooled, best, test):
+@click.option("--all", "show_all", is_flag=True,
+              help="Also the stored rows of tasks that are no longer in the config.")
+def table(results, metric, fmt, layout, sig, alpha, pooled, best, test, show_all):
     """Aggregate RESULTS (experiment folders, or a folder of them) into a table."""
     from .report.tables import render_tables
 
     click.echo(render_tables(list(results), metric=metric, fmt=fmt, layout=layout, sig=sig,
-                             pooled=pooled, alpha=alpha, best=best, test=test))
+                             pooled=pooled, alpha=alpha, best=best, test=test,
+                             show_all=show_all))
 
 
 @main.command()

@@ -186,6 +186,16 @@ class _Reader:
             self.fail(where, f"must be a non-empty string (got {value!r})")
         return value
 
+    def label(self, value, where: str) -> str:
+        """A label: a non-empty string without control characters (a newline or NUL would
+        break the runs.csv line and the tables; file names are mapped from it safely)."""
+        value = self.string(value, where)
+        bad = next((c for c in value if ord(c) < 32 or ord(c) == 127), None)
+        if bad is not None:
+            self.fail(where, f"must not hold a control character (got {bad!r} in "
+                             f"{value[:40]!r})")
+        return value
+
     def params(self, value, where: str) -> dict:
         if value is None:
             return {}
@@ -251,7 +261,7 @@ def _datasets(r: _Reader, value, config_dir: Path) -> tuple[DatasetSpec, ...]:
             r.fail(where if isinstance(value[i], str) else f"{where}.name", str(exc))
         params = _known_params(r, item.get("params"), f"{where}.params", f"dataset {name!r}",
                                entry.params)
-        label = r.string(item.get("label", name), f"{where}.label")
+        label = r.label(item.get("label", name), f"{where}.label")
         sizes = item.get("protocol")
         if sizes is not None:
             r.mapping(sizes, f"{where}.protocol", _DATASET_PROTOCOL_KEYS)
@@ -327,7 +337,7 @@ def _algorithms(r: _Reader, value, datasets) -> tuple[AlgorithmSpec, ...]:
             pparams = _known_params(r, raw.get("params"), f"{pw}.params", f"pruner {pname!r}",
                                     entry.params)
             pruner = PrunerSpec(pname, pparams)
-        label = r.string(item.get("label", name), f"{where}.label")
+        label = r.label(item.get("label", name), f"{where}.label")
         only = item.get("only")
         if only is not None:
             if not isinstance(only, list) or not only:
@@ -484,6 +494,8 @@ def load_config(path, overrides: dict | None = None) -> ExperimentConfig:
             r.fail(f"metrics[{i}]", f"unknown metric {metric!r}{suggest(str(metric), METRICS)}; "
                    f"known: {', '.join(METRICS)}, tpr:K, tnr:K")
     output = r.string(str(data.get("output", f"results/{name}")), "output")
+    if "\x00" in output:
+        r.fail("output", "must not hold a NUL byte")
     n_jobs = r.integer(data.get("n_jobs", 1), "n_jobs")
     if n_jobs == 0:
         r.fail("n_jobs", "must not be 0 (use 1, N, or -1 for all cores)")

@@ -97,13 +97,15 @@ def test_explicit_flags_override_the_file(test_config, tmp_path):
     result, _ = invoke(["run", path, "--no-progress"])  # the file's values
     assert result.exit_code == 0, result.output
     meta = json.loads((tmp_path / "results" / "tiny" / "meta.json").read_text())
-    assert (meta["n_jobs"], meta["backend"]) == (1, "threading")
+    entry = meta["history"][-1]
+    assert (entry["n_jobs"], entry["backend"]) == (1, "threading")
     out = tmp_path / "elsewhere"
     result, _ = invoke(["run", path, "-o", out, "-j", "2", "--backend", "loky",
                         "--no-progress"])
     assert result.exit_code == 0, result.output
     meta = json.loads((out / "meta.json").read_text())
-    assert (meta["n_jobs"], meta["backend"]) == (2, "loky")
+    entry = meta["history"][-1]
+    assert (entry["n_jobs"], entry["backend"]) == (2, "loky")
     assert meta["config"]["output"] == str(out)
     # -o put the results elsewhere; the file's output folder got no second run
     assert len(pd.read_csv(tmp_path / "results" / "tiny" / "runs.csv")) == 32

@@ -14,7 +14,7 @@ from obliq_cli.cli import main
 from obliq_cli.config import load_config
 from obliq_cli.errors import ConfigError
 from obliq_cli.experiment.runner import run_experiment
-from obliq_cli.experiment.schema import KEY_COLUMNS, RUN_COLUMNS
+from obliq_cli.experiment.schema import KEY_COLUMNS, LABEL_COLUMNS, RUN_COLUMNS
 from obliq_cli.registry import ALGORITHMS, register_algorithm
 from obliq_cli.report.tables import render_tables
 
@@ -23,7 +23,7 @@ TIME_COLUMNS = ["fit_time", "predict_time"]
 
 def runs_of(out):
     runs = pd.read_csv(out / "runs.csv", keep_default_na=False)
-    return runs.drop(columns=TIME_COLUMNS).sort_values(KEY_COLUMNS).reset_index(drop=True)
+    return runs.drop(columns=TIME_COLUMNS).sort_values(LABEL_COLUMNS).reset_index(drop=True)
 
 
 def test_jobs_and_backends_give_identical_runs(small_config, tmp_path):
@@ -118,8 +118,9 @@ def test_cli_flags_override_the_file(small_config, tmp_path):
     assert not (tmp_path / "results" / "small").exists()
     import json
     meta = json.loads((out / "meta.json").read_text())
-    assert meta["n_jobs"] == 2 and meta["config"]["n_jobs"] == 2
-    assert meta["versions"]["numpy"] == np.__version__
+    (entry,) = meta["history"]
+    assert entry["n_jobs"] == 2 and meta["config"]["n_jobs"] == 2
+    assert entry["versions"]["numpy"] == np.__version__
     assert "| heart" in result.output and "CC" in result.output
 
 
@@ -207,8 +208,8 @@ def test_label_noise_is_shared_by_algorithms_and_spares_the_test_rows(write_conf
     run_experiment(load_config(clean), progress=False)
     noisy, plain = runs_of(tmp_path / "noisy"), runs_of(tmp_path / "clean")
     # A and B are the same algorithm: with the same flips they give identical rows.
-    a = noisy[noisy.algorithm == "A"].drop(columns=["algorithm"]).reset_index(drop=True)
-    b = noisy[noisy.algorithm == "B"].drop(columns=["algorithm"]).reset_index(drop=True)
+    a = noisy[noisy.algorithm == "A"].drop(columns=["algorithm", "task"]).reset_index(drop=True)
+    b = noisy[noisy.algorithm == "B"].drop(columns=["algorithm", "task"]).reset_index(drop=True)
     pd.testing.assert_frame_equal(a, b)
     assert (noisy["n_test"].to_numpy() == plain["n_test"].to_numpy()).all()
     # 30 % flipped labels make the unpruned tree worse on the clean test rows.
@@ -223,7 +224,7 @@ def _latest(out):
     runs = runs.drop_duplicates(KEY_COLUMNS, keep="last")
     # Re-read so columns that held error rows get the dtypes of a clean file.
     runs = pd.read_csv(io.StringIO(runs.to_csv(index=False)), keep_default_na=False)
-    return runs.drop(columns=TIME_COLUMNS).sort_values(KEY_COLUMNS).reset_index(drop=True)
+    return runs.drop(columns=TIME_COLUMNS).sort_values(LABEL_COLUMNS).reset_index(drop=True)
 
 
 def test_loky_workers_give_the_same_rows_as_one_process(test_config, tmp_path):
@@ -249,10 +250,12 @@ def test_results_layout(test_config, tmp_path):
     meta = json.loads((out / "meta.json").read_text())
     assert meta["name"] == "tiny" and meta["config_hash"] == config.hash()
     assert meta["config"] == config.to_dict()
-    assert {"python", "numpy", "scipy", "scikit-learn", "obliq"} <= set(meta["versions"])
-    assert meta["started"] and meta["finished"]
+    (entry,) = meta["history"]
+    assert {"python", "numpy", "scipy", "scikit-learn", "obliq"} <= set(entry["versions"])
+    assert entry["started"] < entry["finished"] and entry["outcome"] == "finished"
+    assert entry["tasks"] == {"total": 32, "skipped": 0, "ran": 32, "failed": 0}
     text = (out / "runs.csv").read_text()
-    assert text.count("config_hash,dataset") == 1  # one header
+    assert text.count("task,config_hash,dataset") == 1  # one header
     runs = runs_of(out)
     assert list(pd.read_csv(out / "runs.csv", nrows=0).columns) == RUN_COLUMNS
     folds = np.load(out / "folds" / "test-iris.npz")
@@ -354,13 +357,23 @@ def test_existing_results_need_resume_or_force(test_config, tmp_path):
     run_experiment(config, progress=False)
     with pytest.raises(ObliqError, match="--resume.*--force"):
         run_experiment(config, progress=False)
-    (Path(config.output) / "folds" / "stale.npz").write_bytes(b"x")
+    # --force deletes what obliq wrote and nothing else
+    (Path(config.output) / "folds" / "mine.npz").write_bytes(b"x")
+    (Path(config.output) / "notes.txt").write_text("mine")
     summary = run_experiment(config, force=True, progress=False)
     assert summary.ran == 32 and len(runs_of(Path(config.output))) == 32
-    assert not (Path(config.output) / "folds" / "stale.npz").exists()
+    assert (Path(config.output) / "folds" / "mine.npz").read_bytes() == b"x"
+    assert (Path(config.output) / "notes.txt").read_text() == "mine"
+    # new parameters of one algorithm are new tasks; the other algorithm's rows stay
     changed = load_config(test_config(extra=", max_depth: 2", file="changed.yaml"), {})
-    with pytest.raises(ObliqError, match="config changed"):
-        run_experiment(changed, resume=True, progress=False)
+    summary = run_experiment(changed, resume=True, progress=False)
+    assert (summary.total, summary.ran, summary.skipped) == (32, 16, 16)
+    seed = load_config(test_config(file="seed.yaml"), {})
+    from dataclasses import replace
+
+    # the same config with another seed alters every stored fold: refused, naming the field
+    with pytest.raises(ObliqError, match="seed: the config changed the folds"):
+        run_experiment(replace(seed, seed=seed.seed + 1), resume=True, progress=False)
 
 
 def test_bad_input_writes_nothing(write_config, tmp_path):

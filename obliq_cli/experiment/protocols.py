@@ -97,6 +97,11 @@ def _prune_split(protocol, y, rows, seed, dataset, rep, fold):
     return take_count(rows, y, count, protocol.stratified, rng)
 
 
+def folds_per_repetition(protocol: dict) -> int:
+    """How many tasks (folds) one repetition of ``protocol`` (plain data) has."""
+    return int(protocol["folds"]) if protocol["name"] in ("kfold", "holdout_cv") else 1
+
+
 def make_splits(protocol, y: np.ndarray, info: dict, seed: int, dataset: str) -> list[Split]:
     """Every (repetition, fold) split of a dataset under ``protocol`` (a ProtocolSpec)."""
     y = np.asarray(y)

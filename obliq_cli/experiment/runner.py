@@ -16,10 +16,10 @@ gets the held-out prune part (``X_prune=None`` when the protocol holds none out)
 Without a pruner the held-out rows would be wasted, so the tree grows on grow ∪ prune;
 ``n_train`` records the rows it grew on.
 
-Resume: a task key (config_hash, dataset, repetition, fold, algorithm) whose latest row
-is "ok" is skipped; an "error" row is run again and the new row appended, so the file
-may hold several rows for one key and readers keep the last one (as
-``report.aggregate.read_experiment`` does).
+Resume: rows are keyed by task identity (``results.task_identity``): a task whose latest
+row is "ok" is skipped; an "error" row is run again and the new row appended, so the file
+may hold several rows for one task and readers keep the last one. A config may grow
+between runs (algorithms, datasets, repetitions); see ``results`` for what is refused.
 """
 
 from __future__ import annotations
@@ -29,8 +29,9 @@ import csv
 import functools
 import importlib
 import json
+import os
 import platform
-import shutil
+import socket
 import subprocess
 import sys
 import time
@@ -42,9 +43,10 @@ import numpy as np
 
 from .. import __version__, registry
 from ..errors import ObliqError
+from . import results
 from .metrics import task_metrics
 from .protocols import Split, flip_labels, fold_record, make_splits
-from .schema import KEY_COLUMNS, RUN_COLUMNS
+from .schema import RUN_COLUMNS
 from .seeds import rng_for
 
 
@@ -59,11 +61,12 @@ class Task:
     # Modules outside obliq_cli that registered the names this task uses (plugins, test
     # registrations): a fresh worker process imports them before asking the registry.
     modules: tuple[str, ...] = ()
+    # results.task_identity: the row's key in runs.csv
+    identity: str = ""
 
     @property
-    def key(self) -> tuple:
-        return (self.config_hash, self.dataset.label, self.split.repetition, self.split.fold,
-                self.algorithm.label)
+    def key(self) -> str:
+        return self.identity
 
 
 @dataclass
@@ -76,6 +79,7 @@ class RunSummary:
     skipped: int
     ran: int = 0
     failed: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # e.g. damaged lines set aside
 
 
 @functools.lru_cache(maxsize=8)
@@ -175,7 +179,8 @@ def fit_task(algo, dataset_label: str, X, y, info: dict, train: np.ndarray,
 def run_task(task: Task) -> dict:
     """Grow (and prune) one tree on one split and measure it; never raises."""
     split, algo = task.split, task.algorithm
-    row = dict(zip(KEY_COLUMNS, task.key))
+    row = dict(task=task.identity, config_hash=task.config_hash, dataset=task.dataset.label,
+               repetition=split.repetition, fold=split.fold, algorithm=algo.label)
     row.update(algorithm_name=algo.name, pruner=algo.pruner.name if algo.pruner else "",
                n_train=int(split.train.size), n_prune=int(split.prune.size),
                n_test=int(split.test.size))
@@ -238,6 +243,7 @@ def plan(config) -> tuple[list[Task], dict[str, dict]]:
     tasks: list[Task] = []
     records: dict[str, dict] = {}
     digest = config.hash()
+    plain = config.to_dict()
     modules = _plugin_modules(config)
     for i, spec in enumerate(config.datasets):
         where = f"{config.path}: datasets[{i}] ({spec.label})"
@@ -269,68 +275,39 @@ def plan(config) -> tuple[list[Task], dict[str, dict]]:
                 raise ObliqError(f"{config.path}: algorithms[{j}] ({algo.label}) on "
                                  f"{spec.label}: {exc}") from None
         for split in splits:
-            for algo in config.algorithms:
+            for algo, algo_plain in zip(config.algorithms, plain["algorithms"]):
                 if not algo.runs_on(spec.label):
                     continue
+                identity = results.task_identity(plain, plain["datasets"][i], algo_plain,
+                                                 split.repetition, split.fold)
                 tasks.append(Task(digest, config.seed, spec, algo, split,
-                                  config.protocol.label_noise, modules))
+                                  config.protocol.label_noise, modules, identity))
     return tasks, records
 
 
-def _read_done(runs_path: Path) -> set[tuple]:
-    with runs_path.open(newline="") as handle:
-        rows = list(csv.DictReader(handle))
-    latest = {}
-    for row in rows:
-        if row.get("status") not in ("ok", "error"):
-            continue  # not a complete row
-        key = (row["config_hash"], row["dataset"], int(row["repetition"]), int(row["fold"]),
-               row["algorithm"])
-        latest[key] = row["status"]
-    return {key for key, status in latest.items() if status == "ok"}
+def _history_entry(config, resume: bool, force: bool, n_jobs: int, backend: str,
+                   total: int, skipped: int) -> dict:
+    """One invocation of ``obliq run`` in meta.json's history (finished when it ends)."""
+    command = "run --resume" if resume else "run --force" if force else "run"
+    return {"started": datetime.now(UTC).isoformat(), "finished": None, "command": command,
+            "config_hash": config.hash(), "config_path": config.path,
+            "tasks": {"total": total, "skipped": skipped, "ran": 0, "failed": 0},
+            "n_jobs": n_jobs, "backend": backend, "host": socket.gethostname(),
+            "pid": os.getpid(), "versions": _versions()}
 
 
-def _drop_partial_line(runs_path: Path) -> None:
-    """Cut a row that a killed run left half-written, so appended rows start clean."""
-    data = runs_path.read_bytes()
-    if data and not data.endswith(b"\n"):
-        runs_path.write_bytes(data[: data.rfind(b"\n") + 1])
-
-
-def _prepare_output(config, out: Path, resume: bool, force: bool) -> set[tuple]:
-    runs_path = out / "runs.csv"
-    meta_path = out / "meta.json"
-    if runs_path.exists() and runs_path.stat().st_size > 0 and not force:
-        if not resume:
-            raise ObliqError(f"{runs_path} exists: use --resume to continue it or --force to "
-                             f"start over")
-        try:
-            stored = json.loads(meta_path.read_text())["config_hash"]
-        except (OSError, ValueError, KeyError):
-            raise ObliqError(f"{meta_path}: missing or unreadable; cannot resume") from None
-        if stored != config.hash():
-            raise ObliqError(f"{config.path}: the config changed since {runs_path} was "
-                             f"written (hash {stored} -> {config.hash()}); use --force or "
-                             f"another output")
-        _drop_partial_line(runs_path)
-        return _read_done(runs_path)
-    if force:
-        for name in ("runs.csv", "meta.json"):
-            (out / name).unlink(missing_ok=True)
-        shutil.rmtree(out / "folds", ignore_errors=True)
-    return set()
-
-
-def _write_meta(config, out: Path, **extra) -> None:
-    meta_path = out / "meta.json"
-    meta = json.loads(meta_path.read_text()) if meta_path.exists() else {}
-    meta.update({"name": config.name, "config_hash": config.hash(), "config": config.to_dict(),
-                 "config_path": config.path, "reference": config.reference,
-                 "versions": _versions()})
-    meta.update(extra)
-    tmp = meta_path.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(meta, indent=2))
-    tmp.replace(meta_path)
+def _meta(config, meta: dict) -> dict:
+    """meta.json for this run: the latest config on top; the history is kept as it is."""
+    plain = config.to_dict()
+    meta = dict(meta)
+    meta.update({"written_by": results.WRITER, "name": config.name,
+                 "config_hash": config.hash(), "config": plain, "config_path": config.path,
+                 "reference": config.reference})
+    configs = dict(meta.get("configs") or {})
+    configs[config.hash()] = plain
+    meta["configs"] = configs
+    meta["history"] = list(meta.get("history") or [])
+    return meta
 
 
 BACKENDS = ("loky", "threading", "dask")
@@ -393,10 +370,11 @@ def run_experiment(config, *, n_jobs: int | None = None, backend: str | None = N
     """Run (or resume) the experiment ``config`` (an ExperimentConfig).
 
     ``n_jobs`` / ``backend`` default to the config's; ``scheduler`` is a dask scheduler
-    address (backend dask only; else a LocalCluster). ``resume`` skips tasks whose latest
-    row is "ok"; ``force`` deletes earlier runs.csv, meta.json and folds/ first. Raises
-    ObliqError, having written nothing, when anything is wrong; a task that fails is
-    recorded (status "error") and listed in ``RunSummary.failed``.
+    address (backend dask only; else a LocalCluster). ``resume`` runs the tasks of the
+    config not yet stored (the config may have grown since); ``force`` first deletes what
+    obliq wrote in the folder. Raises ObliqError, having written nothing, when anything is
+    wrong (another run holds the folder, a change that alters stored folds); a task that
+    fails is recorded (status "error") and listed in ``RunSummary.failed``.
     """
     n_jobs = config.n_jobs if n_jobs is None else n_jobs
     backend = config.backend if backend is None else backend
@@ -408,40 +386,57 @@ def run_experiment(config, *, n_jobs: int | None = None, backend: str | None = N
     with contextlib.ExitStack() as stack:
         if backend == "dask":  # connect before writing: an unreachable scheduler writes nothing
             stack.enter_context(_dask_client(n_jobs, scheduler))
-        done = _prepare_output(config, out, resume, force)
-        todo = [t for t in tasks if t.key not in done]
-        summary = RunSummary(out, total=len(tasks), skipped=len(tasks) - len(todo))
-        _run(config, out, records, todo, summary, n_jobs, backend, progress)
+        stack.enter_context(results.folder_lock(out))
+        start = results.prepare(out, config.path, config.to_dict(), records, resume, force)
+        todo = [t for t in tasks if t.key not in start.done]
+        summary = RunSummary(out, total=len(tasks), skipped=len(tasks) - len(todo),
+                             notes=start.notes)
+        _run(config, out, records, todo, summary, start, n_jobs, backend, progress,
+             _history_entry(config, resume, force, n_jobs, backend, len(tasks),
+                            summary.skipped))
     return summary
 
 
-def _run(config, out: Path, records, todo, summary, n_jobs, backend, progress) -> None:
-    """Write folds/ and meta.json, then one runs.csv row per task as it finishes."""
-    (out / "folds").mkdir(parents=True, exist_ok=True)
+def _run(config, out: Path, records, todo, summary, start, n_jobs, backend, progress,
+         entry: dict) -> None:
+    """Write folds/ and meta.json (a new history entry), then one runs.csv row per task as
+    it finishes, then the entry's finish."""
     for label, record in records.items():
-        np.savez_compressed(out / "folds" / f"{label}.npz", **record)
-    _write_meta(config, out, started=datetime.now(UTC).isoformat(), finished=None,
-                n_jobs=n_jobs, backend=backend)
-    runs_path = out / "runs.csv"
+        path = results.fold_file(out, label)
+        if not (path.is_file() and results.fold_record_to_keep(path, record)):
+            results.write_folds(path, record)
+    meta = _meta(config, start.meta)
+    meta["history"].append(entry)
+    results.write_json(out / results.META, meta)
+    runs_path = out / results.RUNS
     new_file = not runs_path.exists() or runs_path.stat().st_size == 0
+    header = RUN_COLUMNS if new_file or not start.header else start.header
     from tqdm import tqdm
 
-    with runs_path.open("a", newline="") as handle, tqdm(
-        total=len(todo), disable=not progress, file=sys.stderr, unit="task",
-        desc=config.name, dynamic_ncols=True, smoothing=0.1,
-        # In a log file (no terminal) each refresh is a new line: refresh rarely there.
-        mininterval=0.1 if sys.stderr.isatty() else 10.0,
-    ) as bar:
-        writer = csv.DictWriter(handle, fieldnames=RUN_COLUMNS, extrasaction="ignore")
-        if new_file:
-            writer.writeheader()
-            handle.flush()
-        for row in _parallel_results(todo, n_jobs, backend):
-            writer.writerow(row)
-            handle.flush()
-            summary.ran += 1
-            if row["status"] != "ok":
-                summary.failed.append(f"{row['dataset']} rep {row['repetition']} fold "
-                                      f"{row['fold']} {row['algorithm']}: {row['error']}")
-            bar.update(1)
-    _write_meta(config, out, finished=datetime.now(UTC).isoformat())
+    outcome = "interrupted"
+    try:
+        with runs_path.open("a", newline="") as handle, tqdm(
+            total=len(todo), disable=not progress, file=sys.stderr, unit="task",
+            desc=config.name, dynamic_ncols=True, smoothing=0.1,
+            # In a log file (no terminal) each refresh is a new line: refresh rarely there.
+            mininterval=0.1 if sys.stderr.isatty() else 10.0,
+        ) as bar:
+            # Rows follow the file's own header, so an older file stays one table.
+            writer = csv.DictWriter(handle, fieldnames=header, extrasaction="ignore")
+            if new_file:
+                writer.writeheader()
+                handle.flush()
+            for row in _parallel_results(todo, n_jobs, backend):
+                writer.writerow(row)
+                handle.flush()
+                results._step("row appended")
+                summary.ran += 1
+                if row["status"] != "ok":
+                    summary.failed.append(f"{row['dataset']} rep {row['repetition']} fold "
+                                          f"{row['fold']} {row['algorithm']}: {row['error']}")
+                bar.update(1)
+        outcome = "finished"
+    finally:
+        entry.update(finished=datetime.now(UTC).isoformat(), outcome=outcome)
+        entry["tasks"].update(ran=summary.ran, failed=len(summary.failed))
+        results.write_json(out / results.META, meta)

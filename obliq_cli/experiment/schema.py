@@ -2,17 +2,27 @@
 
 ``results/<name>/``
     ``runs.csv``   one row per finished task, appended as each task ends (columns below).
-    ``meta.json``  ``{"name", "config_hash", "config": <the validated config as run, plain
-                   data>, "config_path", "reference": <path of the paper's values or null>,
-                   "versions": {...}, "started", "finished"}``.
-    ``folds/<dataset>.npz``  per repetition, the fold of every row (see protocols).
+                   A row belongs to the task whose identity hash is its ``task`` column
+                   (``results.task_identity``); the last row of a task wins.
+    ``meta.json``  ``{"written_by": "obliq", "name", "config_hash", "config": <the
+                   validated config of the latest run, plain data>, "config_path",
+                   "reference": <path of the paper's values or null>, "history": [one entry
+                   per invocation of ``obliq run``: started, finished, command, config_hash,
+                   tasks total / run / skipped / failed, versions, host, backend, n_jobs]}``.
+    ``folds/<file name of the dataset label>.npz``  per repetition, the fold of every row
+                   (see protocols); the file name is ``results.safe_file_name(label)``.
+    ``.obliq.lock`` held (flock) by the run writing into the folder.
+    ``runs.damaged`` lines of runs.csv that were not rows obliq wrote, moved aside by a
+                   resume (kept for inspection, never read).
 
 Per-class quantities are JSON strings so the file stays one flat CSV.
 """
 
-KEY_COLUMNS = ["config_hash", "dataset", "repetition", "fold", "algorithm"]
+# What identifies a stored row: the task identity hash. The readable key columns follow it.
+KEY_COLUMNS = ["task"]
+LABEL_COLUMNS = ["dataset", "repetition", "fold", "algorithm"]
 
-RUN_COLUMNS = KEY_COLUMNS + [
+RUN_COLUMNS = ["task", "config_hash"] + LABEL_COLUMNS + [
     "algorithm_name",   # registered name, e.g. "cart-ap"; `algorithm` is the config label
     "pruner",           # registered pruner name or "" for none
     "status",           # "ok" or "error"
@@ -33,4 +43,10 @@ RUN_COLUMNS = KEY_COLUMNS + [
     "tpr",              # JSON list, per class, fraction
     "tnr",              # JSON list, per class, fraction
     "confusion",        # JSON list of lists, rows = true class, columns = predicted
+    "extra",            # JSON object: registered metrics that have no column of their own
 ]
+
+# Numbers the readers need, numeric in every "ok" row (blank allowed: not measured).
+NUMERIC_COLUMNS = ["n_test", "n_test_correct", "test_accuracy", "train_accuracy", "n_leaves",
+                   "n_internal", "depth", "fit_time", "predict_time", "macro_f1"]
+STATUSES = ("ok", "error")

@@ -20,7 +20,8 @@ import numpy as np
 import pandas as pd
 
 from ..errors import ObliqError
-from ..experiment.schema import KEY_COLUMNS
+from ..experiment import results as results_folder
+from ..experiment.schema import LABEL_COLUMNS, NUMERIC_COLUMNS, STATUSES
 from .csvio import read_text_csv
 
 
@@ -50,11 +51,9 @@ METRICS: dict[str, Metric] = {
 }
 POOLABLE = ("test_accuracy", "test_error")
 
-# Numbers the report reads; all must be present as columns, and numeric in "ok" rows.
-NUMERIC_COLUMNS = ["n_test", "n_test_correct", "test_accuracy", "train_accuracy", "n_leaves",
-                   "n_internal", "depth", "fit_time", "predict_time", "macro_f1"]
-REQUIRED_COLUMNS = KEY_COLUMNS + ["status"] + NUMERIC_COLUMNS
-STATUSES = ("ok", "error")
+# Columns the report reads; all must be present, and the numbers numeric in "ok" rows.
+# (``task``, the identity of a row's task, is read when present: older files lack it.)
+REQUIRED_COLUMNS = ["config_hash"] + LABEL_COLUMNS + ["status"] + NUMERIC_COLUMNS
 
 
 # Per-class one-vs-rest rates (HHCART Tables 3 and 5): "tpr:2" is the true-positive rate
@@ -118,8 +117,14 @@ def _read_runs_csv(runs_path: Path) -> pd.DataFrame:
     """runs.csv as text columns, without a row that a running or killed run left half-written."""
     try:
         text = runs_path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+    except UnicodeDecodeError:
+        raise ObliqError(f"{runs_path}: damaged (bytes that are not text); `obliq run "
+                         f"CONFIG --resume` sets damaged lines aside") from None
+    except OSError as exc:
         raise ObliqError(f"{runs_path}: unreadable ({type(exc).__name__})") from None
+    if "\x00" in text:
+        raise ObliqError(f"{runs_path}: damaged (NUL bytes); `obliq run CONFIG --resume` "
+                         f"sets damaged lines aside")
     # The runner appends row by row: a table taken mid-run may see an unfinished last line.
     if text and not text.endswith("\n"):
         text = text[: text.rfind("\n") + 1]
@@ -153,13 +158,38 @@ def _to_numbers(runs: pd.DataFrame, runs_path: Path) -> pd.DataFrame:
     return runs
 
 
-def read_experiment(directory) -> tuple[pd.DataFrame, dict]:
+def _visible(runs: pd.DataFrame, meta: dict, show_all: bool) -> pd.DataFrame:
+    """The rows of the tasks of the config in meta.json (all rows with ``show_all``).
+
+    A row whose task left the config (an algorithm's parameters changed, a dataset or
+    repetitions dropped) is kept in runs.csv but not shown; shown with ``show_all``, its
+    algorithm is then labelled "<label> (earlier)" where it would mix with a current task.
+    Rows without a task identity (files of older obliq versions) are all shown."""
+    if "task" not in runs.columns:
+        return runs
+    tasks = results_folder.config_tasks(meta.get("config") or {})
+    if tasks is None:
+        return runs
+    current = runs["task"].isin(tasks.keys()) | (runs["task"] == "")
+    if not show_all:
+        return runs[current]
+    keys = ["dataset", "repetition", "fold", "algorithm"]
+    taken = set(map(tuple, runs.loc[current, keys].itertuples(index=False)))
+    clash = ~current & pd.Series([tuple(k) in taken for k in runs[keys].itertuples(
+        index=False)], index=runs.index, dtype=bool)
+    return runs.assign(algorithm=runs["algorithm"].where(~clash,
+                                                         runs["algorithm"] + " (earlier)"))
+
+
+def read_experiment(directory, show_all: bool = False) -> tuple[pd.DataFrame, dict]:
     """(runs, meta) of one experiment directory.
 
-    The last row of a task key (schema.KEY_COLUMNS) wins, as in the runner's resume: a task
-    that failed and was re-run ok counts once, as ok. Rows whose status is neither "ok" nor
-    "error" are not finished rows and are dropped. Adds ``experiment`` (meta["name"]),
-    ``source`` (the runs.csv path) and the derived ``test_error`` = 100 - test_accuracy and
+    The last row of a task (its ``task`` identity; older files: config_hash, dataset,
+    repetition, fold, algorithm) wins, as in the runner's resume: a task that failed and
+    was re-run ok counts once, as ok. Rows whose status is neither "ok" nor "error" are not
+    finished rows and are dropped; rows of tasks not in meta.json's config are dropped
+    unless ``show_all`` (``_visible``). Adds ``experiment`` (meta["name"]), ``source``
+    (the runs.csv path) and the derived ``test_error`` = 100 - test_accuracy and
     ``n_nodes`` = n_leaves + n_internal (the UMT paper's size, Table 3).
     """
     directory = Path(directory)
@@ -168,17 +198,19 @@ def read_experiment(directory) -> tuple[pd.DataFrame, dict]:
     meta_path = directory / "meta.json"
     meta: dict = {}
     if meta_path.is_file():
-        try:
-            meta = json.loads(meta_path.read_text(encoding="utf-8"))
-        except (ValueError, UnicodeDecodeError):
-            raise ObliqError(f"{meta_path}: not valid JSON") from None
-        if not isinstance(meta, dict):
-            raise ObliqError(f"{meta_path}: must hold a JSON object")
+        meta = results_folder.read_meta(meta_path)
     meta.setdefault("name", directory.name)
     meta["results_dir"] = str(directory)
     runs = runs[runs["status"].isin(STATUSES)].copy()
     runs = _to_numbers(runs, runs_path)
-    runs = runs.drop_duplicates(KEY_COLUMNS, keep="last").reset_index(drop=True)
+    if "task" not in runs.columns:
+        runs["task"] = ""
+    legacy = (runs["config_hash"] + "\x1f" + runs["dataset"] + "\x1f"
+              + runs["repetition"].astype(str) + "\x1f" + runs["fold"].astype(str) + "\x1f"
+              + runs["algorithm"])
+    runs["_key"] = runs["task"].where(runs["task"] != "", legacy)
+    runs = runs.drop_duplicates("_key", keep="last").drop(columns="_key")
+    runs = _visible(runs, meta, show_all).reset_index(drop=True)
     runs["experiment"] = str(meta["name"])
     runs["source"] = str(runs_path)
     runs["test_error"] = 100.0 - runs["test_accuracy"]
@@ -186,7 +218,7 @@ def read_experiment(directory) -> tuple[pd.DataFrame, dict]:
     return runs, meta
 
 
-def load_results(paths) -> tuple[pd.DataFrame, list[dict]]:
+def load_results(paths, show_all: bool = False) -> tuple[pd.DataFrame, list[dict]]:
     """All runs under ``paths`` as one frame, and each experiment's meta, in order.
 
     Each path is an experiment directory (it holds runs.csv) or a folder of them
@@ -204,7 +236,7 @@ def load_results(paths) -> tuple[pd.DataFrame, list[dict]]:
                 dirs.append(d)
     frames, metas = [], []
     for d in dirs:
-        runs, meta = read_experiment(d)
+        runs, meta = read_experiment(d, show_all)
         if meta["name"] in {m["name"] for m in metas}:
             meta["name"] = f"{meta['name']} ({d})"
             runs["experiment"] = meta["name"]

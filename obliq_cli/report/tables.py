@@ -224,7 +224,7 @@ def _render(headers, rows, fmt: str, caption: str, notes: list[str], title: str 
 
 def render_tables(paths, metric: str = "test_accuracy", fmt: str = "md", layout: str = "wide",
                   sig: str | None = None, pooled: bool = False, alpha: float = 0.05,
-                  best: bool = False, test: str = "t") -> str:
+                  best: bool = False, test: str = "t", show_all: bool = False) -> str:
     """One table per experiment under ``paths`` (a heading each when there are several).
 
     ``fmt``: md (pipe table), latex (booktabs, ± as $\\pm$), html, or csv (one tidy frame
@@ -233,9 +233,10 @@ def render_tables(paths, metric: str = "test_accuracy", fmt: str = "md", layout:
     at level ``alpha`` by the per-fold test ``test`` (stats.TESTS). ``pooled``: OC1's
     pooled accuracy instead of the fold mean.
     ``best``: each algorithm's best repetition (highest test accuracy) instead of the mean.
+    ``show_all``: also the rows of tasks that left the config (``aggregate._visible``).
     """
     _check_options(metric, fmt, layout, pooled, alpha, sig, test)
-    runs, metas = load_results(paths)
+    runs, metas = load_results(paths, show_all)
     return format_tables(runs, metas, metric, fmt, layout, sig, pooled, alpha, best, test)
 
 

@@ -1,0 +1,506 @@
+"""A results folder as the runner keeps it: task identities, the lock, safe file names,
+reading and repairing runs.csv, the compatibility of a changed config, and the run history.
+
+Task identity: a row belongs to the task that produced it, identified by what decides its
+numbers: the seed, the dataset (name, label, its own params and the protocol it is split
+by, without the repetition count), the algorithm (name, label, its parameters on that
+dataset, the pruner), the repetition and the fold (``task_identity``). So a config may
+grow (algorithms, datasets, repetitions added) and ``--resume`` runs exactly the tasks not
+yet stored; rows of tasks that left the config stay in runs.csv and readers skip them.
+A change that would alter the folds of stored tasks (seed, protocol, a dataset's params)
+is refused, naming the field (``check_compatible``).
+
+Crash safety: rows are only ever appended; a half-written last line is cut by truncating
+at the last newline; any other rewrite (repairing a damaged runs.csv, meta.json, folds)
+goes to a temporary file that is renamed over the old one, so a kill at any moment leaves
+either the old or the new file. One run at a time holds an flock on ``.obliq.lock``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import hashlib
+import io
+import json
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import ObliqError
+from .protocols import folds_per_repetition
+from .schema import LABEL_COLUMNS, NUMERIC_COLUMNS, STATUSES
+
+RUNS = "runs.csv"
+META = "meta.json"
+FOLDS = "folds"
+LOCK = ".obliq.lock"
+DAMAGED = "runs.damaged"
+WRITER = "obliq"
+# A confusion matrix of a few hundred classes is far beyond csv's default 128 KiB field.
+FIELD_LIMIT = 1 << 30
+
+# Tests replace this to stop the process between two steps of a write (see
+# tests/test_resume_kill.py); it names every point at which a kill leaves files behind.
+def _step(name: str) -> None:
+    """A point between two file operations (a no-op outside the kill test)."""
+
+
+# ------------------------------------------------------------------ names and identity
+_UNSAFE = re.compile(r"[^A-Za-z0-9._+-]")
+
+
+def safe_file_name(label: str) -> str:
+    """A file name for a dataset label: the label itself when it is plain (letters, digits,
+    ``._+-``, not starting with a dot, at most 64 characters), else its plain characters
+    and a digest of the whole label, so that no label reaches outside its folder
+    (``../x``, ``/abs/path``, a NUL byte) and two labels never share a file."""
+    text = str(label)
+    if text and len(text) <= 64 and not _UNSAFE.search(text) and not text.startswith("."):
+        return text
+    plain = _UNSAFE.sub("_", text).lstrip("._")[:40]
+    digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+    return f"{plain}-{digest}" if plain else digest
+
+
+def fold_file(results_dir, label: str) -> Path:
+    return Path(results_dir) / FOLDS / f"{safe_file_name(label)}.npz"
+
+
+def _drop_none(mapping: dict) -> dict:
+    # An optional field added to a spec later (default None) must not change identities.
+    return {k: v for k, v in mapping.items() if v is not None}
+
+
+def dataset_protocol(config: dict, dataset: dict) -> dict:
+    """The protocol a dataset is split by (its own sizes merged in), plain data."""
+    return dict(dataset.get("protocol") or config["protocol"])
+
+
+def _split_identity(config: dict, dataset: dict) -> dict:
+    """What decides a dataset's splits, except how many repetitions there are."""
+    protocol = _drop_none(dataset_protocol(config, dataset))
+    protocol.pop("repeats", None)
+    protocol["label_noise"] = config["protocol"].get("label_noise")
+    return {"seed": config["seed"], "name": dataset["name"], "label": dataset["label"],
+            "params": dataset.get("params") or {}, "protocol": _drop_none(protocol)}
+
+
+def algorithm_params(algorithm: dict, dataset_label: str) -> dict:
+    return {**(algorithm.get("params") or {}),
+            **((algorithm.get("dataset_params") or {}).get(dataset_label) or {})}
+
+
+def task_identity(config: dict, dataset: dict, algorithm: dict, repetition: int,
+                  fold: int) -> str:
+    """The identity hash of one task of the config ``config`` (``ExperimentConfig.to_dict``
+    form); ``dataset`` and ``algorithm`` are entries of its lists."""
+    pruner = algorithm.get("pruner")
+    identity = {
+        "dataset": _split_identity(config, dataset),
+        "algorithm": {"name": algorithm["name"], "label": algorithm["label"],
+                      "params": algorithm_params(algorithm, dataset["label"]),
+                      "pruner": _drop_none(pruner) if pruner else None},
+        "repetition": int(repetition), "fold": int(fold)}
+    text = json.dumps(identity, sort_keys=True, default=str)
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:20]
+
+
+def runs_on(algorithm: dict, label: str) -> bool:
+    only = algorithm.get("only")
+    return only is None or label in only
+
+
+def config_tasks(config: dict) -> dict[str, tuple] | None:
+    """Every task of a config (plain data) as {identity: (dataset, repetition, fold,
+    algorithm)}; None when ``config`` is not a whole config (hand-written meta.json)."""
+    try:
+        out = {}
+        for dataset in config["datasets"]:
+            protocol = dataset_protocol(config, dataset)
+            folds = folds_per_repetition(protocol)
+            for algorithm in config["algorithms"]:
+                if not runs_on(algorithm, dataset["label"]):
+                    continue
+                for rep in range(int(protocol["repeats"])):
+                    for fold in range(folds):
+                        key = task_identity(config, dataset, algorithm, rep, fold)
+                        out[key] = (dataset["label"], rep, fold, algorithm["label"])
+        return out
+    except (KeyError, TypeError, ValueError, AttributeError):
+        return None
+
+
+# ------------------------------------------------------------------------ the lock
+@contextlib.contextmanager
+def folder_lock(results_dir: Path):
+    """Hold ``results_dir/.obliq.lock`` for the run (created with the folder). A second
+    run into the same folder fails at once; the lock dies with its process (flock)."""
+    results_dir.mkdir(parents=True, exist_ok=True)
+    path = results_dir / LOCK
+    handle = open(path, "a+")  # noqa: SIM115 - held for the whole run
+    try:
+        try:
+            import fcntl
+        except ImportError:  # pragma: no cover - not POSIX: no lock
+            fcntl = None
+        if fcntl is not None:
+            try:
+                fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                handle.seek(0)
+                holder = handle.read().strip() or "another process"
+                raise ObliqError(f"{results_dir}: another obliq run is writing here "
+                                 f"({holder}); wait for it to finish or use another "
+                                 f"output") from None
+        handle.seek(0)
+        handle.truncate()
+        handle.write(f"pid {os.getpid()}")
+        handle.flush()
+        yield
+    finally:
+        handle.close()
+
+
+# ------------------------------------------------------------------ atomic writes
+def _fsync_dir(directory: Path) -> None:
+    with contextlib.suppress(OSError):
+        fd = os.open(directory, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    """Write ``path`` through a temporary file in the same folder, then rename it."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with open(tmp, "wb") as handle:
+            handle.write(data)
+            _step(f"write {path.name} (temporary)")
+            handle.flush()
+            os.fsync(handle.fileno())
+        _step(f"rename {path.name}")
+        tmp.replace(path)
+        _fsync_dir(path.parent)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def write_json(path: Path, data) -> None:
+    atomic_write_bytes(path, (json.dumps(data, indent=2) + "\n").encode("utf-8"))
+
+
+def write_folds(path: Path, record: dict) -> None:
+    buffer = io.BytesIO()
+    np.savez_compressed(buffer, **record)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_bytes(path, buffer.getvalue())
+
+
+# --------------------------------------------------------------- reading runs.csv
+@dataclass
+class RunsFile:
+    """runs.csv split into its parts: the header, the rows obliq wrote (each with its line
+    number and its exact bytes), the damaged lines, and an unfinished last line."""
+
+    header: list[str]
+    rows: list[dict] = field(default_factory=list)
+    lines: list[bytes] = field(default_factory=list)
+    damaged: list[tuple[int, bytes]] = field(default_factory=list)
+    tail: bytes = b""
+    header_bytes: bytes = b""
+
+
+def _is_int(text: str) -> bool:
+    return text.isdigit()
+
+
+def _parse_line(line: bytes, header: list[str]) -> dict | None:
+    """The row of one runs.csv line, or None when the line is not a row obliq wrote."""
+    try:
+        text = line.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    if text.endswith("\r"):  # csv writes \r\n line ends
+        text = text[:-1]
+    if "\x00" in text or "\r" in text:
+        return None
+    try:
+        fields = next(csv.reader([text]))
+    except (csv.Error, StopIteration):
+        return None
+    if len(fields) != len(header):
+        return None
+    row = dict(zip(header, fields))
+    if row.get("status") not in STATUSES:
+        return None
+    if not (_is_int(row.get("repetition", "")) and _is_int(row.get("fold", ""))):
+        return None
+    if "task" in row and not row["task"]:
+        return None
+    if row["status"] == "ok":
+        for column in NUMERIC_COLUMNS:
+            value = row.get(column, "")
+            if value.strip():
+                try:
+                    float(value)
+                except ValueError:
+                    return None
+    return row
+
+
+def read_runs_file(path: Path) -> RunsFile:
+    """Every line of runs.csv, sorted into rows, damaged lines and an unfinished tail."""
+    csv.field_size_limit(FIELD_LIMIT)
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise ObliqError(f"{path}: unreadable ({exc.strerror or exc})") from None
+    cut = data.rfind(b"\n") + 1
+    body, tail = data[:cut], data[cut:]
+    lines = body.split(b"\n")[:-1] if body else []
+    if not lines:
+        return RunsFile(header=[], tail=tail)
+    try:
+        header = next(csv.reader([lines[0].decode("utf-8").rstrip("\r")]))
+    except (UnicodeDecodeError, csv.Error, StopIteration):
+        header = []
+    if not header or "status" not in header or not set(LABEL_COLUMNS) <= set(header):
+        raise ObliqError(f"{path}: line 1 is not the header of an obliq runs.csv; "
+                         f"move the file away or use another output")
+    out = RunsFile(header=header, tail=tail, header_bytes=lines[0] + b"\n")
+    for number, line in enumerate(lines[1:], start=2):
+        row = _parse_line(line, header)
+        if row is None:
+            out.damaged.append((number, line))
+        else:
+            out.rows.append(row)
+            out.lines.append(line + b"\n")
+    return out
+
+
+def repair_runs_file(path: Path, runs: RunsFile) -> str | None:
+    """Make runs.csv hold only whole rows: an unfinished last line is cut (truncate at the
+    last newline); damaged lines are moved to runs.damaged and the rows rewritten through a
+    temporary file. Every row keeps its bytes. Returns a one-line note, or None."""
+    if runs.damaged:
+        aside = path.with_name(DAMAGED)
+        with open(aside, "ab") as handle:
+            for number, line in runs.damaged:
+                handle.write(f"# {RUNS} line {number}\n".encode() + line + b"\n")
+            if runs.tail:
+                handle.write(f"# {RUNS} unfinished last line\n".encode() + runs.tail + b"\n")
+        _step("damaged lines set aside")
+        atomic_write_bytes(path, runs.header_bytes + b"".join(runs.lines))
+        numbers = ", ".join(str(n) for n, _ in runs.damaged[:5])
+        more = "" if len(runs.damaged) <= 5 else f" and {len(runs.damaged) - 5} more"
+        return (f"{path}: {len(runs.damaged)} damaged line(s) (line {numbers}{more}) moved "
+                f"to {aside.name}; their tasks run again")
+    if runs.tail:
+        _step("truncate the unfinished line")
+        os.truncate(path, path.stat().st_size - len(runs.tail))
+    return None
+
+
+def done_tasks(rows: list[dict]) -> set[str]:
+    """Tasks whose latest row is "ok" (an "error" row is run again)."""
+    latest = {}
+    for row in rows:
+        latest[row["task"]] = row["status"]
+    return {task for task, status in latest.items() if status == "ok"}
+
+
+# ------------------------------------------------------------------------ meta.json
+def read_meta(path: Path) -> dict:
+    """meta.json as a dict; ObliqError in one line when it is missing, not JSON or not an
+    object."""
+    try:
+        meta = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ObliqError(f"{path}: missing") from None
+    except (OSError, ValueError, UnicodeDecodeError):
+        raise ObliqError(f"{path}: not valid JSON") from None
+    if not isinstance(meta, dict):
+        raise ObliqError(f"{path}: must hold a JSON object (got {type(meta).__name__})")
+    return meta
+
+
+def is_obliq_meta(meta) -> bool:
+    """Whether a meta.json (parsed) is one obliq wrote: ours, or an older one with the
+    config and its hash."""
+    return isinstance(meta, dict) and (meta.get("written_by") == WRITER or (
+        isinstance(meta.get("config"), dict) and "config_hash" in meta))
+
+
+def _owned_meta(out: Path) -> dict | None:
+    """meta.json of ``out`` when obliq wrote it, None when there is none; ObliqError when
+    there is one obliq did not write (it is never overwritten or deleted)."""
+    path = out / META
+    if not path.exists():
+        return None
+    try:
+        meta = read_meta(path)
+    except ObliqError as exc:
+        meta = exc
+    if not is_obliq_meta(meta):
+        reason = f" ({meta})" if isinstance(meta, ObliqError) else ""
+        raise ObliqError(f"{path}: not a meta.json written by obliq{reason}; obliq does not "
+                         f"overwrite or delete it: move it away or use another output")
+    return meta
+
+
+def delete_own_files(out: Path) -> None:
+    """``--force``: delete what obliq wrote in ``out`` (runs.csv, meta.json, runs.damaged
+    and the fold files of the datasets meta.json names), nothing else; refused when
+    meta.json or runs.csv is not obliq's."""
+    meta = _owned_meta(out)
+    runs_path = out / RUNS
+    if runs_path.exists():
+        if meta is None:
+            raise ObliqError(f"{runs_path}: no obliq meta.json beside it, so obliq does not "
+                             f"delete it: move it away or use another output")
+        read_runs_file(runs_path)  # refuses a file whose header is not ours
+    labels = set()
+    for config in [meta.get("config")] + list((meta.get("configs") or {}).values()) \
+            if meta else []:
+        for dataset in (config or {}).get("datasets", []) if isinstance(config, dict) else []:
+            if isinstance(dataset, dict) and "label" in dataset:
+                labels.add(str(dataset["label"]))
+    runs_path.unlink(missing_ok=True)
+    (out / DAMAGED).unlink(missing_ok=True)
+    for label in labels:
+        fold_file(out, label).unlink(missing_ok=True)
+    with contextlib.suppress(OSError):
+        (out / FOLDS).rmdir()  # only when empty: files obliq did not write stay
+    (out / META).unlink(missing_ok=True)
+
+
+# --------------------------------------------------------- changed configs on resume
+def _differences(old, new, where: str) -> list[str]:
+    if isinstance(old, dict) and isinstance(new, dict):
+        out = []
+        for key in sorted(set(old) | set(new), key=str):
+            out += _differences(old.get(key), new.get(key), f"{where}.{key}")
+        return out
+    return [] if old == new else [where]
+
+
+def check_compatible(path: str, stored: dict, config: dict, stored_labels: set[str],
+                     records: dict, results_dir: Path) -> None:
+    """Refuse (ObliqError naming the field) a config that changes the folds of tasks
+    already stored: the seed, the protocol (except its repetitions) or a stored dataset's
+    name, params or own sizes; and, as a last check, any dataset whose stored folds differ
+    from the ones the config makes now (its data changed)."""
+    if not stored_labels:
+        return
+
+    def refuse(field_name: str, old, new):
+        raise ObliqError(f"{path}: {field_name}: the config changed the folds of tasks "
+                         f"already stored in {results_dir} ({old!r} -> {new!r}); use --force "
+                         f"to start afresh or another output")
+
+    if stored.get("seed") != config["seed"]:
+        refuse("seed", stored.get("seed"), config["seed"])
+    old_protocol = {k: v for k, v in (stored.get("protocol") or {}).items() if k != "repeats"}
+    new_protocol = {k: v for k, v in config["protocol"].items() if k != "repeats"}
+    for name in _differences(_drop_none(old_protocol), _drop_none(new_protocol), "protocol"):
+        key = name.split(".", 1)[1]
+        refuse(name, old_protocol.get(key.split(".")[0]), new_protocol.get(key.split(".")[0]))
+    old_datasets = {d.get("label"): d for d in stored.get("datasets", [])
+                    if isinstance(d, dict)}
+    for i, dataset in enumerate(config["datasets"]):
+        label = dataset["label"]
+        if label not in stored_labels or label not in old_datasets:
+            continue
+        old = _split_identity(stored, old_datasets[label])
+        new = _split_identity(config, dataset)
+        for name in _differences(old, new, f"datasets[{i}]"):
+            part = name.split(".", 1)[1].split(".")[0]
+            refuse(name, old.get(part), new.get(part))
+    for i, dataset in enumerate(config["datasets"]):
+        label = dataset["label"]
+        stored_file = fold_file(results_dir, label)
+        if label not in stored_labels or label not in records or not stored_file.is_file():
+            continue
+        if not _same_folds(stored_file, records[label]):
+            raise ObliqError(f"{path}: datasets[{i}] ({label}): its folds differ from the "
+                             f"ones stored in {stored_file} (has its data changed?); use "
+                             f"--force to start afresh or another output")
+
+
+def _same_folds(stored_file: Path, record: dict) -> bool:
+    """The stored fold roles equal the new ones on the repetitions both hold."""
+    try:
+        with np.load(stored_file) as stored:
+            old = stored["roles"]
+    except (OSError, ValueError, KeyError):
+        return True  # unreadable: it is rewritten from the config
+    new = record["roles"]
+    reps = min(old.shape[0], new.shape[0])
+    return old.shape[1:] == new.shape[1:] and bool((old[:reps] == new[:reps]).all())
+
+
+def fold_record_to_keep(stored_file: Path, record: dict) -> bool:
+    """Whether the stored file already holds ``record`` (same or more repetitions)."""
+    try:
+        with np.load(stored_file) as stored:
+            old_reps = stored["roles"].shape[0]
+    except (OSError, ValueError, KeyError):
+        return False
+    return old_reps >= record["roles"].shape[0] and _same_folds(stored_file, record)
+
+
+# ------------------------------------------------------------------- preparing a run
+@dataclass
+class Prepared:
+    """What a run starts from: the tasks done, the header to append with, meta.json to
+    continue, notes for the user."""
+
+    done: set[str]
+    header: list[str] | None
+    meta: dict
+    notes: list[str]
+
+
+def prepare(out: Path, config_path: str, config: dict, records: dict, resume: bool,
+            force: bool) -> Prepared:
+    """Check the folder, then (only when everything is fine) delete for ``force`` or
+    repair for ``resume``. Returns the starting point of the run."""
+    runs_path = out / RUNS
+    if force:
+        delete_own_files(out)
+        return Prepared(set(), None, {}, [])
+    meta = _owned_meta(out)
+    has_rows = runs_path.exists() and runs_path.stat().st_size > 0
+    if not has_rows:
+        return Prepared(set(), None, meta or {}, [])
+    if not resume:
+        raise ObliqError(f"{runs_path} exists: use --resume to continue it or --force to "
+                         f"start over")
+    if meta is None:
+        raise ObliqError(f"{out / META}: missing; cannot resume (use --force to start "
+                         f"afresh)")
+    runs = read_runs_file(runs_path)
+    if runs.header and "task" not in runs.header:
+        raise ObliqError(f"{runs_path}: written by an older obliq (no task column); it "
+                         f"cannot be resumed: use --force or another output")
+    stored = meta.get("config")
+    if not isinstance(stored, dict):
+        raise ObliqError(f"{out / META}: holds no config; cannot resume (use --force)")
+    stored_labels = {row["dataset"] for row in runs.rows}
+    try:
+        check_compatible(config_path, stored, config, stored_labels, records, out)
+    except (KeyError, TypeError, AttributeError):
+        raise ObliqError(f"{out / META}: its config is not one obliq wrote; cannot resume "
+                         f"(use --force)") from None
+    notes = []
+    note = repair_runs_file(runs_path, runs)
+    if note:
+        notes.append(note)
+    return Prepared(done_tasks(runs.rows), runs.header or None, meta, notes)
+
