@@ -7,7 +7,13 @@ import pytest
 from conftest import leaves_by_rules
 
 from obliq_cli import make_estimator
-from obliq_cli.tree.builder import Split, SplitFinder, StoppingRules, build_tree
+from obliq_cli.tree.builder import (
+    PRESORT_MIN_ROWS,
+    Split,
+    SplitFinder,
+    StoppingRules,
+    build_tree,
+)
 from obliq_cli.tree.structure import LEAF, OBLIQUE, Tree, node_class_counts
 
 
@@ -234,3 +240,72 @@ def test_bad_input_is_a_clear_error():
     est = make_estimator("cart-ap").fit(np.array([[0.0, 1.0], [1.0, 0.0]]), [0, 1])
     with pytest.raises(DataError, match="3 features"):
         est.predict(np.zeros((1, 3)))
+
+
+class PresortRecordingFinder(RecordingFinder):
+    """``RecordingFinder`` that asks for presorted orders and records them."""
+
+    presort = True
+
+    def __init__(self):
+        super().__init__()
+        self.orders = []
+
+    def split(self, node):
+        self.orders.append((node.rows.copy(), None if node.order is None
+                            else node.order.copy(), self.local_order(node)))
+        return super().split(node)
+
+
+def test_presorted_orders_are_each_nodes_sorted_columns():
+    rng = np.random.default_rng(9)
+    # Rounded values: many ties, whose rows must stay in ascending order.
+    X = np.round(rng.normal(size=(400, 3)), 1)
+    y = rng.integers(0, 2, size=400)
+    finder = PresortRecordingFinder()
+    build_tree(X, y, 2, finder, StoppingRules(max_depth=6))
+    with_order = 0
+    for rows, order, local in finder.orders:
+        if rows.size < PRESORT_MIN_ROWS:
+            assert order is None and local is None
+            continue
+        with_order += 1
+        for f in range(3):
+            # A stable argsort of the node's column, as row indices and as positions.
+            expected = np.argsort(X[rows, f], kind="stable")
+            np.testing.assert_array_equal(order[f], rows[expected])
+            np.testing.assert_array_equal(local[f], expected)
+    assert with_order >= 7 and len(finder.orders) > with_order  # both kinds of node
+
+
+def test_presorting_does_not_change_the_axis_parallel_tree():
+    rng = np.random.default_rng(10)
+    X = np.round(rng.normal(size=(600, 4)), 1)
+    y = (X[:, 0] + X[:, 1] * X[:, 2] > 0.2).astype(int) + (X[:, 3] > 1.0)
+    finder = make_estimator("cart-ap")._make_split_finder()
+    assert finder.presort
+    presorted = build_tree(X, y, 3, finder)
+    finder = make_estimator("cart-ap")._make_split_finder()
+    finder.presort = False  # every node sorts its own columns
+    sorting = build_tree(X, y, 3, finder)
+    assert presorted.n_nodes == sorting.n_nodes > 20
+    for name in ("children_left", "feature", "threshold", "value"):
+        np.testing.assert_array_equal(getattr(presorted, name), getattr(sorting, name))
+
+
+def test_split_order_compiled_and_python_agree_and_keep_order():
+    from obliq_cli.tree.presort import root_order, split_order
+
+    rng = np.random.default_rng(11)
+    X = np.round(rng.normal(size=(50, 3)), 1)
+    order = root_order(X)
+    goes_left = rng.random(50) < 0.3
+    n_left = int(goes_left.sum())
+    compiled = split_order(order, goes_left, n_left, True, True)
+    python = split_order.py_func(order, goes_left, n_left, True, True)
+    for ours, plain, side in zip(compiled, python, (goes_left, ~goes_left)):
+        np.testing.assert_array_equal(ours, plain)
+        for f in range(3):
+            np.testing.assert_array_equal(ours[f], order[f][side[order[f]]])
+    left, right = split_order(order, goes_left, n_left, False, True)
+    assert left.shape == (3, 0) and right.shape == (3, 50 - n_left)

@@ -14,6 +14,12 @@ works:
   parent's split handed down (``Split.child_states``). It returns a :class:`Split`, or
   None to make the node a leaf.
 
+A finder that sets ``presort = True`` also gets ``node.order``: every feature's
+ascending order of the node's rows, sorted once per fit and partitioned stably at each
+split as scikit-learn's presorting does, so no node sorts its columns again (None on
+nodes of fewer than ``PRESORT_MIN_ROWS`` rows, where sorting is cheaper than carrying
+the orders).
+
 The builder partitions the node's rows with one rule (:func:`goes_left`: ``x[feature]
 <= t`` for an axis-parallel split, ``X[rows] @ w <= t`` for an oblique one), the rule
 the finders that re-check a partition use too. A pure node is never split, and a split
@@ -26,7 +32,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .presort import root_order, split_order
 from .structure import LEAF, OBLIQUE, Tree
+
+PRESORT_MIN_ROWS = 16
+"""Nodes with fewer rows get no presorted ``Node.order`` (their finder sorts)."""
 
 
 @dataclass(frozen=True)
@@ -76,16 +86,20 @@ class Node:
     depth : 0 at the root.
     parent_counts : the parent's class counts, None at the root.
     state : what the parent's split handed to this child (``Split.child_states``).
+    order : for a finder with ``presort = True``, int array [n_features, n_rows]: row f
+        lists the node's row indices in ascending order of ``X[:, f]`` (equal values in
+        ascending row order); None otherwise and on small nodes.
     """
 
-    __slots__ = ("rows", "counts", "depth", "parent_counts", "state")
+    __slots__ = ("rows", "counts", "depth", "parent_counts", "state", "order")
 
-    def __init__(self, rows, counts, depth=0, parent_counts=None, state=None):
+    def __init__(self, rows, counts, depth=0, parent_counts=None, state=None, order=None):
         self.rows = rows
         self.counts = counts
         self.depth = depth
         self.parent_counts = parent_counts
         self.state = state
+        self.order = order
 
     @property
     def is_root(self) -> bool:
@@ -104,10 +118,12 @@ class SplitFinder:
     implement ``split``.
     """
 
+    presort = False
     X: np.ndarray
     y: np.ndarray
     n_classes: int
     rng: np.random.Generator
+    _position: np.ndarray | None = None
 
     def prepare(self, X: np.ndarray, y: np.ndarray, n_classes: int,
                 rng: np.random.Generator) -> None:
@@ -119,6 +135,16 @@ class SplitFinder:
     def node_data(self, node: Node) -> tuple[np.ndarray, np.ndarray]:
         """The node's rows of ``X`` and their class codes (copies, in row order)."""
         return self.X[node.rows], self.y[node.rows]
+
+    def local_order(self, node: Node) -> np.ndarray | None:
+        """``node.order`` as positions within ``node.rows`` (int64 [n_features, n_rows],
+        row f the argsort of ``X[node.rows, f]``), or None when the node has no order."""
+        if node.order is None:
+            return None
+        if self._position is None:
+            self._position = np.empty(self.X.shape[0], dtype=np.int64)
+        self._position[node.rows] = np.arange(node.rows.shape[0])
+        return self._position[node.order]
 
 
 def split_whole(finder: SplitFinder, X, y, n_classes: int, rng=None,
@@ -135,9 +161,10 @@ def split_whole(finder: SplitFinder, X, y, n_classes: int, rng=None,
     finder.prepare(X, y, n_classes, rng)
     counts = np.bincount(y, minlength=n_classes)
     rows = np.arange(X.shape[0])
+    order = root_order(X) if finder.presort else None
     if like is None:
-        return finder.split(Node(rows, counts))
-    return finder.split(Node(rows, counts, like.depth, like.parent_counts, like.state))
+        return finder.split(Node(rows, counts, order=order))
+    return finder.split(Node(rows, counts, like.depth, like.parent_counts, like.state, order))
 
 
 @dataclass(frozen=True)
@@ -200,7 +227,11 @@ def build_tree(
     oblique: dict[int, np.ndarray] = {}  # node id -> weights of its oblique split
     n_nodes = 0
 
-    root = Node(np.arange(n_samples), np.bincount(y, minlength=n_classes))
+    presort = bool(getattr(finder, "presort", False))
+    mark = np.zeros(n_samples, dtype=bool) if presort else None
+    XT = None  # the columns as rows, for axis-parallel partitions (made on first use)
+    root = Node(np.arange(n_samples), np.bincount(y, minlength=n_classes),
+                order=root_order(X) if presort else None)
     # stack of (node view, parent id, child slot: 0 left, 1 right)
     stack: list[tuple[Node, int, int]] = [(root, -1, 0)]
     while stack:
@@ -226,7 +257,12 @@ def build_tree(
         split = finder.split(node)
         if split is None:
             continue
-        go_left = goes_left(X, node.rows, split)
+        if split.feature >= 0:
+            if XT is None:
+                XT = np.ascontiguousarray(X.T)
+            go_left = XT[split.feature][node.rows] <= split.threshold  # = goes_left
+        else:
+            go_left = goes_left(X, node.rows, split)
         left_rows = node.rows[go_left]
         n_left = left_rows.shape[0]
         if n_left == 0 or n_left == n:
@@ -240,10 +276,22 @@ def build_tree(
         left_counts = np.bincount(y[left_rows], minlength=n_classes)
         states = split.child_states or (None, None)
         depth = node.depth + 1
+        left_order = right_order = None
+        if node.order is not None:
+            # Stable partition of every feature's order: keep the rows that went each way.
+            mark[node.rows] = go_left
+            keep_left = n_left >= PRESORT_MIN_ROWS
+            keep_right = n - n_left >= PRESORT_MIN_ROWS
+            if keep_left or keep_right:
+                left_order, right_order = split_order(node.order, mark, n_left, keep_left,
+                                                      keep_right)
+                left_order = left_order if keep_left else None
+                right_order = right_order if keep_right else None
         # Right is pushed first so the left child is numbered next (preorder).
         stack.append((Node(node.rows[~go_left], counts - left_counts, depth, counts,
-                           states[1]), node_id, 1))
-        stack.append((Node(left_rows, left_counts, depth, counts, states[0]), node_id, 0))
+                           states[1], right_order), node_id, 1))
+        stack.append((Node(left_rows, left_counts, depth, counts, states[0], left_order),
+                      node_id, 0))
 
     features = features[:n_nodes]
     weights = np.zeros((n_nodes, n_features))
