@@ -206,7 +206,10 @@ def run_task(task: Task) -> dict:
     return row
 
 
+@functools.lru_cache(maxsize=1)
 def _versions() -> dict:
+    """Python, numpy, scipy, scikit-learn, obliq versions and the git commit (asked once per
+    process: a history entry each run)."""
     import numpy
     import scipy
     import sklearn
