@@ -356,45 +356,24 @@ def _save_figure(fig, base) -> None:
 
 
 def _plot_fit(dataset: str, algorithm: str, params: dict, pruner: str | None,
-              pruner_params: dict, seed: int, need_2d: bool = False):
-    """(fitted estimator, X, y, info) of ALGORITHM on the whole DATASET, made, seeded,
-    grown and pruned as an experiment's task (``runner.fit_task``) under the seed names
-    (seed, dataset, "plot", 0, algorithm)."""
-    import numpy as np
+              pruner_params: dict, seed: int, results: str | None, repetition: int,
+              fold: int, need_2d: bool = False):
+    """The tree of a picture: with RESULTS, the stored task (dataset and algorithm labels,
+    repetition, fold) replayed (``replay.replay_task``); else ALGORITHM fitted on every
+    row of DATASET as a task would be (``replay.fit_on_all_rows``)."""
+    from .experiment.replay import check_fit_options, fit_on_all_rows, replay_task
 
-    from .config import AlgorithmSpec, PrunerSpec
-    from .experiment.runner import fit_task
-
-    registry.algorithm_entry(algorithm)
-    if pruner is not None:
-        known = registry.pruner_entry(pruner).params
-        for key in pruner_params:
-            if key not in known:
-                raise ObliqError(f"--pruner-param: pruner {pruner!r} has no parameter "
-                                 f"{key!r}{registry.suggest(key, known)}; parameters: "
-                                 f"{', '.join(sorted(known)) or 'none'}")
-    elif pruner_params:
-        raise ObliqError("--pruner-param needs --pruner")
-    X, y, info = registry.load_dataset(dataset)
-    if need_2d and X.shape[1] != 2:
+    if results is None:
+        algo = check_fit_options(algorithm, params, pruner, pruner_params)
+        return fit_on_all_rows(dataset, algo, seed, 2 if need_2d else None)
+    if params or pruner or pruner_params:
+        raise ObliqError("--results replays a stored task as it ran: --param, --pruner and "
+                         "--pruner-param do not apply")
+    task = replay_task(results, dataset, algorithm, repetition, fold)
+    if need_2d and task.X.shape[1] != 2:
         raise ObliqError(f"--dataset {dataset}: decision regions need a dataset with 2 "
-                         f"features (it has {X.shape[1]})")
-    try:
-        estimator = registry.make_estimator(algorithm, **params)
-        if hasattr(estimator, "validate_params"):
-            estimator.validate_params()
-    except (TypeError, ValueError) as exc:
-        first = (str(exc).strip().splitlines() or [""])[0]
-        raise ObliqError(f"--param: {algorithm}: {first}") from None
-    check = getattr(estimator, "check_n_classes", None)
-    if check is not None:
-        check(int(np.unique(y).size))
-    algo = AlgorithmSpec(algorithm, algorithm, dict(params),
-                         PrunerSpec(pruner, dict(pruner_params)) if pruner else None)
-    rows = np.arange(len(y))
-    fitted = fit_task(algo, dataset, X, y, info, rows, rows[:0],
-                      (seed, dataset, "plot", 0, algorithm))
-    return fitted.estimator, X, y, info
+                         f"features (it has {task.X.shape[1]})")
+    return task
 
 
 def _fit_options(func):
@@ -409,6 +388,13 @@ def _fit_options(func):
                      help="A pruner parameter (repeatable)."),
         click.option("--seed", type=int, default=0, show_default=True,
                      help="Seed of the names (seed, dataset, 'plot', 0, algorithm)."),
+        click.option("--results", type=click.Path(file_okay=False),
+                     help="Replay a stored task of this results folder instead (DATASET "
+                          "and ALGORITHM are then the config's labels)."),
+        click.option("--repetition", type=int, default=0, show_default=True,
+                     help="With --results: the task's repetition."),
+        click.option("--fold", type=int, default=0, show_default=True,
+                     help="With --results: the task's fold."),
         click.option("-o", "--output", metavar="PATH",
                      help="Writes PATH.png and PATH.svg."),
     ]
@@ -417,11 +403,14 @@ def _fit_options(func):
     return func
 
 
-def _fit_title(dataset, algorithm, pruner, X, estimator, seed) -> str:
+def _fit_title(dataset, algorithm, pruner, task, seed, results) -> str:
     what = f"{algorithm} + {pruner}" if pruner else algorithm
-    size = getattr(estimator, "n_leaves_", None)
+    size = getattr(task.estimator, "n_leaves_", None)
     leaves = f", {size} leaves" if isinstance(size, (int,)) else ""
-    return f"{what} on {dataset}: fitted on all {X.shape[0]} rows (seed {seed}{leaves})"
+    if results is not None:
+        return (f"{what} on {dataset}: repetition {task.repetition}, fold {task.fold} of "
+                f"{results} ({task.grow.size} rows grown on{leaves})")
+    return f"{what} on {dataset}: fitted on all {task.X.shape[0]} rows (seed {seed}{leaves})"
 
 
 @main.group()
@@ -431,16 +420,19 @@ def plot():
 
 @plot.command("boundary")
 @_fit_options
-def plot_boundary(dataset, algorithm, params, pruner, pruner_params, seed, output):
-    """Decision regions (and a tree's hyperplanes) on a 2-D dataset, fitted on all rows."""
+def plot_boundary(dataset, algorithm, params, pruner, pruner_params, seed, results,
+                  repetition, fold, output):
+    """Decision regions (and a tree's hyperplanes) on a 2-D dataset, fitted on all rows
+    (or a stored task replayed, --results); the points are the rows it grew on."""
     from .report.plots import plot_decision_regions
 
-    estimator, X, y, info = _plot_fit(dataset, algorithm, _key_values(params, "--param"),
-                                      pruner, _key_values(pruner_params, "--pruner-param"),
-                                      seed, need_2d=True)
-    fig = plot_decision_regions(estimator, X, y, info.get("feature_names"),
-                                title=_fit_title(dataset, algorithm, pruner, X, estimator,
-                                                 seed))
+    task = _plot_fit(dataset, algorithm, _key_values(params, "--param"), pruner,
+                     _key_values(pruner_params, "--pruner-param"), seed, results,
+                     repetition, fold, need_2d=True)
+    fig = plot_decision_regions(task.estimator, task.X[task.grow], task.y[task.grow],
+                                task.info.get("feature_names"),
+                                title=_fit_title(dataset, algorithm, pruner, task, seed,
+                                                 results))
     suffix = f"_{pruner}" if pruner else ""
     _save_figure(fig, _figure_base(output, f"figures/{dataset}_{algorithm}{suffix}"))
 
@@ -448,14 +440,17 @@ def plot_boundary(dataset, algorithm, params, pruner, pruner_params, seed, outpu
 @plot.command("tree")
 @_fit_options
 @click.option("--max-depth", type=int, help="Draw the nodes down to this depth only.")
-def plot_tree(dataset, algorithm, params, pruner, pruner_params, seed, output, max_depth):
-    """A fitted tree as a diagram of its rules and class counts, fitted on all rows."""
+def plot_tree(dataset, algorithm, params, pruner, pruner_params, seed, results, repetition,
+              fold, output, max_depth):
+    """A fitted tree as a diagram of its rules and class counts, fitted on all rows (or a
+    stored task replayed, --results)."""
     from .report.plots import plot_tree_diagram
     from .tree.structure import Tree
 
-    estimator, X, y, info = _plot_fit(dataset, algorithm, _key_values(params, "--param"),
-                                      pruner, _key_values(pruner_params, "--pruner-param"),
-                                      seed)
+    task = _plot_fit(dataset, algorithm, _key_values(params, "--param"), pruner,
+                     _key_values(pruner_params, "--pruner-param"), seed, results, repetition,
+                     fold)
+    estimator, info = task.estimator, task.info
     tree = getattr(estimator, "tree_", None)
     if not isinstance(tree, Tree):
         what = f"{algorithm} + {pruner}" if pruner else algorithm
@@ -465,7 +460,7 @@ def plot_tree(dataset, algorithm, params, pruner, pruner_params, seed, output, m
     if coding is not None:
         names = coding.feature_names(names)
     fig = plot_tree_diagram(tree, names, [str(c) for c in estimator.classes_], max_depth)
-    fig.suptitle(_fit_title(dataset, algorithm, pruner, X, estimator, seed), fontsize=9)
+    fig.suptitle(_fit_title(dataset, algorithm, pruner, task, seed, results), fontsize=9)
     suffix = f"_{pruner}" if pruner else ""
     _save_figure(fig, _figure_base(output, f"figures/{dataset}_{algorithm}{suffix}_tree"))
 
@@ -558,8 +553,9 @@ def plot_pruning(dataset, algorithm, params, pruners, pruner_params, seed, outpu
         if not any(key in params_of for params_of in known.values()):
             raise ObliqError(f"--pruner-param: none of {', '.join(names)} has a parameter "
                              f"{key!r}")
-    estimator, X, y, info = _plot_fit(dataset, algorithm, _key_values(params, "--param"),
-                                      None, {}, seed)
+    task = _plot_fit(dataset, algorithm, _key_values(params, "--param"), None, {}, seed,
+                     None, 0, 0)
+    estimator, X, y = task.estimator, task.X, task.y
     rows = np.arange(len(y))
     seed_names = (seed, dataset, "plot", 0, algorithm)
     curves, steps, units, sizes = {}, {}, {}, []

@@ -21,9 +21,10 @@ from PIL import Image
 
 from obliq_cli.cli import main
 from obliq_cli.config import ExperimentConfig, load_config
-from obliq_cli.experiment.runner import fit_task, run_experiment
+from obliq_cli.experiment.replay import replay_task
+from obliq_cli.experiment.runner import run_experiment
 from obliq_cli.report.aggregate import read_experiment
-from obliq_cli.report.html_report import accuracy_size_table, first_split
+from obliq_cli.report.html_report import accuracy_size_table
 
 NASTY = "CART <b>&amp; 3"
 
@@ -138,25 +139,22 @@ def test_config_tables_and_escaping(page, results):
     assert f"{per_rep.mean():.2f} ± {per_rep.std(ddof=1):.2f}" in body
 
 
-def test_refitted_boundary_is_the_task_tree(results):
+def test_replayed_tasks_are_the_stored_trees(results):
+    """Every stored task replayed predicts its stored test accuracy exactly."""
     runs, meta = read_experiment(results)
     config = ExperimentConfig.from_dict(meta["config"])
-    dataset = config.datasets[0]
-    from obliq_cli.registry import load_dataset
-
-    X, y, info = load_dataset(dataset.name)
-    train, prune = first_split(meta["results_dir"], config, dataset, y, info)
-    roles = np.load(results / "folds" / "checker2x2.npz")["roles"][0, 0]
-    test = np.flatnonzero(roles == 3)
-    for algo in config.algorithms:
-        fitted = fit_task(algo, "checker2x2", X, y, info, train, prune,
-                          (config.seed, "checker2x2", 0, 0, algo.label))
-        row = runs[(runs["dataset"] == "checker2x2") & (runs["repetition"] == 0)
-                   & (runs["fold"] == 0) & (runs["algorithm"] == algo.label)].iloc[0]
-        accuracy = 100.0 * np.mean(fitted.estimator.predict(X[test]) == y[test])
-        assert accuracy == pytest.approx(row["test_accuracy"])
-        assert fitted.estimator.n_leaves_ == row["n_leaves"]
-        assert fitted.grow.size == int(row["n_train"])
+    roles = {d.label: np.load(results / "folds" / f"{d.label}.npz")["roles"]
+             for d in config.datasets}
+    assert len(runs) == 2 * 2 * len(config.algorithms) * len(config.datasets)
+    for row in runs.itertuples():
+        task = replay_task(results, row.dataset, row.algorithm, row.repetition, row.fold)
+        np.testing.assert_array_equal(
+            task.test, np.flatnonzero(roles[row.dataset][row.repetition, row.fold] == 3))
+        correct = int(np.sum(task.estimator.predict(task.X[task.test]) == task.y[task.test]))
+        assert correct == row.n_test_correct
+        assert 100.0 * correct / task.test.size == row.test_accuracy  # exactly
+        assert task.estimator.n_leaves_ == row.n_leaves
+        assert task.grow.size == int(row.n_train) and task.prune.size == int(row.n_prune)
 
 
 def test_accuracy_size_table_matches_the_tables(results):

@@ -176,6 +176,15 @@ def fit_task(algo, dataset_label: str, X, y, info: dict, train: np.ndarray,
     return FittedTask(estimator, grow, prune, time.perf_counter() - start)
 
 
+def task_labels(seed: int, dataset_label: str, split: Split, label_noise, y):
+    """The labels a task learns from: ``y`` with the protocol's label noise on its grow and
+    prune rows (the same flips for every algorithm: the stream is keyed without it)."""
+    if not label_noise:
+        return y
+    rng = rng_for(seed, dataset_label, split.repetition, split.fold, "noise")
+    return flip_labels(y, np.concatenate([split.train, split.prune]), label_noise, rng)
+
+
 def run_task(task: Task) -> dict:
     """Grow (and prune) one tree on one split and measure it; never raises."""
     split, algo = task.split, task.algorithm
@@ -188,11 +197,7 @@ def run_task(task: Task) -> dict:
         for module in task.modules:
             importlib.import_module(module)
         X, y, info = load_dataset_spec(task.dataset)
-        if task.label_noise:
-            # Same flips for every algorithm: the stream is keyed without the algorithm.
-            rng = rng_for(task.seed, task.dataset.label, split.repetition, split.fold, "noise")
-            y = flip_labels(y, np.concatenate([split.train, split.prune]), task.label_noise,
-                            rng)
+        y = task_labels(task.seed, task.dataset.label, split, task.label_noise, y)
         names = (task.seed, task.dataset.label, split.repetition, split.fold, algo.label)
         fitted = fit_task(algo, task.dataset.label, X, y, info, split.train, split.prune,
                           names)

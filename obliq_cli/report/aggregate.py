@@ -135,6 +135,17 @@ def _read_runs_csv(runs_path: Path) -> pd.DataFrame:
     return runs
 
 
+def _exact_numbers(texts: pd.Series) -> pd.Series:
+    """Numbers parsed as Python's float does (exactly the value the runner wrote; pandas'
+    fast parser may miss the last bit), NaN where a cell is not a number."""
+    def number(text):
+        try:
+            return float(text)
+        except (TypeError, ValueError):
+            return np.nan
+    return pd.Series([number(t) for t in texts], index=texts.index, dtype=np.float64)
+
+
 def _to_numbers(runs: pd.DataFrame, runs_path: Path) -> pd.DataFrame:
     """Typed key and metric columns; a non-number where one is needed names file and line."""
     for col in ("repetition", "fold"):
@@ -147,7 +158,7 @@ def _to_numbers(runs: pd.DataFrame, runs_path: Path) -> pd.DataFrame:
         runs[col] = values.astype(int)
     ok = runs["status"] == "ok"
     for col in NUMERIC_COLUMNS:
-        values = pd.to_numeric(runs[col].where(ok, ""), errors="coerce")
+        values = _exact_numbers(runs[col].where(ok, ""))
         # blank is allowed (a metric not measured); text that is not a number is not
         bad = values.isna() & ok & (runs[col].str.strip() != "")
         if bad.any():

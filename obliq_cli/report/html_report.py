@@ -6,8 +6,7 @@ tables of ``obliq table`` beside the papers' values (test accuracy and the confi
 refitting: Demšar's CD diagram (two or more datasets and algorithms) and accuracy against
 tree size. ``boundaries=True`` also refits, on each 2-D dataset, every algorithm on the
 experiment's first split (repetition 0, fold 0) exactly as its task did
-(``runner.fit_task`` with the task's seed names and stored rows) and shows its decision
-regions.
+(``replay.replay_task``) and shows its decision regions.
 
 Nothing is linked: images are base64 PNG data URIs, the CSS is inline, and everything
 read from files is HTML-escaped (the tables and the significance summary escape their
@@ -24,7 +23,6 @@ import os
 from datetime import UTC, datetime
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 from ..errors import ObliqError
@@ -114,61 +112,36 @@ def cd_figure(runs: pd.DataFrame, name: str, metric: str = "test_accuracy",
 
 
 # ------------------------------------------------------------------ refitting
-def first_split(results_dir, config, dataset, y: np.ndarray, info: dict):
-    """(grow rows, prune rows) of repetition 0, fold 0 of ``dataset`` (a DatasetSpec of
-    ExperimentConfig ``config``): from the stored ``folds/<label>.npz`` under
-    ``results_dir`` (roles 1 grow, 2 prune), else redrawn by ``make_splits`` with the
-    experiment's seed (the same draw, since splits depend on names only)."""
-    from ..experiment.protocols import make_splits
-
-    stored = Path(results_dir) / "folds" / f"{dataset.label}.npz"
-    if stored.is_file():
-        with np.load(stored) as record:
-            roles = record["roles"][0, 0]
-        if roles.shape[0] == len(y):
-            return np.flatnonzero(roles == 1), np.flatnonzero(roles == 2)
-    split = make_splits(dataset.protocol or config.protocol, y, info, config.seed,
-                        dataset.label)[0]
-    return split.train, split.prune
-
-
 def boundary_figures(meta: dict, resolution: int = 300) -> list[str]:
     """HTML <figure>s (or notes) of every algorithm's decision regions on every 2-D
-    dataset of the experiment, refitted on repetition 0, fold 0 as the task was."""
+    dataset of the experiment: the task of repetition 0, fold 0, replayed
+    (``replay.replay_task``)."""
     from ..config import ExperimentConfig
-    from ..experiment.protocols import flip_labels
-    from ..experiment.runner import fit_task, load_dataset_spec
-    from ..experiment.seeds import rng_for
+    from ..experiment.replay import replay_task
+    from ..experiment.runner import load_dataset_spec
     from .plots import plot_decision_regions
 
     config = ExperimentConfig.from_dict(meta["config"])
-    seed, noise = config.seed, config.protocol.label_noise
     parts: list[str] = []
     for dataset in config.datasets:
         label = dataset.label
         try:
-            X, y, info = load_dataset_spec(dataset)
+            X, _, _ = load_dataset_spec(dataset)
         except ObliqError as exc:
             parts.append(_note(f"{label}: cannot load the dataset to refit: {exc}"))
             continue
         if X.shape[1] != 2:
             continue
-        train, prune = first_split(meta.get("results_dir", "."), config, dataset, y, info)
-        if noise:
-            # The runner's flips for this split (keyed without the algorithm).
-            y = flip_labels(y, np.concatenate([train, prune]), noise,
-                            rng_for(seed, label, 0, 0, "noise"))
         for algo in config.algorithms:
             if not algo.runs_on(label):
                 continue
             try:
-                fitted = fit_task(algo, label, X, y, info, train, prune,
-                                  (seed, label, 0, 0, algo.label))
+                task = replay_task(meta.get("results_dir", "."), label, algo.label, 0, 0)
                 fig = plot_decision_regions(
-                    fitted.estimator, X[fitted.grow], y[fitted.grow],
-                    info.get("feature_names"), resolution=resolution,
+                    task.estimator, task.X[task.grow], task.y[task.grow],
+                    task.info.get("feature_names"), resolution=resolution,
                     title=f"{algo.label} on {label}: repetition 0, fold 0 "
-                          f"({fitted.grow.size} rows grown on)")
+                          f"({task.grow.size} rows grown on)")
             except Exception as exc:  # as in run_task: one failing fit is noted, not fatal
                 first = (str(exc).strip().splitlines() or [""])[0]
                 what = first if isinstance(exc, ObliqError) else \
@@ -176,8 +149,8 @@ def boundary_figures(meta: dict, resolution: int = 300) -> list[str]:
                 parts.append(_note(f"{algo.label} on {label}: cannot refit: {what}"))
                 continue
             parts.append(_img(fig, f"{algo.label} on {label}: decision regions of the "
-                                   f"tree of repetition 0, fold 0, refitted as its task "
-                                   f"was; the points are the rows it grew on",
+                                   f"tree of repetition 0, fold 0, replayed as its task "
+                                   f"ran; the points are the rows it grew on",
                               f"decision regions of {algo.label} on {label}"))
     return parts
 

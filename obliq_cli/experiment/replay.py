@@ -1,0 +1,141 @@
+"""One task again, exactly as the run made it: for pictures and checks, never for tables.
+
+``replay_task`` reads a results folder's meta.json (the config as run) and the stored
+split of one (dataset, repetition, fold) in ``folds/``, applies the task's label noise,
+and grows (and prunes) the algorithm with the task's seed names through ``runner.fit_task``,
+so the replayed tree is the stored task's tree: it predicts the stored test accuracy
+exactly. ``fit_on_all_rows`` is the one other way a picture fits a tree: one task whose
+grow part is the whole dataset (``obliq plot`` without results).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from .. import registry
+from ..config import AlgorithmSpec, ExperimentConfig, PrunerSpec
+from ..errors import ObliqError
+from . import results
+from .protocols import ROLE_PRUNE, ROLE_TEST, ROLE_TRAIN, Split
+from .runner import fit_task, load_dataset_spec, task_labels
+
+
+@dataclass
+class Replay:
+    """A replayed task: the data as it saw it (``y`` with its label noise), the rows it
+    grew on, gave its pruner and was tested on, and the fitted estimator."""
+
+    X: np.ndarray
+    y: np.ndarray
+    info: dict
+    grow: np.ndarray
+    prune: np.ndarray
+    test: np.ndarray
+    estimator: object
+    config: ExperimentConfig
+    dataset: object    # DatasetSpec
+    algorithm: object  # AlgorithmSpec
+    repetition: int
+    fold: int
+
+
+def _pick(items, label: str, kind: str):
+    labels = [item.label for item in items]
+    if label not in labels:
+        raise ObliqError(f"no {kind} labelled {label!r} in the experiment"
+                         f"{registry.suggest(label, labels)}; {kind}s: {', '.join(labels)}")
+    return items[labels.index(label)]
+
+
+def stored_split(results_dir, label: str, n_rows: int, repetition: int, fold: int) -> Split:
+    """The grow / prune / test rows of one task from ``folds/`` (roles 1, 2, 3)."""
+    path = results.fold_file(results_dir, label)
+    try:
+        with np.load(path) as record:
+            roles = record["roles"]
+    except FileNotFoundError:
+        raise ObliqError(f"{path}: no stored folds of dataset {label!r} (run the "
+                         f"experiment first)") from None
+    except (OSError, ValueError, KeyError):
+        raise ObliqError(f"{path}: not a fold file obliq wrote") from None
+    if not (0 <= repetition < roles.shape[0] and 0 <= fold < roles.shape[1]):
+        raise ObliqError(f"{path}: no repetition {repetition}, fold {fold} (it holds "
+                         f"{roles.shape[0]} repetitions of {roles.shape[1]} folds)")
+    if roles.shape[2] != n_rows:
+        raise ObliqError(f"{path}: folds of {roles.shape[2]} rows, but dataset {label!r} "
+                         f"now has {n_rows} (has its data changed?)")
+    task = roles[repetition, fold]
+    return Split(repetition, fold, np.flatnonzero(task == ROLE_TRAIN),
+                 np.flatnonzero(task == ROLE_PRUNE), np.flatnonzero(task == ROLE_TEST))
+
+
+def replay_task(results_dir, dataset: str, algorithm: str, repetition: int = 0,
+                fold: int = 0) -> Replay:
+    """Task (``dataset`` label, ``algorithm`` label, ``repetition``, ``fold``) of the
+    experiment stored in ``results_dir``, fitted again as its run fitted it."""
+    results_dir = Path(results_dir)
+    meta = results.read_meta(results_dir / results.META)
+    try:
+        config = ExperimentConfig.from_dict(meta["config"])
+    except (KeyError, TypeError, ValueError, AttributeError):
+        raise ObliqError(f"{results_dir / results.META}: holds no config obliq "
+                         f"wrote") from None
+    spec = _pick(config.datasets, dataset, "dataset")
+    algo = _pick(config.algorithms, algorithm, "algorithm")
+    if not algo.runs_on(spec.label):
+        raise ObliqError(f"algorithm {algo.label!r} does not run on dataset {spec.label!r} "
+                         f"(its `only` list)")
+    X, y, info = load_dataset_spec(spec)
+    split = stored_split(results_dir, spec.label, len(y), repetition, fold)
+    y = task_labels(config.seed, spec.label, split, config.protocol.label_noise, y)
+    fitted = fit_task(algo, spec.label, X, y, info, split.train, split.prune,
+                      (config.seed, spec.label, repetition, fold, algo.label))
+    return Replay(X, y, info, fitted.grow, fitted.prune, split.test, fitted.estimator, config,
+                  spec, algo, repetition, fold)
+
+
+def check_fit_options(algorithm: str, params: dict, pruner: str | None,
+                      pruner_params: dict) -> AlgorithmSpec:
+    """An AlgorithmSpec of a registered algorithm and pruner with checked parameters (a
+    picture's single fit, outside any config)."""
+    registry.algorithm_entry(algorithm)
+    if pruner is not None:
+        known = registry.pruner_entry(pruner).params
+        for key in pruner_params:
+            if key not in known:
+                raise ObliqError(f"--pruner-param: pruner {pruner!r} has no parameter "
+                                 f"{key!r}{registry.suggest(key, known)}; parameters: "
+                                 f"{', '.join(sorted(known)) or 'none'}")
+    elif pruner_params:
+        raise ObliqError("--pruner-param needs --pruner")
+    try:
+        estimator = registry.make_estimator(algorithm, **params)
+        if hasattr(estimator, "validate_params"):
+            estimator.validate_params()
+    except (TypeError, ValueError) as exc:
+        first = (str(exc).strip().splitlines() or [""])[0]
+        raise ObliqError(f"--param: {algorithm}: {first}") from None
+    return AlgorithmSpec(algorithm, algorithm, dict(params),
+                         PrunerSpec(pruner, dict(pruner_params)) if pruner else None)
+
+
+def fit_on_all_rows(dataset: str, algo: AlgorithmSpec, seed: int,
+                    n_features: int | None = None) -> Replay:
+    """One task whose grow part is every row of registered ``dataset`` (no prune or test
+    rows), under the seed names (seed, dataset, "plot", 0, algorithm); ``n_features``: the
+    number of features a picture needs (checked before fitting)."""
+    X, y, info = registry.load_dataset(dataset)
+    if n_features is not None and X.shape[1] != n_features:
+        raise ObliqError(f"--dataset {dataset}: decision regions need a dataset with "
+                         f"{n_features} features (it has {X.shape[1]})")
+    check = getattr(registry.make_estimator(algo.name, **algo.params), "check_n_classes", None)
+    if check is not None:
+        check(int(np.unique(y).size))
+    rows = np.arange(len(y))
+    fitted = fit_task(algo, dataset, X, y, info, rows, rows[:0],
+                      (seed, dataset, "plot", 0, algo.name))
+    return Replay(X, y, info, fitted.grow, fitted.prune, rows[:0], fitted.estimator, None,
+                  None, algo, 0, 0)
