@@ -41,10 +41,7 @@ def separable_with_gap(n, gap, seed):
 
 
 # ---------------------------------------------------------------- perceptron
-@pytest.mark.parametrize("use_numba", [False, True])
-def test_perceptron_matches_the_plain_loop(use_numba):
-    if use_numba and apdt._perceptron_numba is None:
-        pytest.skip("numba not installed")
+def test_perceptron_matches_the_plain_loop():
     rng = np.random.default_rng(0)
     for trial in range(30):
         n = int(rng.integers(2, 60))
@@ -52,7 +49,7 @@ def test_perceptron_matches_the_plain_loop(use_numba):
         s = np.where(rng.uniform(size=n) < 0.5, 1.0, -1.0)
         if trial % 2:
             s = np.where(Z[:, 1] > Z[:, 2], 1.0, -1.0)
-        w, counts = perceptron_counts(Z, s, 300, use_numba=use_numba)
+        w, counts = perceptron_counts(Z, s, 300)
         w_ref, counts_ref = reference_perceptron(Z, s, 300)
         np.testing.assert_array_equal(counts, counts_ref)
         np.testing.assert_allclose(w, w_ref)
@@ -129,6 +126,48 @@ def test_alopex_stops_when_the_target_is_reached():
     w, e, trace = alopex(lambda w: float(max(abs(w[0]) - 0.1, 0.0)), np.array([0.5]),
                          np.random.default_rng(5), n_iter=500, stop_at=0.0)
     assert e == 0.0 and trace.size < 500
+
+
+class ReferenceNodeScore:
+    """F(W, S^t) of eq. (1) from the public pieces, in Python; keeps the best W that
+    sends rows both ways (strictly better only, so the first of equal ones)."""
+
+    def __init__(self, Z, s):
+        self.Z, self.s, self.best = Z, s, (np.inf, None)
+
+    def __call__(self, W):
+        left = self.Z @ W <= 0
+        n_left = int(left.sum())
+        nsp_l = nonseparable(self.Z[left], self.s[left])[0] if n_left else 0
+        nsp_r = nonseparable(self.Z[~left], self.s[~left])[0] if n_left < left.size else 0
+        value = split_score(n_left, left.size - n_left, nsp_l, nsp_r, 4)
+        if 0 < n_left < left.size and value < self.best[0]:
+            self.best = (value, W.copy())
+        return value
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_compiled_node_search_is_alopex_over_eq_1(seed):
+    # The compiled search (partition cache, block of draws) against the Python Alopex
+    # over a Python F: same best hyperplane, and the rng left at the same place.
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(20, 120))
+    X = rng.uniform(-1, 1, size=(n, 3))
+    s = np.where(X[:, 0] * X[:, 1] + 0.3 * rng.standard_normal(n) > 0, 1.0, -1.0)
+    if seed % 2:  # two separable children are easy to find: Alopex stops early (F = 0)
+        s = np.where(X[:, 0] > 0.2, 1.0, -1.0)
+    Z = augmented(X)
+    finder = make_estimator("apdt", alopex_iterations=200)._make_split_finder()
+    ours_rng, ref_rng = np.random.default_rng(seed + 10), np.random.default_rng(seed + 10)
+    finder.rng = ours_rng
+    ours = finder._search_node(Z, s)
+    w0 = apdt._initial_hyperplane(Z, s, ref_rng)
+    score = ReferenceNodeScore(Z, s)
+    _, best, trace = alopex(score, w0, ref_rng, n_iter=200, stop_at=0.0)
+    assert (trace.size < 201) == (best == 0.0)
+    assert score.best[1] is not None and ours is not None
+    np.testing.assert_array_equal(ours, score.best[1])
+    assert ours_rng.random() == ref_rng.random()
 
 
 # ------------------------------------------------------------------ the tree

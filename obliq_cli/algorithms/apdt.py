@@ -18,9 +18,16 @@ Separability estimate (§II; Roychowdhury, Siu & Kailath 1995, Th. 6)
     the most-updated pattern -- and that hyperplane is returned (Table I, step 4).
     A single-class set is separable without running the Perceptron; the loop also stops
     once a whole cycle passes without an update (nothing can change after that).
-    The numpy fallback is exact: it finds the next misclassified pattern of a block of
-    upcoming patterns with one matrix product, so Python steps are per update, not per
-    pattern; numba, when installed, runs the plain loop (same results).
+
+Compiled kernels
+    The Perceptron, the separability test and each node's whole Alopex search
+    (``_alopex_split``: every W, its partition and F) are numba kernels; the node's
+    uniform draws are taken from its rng in one block and the stream is then left where
+    drawing only the used ones leaves it. Dot products are plain loops, and the
+    temperature's window mean is summed in numpy's own pairwise order, so the values are
+    numpy's; exp (eq. 4) is libm's, which can differ from numpy's SIMD exp in the last
+    bit (a draw's outcome changes only if it falls within that bit of p).
+    ``NUMBA_DISABLE_JIT=1`` runs the same code as Python (slowly), for debugging.
 
 Split score, eq. (1), with n = n_t, R = 1/(2n) (the paper's "minimum value of E"), M = 4
     F(W, S) = R/M { I1 (n - n_l)/n + I2 (n - n_r)/n - I1 I2 } + (1 - I1)(1 - I2) E,
@@ -77,6 +84,7 @@ decision list of one-vs-rest trees, so the result is still one ``Tree``).
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 
 from ..errors import ObliqError
@@ -84,78 +92,76 @@ from ..registry import register_algorithm
 from ..tree.builder import Node, Split, SplitFinder, goes_left
 from .base import TreeClassifier
 
-try:  # optional accelerator, never required
-    import numba as _numba
-except ImportError:  # pragma: no cover - depends on the environment
-    _numba = None
-
 PERCEPTRON_MIN_ITERATIONS = 300
 """§III: the Perceptron runs for max(300, |S^t|) iterations."""
 
-USE_NUMBA = _numba is not None
-"""Run the Perceptron loop with numba when it is installed (set False to force numpy)."""
-
-_BLOCK = 32
-
 
 # ---------------------------------------------------------------- perceptron
-def _perceptron_numpy(Z: np.ndarray, s: np.ndarray, n_iter: int):
-    """Cyclic Perceptron, numpy: jump from one misclassified pattern to the next."""
-    m, d = Z.shape
+@numba.njit(cache=True, nogil=True)
+def _perceptron(Z, s, rows, n_iter):
+    """Cyclic Perceptron over ``Z[rows]`` (presentation order = ``rows``' order):
+    final weights and per-pattern update counts (see the module docstring)."""
+    m, d = rows.size, Z.shape[1]
     w = np.zeros(d)
     counts = np.zeros(m, dtype=np.int64)
-    it = pos = clean = 0
-    while it < n_iter and clean < m:
-        length = min(_BLOCK, n_iter - it, m - pos)
-        margins = s[pos:pos + length] * (Z[pos:pos + length] @ w)
-        bad = np.flatnonzero(margins <= 0)
-        if bad.size == 0:
-            step = length
-            clean += length
-        else:
-            step = int(bad[0]) + 1
-            i = pos + step - 1
-            w += s[i] * Z[i]
-            counts[i] += 1
+    pos = 0
+    clean = 0
+    for _ in range(n_iter):
+        r = rows[pos]
+        dot = 0.0
+        for j in range(d):
+            dot += Z[r, j] * w[j]
+        if s[r] * dot <= 0.0:
+            for j in range(d):
+                w[j] += s[r] * Z[r, j]
+            counts[pos] += 1
             clean = 0
-        it += step
-        pos += step
+        else:
+            clean += 1
+            if clean >= m:
+                break
+        pos += 1
         if pos == m:
             pos = 0
     return w, counts
 
 
-if _numba is not None:
-    @_numba.njit(cache=True, nogil=True)
-    def _perceptron_numba(Z, s, n_iter):  # pragma: no cover - exercised when installed
-        m, d = Z.shape
-        w = np.zeros(d)
-        counts = np.zeros(m, dtype=np.int64)
-        pos = 0
-        clean = 0
-        for _ in range(n_iter):
-            dot = 0.0
-            for j in range(d):
-                dot += Z[pos, j] * w[j]
-            if s[pos] * dot <= 0.0:
-                for j in range(d):
-                    w[j] += s[pos] * Z[pos, j]
-                counts[pos] += 1
-                clean = 0
-            else:
-                clean += 1
-                if clean >= m:
-                    break
-            pos += 1
-            if pos == m:
-                pos = 0
-        return w, counts
-else:  # pragma: no cover
-    _perceptron_numba = None
+@numba.njit(cache=True, nogil=True)
+def _nonseparable(Z, s, rows, rho):
+    """(nsp, w, separable) of ``Z[rows]``: see ``nonseparable``."""
+    m, d = rows.size, Z.shape[1]
+    w = np.zeros(d)
+    if m == 0:
+        return 0, w, False
+    first = s[rows[0]]
+    single = True
+    for i in range(1, m):
+        if s[rows[i]] != first:
+            single = False
+            break
+    if single:
+        return 0, w, False
+    w, counts = _perceptron(Z, s, rows, max(PERCEPTRON_MIN_ITERATIONS, m))
+    clean = True
+    for i in range(m):
+        r = rows[i]
+        dot = 0.0
+        for j in range(d):
+            dot += Z[r, j] * w[j]
+        if not s[r] * dot > 0.0:
+            clean = False
+            break
+    if clean:
+        return 0, w, True
+    cut = rho * counts.max()
+    nsp = 0
+    for i in range(m):
+        if counts[i] >= cut:
+            nsp += 1
+    return nsp, w, False
 
 
-def perceptron_counts(Z: np.ndarray, s: np.ndarray, n_iter: int | None = None,
-                      use_numba: bool | None = None):
+def perceptron_counts(Z: np.ndarray, s: np.ndarray, n_iter: int | None = None):
     """``(w, counts)``: the cyclic Perceptron's final weights and per-pattern update counts.
 
     ``Z`` holds augmented patterns (rows, in presentation order), ``s`` labels +-1;
@@ -167,53 +173,129 @@ def perceptron_counts(Z: np.ndarray, s: np.ndarray, n_iter: int | None = None,
         n_iter = max(PERCEPTRON_MIN_ITERATIONS, Z.shape[0])
     if Z.shape[0] == 0:
         return np.zeros(Z.shape[1]), np.zeros(0, dtype=np.int64)
-    numba_on = USE_NUMBA if use_numba is None else use_numba
-    if numba_on and _perceptron_numba is not None:
-        return _perceptron_numba(Z, s, int(n_iter))
-    return _perceptron_numpy(Z, s, int(n_iter))
+    return _perceptron(Z, s, np.arange(Z.shape[0]), int(n_iter))
 
 
-def nonseparable(Z: np.ndarray, s: np.ndarray, rho: float = 0.6, n_iter: int | None = None,
-                 use_numba: bool | None = None):
+def nonseparable(Z: np.ndarray, s: np.ndarray, rho: float = 0.6):
     """``(nsp, w)``: the estimated number of nonseparable patterns (§II) and, when it is
     0 and the set has both classes, the Perceptron's separating hyperplane (else None)."""
-    if Z.shape[0] == 0 or np.all(s == s[0]):
-        return 0, None
-    w, counts = perceptron_counts(Z, s, n_iter, use_numba)
-    if np.all(s * (Z @ w) > 0):
-        return 0, w
-    return int(np.count_nonzero(counts >= rho * counts.max())), None
+    Z = np.ascontiguousarray(Z, dtype=np.float64)
+    s = np.ascontiguousarray(s, dtype=np.float64)
+    nsp, w, separable = _nonseparable(Z, s, np.arange(Z.shape[0]), float(rho))
+    return int(nsp), (w if separable else None)
 
 
 # --------------------------------------------------------------- split score
-def split_score(n_left, n_right, nsp_left, nsp_right, M: float = 4.0):
-    """F(W, S^t) of eq. (1) from the children's sizes and nonseparable counts (vectorised).
-
-    F = R/M {I1 (n - n_l)/n + I2 (n - n_r)/n - I1 I2} + (1 - I1)(1 - I2) E, with
-    E = ((nsp_l + nsp_r)/n)(1/2 - n_l n_r / n^2), R = 1/(2n), I = [nsp = 0 and the child
-    is not empty] (see the module docstring for the empty child).
-    """
-    n_left = np.asarray(n_left, dtype=np.float64)
-    n_right = np.asarray(n_right, dtype=np.float64)
-    nsp_left = np.asarray(nsp_left, dtype=np.float64)
-    nsp_right = np.asarray(nsp_right, dtype=np.float64)
+@numba.njit(cache=True, nogil=True)
+def _split_score(n_left, n_right, nsp_left, nsp_right, M):
     n = n_left + n_right
     R = 1.0 / (2.0 * n)
-    i1 = ((nsp_left == 0) & (n_left > 0)).astype(np.float64)
-    i2 = ((nsp_right == 0) & (n_right > 0)).astype(np.float64)
+    i1 = 1.0 if (nsp_left == 0 and n_left > 0) else 0.0
+    i2 = 1.0 if (nsp_right == 0 and n_right > 0) else 0.0
     E = ((nsp_left + nsp_right) / n) * (0.5 - (n_left / n) * (n_right / n))
     A = (R / M) * (i1 * (n - n_left) / n + i2 * (n - n_right) / n - i1 * i2)
     return A + (1.0 - i1) * (1.0 - i2) * E
 
 
+def split_score(n_left, n_right, nsp_left, nsp_right, M: float = 4.0):
+    """F(W, S^t) of eq. (1) from the children's sizes and nonseparable counts (numbers or
+    arrays, broadcast).
+
+    F = R/M {I1 (n - n_l)/n + I2 (n - n_r)/n - I1 I2} + (1 - I1)(1 - I2) E, with
+    E = ((nsp_l + nsp_r)/n)(1/2 - n_l n_r / n^2), R = 1/(2n), I = [nsp = 0 and the child
+    is not empty] (see the module docstring for the empty child).
+    """
+    args = np.broadcast_arrays(*(np.asarray(a, dtype=np.float64)
+                                 for a in (n_left, n_right, nsp_left, nsp_right)))
+    out = np.array([_split_score(*v, float(M)) for v in zip(*(a.ravel() for a in args))])
+    return out.reshape(args[0].shape) if args[0].ndim else float(out[0])
+
+
 # -------------------------------------------------------------------- alopex
+@numba.njit(cache=True, nogil=True)
+def _block_sum(a, lo, n):
+    """numpy's float64 sum of ``a[lo:lo + n]`` for n <= 128: 8 running partial sums."""
+    if n < 8:
+        res = 0.0
+        for i in range(n):
+            res += a[lo + i]
+        return res
+    r = np.empty(8)
+    for j in range(8):
+        r[j] = a[lo + j]
+    i = 8
+    while i < n - n % 8:
+        for j in range(8):
+            r[j] += a[lo + i + j]
+        i += 8
+    res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
+    while i < n:
+        res += a[lo + i]
+        i += 1
+    return res
+
+
+@numba.njit(cache=True, nogil=True)
+def _pairwise_sum(a, lo, n):
+    """numpy's float64 sum of ``a[lo:lo + n]`` in numpy's own order (halves split at a
+    multiple of 8 down to blocks of 128), so the temperature is what ``np.mean`` gives,
+    to the bit. The halving recursion runs on an explicit stack: numba's cache cannot
+    reload a recursive function."""
+    los = np.empty(64, dtype=np.int64)
+    sizes = np.empty(64, dtype=np.int64)
+    phase = np.zeros(64, dtype=np.int64)
+    lefts = np.empty(64)
+    depth = 0
+    los[0], sizes[0] = lo, n
+    ret = 0.0
+    while depth >= 0:
+        size = sizes[depth]
+        half = size // 2
+        half -= half % 8
+        if size <= 128:
+            ret = _block_sum(a, los[depth], size)
+            depth -= 1
+        elif phase[depth] == 0:  # sum the left half first
+            phase[depth] = 1
+            los[depth + 1], sizes[depth + 1], phase[depth + 1] = los[depth], half, 0
+            depth += 1
+        elif phase[depth] == 1:  # the left half's sum is in ret: now the right half
+            lefts[depth] = ret
+            phase[depth] = 2
+            los[depth + 1], sizes[depth + 1] = los[depth] + half, size - half
+            phase[depth + 1] = 0
+            depth += 1
+        else:
+            ret = lefts[depth] + ret
+            depth -= 1
+    return ret
+
+
+@numba.njit(cache=True, nogil=True)
+def _next_direction(x, u, dE, j, T, window):
+    """Eqs. (3)-(5): the temperature T(j) and x(j) from x(j-1), the uniforms ``u`` and
+    the history dE; returns the new temperature (``x`` is updated in place)."""
+    if j % window == 0:
+        abs_dE = np.abs(dE[j - window:j])
+        T = _pairwise_sum(abs_dE, 0, window) / window
+    if T > 0:
+        p = 1.0 / (1.0 + np.exp(min(dE[j] / T, 700.0)))
+    else:
+        p = 0.5 if dE[j] == 0 else (1.0 if dE[j] < 0 else 0.0)
+    for i in range(x.size):
+        if not u[i] < p:
+            x[i] = -x[i]
+    return T
+
+
 def alopex(E, w0, rng: np.random.Generator, n_iter: int = 500, delta: float = 0.05,
            temperature0: float = 1000.0, window: int = 10, stop_at: float | None = None):
-    """Minimise ``E`` with Alopex (§II-B, eqs. 2-5); returns ``(w_best, E_best, trace)``.
+    """Minimise any ``E`` with Alopex (§II-B, eqs. 2-5); returns ``(w_best, E_best, trace)``.
 
     W(0) = ``w0``, W(1) = W(0) + delta x(0) with x(0) uniform on {-1, +1}^n, then
     W(2), ..., W(n_iter) by eqs. (2)-(4) (Table I, step 4); ``trace`` holds E(W(k)).
-    The loop runs once per iteration; each E call is vectorised by the caller.
+    A Python loop around a Python ``E``, for studying Alopex; APDT's nodes run the
+    compiled ``_alopex_split`` (same update rule, same random draws).
     """
     w = np.array(w0, dtype=np.float64)
     d = w.size
@@ -227,15 +309,8 @@ def alopex(E, w0, rng: np.random.Generator, n_iter: int = 500, delta: float = 0.
     T = float(temperature0)
     last = 0
     for k in range(1, n_iter + 1):
-        if k >= 2:
-            j = k - 1  # p(j) from dE(j) and T(j) gives x(j), then W(k) = W(j) + delta x(j)
-            if j % window == 0:
-                T = float(np.mean(np.abs(dE[j - window:j])))
-            if T > 0:
-                p = 1.0 / (1.0 + np.exp(min(dE[j] / T, 700.0)))
-            else:
-                p = 0.5 if dE[j] == 0 else float(dE[j] < 0)
-            x = np.where(rng.random(d) < p, x, -x)
+        if k >= 2:  # p(k-1) from dE(k-1) and T(k-1) gives x(k-1); W(k) = W(k-1) + delta x
+            T = _next_direction(x, rng.random(d), dE, k - 1, T, window)
         w = w + delta * x
         e = float(E(w))
         trace[k] = e
@@ -264,30 +339,104 @@ def _initial_hyperplane(Z: np.ndarray, s: np.ndarray, rng: np.random.Generator):
     return None
 
 
-class _NodeSearch:
-    """F(W, S^t) at one node, with the children's Perceptron results cached by partition."""
+@numba.njit(cache=True, nogil=True)
+def _alopex_split(Z, s, w0, uniforms, delta, temperature0, window, rho, M):
+    """Alopex (§II-B) over F(W, S^t) at one node, as ``alopex`` runs it with stop_at=0.
 
-    def __init__(self, Z, s, rho, M, use_numba):
-        self.Z, self.s, self.rho, self.M, self.use_numba = Z, s, rho, M, use_numba
-        self.cache: dict[bytes, float] = {}
-        self.best = (np.inf, None)  # the best split that sends rows both ways
-
-    def child(self, mask):
-        return nonseparable(self.Z[mask], self.s[mask], self.rho, use_numba=self.use_numba)
-
-    def __call__(self, W):
-        left = self.Z @ W <= 0
-        key = np.packbits(left).tobytes()
-        value = self.cache.get(key)
-        if value is None:
-            n_left = int(np.count_nonzero(left))
-            nsp_l = self.child(left)[0] if n_left else 0
-            nsp_r = self.child(~left)[0] if n_left < left.size else 0
-            value = float(split_score(n_left, left.size - n_left, nsp_l, nsp_r, self.M))
-            self.cache[key] = value
-            if 0 < n_left < left.size and value < self.best[0]:
-                self.best = (value, W.copy())
-        return value
+    ``Z`` holds the node's augmented patterns in presentation order, ``s`` labels +-1,
+    ``uniforms`` the (n_iter, d) uniform draws: row 0 gives x(0), row k-1 gives x(k-1).
+    Returns (the best W that sends rows both ways, whether there is one, the number of
+    rows of ``uniforms`` used). F depends on W only through the partition, so each
+    partition is scored once: an open-addressing table keyed by the packed partition,
+    compared word by word (no hash is trusted).
+    """
+    m, d = Z.shape
+    n_iter = uniforms.shape[0]
+    n_words = (m + 63) // 64
+    size = 1
+    while size < 2 * (n_iter + 1):
+        size *= 2
+    slots = np.full(size, -1, dtype=np.int64)
+    keys = np.zeros((n_iter + 1, n_words), dtype=np.uint64)
+    values = np.zeros(n_iter + 1)
+    n_keys = 0
+    packed = np.zeros(n_words, dtype=np.uint64)
+    rows_l = np.empty(m, dtype=np.int64)
+    rows_r = np.empty(m, dtype=np.int64)
+    best_w = w0.copy()
+    found = False
+    best_split = np.inf
+    w = w0.copy()
+    x = np.empty(d)
+    dE = np.zeros(n_iter + 1)  # dE[k] = E(W(k)) - E(W(k-1)); dE[0] = 0
+    T = temperature0
+    e_prev = 0.0
+    best_e = np.inf
+    used = 0
+    for k in range(n_iter + 1):
+        if k == 1:
+            for i in range(d):
+                x[i] = -1.0 if uniforms[0, i] < 0.5 else 1.0
+            used = 1
+        elif k >= 2:
+            T = _next_direction(x, uniforms[k - 1], dE, k - 1, T, window)
+            used = k
+        if k >= 1:
+            for i in range(d):
+                w[i] = w[i] + delta * x[i]
+        # The partition W.z <= 0 (left), packed into bits and as two row lists.
+        packed[:] = 0
+        n_left = 0
+        n_right = 0
+        for i in range(m):
+            dot = 0.0
+            for j in range(d):
+                dot += Z[i, j] * w[j]
+            if dot <= 0.0:
+                packed[i >> 6] |= np.uint64(1) << np.uint64(i & 63)
+                rows_l[n_left] = i
+                n_left += 1
+            else:
+                rows_r[n_right] = i
+                n_right += 1
+        h = np.uint64(0)  # rotate-and-xor over the words (no overflow, in Python too)
+        for q in range(n_words):
+            h = ((h << np.uint64(13)) | (h >> np.uint64(51))) ^ packed[q]
+        h ^= h >> np.uint64(29)
+        h ^= h >> np.uint64(17)
+        slot = np.int64(h & np.uint64(size - 1))
+        e = np.nan
+        while slots[slot] >= 0:
+            entry = slots[slot]
+            same = True
+            for q in range(n_words):
+                if keys[entry, q] != packed[q]:
+                    same = False
+                    break
+            if same:
+                e = values[entry]
+                break
+            slot = (slot + 1) & (size - 1)
+        if slots[slot] < 0:  # a new partition: run the Perceptron on both children
+            nsp_l = _nonseparable(Z, s, rows_l[:n_left], rho)[0] if n_left else 0
+            nsp_r = _nonseparable(Z, s, rows_r[:n_right], rho)[0] if n_right else 0
+            e = _split_score(float(n_left), float(n_right), float(nsp_l), float(nsp_r), M)
+            keys[n_keys] = packed
+            values[n_keys] = e
+            slots[slot] = n_keys
+            n_keys += 1
+            if 0 < n_left < m and e < best_split:
+                best_split = e
+                best_w = w.copy()
+                found = True
+        if k >= 1:
+            dE[k] = e - e_prev
+        e_prev = e
+        if k == 0 or e < best_e:
+            best_e = e
+            if best_e <= 0.0:  # Table I, step 4: both children separable
+                break
+    return best_w, found, used
 
 
 @register_algorithm(
@@ -391,10 +540,18 @@ class APDTSplitFinder(SplitFinder):
         w0 = _initial_hyperplane(Z, s, self.rng)
         if w0 is None:
             return None
-        search = _NodeSearch(Z, s, self.rho, self.M, None)
-        alopex(search, w0, self.rng, self.alopex_iterations, self.delta, self.temperature0,
-               self.temperature_window, stop_at=0.0)
-        return search.best[1]
+        # Alopex draws one uniform vector per iteration; draw them all at once, then
+        # leave the stream where drawing only the ones used (it may stop early) leaves it.
+        rng = self.rng
+        state = rng.bit_generator.state
+        uniforms = rng.random((self.alopex_iterations, Z.shape[1]))
+        W, found, used = _alopex_split(
+            np.ascontiguousarray(Z), np.ascontiguousarray(s), w0, uniforms,
+            float(self.delta), float(self.temperature0), int(self.temperature_window),
+            float(self.rho), float(self.M))
+        rng.bit_generator.state = state
+        rng.random((used, Z.shape[1]))
+        return W if found else None
 
     def split(self, node: Node) -> Split | None:
         kind, stage, W = node.state if node.state is not None else ("new", 0, None)
