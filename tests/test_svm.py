@@ -6,7 +6,7 @@ import pytest
 import scipy.linalg
 
 from obliq_cli import make_estimator
-from obliq_cli.algorithms.svm import proximal_plane
+from obliq_cli.algorithms.svm import proximal_plane, proximal_planes
 
 
 def test_proximal_plane_is_the_smallest_generalized_eigenvector():
@@ -17,6 +17,42 @@ def test_proximal_plane_is_the_smallest_generalized_eigenvector():
     values, vectors = scipy.linalg.eig(left, right)
     best = vectors[:, np.argmin(values.real)].real
     assert abs(z @ best) / (np.linalg.norm(z) * np.linalg.norm(best)) == pytest.approx(1, abs=1e-8)
+
+
+@pytest.mark.parametrize("shape", [(40, 30, 4), (30, 25, 56), (60, 50, 111)])
+@pytest.mark.parametrize("delta", [1e-7, 1e-3, 1.0, 1e3])
+def test_proximal_planes_match_the_full_generalized_solve(shape, delta):
+    # Wide E and F (more columns than rows) are the kernel version's shape, solved
+    # through the m_F x m_F problem; the reference is scipy's full N x N pencil.
+    m_e, m_f, n = shape
+    rng = np.random.default_rng(n)
+    E, F = rng.normal(size=(m_e, n)), rng.normal(size=(m_f, n))
+    left = E.T @ E + delta * np.eye(n)
+    values, vectors = scipy.linalg.eigh(F.T @ F, left)
+    reference = vectors[:, -1]
+    z = proximal_planes(E, F, [1.0, delta])[:, 1]
+    assert abs(z @ reference) / (np.linalg.norm(z) * np.linalg.norm(reference)) \
+        == pytest.approx(1, abs=1e-10)
+    assert z @ left @ z == pytest.approx(1, rel=1e-6)  # scaled as scipy scales it
+    np.testing.assert_allclose(z @ F.T @ F @ z, values[-1], rtol=1e-6)
+
+
+def test_gepsvm_grid_selects_what_gridsearchcv_selects():
+    # One kernel per split and width shared by every delta: the same choice as
+    # scikit-learn's search over single fits, and the same refitted model.
+    from sklearn.model_selection import GridSearchCV
+
+    from obliq_cli.algorithms.svm import _cv
+
+    rng = np.random.default_rng(4)
+    X = rng.uniform(-1, 1, size=(160, 2))
+    y = np.where((X[:, 0] > 0) ^ (X[:, 1] > 0), "p", "q")
+    ours = make_estimator("gepsvm", kernel="rbf", random_state=2).fit(X, y)
+    grid = {"delta": list(ours.delta_grid), "sigma": list(ours.sigma_grid)}
+    single = make_estimator("gepsvm", kernel="rbf", delta=1.0, sigma=1.0)
+    search = GridSearchCV(single, grid, cv=_cv(2)).fit(X, y)
+    assert ours.best_params_ == search.best_params_
+    np.testing.assert_array_equal(ours.predict(X), search.predict(X))
 
 
 def test_gepsvm_recovers_two_crossing_lines():
@@ -50,6 +86,40 @@ def test_svm_tuning_is_seeded_and_picks_from_the_grid():
     assert a.best_params_ == b.best_params_
     assert a.best_params_["svc__C"] in a.c_grid and a.score(X, y) > 0.9
     assert np.isnan(a.n_leaves_)
+
+
+@pytest.mark.parametrize("kernel", ["rbf", "linear"])
+@pytest.mark.parametrize("data", ["circle", "iris"])
+def test_svm_grid_with_shared_kernels_selects_what_gridsearchcv_selects(kernel, data):
+    # The grid shares one kernel matrix per width and split; scikit-learn's own search
+    # over the scaled pipeline (the way it was done before) must agree on every score,
+    # the chosen pair and the predictions.
+    from sklearn.datasets import load_iris
+    from sklearn.model_selection import GridSearchCV
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import MinMaxScaler
+    from sklearn.svm import SVC
+
+    from obliq_cli.algorithms.svm import _cv, grid_scores
+
+    if data == "iris":
+        X, y = load_iris(return_X_y=True)
+    else:
+        rng = np.random.default_rng(1)
+        X = rng.normal(size=(150, 3))
+        y = (X[:, 0] ** 2 + X[:, 1] ** 2 + 0.3 * rng.normal(size=150) > 1.2).astype(int)
+    ours = make_estimator("svm", kernel=kernel, random_state=7).fit(X, y)
+    grid = {"svc__C": list(ours.c_grid)}
+    if kernel == "rbf":
+        grid["svc__gamma"] = list(ours.gamma_grid)
+    search = GridSearchCV(make_pipeline(MinMaxScaler((-1, 1)), SVC(kernel=kernel)), grid,
+                          cv=_cv(7)).fit(X, y)
+    gammas = list(ours.gamma_grid) if kernel == "rbf" else ["scale"]
+    means = grid_scores(X, y, kernel, list(ours.c_grid), gammas, _cv(7))
+    np.testing.assert_array_equal(means, search.cv_results_["mean_test_score"])
+    assert ours.best_params_ == search.best_params_
+    probe = np.vstack([X, X[::3] + 0.05])
+    np.testing.assert_array_equal(ours.predict(probe), search.predict(probe))
 
 
 def test_a_model_without_a_tree_runs_and_leaves_sizes_blank(write_config, tmp_path):

@@ -9,6 +9,8 @@ so tables leave the size columns empty.
   to [-1, 1] on the training fold as libsvm's ``svm-scale`` guide recommends, C and the
   Gaussian width searched on a grid (the paper gives none; ours is a coarse version of
   the libsvm guide's powers of two). Multiclass: the paper's libsvm used one-vs-rest.
+  The search is GridSearchCV's (same splits, scores and choice) but computes each
+  split's kernel matrix once per width for all C values (``grid_scores``).
 - ``gepsvm``: Mangasarian & Wild 2006, *Multisurface proximal support vector
   classification via generalized eigenvalues*: two hyperplanes, each the eigenvector of
   the smallest eigenvalue of (G + delta I) z = lambda H z (their eq. 9-11), a point goes
@@ -18,15 +20,19 @@ so tables leave the size columns empty.
   in Mangasarian & Wild (every other power, to keep the CV affordable); features are
   standardised on the training fold and the Gaussian width is relative to sqrt(d). The
   kernel version holds an n x n kernel, so it is meant for the small sets the paper
-  uses it on (up to a few thousand rows).
+  uses it on (up to a few thousand rows). Only the eigenpair used is computed, through
+  one SVD per split and width shared by all deltas (``proximal_planes``).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+import numba
 import numpy as np
 import scipy.linalg
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.model_selection import GridSearchCV, StratifiedKFold
+from sklearn.model_selection import StratifiedKFold
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import MinMaxScaler
 from sklearn.svm import SVC
@@ -49,6 +55,46 @@ def _cv(random_state) -> StratifiedKFold:
     return StratifiedKFold(5, shuffle=True, random_state=seed)
 
 
+@numba.njit(cache=True, nogil=True)
+def _squared_distances(A, B):
+    """||a_i - b_j||^2 for every row pair, summed feature by feature."""
+    out = np.empty((A.shape[0], B.shape[0]))
+    for i in range(A.shape[0]):
+        for j in range(B.shape[0]):
+            total = 0.0
+            for k in range(A.shape[1]):
+                diff = A[i, k] - B[j, k]
+                total += diff * diff
+            out[i, j] = total
+    return out
+
+
+def grid_scores(X, y, kernel: str, c_grid, gamma_grid, cv) -> np.ndarray:
+    """Mean 5-fold accuracy of every (C, gamma) pair, C outer, gamma inner (the order of
+    ``GridSearchCV``'s candidates; one gamma, unused, for the linear kernel).
+
+    Each split is scaled to [-1, 1] on its own training part, as the pipeline would be;
+    its kernel matrices are computed once per width and shared by all C values
+    (``SVC(kernel="precomputed")``), instead of libsvm computing them again in each of
+    the |C| x |gamma| fits. The values are those libsvm computes up to rounding.
+    """
+    scores = np.zeros((len(c_grid), len(gamma_grid), cv.get_n_splits()))
+    for split, (train, test) in enumerate(cv.split(X, y)):
+        scaler = MinMaxScaler((-1, 1)).fit(X[train])
+        A, B = scaler.transform(X[train]), scaler.transform(X[test])
+        if kernel == "rbf":
+            dist_train, dist_test = _squared_distances(A, A), _squared_distances(B, A)
+        for g, gamma in enumerate(gamma_grid):
+            if kernel == "rbf":
+                K_train, K_test = np.exp(-gamma * dist_train), np.exp(-gamma * dist_test)
+            else:
+                K_train, K_test = A @ A.T, B @ A.T
+            for c, C in enumerate(c_grid):
+                svc = SVC(kernel="precomputed", C=C).fit(K_train, y[train])
+                scores[c, g, split] = np.mean(svc.predict(K_test) == y[test])  # accuracy
+    return np.average(scores.reshape(len(c_grid) * len(gamma_grid), -1), axis=1)
+
+
 @register_algorithm("svm", "SVM (libsvm via scikit-learn), C and width tuned by 5-fold CV")
 class SVMClassifier(_NotATree, ClassifierMixin, BaseEstimator):
     """kernel 'rbf' (Gaussian) or 'linear'; ``c_grid`` and ``gamma_grid`` are searched."""
@@ -65,17 +111,22 @@ class SVMClassifier(_NotATree, ClassifierMixin, BaseEstimator):
             raise ObliqError(f"kernel must be rbf or linear (got {self.kernel!r})")
 
     def fit(self, X, y):
+        """Grid search by 5-fold CV (the first best pair in grid order, as GridSearchCV
+        picks it), then the scaled SVC refitted on all of X with that pair."""
         self.validate_params()
         X = check_X(X)
+        y = np.asarray(y)
         self.classes_ = np.unique(y)
-        grid = {"svc__C": list(self.c_grid)}
+        gammas = list(self.gamma_grid) if self.kernel == "rbf" else ["scale"]
+        means = grid_scores(X, y, self.kernel, list(self.c_grid), gammas,
+                            _cv(self.random_state))
+        best = int(np.flatnonzero(means == means.max())[0])
+        C, gamma = list(self.c_grid)[best // len(gammas)], gammas[best % len(gammas)]
+        self.best_params_ = {"svc__C": C}
         if self.kernel == "rbf":
-            grid["svc__gamma"] = list(self.gamma_grid)
-        model = make_pipeline(MinMaxScaler((-1, 1)), SVC(kernel=self.kernel,
-                                                         decision_function_shape="ovr"))
-        search = GridSearchCV(model, grid, cv=_cv(self.random_state), n_jobs=1)
-        search.fit(X, y)
-        self.model_, self.best_params_ = search.best_estimator_, search.best_params_
+            self.best_params_["svc__gamma"] = gamma
+        self.model_ = make_pipeline(MinMaxScaler((-1, 1)), SVC(
+            kernel=self.kernel, C=C, gamma=gamma, decision_function_shape="ovr")).fit(X, y)
         return self
 
     def predict(self, X):
@@ -87,18 +138,91 @@ def _rbf(X: np.ndarray, C: np.ndarray, sigma: float) -> np.ndarray:
     return np.exp(-np.maximum(sq, 0) / (2 * sigma**2))
 
 
-def proximal_plane(E: np.ndarray, F: np.ndarray, delta: float) -> np.ndarray:
-    """z minimising (|E z|^2 + delta |z|^2) / |F z|^2: close to rows E, far from rows F.
+def proximal_planes(E: np.ndarray, F: np.ndarray, deltas) -> np.ndarray:
+    """Column k: the z minimising (|E z|^2 + delta_k |z|^2) / |F z|^2, close to rows E
+    and far from rows F (Mangasarian & Wild 2006, eq. 9-11), for every delta at once.
 
-    The smallest eigenvalue of (E'E + delta I) z = lambda F'F z is the largest of
-    F'F z = mu (E'E + delta I) z, which scipy solves with the regularised (positive
-    definite) matrix on the right, so a singular F'F is no obstacle.
+    The smallest eigenvalue of (E'E + delta I) z = lambda F'F z is the largest mu of
+    F'F z = mu G z, G = E'E + delta I (positive definite), and only that eigenpair is
+    computed. With N columns and fewer rows of F (the kernel version: N = n + 1), it is
+    the top eigenpair of the m_F x m_F matrix P = F G^-1 F' (same nonzero spectrum; if
+    P u = mu u then z = G^-1 F' u solves the pencil). G^-1 comes from one thin SVD of E
+    shared by all deltas: on E's row space V it is V diag(1/(s^2 + delta)) V', on the
+    rest 1/delta. So the cost is one SVD of E and per delta one m_F x m_F eigenpair,
+    instead of an N x N generalized eigenproblem per delta. Otherwise (N <= m_F, the
+    linear version) the N x N pencil is solved directly. Each z is scaled to z'Gz = 1,
+    as scipy's generalized solver scales it; the sign is arbitrary (only |E z| counts).
     """
-    left = E.T @ E + delta * np.eye(E.shape[1])
-    right = F.T @ F
-    last = left.shape[0] - 1  # only the top eigenpair: the kernel version is n x n
-    _, vectors = scipy.linalg.eigh(right, left, subset_by_index=[last, last])
-    return vectors[:, -1]
+    deltas = np.asarray(deltas, dtype=np.float64)
+    n_cols = E.shape[1]
+    out = np.empty((n_cols, deltas.size))
+    if n_cols <= F.shape[0]:
+        right = F.T @ F
+        for k, delta in enumerate(deltas):
+            left = E.T @ E + delta * np.eye(n_cols)
+            out[:, k] = scipy.linalg.eigh(right, left,
+                                          subset_by_index=[n_cols - 1, n_cols - 1])[1][:, 0]
+        return out
+    _, s, Vt = scipy.linalg.svd(E, full_matrices=False)
+    FV = F @ Vt.T  # F on E's row space
+    F_rest = F - FV @ Vt  # F off E's row space, where G = delta I
+    rest_gram = F_rest @ F_rest.T
+    last = F.shape[0] - 1
+    for k, delta in enumerate(deltas):
+        inverse = 1.0 / (s**2 + delta)
+        P = (FV * inverse) @ FV.T + rest_gram / delta
+        u = scipy.linalg.eigh(P, subset_by_index=[last, last])[1][:, 0]
+        z = Vt.T @ (inverse * (FV.T @ u)) + (F_rest.T @ u) / delta
+        out[:, k] = z / np.sqrt(np.sum((E @ z) ** 2) + delta * (z @ z))
+    return out
+
+
+def proximal_plane(E: np.ndarray, F: np.ndarray, delta: float) -> np.ndarray:
+    """``proximal_planes`` for one delta."""
+    return proximal_planes(E, F, [delta])[:, 0]
+
+
+@dataclass
+class _Planes:
+    """One fitted GEPSVM: standardisation, kernel support and width, the two planes
+    (columns, augmented: last row the offset) and their norms in feature space."""
+
+    center: np.ndarray
+    scale: np.ndarray
+    sigma: float
+    support: np.ndarray
+    planes: np.ndarray
+    norms: np.ndarray
+
+
+def _fit_planes(X, codes, kernel: str, sigma: float, deltas) -> list[_Planes]:
+    """GEPSVM fitted on (X, codes) for each delta (one kernel and one SVD for all)."""
+    center, scale = X.mean(0), X.std(0) + 1e-12
+    Z = (X - center) / scale
+    # Scale-free kernels: the Gaussian width is relative to the data's spread.
+    width = float(sigma) * np.sqrt(Z.shape[1])
+    K = _rbf(Z, Z, width) if kernel == "rbf" else Z
+    aug = np.hstack([K, np.ones((K.shape[0], 1))])
+    A, B = aug[codes == 0], aug[codes == 1]
+    first, second = proximal_planes(A, B, deltas), proximal_planes(B, A, deltas)
+    fitted = []
+    for k in range(len(deltas)):
+        planes = np.column_stack([first[:, k], second[:, k]])
+        if kernel == "rbf":  # |w| in feature space: sqrt(w' K w), K the training Gram
+            norms = np.sqrt(np.maximum(np.einsum("ik,ij,jk->k", planes[:-1], K,
+                                                 planes[:-1]), 1e-300))
+        else:
+            norms = np.linalg.norm(planes[:-1], axis=0)
+        fitted.append(_Planes(center, scale, width, Z, planes, norms))
+    return fitted
+
+
+def _nearer_plane(fit: _Planes, kernel: str, X) -> np.ndarray:
+    """Index (0 or 1) of the plane nearer to each row of X."""
+    Z = (X - fit.center) / fit.scale
+    K = _rbf(Z, fit.support, fit.sigma) if kernel == "rbf" else Z
+    distance = np.abs(K @ fit.planes[:-1] + fit.planes[-1]) / fit.norms
+    return np.argmin(distance, axis=1)
 
 
 @register_algorithm("gepsvm", "GEPSVM (Mangasarian & Wild 2006), linear or Gaussian kernel")
@@ -121,54 +245,45 @@ class GEPSVMClassifier(_NotATree, ClassifierMixin, BaseEstimator):
         if self.kernel not in ("rbf", "linear"):
             raise ObliqError(f"kernel must be rbf or linear (got {self.kernel!r})")
 
-    def _features(self, X):
-        if self.kernel == "linear":
-            return X
-        return _rbf(X, self.support_, self.sigma_)
-
     def check_n_classes(self, n_classes: int) -> None:
         if n_classes != 2:
             raise DataError(f"gepsvm separates two classes (got {n_classes})")
 
     def fit(self, X, y):
+        """Tune what is not given by 5-fold CV (the first best pair, delta outer and
+        sigma inner, as GridSearchCV orders and picks them), then fit on all of X. Each
+        split computes its kernel once per width and shares it by every delta."""
         self.validate_params()
         X = check_X(X)
         self.classes_, codes = np.unique(y, return_inverse=True)
         self.check_n_classes(self.classes_.size)
-        grid = {}
-        if self.delta is None:
-            grid["delta"] = list(self.delta_grid)
+        deltas = list(self.delta_grid) if self.delta is None else [self.delta]
+        sigmas = [self.sigma or 1.0]
         if self.kernel == "rbf" and self.sigma is None:
-            grid["sigma"] = list(self.sigma_grid)
-        if grid:
-            fixed = self.get_params()
-            fixed.update(delta=self.delta or 1e-3, sigma=self.sigma or 1.0)
-            search = GridSearchCV(GEPSVMClassifier(**fixed), grid, cv=_cv(self.random_state))
-            search.fit(X, y)
-            self.best_params_ = search.best_params_
-            best = search.best_estimator_
-            self.__dict__.update({k: v for k, v in best.__dict__.items() if k.endswith("_")})
-            return self
-        # Scale-free kernels: the Gaussian width is relative to the data's spread.
-        self.center_, self.scale_ = X.mean(0), X.std(0) + 1e-12
-        Z = (X - self.center_) / self.scale_
-        self.sigma_ = float(self.sigma or 1.0) * np.sqrt(Z.shape[1])
-        self.support_ = Z
-        K = self._features(Z)
-        aug = np.hstack([K, np.ones((K.shape[0], 1))])
-        A, B = aug[codes == 0], aug[codes == 1]
-        self.planes_ = np.column_stack([proximal_plane(A, B, self.delta),
-                                        proximal_plane(B, A, self.delta)])
-        if self.kernel == "rbf":
-            gram = _rbf(Z, Z, self.sigma_)
-            self.norms_ = np.sqrt(np.maximum(np.einsum(
-                "ik,ij,jk->k", self.planes_[:-1], gram, self.planes_[:-1]), 1e-300))
-        else:
-            self.norms_ = np.linalg.norm(self.planes_[:-1], axis=0)
+            sigmas = list(self.sigma_grid)
+        delta, sigma = deltas[0], sigmas[0]
+        if len(deltas) * len(sigmas) > 1:
+            scores = np.zeros((len(deltas), len(sigmas), 5))
+            for split, (train, test) in enumerate(_cv(self.random_state).split(X, codes)):
+                for j, width in enumerate(sigmas):
+                    fits = _fit_planes(X[train], codes[train], self.kernel, width, deltas)
+                    for i, fit in enumerate(fits):
+                        predicted = _nearer_plane(fit, self.kernel, X[test])
+                        scores[i, j, split] = np.mean(predicted == codes[test])
+            means = np.average(scores.reshape(len(deltas) * len(sigmas), -1), axis=1)
+            best = int(np.flatnonzero(means == means.max())[0])
+            delta, sigma = deltas[best // len(sigmas)], sigmas[best % len(sigmas)]
+            self.best_params_ = {}
+            if self.delta is None:
+                self.best_params_["delta"] = delta
+            if self.kernel == "rbf" and self.sigma is None:
+                self.best_params_["sigma"] = sigma
+        fit = _fit_planes(X, codes, self.kernel, sigma, [delta])[0]
+        self.center_, self.scale_, self.sigma_ = fit.center, fit.scale, fit.sigma
+        self.support_, self.planes_, self.norms_ = fit.support, fit.planes, fit.norms
         return self
 
     def predict(self, X):
-        Z = (check_X(X) - self.center_) / self.scale_
-        K = self._features(Z)
-        distance = np.abs(K @ self.planes_[:-1] + self.planes_[-1]) / self.norms_
-        return self.classes_[np.argmin(distance, axis=1)]
+        fit = _Planes(self.center_, self.scale_, self.sigma_, self.support_, self.planes_,
+                      self.norms_)
+        return self.classes_[_nearer_plane(fit, self.kernel, check_X(X))]
