@@ -39,6 +39,32 @@ def test_jobs_and_backends_give_identical_runs(small_config, tmp_path):
     pd.testing.assert_frame_equal(outs["j1"], outs["threads"])
 
 
+def test_task_chunks_keep_every_task_once_in_order():
+    from obliq_cli.experiment.runner import CHUNKS_PER_WORKER, task_chunks
+
+    tasks = list(range(450))
+    chunks = task_chunks(tasks, 2)
+    assert [t for chunk in chunks for t in chunk] == tasks
+    assert len(chunks) >= 2 * CHUNKS_PER_WORKER
+    assert {len(chunk) for chunk in chunks[:-1]} == {450 // (2 * CHUNKS_PER_WORKER)}
+    assert task_chunks(tasks[:5], 2) == [[0], [1], [2], [3], [4]]
+    assert task_chunks([], 2) == []
+
+
+def test_chunked_dispatch_gives_the_rows_of_a_serial_run(small_config, tmp_path,
+                                                         monkeypatch):
+    from obliq_cli.experiment import runner
+
+    monkeypatch.setattr(runner, "CHUNKS_PER_WORKER", 2)  # 24 tasks in chunks of 6
+    outs = {}
+    for label, jobs in (("j1", 1), ("j2", 2)):
+        out = tmp_path / label
+        run_experiment(load_config(small_config, {"output": str(out), "n_jobs": jobs}),
+                       progress=False)
+        outs[label] = runs_of(out)
+    pd.testing.assert_frame_equal(outs["j1"], outs["j2"])
+
+
 def test_every_algorithm_sees_the_same_folds(small_config, tmp_path, write_config):
     both = load_config(small_config, {"output": str(tmp_path / "both")})
     run_experiment(both, progress=False)

@@ -359,17 +359,64 @@ def _dask_client(n_jobs: int, scheduler: str | None):
         client.close()
 
 
+CHUNKS_PER_WORKER = 16
+"""Dispatch granularity: each worker gets its tasks in about this many chunks, so small
+tasks cost one round trip per chunk and the last chunks still balance the load."""
+
+_warming: list = []  # the thread of start_workers, joined before the tasks go out
+
+
+def run_tasks(tasks) -> list[dict]:
+    """``run_task`` over a chunk of tasks, in one call to a worker."""
+    return [run_task(task) for task in tasks]
+
+
+def task_chunks(tasks: list, n_workers: int) -> list[list]:
+    """Consecutive tasks (same dataset, neighbouring splits: a worker's dataset cache
+    serves them) in about ``CHUNKS_PER_WORKER`` chunks per worker."""
+    size = max(1, len(tasks) // (CHUNKS_PER_WORKER * max(1, n_workers)))
+    return [tasks[i:i + size] for i in range(0, len(tasks), size)]
+
+
+def _import_builtins() -> None:
+    registry.list_algorithms()  # imports every built-in: scikit-learn, numba's caches
+
+
+def start_workers(n_jobs: int, backend: str) -> None:
+    """Start loky's workers now and let them import obliq in the background, so their
+    start-up overlaps the parent's planning (loky keeps one executor per process, which
+    ``_parallel_results`` then reuses). Nothing to do for one job or dask."""
+    if n_jobs == 1 or backend != "loky":
+        return
+    import threading
+
+    import joblib
+
+    def warm():
+        with joblib.parallel_config(backend=backend, n_jobs=n_jobs):
+            workers = joblib.effective_n_jobs(n_jobs)
+            joblib.Parallel()(joblib.delayed(_import_builtins)() for _ in range(workers))
+
+    thread = threading.Thread(target=warm, name="obliq-start-workers", daemon=True)
+    thread.start()
+    _warming.append(thread)
+
+
 def _parallel_results(tasks, n_jobs: int, backend: str):
-    """Rows of the finished tasks, in completion order (the parent writes them)."""
+    """Rows of the finished tasks, in completion order (the parent writes them). The
+    tasks go out in chunks (``task_chunks``); a row does not depend on its chunk."""
     import joblib
 
     if n_jobs == 1 and backend != "dask":
         yield from map(run_task, tasks)  # no pool: same rows, plain tracebacks when debugging
         return
+    while _warming:
+        _warming.pop().join()
     with joblib.parallel_config(backend=backend, n_jobs=n_jobs):
-        yield from joblib.Parallel(return_as="generator_unordered")(
-            joblib.delayed(run_task)(task) for task in tasks
-        )
+        chunks = task_chunks(tasks, joblib.effective_n_jobs(n_jobs))
+        for rows in joblib.Parallel(return_as="generator_unordered", batch_size=1)(
+                joblib.delayed(run_tasks)(chunk) for chunk in chunks):
+            yield from rows
 
 
 def run_experiment(config, *, n_jobs: int | None = None, backend: str | None = None,
@@ -387,6 +434,7 @@ def run_experiment(config, *, n_jobs: int | None = None, backend: str | None = N
     n_jobs = config.n_jobs if n_jobs is None else n_jobs
     backend = config.backend if backend is None else backend
     check_backend(backend, n_jobs, scheduler)
+    start_workers(n_jobs, backend)  # their imports overlap the planning
     tasks, records = plan(config)
     out = Path(config.output)
     if out.exists() and not out.is_dir():
