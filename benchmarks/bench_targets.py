@@ -1,0 +1,222 @@
+"""The speed targets of the project (issue 13's table), measured on whatever is installed.
+
+Every ratio is an algorithm's fit time (its defaults, unpruned) over scikit-learn's CART
+fit (``DecisionTreeClassifier``, gini, unpruned) on the same rows in this process, each
+the best of ``--repeats`` fits (one for fits over 20 s), so the ratio reflects the
+algorithms rather than the machine's load. Also measured: the log-log slope of fit time
+against rows on magic (random subsets, seed 0), and the wall time of ``obliq run -j 1``
+against ``-j 2`` on the quick start and on a 150-task slice of ``hhcart_uci`` (fresh
+processes, so imports and worker start-up count).
+
+Rows marked ``(n rows)`` fit a random subset (seed 0) because the full fit takes too long
+for a routine run; ``--full`` fits them on all rows as the target states (hours on two
+cores before the speed work). After the table come the C-like reference figures of every
+fit: seconds per 1000 rows and milliseconds per tree node.
+
+Run: ``make bench`` or ``python benchmarks/bench_targets.py [--full] [--repeats 3]
+[--only oc1,apdt,growth,jobs]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import yaml
+from sklearn.tree import DecisionTreeClassifier
+
+import obliq_cli
+from obliq_cli import load_dataset, make_estimator
+
+SLOW_FIT = 20.0  # seconds: such a fit is not repeated
+GROWTH_SIZES = (1000, 2000, 4000, 8000)
+GROWTH_ALGORITHMS = ("oc1", "hhcart-a", "hhcart-d", "cart-lc", "umt", "oc1-lc", "c45", "gdt",
+                     "cart-ap")
+
+
+@dataclass
+class Fit:
+    algorithm: str
+    dataset: str
+    rows: int
+    seconds: float
+    sklearn_seconds: float
+    nodes: int
+
+    @property
+    def ratio(self) -> float:
+        return self.seconds / self.sklearn_seconds
+
+
+@dataclass
+class Row:
+    measure: str
+    target: str
+    seen: str
+    met: bool | None
+    notes: list[str] = field(default_factory=list)
+
+
+def _subset(X, y, max_rows):
+    if max_rows is None or len(y) <= max_rows:
+        return X, y
+    rows = np.random.default_rng(0).permutation(len(y))[:max_rows]
+    return X[rows], y[rows]
+
+
+def _best(fit, repeats: int):
+    best, model = math.inf, None
+    for _ in range(repeats):
+        start = time.perf_counter()
+        model = fit()
+        best = min(best, time.perf_counter() - start)
+        if best > SLOW_FIT:
+            break
+    return best, model
+
+
+class Timer:
+    """Fits once per (algorithm, dataset, rows) and remembers the result."""
+
+    def __init__(self, repeats: int):
+        self.repeats = repeats
+        self.data: dict = {}
+        self.fits: dict = {}
+
+    def dataset(self, name):
+        if name not in self.data:
+            X, y, _ = load_dataset(name)
+            self.data[name] = (X, y)
+        return self.data[name]
+
+    def fit(self, algorithm: str, dataset: str, max_rows: int | None = None) -> Fit:
+        key = (algorithm, dataset, max_rows)
+        if key not in self.fits:
+            X, y = _subset(*self.dataset(dataset), max_rows)
+            # Compile (or load numba's cache) outside the timing, on a small sample.
+            small = _subset(X, y, 200)
+            make_estimator(algorithm, random_state=0).fit(*small)
+            seconds, model = _best(
+                lambda: make_estimator(algorithm, random_state=0).fit(X, y), self.repeats)
+            sk, _ = _best(lambda: DecisionTreeClassifier(random_state=0).fit(X, y),
+                          max(5, self.repeats))
+            fit = Fit(algorithm, dataset, len(y), seconds, sk, int(model.n_nodes_))
+            self.fits[key] = fit
+            print(f"  {algorithm:9} {dataset:7} {len(y):6} rows {seconds:9.3f} s "
+                  f"= {fit.ratio:8.1f}x CART", file=sys.stderr, flush=True)
+        return self.fits[key]
+
+
+def ratio_row(timer, algorithm, dataset, target, max_rows=None, full=False, name=None):
+    rows = None if full else max_rows
+    fit = timer.fit(algorithm, dataset, rows)
+    label = name or f"{algorithm} on {dataset}"
+    if rows is not None:
+        label += f" ({rows} rows)"
+    met = fit.ratio <= target if rows is None else None
+    return Row(label, f"<= {target:g}x", f"{fit.ratio:.1f}x", met)
+
+
+def growth_rows(timer, full: bool) -> list[Row]:
+    """Log-log slope of fit time against rows on magic, per algorithm."""
+    sizes = GROWTH_SIZES + ((19020,) if full else ())
+    out = []
+    for algorithm in GROWTH_ALGORITHMS:
+        times = [timer.fit(algorithm, "magic", n if n < 19020 else None).seconds
+                 for n in sizes]
+        slope = float(np.polyfit(np.log(sizes), np.log(times), 1)[0])
+        out.append(Row(f"growth {algorithm} (magic {sizes[0]}-{sizes[-1]} rows)", "<= 1.2",
+                       f"{slope:.2f}", slope <= 1.2))
+    return out
+
+
+def _run_seconds(config: Path, jobs: int, out: Path) -> float:
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "obliq_cli.cli", "run", str(config), "-j", str(jobs),
+                    "-o", str(out), "--force", "--no-progress"],
+                   check=True, capture_output=True)
+    return time.perf_counter() - start
+
+
+def jobs_rows(repeats: int) -> list[Row]:
+    """Wall time of ``obliq run -j 1`` over ``-j 2`` (fresh processes, best of repeats)."""
+    configs = Path(obliq_cli.__file__).resolve().parent / "configs"
+    out = []
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        uci = yaml.safe_load((configs / "hhcart_uci.yaml").read_text())
+        # 150 tasks: six datasets x five methods x five folds, one repetition.
+        uci["datasets"] = uci["datasets"][:6]
+        uci["protocol"]["repeats"] = 1
+        uci.pop("reference", None)
+        sliced = tmp / "hhcart_uci_150.yaml"
+        sliced.write_text(yaml.safe_dump(uci))
+        for label, config in (("quickstart", configs / "quickstart.yaml"),
+                              ("hhcart_uci, 150 tasks", sliced)):
+            one = min(_run_seconds(config, 1, tmp / "one") for _ in range(repeats))
+            two = min(_run_seconds(config, 2, tmp / "two") for _ in range(repeats))
+            speedup = one / two
+            out.append(Row(f"obliq run -j 2 vs -j 1 ({label})", ">= 1.8x",
+                           f"{speedup:.2f}x ({one:.1f} s / {two:.1f} s)", speedup >= 1.8))
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--full", action="store_true",
+                        help="fit the letter rows and growth on all rows (hours before the "
+                             "speed work)")
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--only", default="",
+                        help="comma-separated algorithms, or 'growth' / 'jobs'")
+    args = parser.parse_args()
+    only = {w.strip() for w in args.only.split(",") if w.strip()}
+
+    def wanted(name):
+        return not only or name in only
+
+    timer = Timer(args.repeats)
+    rows: list[Row] = []
+    full = args.full
+    specs = [
+        ("oc1", "magic", 100, None), ("hhcart-a", "magic", 20, None),
+        ("hhcart-a", "letter", 1000, 2000), ("hhcart-d", "magic", 4, None),
+        ("hhcart-d", "letter", 60, None), ("cart-lc", "magic", 20, None),
+        ("umt", "magic", 10, None), ("umt-ovr", "letter", 300, 4000),
+        ("c45", "letter", 10, None), ("gdt", "letter", 5, None),
+        ("cart-ap", "letter", 3, None), ("apdt", "pima", 50, None),
+    ]
+    for algorithm, dataset, target, max_rows in specs:
+        if wanted(algorithm):
+            rows.append(ratio_row(timer, algorithm, dataset, target, max_rows, full))
+    if wanted("growth"):
+        rows.extend(growth_rows(timer, full))
+    if wanted("jobs"):
+        rows.extend(jobs_rows(max(1, min(args.repeats, 2))))
+
+    width = max(len(r.measure) for r in rows) if rows else 10
+    print(f"{'measure':{width}}  {'target':>8}  {'seen':>24}  met")
+    for r in rows:
+        met = "-" if r.met is None else ("yes" if r.met else "NO")
+        print(f"{r.measure:{width}}  {r.target:>8}  {r.seen:>24}  {met}")
+    if any(r.met is None for r in rows):
+        print("(- : measured on a subset; --full fits all rows as the target states)")
+    print()
+    print("C-like reference: fit time per 1000 rows and per tree node")
+    print(f"{'algorithm':10} {'dataset':8} {'rows':>6} {'s':>9} {'s/1000 rows':>12} "
+          f"{'nodes':>6} {'ms/node':>9}")
+    for fit in timer.fits.values():
+        print(f"{fit.algorithm:10} {fit.dataset:8} {fit.rows:6} {fit.seconds:9.3f} "
+              f"{1000 * fit.seconds / fit.rows:12.4f} {fit.nodes:6} "
+              f"{1000 * fit.seconds / max(fit.nodes, 1):9.3f}")
+
+
+if __name__ == "__main__":
+    main()
