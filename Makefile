@@ -46,7 +46,7 @@ test: $(STAMP)
 ## wheel: build dist/obliq-<version>-py3-none-any.whl
 wheel: $(STAMP)
 	rm -rf dist
-	$(BIN)/python -m pip wheel --quiet --no-deps -w dist .
+	$(BIN)/python -m pip wheel --quiet --no-deps --no-build-isolation -w dist .
 
 ## wheel-check: install the wheel into a fresh venv in a temporary folder and run a
 ## shipped config by name and a user config there (OBLIQ_WHEEL_CHECK=full: the venv

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The built wheel, used as a new user would: installed into a fresh venv outside the
 # checkout and run from a temporary folder (a shipped config by name; a user config that
-# names a catalog dataset and a CSV of the user's, by a path relative to the config).
+# names a catalog dataset and a CSV of the user's, by a path relative to the config; a
+# plugin distribution installed beside it, run with two worker processes).
 #
 #   .ci/check_wheel.sh PROJECT_PYTHON WHEEL
 #
@@ -30,6 +31,10 @@ else
     echo "$deps" > "$site/_obliq_check_deps.pth"
 fi
 bin="$work/venv/bin"
+# a plugin distribution of its own (tests/plugin_example), built and installed beside it
+cp -r "$here/tests/plugin_example" "$work/plugin"
+"$project_python" -m pip wheel --quiet --no-deps --no-build-isolation -w "$work/dist" "$work/plugin"
+"$project_python" -m pip --python "$bin/python" install --quiet --no-deps "$work"/dist/obliq_toy-*.whl
 mkdir -p "$work/run/mine/data"
 cd "$work/run"
 
@@ -43,9 +48,9 @@ print(f"obliq_cli from {where}")
 PY
 
 "$bin/obliq" configs | head -n 2                    # | head ends quietly
-"$bin/obliq" run quickstart -j 2 --no-progress -o "$work/run/results/quickstart" > quick.txt
-grep -q "pima" quick.txt
-echo "shipped config quickstart: ok ($(grep -c '|' quick.txt) table lines)"
+"$bin/obliq" run apdt_ml -j 2 --no-progress > shipped.txt    # with its reference file
+grep -q "iris" shipped.txt && grep -q "(paper)" shipped.txt
+echo "shipped config apdt_ml, by name, beside the paper's values: ok"
 
 # a user config beside a user CSV (wisconsin written out as a file of the user's)
 "$bin/python" - <<'PY'
@@ -69,3 +74,17 @@ grep -q cells two.txt && grep -q pima two.txt
 test -f results/two/runs.csv
 echo "user config (catalog dataset + user CSV relative to the config): ok"
 cat two.txt
+
+# the plugin's algorithm, pruner and dataset: listed, and run by two worker processes
+"$bin/obliq" algorithms | grep "^toy-stump: "
+cat > mine/toy.yaml <<'YAML'
+name: toy
+datasets: [toy-band, pima]
+algorithms: [toy-stump, {name: cart-ap, label: CART-AP kept, pruner: toy-keep}]
+protocol: {name: kfold, folds: 3, repeats: 1}
+YAML
+"$bin/obliq" run mine/toy.yaml -j 2 --no-progress > toy.txt
+cat toy.txt
+test "$(grep -c ',ok,' results/toy/runs.csv)" = 12
+echo "plugin distribution obliq-toy: listed and run with -j 2: ok"
+echo "wheel check done in ${SECONDS}s"

@@ -90,6 +90,9 @@ class ExperimentConfig:
     backend: str
     reference: str | None
     reference_methods: dict = field(default_factory=dict)
+    # the config's ``imports``: module names and absolute .py paths, imported before the
+    # names are checked (registry.import_plugin)
+    imports: tuple[str, ...] = ()
 
     def to_dict(self) -> dict:
         """Plain data, as run (what meta.json stores)."""
@@ -121,7 +124,8 @@ class ExperimentConfig:
                    metrics=tuple(data.get("metrics", ())), output=data.get("output", ""),
                    n_jobs=int(data.get("n_jobs", 1)), backend=data.get("backend", "loky"),
                    reference=data.get("reference"),
-                   reference_methods=dict(data.get("reference_methods") or {}))
+                   reference_methods=dict(data.get("reference_methods") or {}),
+                   imports=tuple(data.get("imports") or ()))
 
     def hash(self) -> str:
         """Digest of what determines the results (not jobs, backend, output, metrics)."""
@@ -445,6 +449,33 @@ def _protocol(r: _Reader, value) -> ProtocolSpec:
     return spec
 
 
+def _imports(r: _Reader, value, config_dir: Path) -> tuple[str, ...]:
+    """``imports: [module, path/to/file.py]``: the researcher's own algorithms, pruners
+    and datasets, imported now so that the names below can be checked (a .py path is
+    relative to the config's folder)."""
+    if value is None:
+        return ()
+    if not isinstance(value, list):
+        r.fail("imports", "must be a list of module names or .py files")
+    refs = []
+    for i, item in enumerate(value):
+        ref = r.string(item, f"imports[{i}]")
+        if ref.endswith(".py"):
+            file = (config_dir / Path(ref).expanduser()).resolve()
+            if not file.is_file():
+                r.fail(f"imports[{i}]", f"no such file {file}")
+            ref = str(file)
+        try:
+            registry.import_plugin(ref)
+        except ObliqError as exc:
+            r.fail(f"imports[{i}]", str(exc))
+        except Exception as exc:  # the plugin's own code failed: say where, in one line
+            first = (str(exc).strip().splitlines() or [""])[0]
+            r.fail(f"imports[{i}]", f"importing {ref} failed: {type(exc).__name__}: {first}")
+        refs.append(ref)
+    return tuple(refs)
+
+
 def _reference(r: _Reader, value, path: Path, algorithms) -> tuple[str | None, dict]:
     """``reference: FILE`` or ``{file: FILE, methods: {our label: paper method}}``."""
     if value is None:
@@ -474,12 +505,13 @@ def load_config(path, overrides: dict | None = None) -> ExperimentConfig:
     if not isinstance(data, dict):
         raise ConfigError(f"{file}: the file must hold a mapping of settings")
     allowed = ("name", "seed", "datasets", "algorithms", "protocol", "metrics", "output",
-               "n_jobs", "backend", "reference", "description")
+               "n_jobs", "backend", "reference", "description", "imports")
     r.mapping(data, "", allowed, required=("name", "datasets", "algorithms", "protocol"))
     name = r.string(data["name"], "name")
     if "/" in name or name.startswith("."):
         r.fail("name", f"must be a plain name, usable as a folder (got {name!r})")
     seed = r.integer(data.get("seed", 0), "seed", 0)
+    imports = _imports(r, data.get("imports"), path.parent)
     datasets = _datasets(r, data["datasets"], path.parent)
     algorithms = _algorithms(r, data["algorithms"], datasets)
     protocol = _protocol(r, data["protocol"])
@@ -505,5 +537,5 @@ def load_config(path, overrides: dict | None = None) -> ExperimentConfig:
                f"known: {', '.join(BACKENDS)}")
     reference, methods = _reference(r, data.get("reference"), path, algorithms)
     config = ExperimentConfig(file, name, seed, datasets, algorithms, protocol, tuple(metrics),
-                              output, n_jobs, backend, reference, methods)
+                              output, n_jobs, backend, reference, methods, imports)
     return config.with_overrides(**(overrides or {}))

@@ -4,6 +4,15 @@ Built-in entries register themselves when their module is imported; ``_ensure_bu
 imports the packages that hold them the first time a lookup happens, so the runner and
 CLI never import an algorithm module directly.
 
+Plugins register the same way from outside the package:
+
+* an installed distribution names modules under the entry-point groups
+  ``obliq.algorithms``, ``obliq.pruners`` and ``obliq.datasets`` (``name = "module"``);
+  the first lookup imports them after the built-ins, in every process (a loky or dask
+  worker looks names up too, so it loads the same plugins);
+* a config's ``imports: [module, path/to/file.py]`` names a researcher's local code
+  (``import_plugin``); the runner hands those to its workers with each task.
+
 Contracts
 ---------
 Algorithm
@@ -28,12 +37,17 @@ Dataset
 from __future__ import annotations
 
 import difflib
+import hashlib
 import importlib
+import importlib.metadata
+import importlib.util
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
-from .errors import UnknownNameError
+from .errors import ObliqError, UnknownNameError
 
 
 @dataclass(frozen=True)
@@ -52,7 +66,10 @@ PRUNERS: dict[str, Entry] = {}
 DATASETS: dict[str, Entry] = {}
 
 _BUILTIN_PACKAGES = ("obliq_cli.algorithms", "obliq_cli.pruning", "obliq_cli.data")
+ENTRY_POINT_GROUPS = ("obliq.algorithms", "obliq.pruners", "obliq.datasets")
 _builtins_loaded = False
+# module name given to a plugin loaded from a file -> that file (workers import it again)
+_PLUGIN_FILES: dict[str, str] = {}
 
 
 def _ensure_builtins() -> None:
@@ -61,6 +78,58 @@ def _ensure_builtins() -> None:
         _builtins_loaded = True
         for package in _BUILTIN_PACKAGES:
             importlib.import_module(package)
+        load_entry_points()
+
+
+def load_entry_points() -> list[str]:
+    """Import the module each installed ``obliq.*`` entry point names (importing it
+    registers what it defines); the modules' names. A plugin that fails to import is an
+    ObliqError naming its distribution and entry point."""
+    loaded = []
+    for group in ENTRY_POINT_GROUPS:
+        for point in importlib.metadata.entry_points(group=group):
+            try:
+                point.load()
+            except Exception as exc:
+                dist = getattr(point.dist, "name", None) or "?"
+                first = (str(exc).strip().splitlines() or [""])[0]
+                raise ObliqError(f"plugin {point.name!r} ({group} = {point.value!r}, "
+                                 f"distribution {dist}) failed to import: "
+                                 f"{type(exc).__name__}: {first}") from None
+            loaded.append(point.value.split(":")[0])
+    return loaded
+
+
+def import_plugin(ref: str) -> str:
+    """Import a plugin named by a config's ``imports``: a module name, or the path of a
+    ``.py`` file (absolute here; config.py resolves it against the config's folder).
+    Returns the module's name; importing twice is a no-op."""
+    _ensure_builtins()
+    if not ref.endswith(".py"):
+        importlib.import_module(ref)
+        return ref
+    path = Path(ref).resolve()
+    digest = hashlib.sha1(str(path).encode()).hexdigest()[:10]
+    name = f"obliq_plugin_{path.stem}_{digest}"
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, path)
+        if spec is None or spec.loader is None:
+            raise ObliqError(f"{path}: cannot be imported as Python code")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        try:
+            spec.loader.exec_module(module)
+        except BaseException:
+            del sys.modules[name]
+            raise
+        _PLUGIN_FILES[name] = str(path)
+    return name
+
+
+def plugin_ref(module: str) -> str:
+    """What ``import_plugin`` needs to import ``module`` again in another process: the
+    file a plugin module was loaded from, else the module name itself."""
+    return _PLUGIN_FILES.get(module, module)
 
 
 def _add(table: dict[str, Entry], kind: str, entry: Entry) -> None:

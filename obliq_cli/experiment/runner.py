@@ -27,7 +27,6 @@ from __future__ import annotations
 import contextlib
 import csv
 import functools
-import importlib
 import json
 import os
 import platform
@@ -101,7 +100,8 @@ def _plugin_modules(config) -> tuple[str, ...]:
         if algo.pruner is not None:
             objs.append(registry.pruner_entry(algo.pruner.name).obj)
     modules = {getattr(obj, "__module__", "") or "" for obj in objs}
-    return tuple(sorted(m for m in modules
+    # a plugin loaded from a file (a config's imports) travels as its path
+    return tuple(sorted(registry.plugin_ref(m) for m in modules
                         if m and m != "__main__" and m.split(".")[0] != "obliq_cli"))
 
 
@@ -195,7 +195,7 @@ def run_task(task: Task) -> dict:
                n_test=int(split.test.size))
     try:
         for module in task.modules:
-            importlib.import_module(module)
+            registry.import_plugin(module)
         X, y, info = load_dataset_spec(task.dataset)
         y = task_labels(task.seed, task.dataset.label, split, task.label_noise, y)
         names = (task.seed, task.dataset.label, split.repetition, split.fold, algo.label)
