@@ -190,7 +190,7 @@ def test_tree_diagram_oblique_rule_text():
                 np.array([1.25, 0, 0]), np.array([[3.0, 4.0], [3.0, 0.0], [0.0, 4.0]]))
     fig = plot_tree_diagram(tree, feature_names=["age", "dose"], class_names=["no", "yes"])
     root = box_texts(fig)[0].get_text().splitlines()
-    assert root[1] == "0.5*age - 2*dose <= 1.25" == (
+    assert root[1] == "-2*dose + 0.5*age <= 1.25" == (
         tree.hyperplane_text(0, ["age", "dose"]) + " <= 1.25")
     assert box_texts(fig)[2].get_text().splitlines()[1:] == ["class yes", "[0, 4]"]
 

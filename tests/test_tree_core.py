@@ -309,3 +309,20 @@ def test_split_order_compiled_and_python_agree_and_keep_order():
             np.testing.assert_array_equal(ours[f], order[f][side[order[f]]])
     left, right = split_order(order, goes_left, n_left, False, True)
     assert left.shape == (3, 0) and right.shape == (3, 50 - n_left)
+
+
+def test_oblique_rule_text_lists_the_large_coefficients_largest_first():
+    from obliq_cli.tree.structure import LEAF, Tree
+
+    weights = np.array([[0.5, 1e-6, -2.0, 3e-5], [0, 0, 0, 0], [0, 0, 0, 0]])
+    tree = Tree(np.array([1, LEAF, LEAF]), np.array([2, LEAF, LEAF]),
+                np.array([-2, LEAF, LEAF]), weights, np.array([1.25, 0, 0]),
+                np.array([[3.0, 4.0], [3.0, 0.0], [0.0, 4.0]]))
+    names = ["age", "dust", "dose", "small"]
+    # 1e-6 and 3e-5 are below 1e-4 of the largest |w| = 2: left out; the rest by size
+    assert tree.hyperplane_text(0, names) == "-2*dose + 0.5*age"
+    assert tree.hyperplane_text(0, names, negligible=1e-5) == "-2*dose + 0.5*age + 3e-05*small"
+    assert tree.hyperplane_text(0) == "-2*x3 + 0.5*x1"
+    # prediction still uses every coefficient
+    X = np.array([[0.0, 0.0, 0.0, 1e5]])  # 3e-5 * 1e5 = 3 > 1.25: right
+    assert tree.apply(X)[0] == 2

@@ -147,7 +147,11 @@ class TreeClassifier(ClassifierMixin, BaseEstimator):
         return self.tree_.max_depth
 
     def export_text(self, feature_names=None) -> str:
-        """The fitted tree as indented rules with class names."""
+        """The fitted tree as indented rules with class names; the features are named
+        by ``feature_names``, else by the DataFrame columns it was fitted on
+        (``feature_names_in_``), else x1, x2, ..."""
+        if feature_names is None and hasattr(self, "feature_names_in_"):
+            feature_names = [str(n) for n in self.feature_names_in_]
         if self.coding_ is not None:
             feature_names = self.coding_.feature_names(feature_names)
         return self.tree_.to_text(feature_names, [str(c) for c in self.classes_])

@@ -232,17 +232,27 @@ class Tree:
             stack.append((int(self.children_left[node]), conds + [(w, t, True)]))
         return out
 
-    def hyperplane_text(self, node: int, feature_names=None, digits: int = 4) -> str:
-        """``w . x`` of a node as text, e.g. ``x3`` or ``0.5*x1 - 2*x4``."""
-        names = feature_names or [f"x{i + 1}" for i in range(self.n_features)]
+    def hyperplane_text(self, node: int, feature_names=None, digits: int = 4,
+                        negligible: float = 1e-4) -> str:
+        """``w . x`` of a node as text, e.g. ``x3`` or ``-2*dose + 0.5*age``.
+
+        An oblique node lists its terms largest coefficient first and leaves out those
+        below ``negligible`` times the largest (a coefficient of 1e-06 beside ones of
+        order 1 is numerical dust of the search, not part of the rule a reader wants);
+        the stored hyperplane, which predicts, keeps every coefficient."""
+        names = feature_names if feature_names is not None else [
+            f"x{i + 1}" for i in range(self.n_features)]
         if self.feature[node] >= 0:
             return str(names[self.feature[node]])
-        terms = []
-        for i in np.flatnonzero(self.weights[node]):
-            w = float(self.weights[node, i])
-            sign = "-" if w < 0 else "+"
-            terms.append(f"{sign} {abs(w):.{digits}g}*{names[i]}")
-        text = " ".join(terms) or "0"
+        w = np.asarray(self.weights[node], dtype=np.float64)
+        size = np.abs(w)
+        largest = size.max() if size.size else 0.0
+        if largest == 0.0:
+            return "0"
+        keep = np.flatnonzero(size >= negligible * largest)
+        order = keep[np.argsort(-size[keep], kind="stable")]  # ties keep feature order
+        terms = [f"{'-' if w[i] < 0 else '+'} {size[i]:.{digits}g}*{names[i]}" for i in order]
+        text = " ".join(terms)
         return text[2:] if text.startswith("+ ") else "-" + text[2:]
 
     def to_text(self, feature_names=None, class_names=None, digits: int = 4) -> str:
