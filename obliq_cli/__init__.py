@@ -3,4 +3,7 @@
 from .registry import load_dataset, make_estimator
 
 __version__ = "0.1.0"
-__all__ = ["load_dataset", "make_estimator", "__version__"]
+
+from .model import load_model, save_model  # noqa: E402  (model reads __version__)
+
+__all__ = ["load_dataset", "load_model", "make_estimator", "save_model", "__version__"]

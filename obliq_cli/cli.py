@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import logging
 import sys
 
 import click
 
 from . import registry
 from .errors import ObliqError
+
+log = logging.getLogger("obliq")
 
 
 def _fail(message: str, code: int = 2):
@@ -46,8 +49,14 @@ class _Group(click.Group):
 
 @click.group(cls=_Group)
 @click.version_option(package_name="obliq")
-def main():
+@click.option("-v", "--verbose", count=True, help="Say more on standard error (-v: debug).")
+@click.option("-q", "--quiet", count=True,
+              help="Say less: -q warnings and errors only, -qq errors only.")
+def main(verbose, quiet):
     """Regenerate decision-tree papers' benchmark tables from YAML experiment configs."""
+    from .logs import configure
+
+    configure(verbose, quiet)
 
 
 def _explicit(ctx, name, value):
@@ -75,6 +84,7 @@ def run(ctx, config, output, n_jobs, backend, scheduler, resume, force, no_progr
     and print its table."""
     from .config import load_config
     from .experiment.runner import run_experiment
+    from .logs import show_progress
     from .report.tables import render_tables
 
     overrides = {"output": output, "n_jobs": _explicit(ctx, "n_jobs", n_jobs),
@@ -84,20 +94,20 @@ def run(ctx, config, output, n_jobs, backend, scheduler, resume, force, no_progr
     spec = load_config(config, overrides)
     summary = run_experiment(spec, n_jobs=spec.n_jobs, backend=spec.backend,
                              scheduler=scheduler, resume=resume, force=force,
-                             progress=not no_progress)
+                             progress=show_progress(not no_progress))
     for note in summary.notes:
-        click.echo(f"note: {note}", err=True)
-    click.echo(f"{summary.ran} task(s) run, {summary.skipped} already done, "
-               f"{len(summary.failed)} failed; results in {summary.output}", err=True)
+        log.warning("note: %s", note)
+    log.info("%d task(s) run, %d already done, %d failed; results in %s", summary.ran,
+             summary.skipped, len(summary.failed), summary.output)
     for metric in spec.metrics:
         click.echo(render_tables([summary.output], metric=metric))
         click.echo()
     if summary.failed:
         for line in summary.failed[:10]:
-            click.echo(f"failed: {line}", err=True)
+            log.warning("failed: %s", line)
         more = len(summary.failed) - 10
         if more > 0:
-            click.echo(f"... and {more} more (see runs.csv)", err=True)
+            log.warning("... and %d more (see runs.csv)", more)
         sys.exit(1)
 
 
@@ -311,7 +321,7 @@ def datasets_check():
             failures += 1
             click.echo(f"{entry.name:16} FAILED  {exc}")
     if failures:
-        click.echo(f"{failures} dataset(s) failed", err=True)
+        log.error("%d dataset(s) failed", failures)
         sys.exit(1)
 
 
@@ -401,6 +411,56 @@ def _fit_options(func):
     for option in reversed(options):
         func = option(func)
     return func
+
+
+@main.command()
+@click.option("--dataset", required=True, help="A registered dataset (obliq datasets).")
+@click.option("--algorithm", required=True, help="A registered algorithm.")
+@click.option("--param", "params", multiple=True, metavar="KEY=VALUE",
+              help="An algorithm parameter (repeatable).")
+@click.option("--pruner", help="Prune with this registered pruner.")
+@click.option("--pruner-param", "pruner_params", multiple=True, metavar="KEY=VALUE",
+              help="A pruner parameter (repeatable).")
+@click.option("--seed", type=int, default=0, show_default=True,
+              help="Seed of the names (seed, dataset, 'plot', 0, algorithm).")
+@click.option("-o", "--output", required=True, metavar="FILE",
+              help="The model file to write (JSON).")
+def fit(dataset, algorithm, params, pruner, pruner_params, seed, output):
+    """Grow (and prune) one tree on all rows of DATASET and keep it as a JSON model file
+    for `obliq predict` (feature names, classes, algorithm, parameters, obliq version)."""
+    from .experiment.replay import check_fit_options, fit_on_all_rows
+    from .model import save_model
+
+    pruner_values = _key_values(pruner_params, "--pruner-param")
+    algo = check_fit_options(algorithm, _key_values(params, "--param"), pruner, pruner_values)
+    task = fit_on_all_rows(dataset, algo, seed)
+    estimator, X, info = task.estimator, task.X, task.info
+    names = info.get("feature_names") or [f"x{i + 1}" for i in range(X.shape[1])]
+    path = save_model(output, estimator, algorithm=algorithm, feature_names=names,
+                      pruner=pruner, pruner_params=pruner_values, dataset=dataset, seed=seed)
+    log.info("%s: %s on %s (%d rows, %s leaves)", path, algorithm, dataset, X.shape[0],
+             getattr(estimator, "n_leaves_", "?"))
+    click.echo(str(path))
+
+
+@main.command()
+@click.argument("model", type=click.Path(dir_okay=False))
+@click.argument("data", type=click.Path(dir_okay=False))
+@click.option("-o", "--output", metavar="FILE",
+              help="Write the predictions here (CSV) instead of to standard output.")
+@click.option("--proba", is_flag=True, help="Add one column of class probability per class.")
+def predict(model, data, output, proba):
+    """Predict the rows of DATA (a CSV with a header naming the model's features, in any
+    order; other columns are ignored) with the tree in MODEL (from `obliq fit`)."""
+    from .model import load_model, predictions_csv, read_rows, write_text
+
+    estimator, meta = load_model(model)
+    X = read_rows(data, meta["feature_names"])
+    text = predictions_csv(estimator, X, proba)
+    if output:
+        log.info("%s: %d predictions", write_text(output, text), X.shape[0])
+    else:
+        click.echo(text, nl=False)
 
 
 def _fit_title(dataset, algorithm, pruner, task, seed, results) -> str:

@@ -1,0 +1,167 @@
+"""A fitted tree kept as a JSON file, and rows read from a CSV to predict with it.
+
+``obliq fit`` writes, ``obliq predict`` reads. JSON, never pickle: a model file is read
+by people and by other programs, and loading it runs no code. It carries what is needed
+to use the tree later and to know where it came from::
+
+    {"format": "obliq-model", "format_version": 1, "obliq_version": "0.1.0",
+     "algorithm": "cart-ap", "params": {...}, "pruner": {"name": "cc", "params": {}},
+     "trained_on": {"dataset": "pima", "rows": 768, "seed": 0},
+     "feature_names": ["preg", "plas", ...], "classes": ["tested_negative", ...],
+     "estimator": {... TreeClassifier.export_json() ...}}
+
+Only single trees (the estimators with ``load_tree``) can be kept this way for now; a
+multiclass decomposition or a network-pruned tree is refused when it is saved.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from . import __version__, registry
+from .errors import DataError, ObliqError
+
+FORMAT = "obliq-model"
+FORMAT_VERSION = 1
+
+
+def _plain(value):
+    """A JSON value for a parameter (None for what JSON cannot hold: a Generator)."""
+    try:
+        return json.loads(json.dumps(value))
+    except (TypeError, ValueError):
+        return None
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    """Write ``text`` to a temporary file beside ``path`` and rename it: a reader never
+    sees half a file, and an error leaves no file behind."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def model_dict(estimator, *, algorithm: str, feature_names, pruner: str | None = None,
+               pruner_params: dict | None = None, dataset: str | None = None,
+               seed: int | None = None) -> dict:
+    """The model file's content for a fitted single-tree ``estimator``."""
+    if not hasattr(estimator, "load_tree") or not hasattr(estimator, "export_json"):
+        what = f"{algorithm} + {pruner}" if pruner else algorithm
+        raise ObliqError(f"{what} gives a {type(estimator).__name__}, which cannot be kept "
+                         "as a model file yet (single trees only)")
+    names = [str(n) for n in feature_names]
+    if len(names) != estimator.n_features_in_:
+        raise ObliqError(f"{len(names)} feature names for a tree of "
+                         f"{estimator.n_features_in_} features")
+    params = {k: _plain(v) for k, v in estimator.get_params(deep=False).items()}
+    if "random_state" in params:  # the fit's generator came from ``seed``
+        params["random_state"] = None
+    return {
+        "format": FORMAT, "format_version": FORMAT_VERSION, "obliq_version": __version__,
+        "algorithm": algorithm, "params": params,
+        "pruner": ({"name": pruner, "params": _plain(dict(pruner_params or {}))}
+                   if pruner else None),
+        "trained_on": {"dataset": dataset, "seed": seed},
+        "feature_names": names, "classes": _plain(estimator.classes_.tolist()),
+        "estimator": estimator.export_json(),
+    }
+
+
+def save_model(path, estimator, **meta) -> Path:
+    """Write ``model_dict(estimator, **meta)`` to ``path`` (atomically)."""
+    path = Path(path)
+    _write_atomically(path, json.dumps(model_dict(estimator, **meta), indent=1) + "\n")
+    return path
+
+
+def load_model(path):
+    """``(estimator, model dict)`` from a model file; a one-line ObliqError naming the
+    file for anything that is not an obliq model this version can read."""
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ObliqError(f"{path}: no such model file") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ObliqError(f"{path}: not a model file ({str(exc).splitlines()[0]})") from None
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise ObliqError(f"{path}: not an obliq model file (no \"format\": \"{FORMAT}\")")
+    if data.get("format_version") != FORMAT_VERSION:
+        raise ObliqError(f"{path}: model format version {data.get('format_version')!r}; "
+                         f"this obliq ({__version__}) reads version {FORMAT_VERSION}")
+    try:
+        estimator = registry.make_estimator(data["algorithm"], **(data.get("params") or {}))
+        estimator.load_tree(data["estimator"])
+    except ObliqError as exc:
+        raise ObliqError(f"{path}: {exc}") from None
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ObliqError(f"{path}: damaged model ({type(exc).__name__}: {exc})") from None
+    names = data.get("feature_names") or []
+    if len(names) != estimator.n_features_in_:
+        raise ObliqError(f"{path}: {len(names)} feature names for a tree of "
+                         f"{estimator.n_features_in_} features")
+    estimator.feature_names_in_ = np.asarray(names, dtype=object)
+    return estimator, data
+
+
+def read_rows(path, feature_names: list[str]) -> np.ndarray:
+    """The rows of a CSV (with a header) as a float array whose columns are the model's
+    features in the model's order. Columns other than the features (an id, the class)
+    are ignored; a missing feature column or a cell that is not a finite number is one
+    DataError naming the file (and row and column)."""
+    path = Path(path)
+    try:
+        frame = pd.read_csv(path, dtype=str, keep_default_na=False, skipinitialspace=True)
+    except FileNotFoundError:
+        raise DataError(f"{path}: no such file") from None
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
+        raise DataError(f"{path}: not a CSV file ({str(exc).splitlines()[0]})") from None
+    columns = [str(c).strip() for c in frame.columns]
+    frame.columns = columns
+    missing = [n for n in feature_names if n not in columns]
+    if missing:
+        shown = ", ".join(missing[:5]) + (f" and {len(missing) - 5} more"
+                                          if len(missing) > 5 else "")
+        raise DataError(f"{path}: the columns do not match the model's features: "
+                        f"missing {shown} (the model's: {', '.join(feature_names)}; "
+                        f"the file's: {', '.join(columns)})")
+    cells = frame[feature_names]
+    values = cells.apply(pd.to_numeric, errors="coerce").to_numpy(dtype=np.float64)
+    bad = np.argwhere(~np.isfinite(values))
+    if bad.size:
+        row, col = bad[0]
+        raise DataError(f"{path}: line {row + 2}, column {feature_names[col]}: "
+                        f"not a finite number ({cells.iat[row, col]!r})")
+    if values.shape[0] == 0:
+        raise DataError(f"{path}: no rows")
+    return values
+
+
+def predictions_csv(estimator, X: np.ndarray, proba: bool) -> str:
+    """One line per row: the predicted class, and with ``proba`` one column per class
+    (``proba:<class>``) of the leaf's class frequencies."""
+    out = pd.DataFrame({"prediction": estimator.predict(X)})
+    if proba:
+        p = estimator.predict_proba(X)
+        for j, c in enumerate(estimator.classes_):
+            out[f"proba:{c}"] = p[:, j]
+    return out.to_csv(index=False, lineterminator="\n")
+
+
+def write_text(path, text: str) -> Path:
+    """``text`` into ``path`` atomically (for the predictions file)."""
+    path = Path(path)
+    _write_atomically(path, text)
+    return path
