@@ -41,7 +41,10 @@ class _Group(click.Group):
         except BrokenPipeError:
             _quiet_exit_on_closed_pipe()
         except ObliqError as exc:
-            _fail(str(exc) or type(exc).__name__, exc.exit_code)
+            for problem in getattr(exc, "problems", [])[:-1]:  # a config's several
+                click.echo(f"error: {problem}", err=True)
+            last = (getattr(exc, "problems", None) or [str(exc)])[-1]
+            _fail(last or type(exc).__name__, exc.exit_code)
         except OSError as exc:
             where = f"{exc.filename}: " if getattr(exc, "filename", None) else ""
             _fail(f"{where}{exc.strerror or exc}")
@@ -92,6 +95,9 @@ def run(ctx, config, output, n_jobs, backend, scheduler, resume, force, no_progr
     if resume and force:
         raise ObliqError("--resume and --force exclude each other")
     spec = load_config(config, overrides)
+    log.debug("config %s: %d dataset(s) x %d algorithm(s), %s protocol, %d job(s) on %s",
+              spec.path, len(spec.datasets), len(spec.algorithms), spec.protocol.name,
+              spec.n_jobs, spec.backend)
     summary = run_experiment(spec, n_jobs=spec.n_jobs, backend=spec.backend,
                              scheduler=scheduler, resume=resume, force=force,
                              progress=show_progress(not no_progress))

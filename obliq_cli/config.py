@@ -147,14 +147,47 @@ class ExperimentConfig:
         return replace(self, **given)
 
 
+MAX_REPORTED = 10
+
+
+def config_errors(problems: list[str]) -> ConfigError:
+    """One ConfigError for several problems: its message has one line per problem (the
+    first MAX_REPORTED, then how many more), and ``problems`` holds those lines, which
+    the command line prints one ``error:`` line each."""
+    lines = list(problems[:MAX_REPORTED])
+    if len(problems) > MAX_REPORTED:
+        lines.append(f"... and {len(problems) - MAX_REPORTED} more problems")
+    exc = ConfigError("\n".join(lines))
+    exc.problems = lines
+    return exc
+
+
 class _Reader:
     """Field access that names file and path in every error."""
 
     def __init__(self, file: str):
         self.file = file
+        self.errors = []
 
     def fail(self, where: str, message: str):
         raise ConfigError(f"{self.file}: {where}: {message}")
+
+    # Several problems at once: each independent check runs through ``collect``, which
+    # keeps a ConfigError and lets the checks after it run; ``raise_collected`` then
+    # reports them all (up to MAX_REPORTED, each naming file and field).
+    errors: list[str]
+
+    def collect(self, check, *args, default=None):
+        """``check(*args)``, or ``default`` after keeping its ConfigError."""
+        try:
+            return check(*args)
+        except ConfigError as exc:
+            self.errors.append(str(exc))
+            return default
+
+    def raise_collected(self) -> None:
+        if self.errors:
+            raise config_errors(self.errors)
 
     def mapping(self, value, where: str, allowed: tuple[str, ...], required=()) -> dict:
         if not isinstance(value, dict):
@@ -251,28 +284,36 @@ def _datasets(r: _Reader, value, config_dir: Path) -> tuple[DatasetSpec, ...]:
         r.fail("datasets", "must be a non-empty list of names or {name, params, label}")
     specs = []
     for i, item in enumerate(value):
-        where = f"datasets[{i}]"
-        if isinstance(item, str):
-            item = {"name": item}
-        item = r.mapping(item, where, ("name", "params", "label", "protocol") + _FILE_KEYS,
-                         required=("name",))
-        if "path" in item:  # the user's own file: {name: mine, path: ..., target: ...}
-            item = _file_dataset(r, item, where, config_dir)
-        name = r.string(item["name"], f"{where}.name")
-        try:
-            entry = registry.dataset_entry(name)
-        except ObliqError as exc:
-            r.fail(where if isinstance(value[i], str) else f"{where}.name", str(exc))
-        params = _known_params(r, item.get("params"), f"{where}.params", f"dataset {name!r}",
-                               entry.params)
-        label = r.label(item.get("label", name), f"{where}.label")
-        sizes = item.get("protocol")
-        if sizes is not None:
-            r.mapping(sizes, f"{where}.protocol", _DATASET_PROTOCOL_KEYS)
-        # kept raw here; load_config checks it against the experiment's protocol
-        specs.append(DatasetSpec(name, label, params, sizes))
-    _unique(r, "datasets", [s.label for s in specs], "dataset")
+        spec = r.collect(_dataset, r, i, item, value, config_dir)
+        if spec is not None:
+            specs.append(spec)
+    if len(specs) == len(value):  # labels of failed items are unknown: no false repeats
+        _unique(r, "datasets", [s.label for s in specs], "dataset")
     return tuple(specs)
+
+
+def _dataset(r: _Reader, i: int, item, value: list, config_dir: Path) -> DatasetSpec:
+    """``datasets[i]`` checked on its own (its errors do not hide the next item's)."""
+    where = f"datasets[{i}]"
+    if isinstance(item, str):
+        item = {"name": item}
+    item = r.mapping(item, where, ("name", "params", "label", "protocol") + _FILE_KEYS,
+                     required=("name",))
+    if "path" in item:  # the user's own file: {name: mine, path: ..., target: ...}
+        item = _file_dataset(r, item, where, config_dir)
+    name = r.string(item["name"], f"{where}.name")
+    try:
+        entry = registry.dataset_entry(name)
+    except ObliqError as exc:
+        r.fail(where if isinstance(value[i], str) else f"{where}.name", str(exc))
+    params = _known_params(r, item.get("params"), f"{where}.params", f"dataset {name!r}",
+                           entry.params)
+    label = r.label(item.get("label", name), f"{where}.label")
+    sizes = item.get("protocol")
+    if sizes is not None:
+        r.mapping(sizes, f"{where}.protocol", _DATASET_PROTOCOL_KEYS)
+    # kept raw here; load_config checks it against the experiment's protocol
+    return DatasetSpec(name, label, params, sizes)
 
 
 def _known_params(r: _Reader, value, where: str, owner: str, known: dict) -> dict:
@@ -307,54 +348,64 @@ def _algorithms(r: _Reader, value, datasets) -> tuple[AlgorithmSpec, ...]:
     if not isinstance(value, list) or not value:
         r.fail("algorithms", "must be a non-empty list of {name, label, params, pruner}")
     specs = []
+    labels = None if datasets is None else [d.label for d in datasets]
     for i, item in enumerate(value):
-        where = f"algorithms[{i}]"
-        if isinstance(item, str):
-            item = {"name": item}
-        item = r.mapping(item, where, ("name", "label", "params", "pruner", "dataset_params",
-                                       "only"), required=("name",))
-        name = r.string(item["name"], f"{where}.name")
-        params = r.params(item.get("params"), f"{where}.params")
-        try:
-            registry.algorithm_entry(name)
-        except ObliqError as exc:
-            r.fail(f"{where}.name", str(exc))
-        _check_estimator(r, name, params, f"{where}.params")
-        per_dataset = r.params(item.get("dataset_params"), f"{where}.dataset_params")
-        labels = [d.label for d in datasets]
-        for wanted, extra in per_dataset.items():
-            dw = f"{where}.dataset_params.{wanted}"
-            if wanted not in labels:
-                r.fail(dw, f"no dataset labelled {wanted!r}{suggest(str(wanted), labels)}")
-            _check_estimator(r, name, {**params, **r.params(extra, dw)}, dw)
-        pruner = None
-        if item.get("pruner") is not None:
-            pw = f"{where}.pruner"
-            raw = item["pruner"]
-            raw = {"name": raw} if isinstance(raw, str) else raw
-            raw = r.mapping(raw, pw, ("name", "params"), required=("name",))
-            pname = r.string(raw["name"], f"{pw}.name")
-            try:
-                entry = registry.pruner_entry(pname)
-            except ObliqError as exc:
-                r.fail(f"{pw}.name", str(exc))
-            pparams = _known_params(r, raw.get("params"), f"{pw}.params", f"pruner {pname!r}",
-                                    entry.params)
-            pruner = PrunerSpec(pname, pparams)
-        label = r.label(item.get("label", name), f"{where}.label")
-        only = item.get("only")
-        if only is not None:
-            if not isinstance(only, list) or not only:
-                r.fail(f"{where}.only", "must be a non-empty list of dataset labels")
-            for j, wanted in enumerate(only):
-                if wanted not in labels:
-                    r.fail(f"{where}.only[{j}]",
-                           f"no dataset labelled {wanted!r}{suggest(str(wanted), labels)}")
-            only = tuple(str(x) for x in only)
-        specs.append(AlgorithmSpec(name, label, params, pruner,
-                                   {str(k): dict(v) for k, v in per_dataset.items()}, only))
-    _unique(r, "algorithms", [s.label for s in specs], "algorithm")
+        spec = r.collect(_algorithm, r, i, item, labels)
+        if spec is not None:
+            specs.append(spec)
+    if len(specs) == len(value):
+        _unique(r, "algorithms", [s.label for s in specs], "algorithm")
     return tuple(specs)
+
+
+def _algorithm(r: _Reader, i: int, item, labels: list[str] | None) -> AlgorithmSpec:
+    """``algorithms[i]`` checked on its own; ``labels`` are the datasets' labels (None
+    when a dataset failed its own check: ``only`` and ``dataset_params`` then go
+    unchecked rather than be reported wrongly)."""
+    where = f"algorithms[{i}]"
+    if isinstance(item, str):
+        item = {"name": item}
+    item = r.mapping(item, where, ("name", "label", "params", "pruner", "dataset_params",
+                                   "only"), required=("name",))
+    name = r.string(item["name"], f"{where}.name")
+    params = r.params(item.get("params"), f"{where}.params")
+    try:
+        registry.algorithm_entry(name)
+    except ObliqError as exc:
+        r.fail(f"{where}.name", str(exc))
+    _check_estimator(r, name, params, f"{where}.params")
+    per_dataset = r.params(item.get("dataset_params"), f"{where}.dataset_params")
+    for wanted, extra in per_dataset.items():
+        dw = f"{where}.dataset_params.{wanted}"
+        if labels is not None and wanted not in labels:
+            r.fail(dw, f"no dataset labelled {wanted!r}{suggest(str(wanted), labels)}")
+        _check_estimator(r, name, {**params, **r.params(extra, dw)}, dw)
+    pruner = None
+    if item.get("pruner") is not None:
+        pw = f"{where}.pruner"
+        raw = item["pruner"]
+        raw = {"name": raw} if isinstance(raw, str) else raw
+        raw = r.mapping(raw, pw, ("name", "params"), required=("name",))
+        pname = r.string(raw["name"], f"{pw}.name")
+        try:
+            entry = registry.pruner_entry(pname)
+        except ObliqError as exc:
+            r.fail(f"{pw}.name", str(exc))
+        pparams = _known_params(r, raw.get("params"), f"{pw}.params", f"pruner {pname!r}",
+                                entry.params)
+        pruner = PrunerSpec(pname, pparams)
+    label = r.label(item.get("label", name), f"{where}.label")
+    only = item.get("only")
+    if only is not None:
+        if not isinstance(only, list) or not only:
+            r.fail(f"{where}.only", "must be a non-empty list of dataset labels")
+        for j, wanted in enumerate(only):
+            if labels is not None and wanted not in labels:
+                r.fail(f"{where}.only[{j}]",
+                       f"no dataset labelled {wanted!r}{suggest(str(wanted), labels)}")
+        only = tuple(str(x) for x in only)
+    return AlgorithmSpec(name, label, params, pruner,
+                         {str(k): dict(v) for k, v in per_dataset.items()}, only)
 
 
 _PROTOCOL_KEYS = {
@@ -497,7 +548,8 @@ def _reference(r: _Reader, value, path: Path, algorithms) -> tuple[str | None, d
 
 def load_config(path, overrides: dict | None = None) -> ExperimentConfig:
     """Read, validate and freeze an experiment config (a file, or a shipped config by
-    name); ``overrides`` are CLI values."""
+    name); ``overrides`` are CLI values. Every problem found is reported at once (the
+    checks of one field or list item stop at its first problem; the others still run)."""
     path = resolve_config(path)
     file = str(path)
     data = _read_yaml(path)
@@ -507,35 +559,66 @@ def load_config(path, overrides: dict | None = None) -> ExperimentConfig:
     allowed = ("name", "seed", "datasets", "algorithms", "protocol", "metrics", "output",
                "n_jobs", "backend", "reference", "description", "imports")
     r.mapping(data, "", allowed, required=("name", "datasets", "algorithms", "protocol"))
-    name = r.string(data["name"], "name")
+    name = r.collect(_name, r, data["name"], default="")
+    seed = r.collect(r.integer, data.get("seed", 0), "seed", 0, default=0)
+    # imports first: they register names the datasets and algorithms may use
+    imports = r.collect(_imports, r, data.get("imports"), path.parent, default=())
+    n_errors = len(r.errors)
+    datasets = r.collect(_datasets, r, data["datasets"], path.parent)
+    datasets_ok = datasets is not None and len(r.errors) == n_errors
+    n_errors = len(r.errors)
+    algorithms = r.collect(_algorithms, r, data["algorithms"],
+                           datasets if datasets_ok else None, default=())
+    algorithms_ok = len(r.errors) == n_errors
+    protocol = r.collect(_protocol, r, data["protocol"])
+    if protocol is not None and datasets_ok:
+        datasets = r.collect(_dataset_protocols, r, data["protocol"], datasets)
+    metrics = data.get("metrics", ["test_accuracy", "n_leaves"])
+    r.collect(_metrics, r, metrics)
+    output = r.collect(_output, r, data.get("output", f"results/{name}"), default="")
+    n_jobs = r.collect(_n_jobs, r, data.get("n_jobs", 1), default=1)
+    backend = data.get("backend", "loky")
+    if backend not in BACKENDS:
+        r.collect(r.fail, "backend", f"unknown backend {backend!r}"
+                  f"{suggest(str(backend), BACKENDS)}; known: {', '.join(BACKENDS)}")
+    reference, methods = None, {}
+    if algorithms_ok:  # its methods name algorithm labels
+        reference, methods = r.collect(_reference, r, data.get("reference"), path,
+                                       algorithms, default=(None, {}))
+    r.raise_collected()
+    config = ExperimentConfig(file, name, seed, datasets, algorithms, protocol, tuple(metrics),
+                              output, n_jobs, backend, reference, methods, imports)
+    return config.with_overrides(**(overrides or {}))
+
+
+def _name(r: _Reader, value) -> str:
+    name = r.string(value, "name")
     if "/" in name or name.startswith("."):
         r.fail("name", f"must be a plain name, usable as a folder (got {name!r})")
-    seed = r.integer(data.get("seed", 0), "seed", 0)
-    imports = _imports(r, data.get("imports"), path.parent)
-    datasets = _datasets(r, data["datasets"], path.parent)
-    algorithms = _algorithms(r, data["algorithms"], datasets)
-    protocol = _protocol(r, data["protocol"])
-    datasets = _dataset_protocols(r, data["protocol"], datasets)
-    metrics = data.get("metrics", ["test_accuracy", "n_leaves"])
+    return name
+
+
+def _metrics(r: _Reader, metrics) -> None:
     if not isinstance(metrics, list) or not metrics:
         r.fail("metrics", "must be a non-empty list")
     for i, metric in enumerate(metrics):
         try:
             check_metric(str(metric))
         except ObliqError:
-            r.fail(f"metrics[{i}]", f"unknown metric {metric!r}{suggest(str(metric), METRICS)}; "
-                   f"known: {', '.join(METRICS)}, tpr:K, tnr:K")
-    output = r.string(str(data.get("output", f"results/{name}")), "output")
+            r.collect(r.fail, f"metrics[{i}]", f"unknown metric {metric!r}"
+                      f"{suggest(str(metric), METRICS)}; known: {', '.join(METRICS)}, "
+                      "tpr:K, tnr:K")
+
+
+def _output(r: _Reader, value) -> str:
+    output = r.string(str(value), "output")
     if "\x00" in output:
         r.fail("output", "must not hold a NUL byte")
-    n_jobs = r.integer(data.get("n_jobs", 1), "n_jobs")
+    return output
+
+
+def _n_jobs(r: _Reader, value) -> int:
+    n_jobs = r.integer(value, "n_jobs")
     if n_jobs == 0:
         r.fail("n_jobs", "must not be 0 (use 1, N, or -1 for all cores)")
-    backend = data.get("backend", "loky")
-    if backend not in BACKENDS:
-        r.fail("backend", f"unknown backend {backend!r}{suggest(str(backend), BACKENDS)}; "
-               f"known: {', '.join(BACKENDS)}")
-    reference, methods = _reference(r, data.get("reference"), path, algorithms)
-    config = ExperimentConfig(file, name, seed, datasets, algorithms, protocol, tuple(metrics),
-                              output, n_jobs, backend, reference, methods, imports)
-    return config.with_overrides(**(overrides or {}))
+    return n_jobs

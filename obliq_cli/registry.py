@@ -41,6 +41,7 @@ import hashlib
 import importlib
 import importlib.metadata
 import importlib.util
+import logging
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -97,6 +98,8 @@ def load_entry_points() -> list[str]:
                                  f"distribution {dist}) failed to import: "
                                  f"{type(exc).__name__}: {first}") from None
             loaded.append(point.value.split(":")[0])
+            logging.getLogger("obliq").debug("plugin %s (%s) from %s", point.name, group,
+                                             point.value)
     return loaded
 
 

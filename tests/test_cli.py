@@ -174,3 +174,29 @@ def test_listing_commands():
     assert result.exit_code == 0 and "test-prune: test only" in result.output
     assert "max_depth=4" in result.output
     assert invoke(["datasets"])[0].exit_code == 0
+
+
+def test_a_config_with_several_problems_prints_each_and_writes_nothing(write_config,
+                                                                       tmp_path):
+    out = tmp_path / "out"
+    config = write_config(BASE.replace("folds: 3", "folds: 1").replace(
+        "datasets: [test-iris]", "datasets: [test-irsi]") + f"output: {out}\n")
+    result, lines = invoke(["run", config])
+    assert result.exit_code == 2
+    assert [line.split(": ")[2] for line in lines] == ["datasets[0]", "protocol.folds"]
+    assert all(line.startswith(f"error: {config}: ") for line in lines)
+    assert not out.exists()
+
+
+def test_quiet_and_verbose(test_config):
+    result, lines = invoke(["-q", "run", test_config(), "--no-progress"])
+    assert result.exit_code == 0
+    assert not any("task(s) run" in line for line in lines)
+    assert any("| test-iris" in line for line in lines)
+    result, lines = invoke(["run", test_config(), "--force"])
+    # not a terminal: no progress frames, only the summary line
+    assert "\r" not in result.output
+    assert any("32 task(s) run" in line for line in lines)
+    result, lines = invoke(["-v", "run", test_config(), "--resume"])
+    assert any(line.startswith("debug: config ") and "2 dataset(s) x 2 algorithm(s)" in line
+               for line in lines)

@@ -205,3 +205,42 @@ def test_from_dict_inverts_to_dict(path):
     config = load_config(path, {})
     data = json.loads(json.dumps(config.to_dict()))  # through JSON, as meta.json stores it
     assert ExperimentConfig.from_dict(data) == config
+
+
+def test_several_problems_are_reported_at_once_each_with_file_and_field(write_config):
+    path = write_config("""
+        name: bad/name
+        datasets: [test-irsi, {name: test-iris, parms: 1}, test-wine]
+        algorithms:
+          - {name: test-tree, params: {criterion: gni}}
+          - {name: tset-tree}
+          - {name: test-tree, label: other, only: [test-iris]}
+        protocol: {name: kfold, folds: 1}
+        metrics: [test_acc]
+        n_jobs: 0
+        """)
+    with pytest.raises(ConfigError) as info:
+        load_config(path)
+    problems = info.value.problems
+    fields = [p.split(": ")[1] for p in problems]
+    assert fields == ["name", "datasets[0]", "datasets[1].parms", "algorithms[0].params",
+                      "algorithms[1].name", "protocol.folds", "metrics[0]", "n_jobs"]
+    assert all(p.startswith(f"{path}: ") for p in problems)
+    assert str(info.value) == "\n".join(problems)
+    # `only: [test-iris]` is not reported: the datasets failed, so labels are unknown
+
+
+def test_at_most_ten_problems_then_a_count(write_config):
+    metrics = ", ".join(f"m{i}" for i in range(14))
+    path = write_config(f"""
+        name: many
+        datasets: [test-iris]
+        algorithms: [test-tree]
+        protocol: {{name: kfold, folds: 3}}
+        metrics: [{metrics}]
+        """)
+    with pytest.raises(ConfigError) as info:
+        load_config(path)
+    problems = info.value.problems
+    assert len(problems) == 11 and problems[-1] == "... and 4 more problems"
+    assert problems[0].startswith(f"{path}: metrics[0]: unknown metric 'm0'")

@@ -133,11 +133,11 @@ def test_a_relabelled_row_is_reported_even_with_the_right_row_count(tmp_path, mo
 
 
 def test_a_missing_cell_names_the_file_the_column_and_the_line(tmp_path, monkeypatch):
-    # '?' is KEEL's missing-value mark; line 3 of the file, first column.
+    # '?' is KEEL's missing-value mark; line 3 of the file, first column (UCI's mcv).
     text = load_error(tmp_path, monkeypatch, "bupa",
                       lambda lines: lines[:2] + ["?" + lines[2][lines[2].index(","):]] + lines[3:])
     assert "\n" not in text and "missing value" in text
-    assert "bupa.dat" in text and "line 3" in text and "column x1" in text.replace("'", "")
+    assert "bupa.dat" in text and "line 3" in text and "column mcv" in text.replace("'", "")
 
 
 # ----------------------------------------------------------------- the user's CSV file
