@@ -1,9 +1,10 @@
 """The best axis-parallel split over all features at once.
 
-Each feature is sorted once; cumulative class counts along the sorted order give the
-left/right counts of every threshold, so every candidate of every feature is scored in
-one vectorised call (Breiman et al. 1984, §2.4: thresholds halfway between consecutive
-distinct values). The only Python loop is over classes.
+Each feature is sorted once and swept with running class counts, every candidate of
+every feature scored (Breiman et al. 1984, §2.4: thresholds halfway between consecutive
+distinct values). The criteria of ``obliq_cli.tree.impurity`` run through the compiled
+sweep of ``obliq_cli.tree.sorted_sweep``; any other criterion callable through the
+vectorised count arrays below.
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+
+from .sorted_sweep import KERNEL_CRITERIA, best_sorted_split, midpoint_threshold
 
 
 @dataclass(frozen=True)
@@ -46,6 +49,24 @@ def find_best_axis_split(
     n, d = X.shape
     if n < 2 or d == 0:
         return None
+    # Classes absent from the node add nothing to any criterion: drop them, which makes
+    # deep nodes of many-class problems (letter: 26) cheap.
+    present = np.bincount(y, minlength=n_classes) > 0
+    k = int(present.sum())
+    y_local = (np.cumsum(present) - 1)[y]
+    if criterion in KERNEL_CRITERIA:
+        found = best_sorted_split(X.T, y_local, k, criterion)
+        if found is None:
+            return None
+        f, threshold, score = found
+        feature = int(features[f]) if features is not None else int(f)
+        return AxisSplit(feature, threshold, score)
+    return _vectorised_axis_split(X, y_local, k, criterion, features)
+
+
+def _vectorised_axis_split(X, y_local, k, criterion, features):
+    """The same search for any criterion callable, through [m, k] count arrays."""
+    n, d = X.shape
     # Order within a run of equal values does not matter: counts are taken per run.
     if order is None:
         order = np.argsort(X, axis=0)
@@ -60,11 +81,6 @@ def find_best_axis_split(
     offset = np.concatenate([[0], np.cumsum(n_blocks)[:-1]])
     if not (n_blocks > 1).any():
         return None
-    # Classes absent from the node add nothing to any criterion: drop them, which makes
-    # deep nodes of many-class problems (letter: 26) cheap.
-    present = np.bincount(y, minlength=n_classes) > 0
-    k = int(present.sum())
-    y_local = (np.cumsum(present) - 1)[y]
     cell = ((block + offset) * k + y_local[order]).ravel()
     per_block = np.bincount(cell, minlength=int(n_blocks.sum()) * k).reshape(-1, k)
     running = np.cumsum(per_block, axis=0)
@@ -84,9 +100,6 @@ def find_best_axis_split(
     f = int(feat_idx[best])
     # The block ends after row (rows in earlier blocks of f) - 1 of the sorted column.
     p = int(left[best].sum()) - 1
-    lo, hi = x_sorted[p, f], x_sorted[p + 1, f]
-    threshold = lo / 2.0 + hi / 2.0
-    if threshold >= hi:  # rounding of the midpoint between adjacent floats
-        threshold = lo
+    threshold = midpoint_threshold(x_sorted[p, f], x_sorted[p + 1, f])
     feature = int(features[f]) if features is not None else f
-    return AxisSplit(feature, float(threshold), float(scores[best]))
+    return AxisSplit(feature, threshold, float(scores[best]))

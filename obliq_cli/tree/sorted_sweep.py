@@ -1,0 +1,325 @@
+"""The shared sorted sweep: every threshold of one or many projections scored with
+running class counts, in one compiled pass (Breiman et al. 1984, §2.4: the thresholds
+lie halfway between consecutive distinct values).
+
+numpy's batched ``argsort`` orders each projection (it is hard to beat); a numba kernel
+then walks each sorted projection once, moving one row at a time from the right side
+to the left, and scores the split at the end of every run of equal values from the
+integer counts in closed form:
+
+- gini: ``(n - sum_j L_j^2 / n_L - sum_j R_j^2 / n_R) / n``, with the sums of squares
+  kept as running integers (one update per row);
+- twoing: ``-(sum_j |n L_j - n_L T_j|)^2 / (4 n^2 n_L n_R)``, the same value as
+  ``p_L p_R / 4 (sum_j |L_j / n_L - R_j / n_R|)^2`` with an integer numerator (T the
+  node's counts);
+- entropy: ``(n_L log2 n_L - sum_j L_j log2 L_j + (same for R)) / n`` from a table of
+  ``c log2 c``;
+- misclassification: ``(n_L - max_j L_j + n_R - max_j R_j) / n``.
+
+These closed forms round differently from the vectorised formulas of
+``obliq_cli.tree.impurity``, which define the trees. So the kernel's scores only
+*shortlist*: every candidate within a small tolerance of the kernel's best (far wider
+than the rounding of either formula) gets its class counts recounted and is scored again
+by the criterion's own vectorised function, and the lowest of those wins, the earliest
+(lowest feature, then lowest threshold) on ties. The result is exactly what scoring
+every candidate with ``impurity`` would give, compiled or not (``NUMBA_DISABLE_JIT=1``).
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from . import impurity
+
+GINI, ENTROPY, TWOING, MISCLASSIFICATION = 0, 1, 2, 3
+
+KERNEL_CRITERIA = {
+    impurity.gini_split: GINI,
+    impurity.entropy_split: ENTROPY,
+    impurity.twoing_split: TWOING,
+    impurity.misclassification_split: MISCLASSIFICATION,
+}
+"""The criteria the kernel scores in closed form, keyed by their vectorised function."""
+
+# The shortlist keeps candidates within this of the best kernel score (relative to
+# max(1, |best|)). Both formulas are accurate to about k * 1e-16 here, so a true best
+# can never fall outside, and distinct count vectors of n <= 1e6 rows rarely score
+# closer than 1e-12, so the shortlist stays short.
+SHORTLIST_TOLERANCE = 1e-10
+# Candidates recounted and rescored at once (bounds the [m, k] count arrays when a
+# criterion has many exact ties, e.g. misclassification).
+_RESCORE_BATCH = 65_536
+
+
+_NO_TABLE = np.zeros(1)
+
+
+def xlogx_table(n: int) -> np.ndarray:
+    """``c log2 c`` for c = 0..n (0 for c = 0)."""
+    c = np.arange(n + 1, dtype=np.float64)
+    out = np.zeros(n + 1)
+    out[1:] = c[1:] * np.log2(c[1:])
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def _closed_form_score(crit, left, right, n_left, n_right, n, total, sq_left, sq_right,
+                       xlogx):
+    k = left.size
+    if crit == GINI:
+        return (n - (sq_left / n_left + sq_right / n_right)) / n
+    if crit == TWOING:
+        spread = 0
+        for j in range(k):
+            spread += abs(n * left[j] - n_left * total[j])
+        s = float(spread)
+        return -(s * s) / (4.0 * float(n) * float(n) * float(n_left) * float(n_right))
+    if crit == ENTROPY:
+        s_left = 0.0
+        s_right = 0.0
+        for j in range(k):
+            s_left += xlogx[left[j]]
+            s_right += xlogx[right[j]]
+        return (xlogx[n_left] - s_left + xlogx[n_right] - s_right) / n
+    # misclassification
+    max_left = 0
+    max_right = 0
+    for j in range(k):
+        if left[j] > max_left:
+            max_left = left[j]
+        if right[j] > max_right:
+            max_right = right[j]
+    return float(n_left - max_left + n_right - max_right) / n
+
+
+@numba.njit(cache=True, nogil=True)
+def sweep_scores(values, order, y, k, crit, xlogx, scores):
+    """Kernel scores of every threshold of every projection.
+
+    values : [d, n] projections (one per row); order : [d, n] argsort of each row;
+    y : [n] class codes in 0..k-1; crit : GINI/ENTROPY/TWOING/MISCLASSIFICATION;
+    xlogx : ``xlogx_table(n)`` for ENTROPY (unused otherwise); scores : [d, n - 1]
+    output, ``scores[f, i]`` for the split after sorted position i of projection f,
+    +inf where rows i and i + 1 tie.
+    Returns the lowest score (+inf when no projection has two distinct values).
+    """
+    d, n = values.shape
+    total = np.zeros(k, dtype=np.int64)
+    for r in range(n):
+        total[y[r]] += 1
+    sq_total = 0
+    for j in range(k):
+        sq_total += total[j] * total[j]
+    left = np.zeros(k, dtype=np.int64)
+    right = np.zeros(k, dtype=np.int64)
+    best = np.inf
+    for f in range(d):
+        left[:] = 0
+        right[:] = total
+        sq_left = 0
+        sq_right = sq_total
+        here = values[f, order[f, 0]]
+        for i in range(n - 1):
+            c = y[order[f, i]]
+            following = values[f, order[f, i + 1]]
+            # (L_c + 1)^2 - L_c^2 and (R_c - 1)^2 - R_c^2
+            sq_left += 2 * left[c] + 1
+            sq_right -= 2 * right[c] - 1
+            left[c] += 1
+            right[c] -= 1
+            if following > here:
+                s = _closed_form_score(crit, left, right, i + 1, n - 1 - i, n, total,
+                                       sq_left, sq_right, xlogx)
+                scores[f, i] = s
+                if s < best:
+                    best = s
+            else:
+                scores[f, i] = np.inf
+            here = following
+    return best
+
+
+@numba.njit(cache=True, nogil=True)
+def shortlist(scores, bound):
+    """Flat indices (ascending: feature-major, then position) of ``scores <= bound``."""
+    flat = scores.ravel()
+    count = 0
+    for i in range(flat.size):
+        if flat[i] <= bound:
+            count += 1
+    out = np.empty(count, dtype=np.int64)
+    count = 0
+    for i in range(flat.size):
+        if flat[i] <= bound:
+            out[count] = i
+            count += 1
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def pairwise_sum(a):
+    """Sum of a short 1-D array (at most 128 values) in numpy's pairwise order (eight
+    running partial sums combined as a tree, then the rest), so that it rounds as
+    ``ndarray.sum`` does along a contiguous axis."""
+    n = a.size
+    if n < 8:
+        res = 0.0
+        for i in range(n):
+            res += a[i]
+        return res
+    r = a[:8].copy()
+    i = 8
+    while i < n - (n % 8):
+        for j in range(8):
+            r[j] += a[i + j]
+        i += 8
+    res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
+    while i < n:
+        res += a[i]
+        i += 1
+    return res
+
+
+_PAIRWISE_MAX = 128  # numpy splits longer sums recursively; those go through numpy
+
+
+@numba.njit(cache=True, nogil=True)
+def impurity_score(crit, left, right, spread):
+    """The score ``impurity``'s vectorised function gives one candidate (gini, twoing,
+    misclassification), operation for operation, so it rounds the same; ``spread`` is
+    a work array of k values."""
+    k = left.size
+    n_left = 0.0
+    n_right = 0.0
+    for j in range(k):
+        n_left += left[j]
+        n_right += right[j]
+    total = n_left + n_right
+    if crit == GINI:
+        sq_left = 0.0
+        sq_right = 0.0
+        for j in range(k):
+            sq_left += float(left[j]) * float(left[j])
+            sq_right += float(right[j]) * float(right[j])
+        return (total - (sq_left / n_left + sq_right / n_right)) / total
+    if crit == TWOING:
+        for j in range(k):
+            spread[j] = abs(left[j] / n_left - right[j] / n_right)
+        s = pairwise_sum(spread)
+        return -(n_left / total * (n_right / total) / 4.0) * (s * s)
+    max_left = 0.0
+    max_right = 0.0
+    for j in range(k):
+        max_left = max(max_left, float(left[j]))
+        max_right = max(max_right, float(right[j]))
+    return (n_left * (1.0 - max_left / n_left) + n_right * (1.0 - max_right / n_right)) / total
+
+
+@numba.njit(cache=True, nogil=True)
+def pick_exact(order, y, k, crit, candidates, n):
+    """The first candidate (flat index f * (n - 1) + i, ascending) of lowest
+    ``impurity_score``, recounting its class counts along its sorted projection.
+    Returns (flat index, score)."""
+    total = np.zeros(k, dtype=np.int64)
+    for r in range(n):
+        total[y[r]] += 1
+    left = np.zeros(k, dtype=np.int64)
+    right = np.zeros(k, dtype=np.int64)
+    spread = np.empty(k)
+    win = -1
+    win_score = np.inf
+    t = 0
+    m = candidates.size
+    while t < m:
+        f = candidates[t] // (n - 1)
+        left[:] = 0
+        i = 0
+        while t < m and candidates[t] // (n - 1) == f:
+            p = candidates[t] % (n - 1)
+            while i <= p:
+                left[y[order[f, i]]] += 1
+                i += 1
+            for j in range(k):
+                right[j] = total[j] - left[j]
+            s = impurity_score(crit, left, right, spread)
+            if s < win_score:
+                win, win_score = candidates[t], s
+            t += 1
+    return win, win_score
+
+
+@numba.njit(cache=True, nogil=True)
+def left_counts_at(order, y, k, features, positions):
+    """Class counts [m, k] of sorted positions 0..positions[t] of projection
+    features[t]; the pairs must be sorted (feature, then position)."""
+    m = features.size
+    out = np.zeros((m, k), dtype=np.int64)
+    counts = np.zeros(k, dtype=np.int64)
+    t = 0
+    while t < m:
+        f = features[t]
+        counts[:] = 0
+        i = 0
+        while t < m and features[t] == f:
+            while i <= positions[t]:
+                counts[y[order[f, i]]] += 1
+                i += 1
+            out[t, :] = counts
+            t += 1
+    return out
+
+
+def midpoint_threshold(lo: float, hi: float) -> float:
+    """Halfway between consecutive distinct values; ``lo`` when the midpoint rounds up
+    to ``hi`` (adjacent floats)."""
+    threshold = lo / 2.0 + hi / 2.0
+    return float(lo if threshold >= hi else threshold)
+
+
+def best_sorted_split(values: np.ndarray, y: np.ndarray, k: int, criterion,
+                      order: np.ndarray | None = None):
+    """The lowest-scoring threshold over the rows of ``values`` [d, n].
+
+    ``y`` holds class codes 0..k-1 (every code present keeps ``impurity``'s rounding
+    the same as a search over the node's present classes), ``criterion`` one of
+    ``KERNEL_CRITERIA``; ``order`` the argsort of each row when already known.
+    Returns (projection, threshold, score) with the criterion's own score, or None when
+    no projection has two distinct values. Ties go to the lowest projection, then the
+    lowest threshold.
+    """
+    values = np.ascontiguousarray(values, dtype=np.float64)
+    d, n = values.shape
+    if order is None:
+        order = np.argsort(values, axis=1)
+    order = np.ascontiguousarray(order, dtype=np.int64)
+    y = np.ascontiguousarray(y, dtype=np.int64)
+    scores = np.empty((d, n - 1))
+    crit = KERNEL_CRITERIA[criterion]
+    xlogx = xlogx_table(n) if crit == ENTROPY else _NO_TABLE
+    best = sweep_scores(values, order, y, k, crit, xlogx, scores)
+    if not np.isfinite(best):
+        return None
+    near = shortlist(scores, best + SHORTLIST_TOLERANCE * max(1.0, abs(best)))
+    if crit != ENTROPY and k <= _PAIRWISE_MAX:
+        win, win_score = pick_exact(order, y, k, crit, near, n)
+    else:
+        win, win_score = _pick_vectorised(order, y, k, criterion, near, n)
+    f, p = divmod(int(win), n - 1)
+    lo, hi = values[f, order[f, p]], values[f, order[f, p + 1]]
+    return f, midpoint_threshold(lo, hi), float(win_score)
+
+
+def _pick_vectorised(order, y, k, criterion, near, n):
+    """``pick_exact`` through the criterion's own vectorised function (entropy, or
+    more than 128 classes)."""
+    total = np.bincount(y, minlength=k)
+    win, win_score = -1, np.inf
+    for start in range(0, near.size, _RESCORE_BATCH):
+        batch = near[start:start + _RESCORE_BATCH]
+        left = left_counts_at(order, y, k, batch // (n - 1), batch % (n - 1))
+        exact = criterion(left, total - left)
+        i = int(np.argmin(exact))
+        if exact[i] < win_score:  # strict: earlier batches win ties
+            win, win_score = int(batch[i]), float(exact[i])
+    return win, win_score
