@@ -32,9 +32,10 @@ Choices, with where they come from:
   by the shared base class when ``categorical_features`` is set; the eigen-analysis then
   runs on the quantitative columns and the crimcoords together.
 
-The reflections of one class are formed as one [n, p * m] matrix (p features, m
-eigenvectors) with ``X H = X - 2 (X u) u'``, so the node's whole search is one sorted
-sweep per class (``find_best_axis_split`` over all reflected columns at once).
+The reflections of one class are formed as one [p * m, n] matrix (p features, m
+eigenvectors; one reflected column per row, so each sorts along memory) with
+``X H = X - 2 (X u) u'``, so the node's whole search is one compiled sorted sweep per
+class (``find_best_projection_split`` over all reflected columns at once).
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ import numpy as np
 from ..errors import ObliqError
 from ..registry import register_algorithm
 from ..tree.axis_first import best_axis_split, strictly_better
-from ..tree.axis_search import find_best_axis_split
+from ..tree.axis_search import find_best_projection_split
 from ..tree.builder import Node, Split, SplitFinder
 from ..tree.impurity import split_criterion
 from .base import TreeClassifier
@@ -57,9 +58,11 @@ _CHUNK_VALUES = 4_000_000
 
 def householder_vector(d: np.ndarray) -> np.ndarray:
     """u = (e_1 - d) / ||e_1 - d|| for the unit vector along d (eq. 2); zero if d = e_1."""
-    u = -np.asarray(d, dtype=np.float64) / np.linalg.norm(d)
+    # sqrt(v . v) is how np.linalg.norm computes a vector's norm, without its overhead.
+    d = np.asarray(d, dtype=np.float64)
+    u = -d / np.sqrt(d.dot(d))
     u[0] += 1.0
-    norm = np.linalg.norm(u)
+    norm = np.sqrt(u.dot(u))
     return u / norm if norm > 0 else u
 
 
@@ -92,6 +95,16 @@ def parallel_to_axis(d: np.ndarray, tau: float) -> bool:
     return float(np.linalg.norm(e - d)) <= tau
 
 
+def parallel_to_axes(vectors: np.ndarray, tau: float) -> np.ndarray:
+    """``parallel_to_axis`` for every column of ``vectors`` [p, m] at once."""
+    cols = np.arange(vectors.shape[1])
+    j = np.argmax(np.abs(vectors), axis=0)
+    pivot = vectors[j, cols]
+    diff = -vectors
+    diff[j, cols] += np.where(pivot != 0, np.sign(pivot), 1.0)
+    return np.sqrt(np.einsum("ij,ij->j", diff, diff)) <= tau
+
+
 def find_householder_split(X, y, n_classes, criterion, mode="A", tau=0.05,
                            min_oblique_ratio=2.0) -> Split | None:
     """The best split of HHCART(A) (mode 'A') or HHCART(D) (mode 'D') at a node."""
@@ -101,27 +114,29 @@ def find_householder_split(X, y, n_classes, criterion, mode="A", tau=0.05,
     n, p = X.shape
     if n <= min_oblique_ratio * p or p < 2:
         return split
+    Xt = X.T
     for k in np.unique(y):
         vectors = class_eigenvectors(X[y == k], mode)
-        vectors = [v for v in vectors.T if not parallel_to_axis(v, tau)]
-        if not vectors:
+        vectors = vectors[:, ~parallel_to_axes(vectors, tau)].T
+        if not len(vectors):
             continue
         per_chunk = max(1, _CHUNK_VALUES // (n * p))
         for start in range(0, len(vectors), per_chunk):
-            # u for each eigenvector; X H = X - 2 (X u) u' for all of them at once.
+            # u for each eigenvector; X H = X - 2 (X u) u' for all of them at once, as
+            # rows [m * p, n]: row i * p + j is column j of X H_i.
             U = np.array([householder_vector(v) for v in vectors[start:start + per_chunk]])
-            reflected = (X[:, None, :] - 2.0 * (X @ U.T)[:, :, None] * U[None, :, :])
-            reflected = reflected.reshape(n, -1)
-            found = find_best_axis_split(reflected, y, n_classes, criterion)
+            reflected = Xt[None, :, :] - (2.0 * (X @ U.T)).T[:, None, :] * U[:, :, None]
+            found = find_best_projection_split(reflected.reshape(-1, n), y, n_classes,
+                                               criterion)
             if found is None:
                 continue
-            which, column = divmod(found.feature, p)
+            which, column = divmod(found[0], p)
             u = U[which]
             weights = -2.0 * u[column] * u
             weights[column] += 1.0  # column j of H = e_j - 2 u_j u
             # Ties keep the earlier candidate (h_ap first).
-            split = strictly_better(split, Split(threshold=found.threshold,
-                                                 weights=weights, score=found.score))
+            split = strictly_better(split, Split(threshold=found[1], weights=weights,
+                                                 score=found[2]))
     return split
 
 

@@ -46,7 +46,24 @@ def find_best_axis_split(
         X = X[:, features]
         if order is not None:
             order = order[:, features]
-    n, d = X.shape
+    found = find_best_projection_split(X.T, y, n_classes, criterion,
+                                       None if order is None else order.T)
+    if found is None:
+        return None
+    f, threshold, score = found
+    feature = int(features[f]) if features is not None else f
+    return AxisSplit(feature, threshold, score)
+
+
+def find_best_projection_split(values: np.ndarray, y: np.ndarray, n_classes: int, criterion,
+                               order: np.ndarray | None = None):
+    """The same search over projections given as rows, ``values`` [d, n] (e.g. HHCART's
+    reflected columns, built in this layout so that each sorts along memory).
+
+    ``order`` is the argsort of each row when the caller already has it. Returns
+    (row, threshold, score) or None, with the tie rule of ``find_best_axis_split``.
+    """
+    d, n = values.shape
     if n < 2 or d == 0:
         return None
     # Classes absent from the node add nothing to any criterion: drop them, which makes
@@ -55,16 +72,13 @@ def find_best_axis_split(
     k = int(present.sum())
     y_local = (np.cumsum(present) - 1)[y]
     if criterion in KERNEL_CRITERIA:
-        found = best_sorted_split(X.T, y_local, k, criterion)
-        if found is None:
-            return None
-        f, threshold, score = found
-        feature = int(features[f]) if features is not None else int(f)
-        return AxisSplit(feature, threshold, score)
-    return _vectorised_axis_split(X, y_local, k, criterion, features)
+        return best_sorted_split(values, y_local, k, criterion, order)
+    found = _vectorised_axis_split(values.T, y_local, k, criterion,
+                                   None if order is None else order.T)
+    return None if found is None else (found.feature, found.threshold, found.score)
 
 
-def _vectorised_axis_split(X, y_local, k, criterion, features):
+def _vectorised_axis_split(X, y_local, k, criterion, order=None):
     """The same search for any criterion callable, through [m, k] count arrays."""
     n, d = X.shape
     # Order within a run of equal values does not matter: counts are taken per run.
@@ -101,5 +115,4 @@ def _vectorised_axis_split(X, y_local, k, criterion, features):
     # The block ends after row (rows in earlier blocks of f) - 1 of the sorted column.
     p = int(left[best].sum()) - 1
     threshold = midpoint_threshold(x_sorted[p, f], x_sorted[p + 1, f])
-    feature = int(features[f]) if features is not None else f
-    return AxisSplit(feature, threshold, float(scores[best]))
+    return AxisSplit(f, threshold, float(scores[best]))

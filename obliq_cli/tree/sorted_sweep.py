@@ -64,33 +64,146 @@ def xlogx_table(n: int) -> np.ndarray:
 
 
 @numba.njit(cache=True, nogil=True)
-def _closed_form_score(crit, left, right, n_left, n_right, n, total, sq_left, sq_right,
-                       xlogx):
-    k = left.size
-    if crit == GINI:
-        return (n - (sq_left / n_left + sq_right / n_right)) / n
-    if crit == TWOING:
-        spread = 0
-        for j in range(k):
-            spread += abs(n * left[j] - n_left * total[j])
-        s = float(spread)
-        return -(s * s) / (4.0 * float(n) * float(n) * float(n_left) * float(n_right))
-    if crit == ENTROPY:
-        s_left = 0.0
-        s_right = 0.0
-        for j in range(k):
-            s_left += xlogx[left[j]]
-            s_right += xlogx[right[j]]
-        return (xlogx[n_left] - s_left + xlogx[n_right] - s_right) / n
-    # misclassification
-    max_left = 0
-    max_right = 0
+def _sweep_gini(ys, vs, total, out):
+    n, k = ys.size, total.size
+    left = np.zeros(k, dtype=np.int64)
+    right = total.copy()
+    sq_left = 0
+    sq_right = 0
     for j in range(k):
-        if left[j] > max_left:
-            max_left = left[j]
-        if right[j] > max_right:
-            max_right = right[j]
-    return float(n_left - max_left + n_right - max_right) / n
+        sq_right += total[j] * total[j]
+    best = np.inf
+    for i in range(n - 1):
+        c = ys[i]
+        # (L_c + 1)^2 - L_c^2 and (R_c - 1)^2 - R_c^2
+        sq_left += 2 * left[c] + 1
+        sq_right -= 2 * right[c] - 1
+        left[c] += 1
+        right[c] -= 1
+        if vs[i + 1] > vs[i]:
+            s = (n - (sq_left / (i + 1) + sq_right / (n - 1 - i))) / n
+            out[i] = s
+            best = min(best, s)
+        else:
+            out[i] = np.inf
+    return best
+
+
+@numba.njit(cache=True, nogil=True)
+def _sweep_twoing(ys, vs, total, out):
+    # The numerator sum_j |g_j|, g_j = n L_j - n_L T_j, in O(1) per row: the g_j sum to
+    # zero, so it is 2 sum over the classes A with g_j > 0, i.e. 2 (n L_A - n_L T_A)
+    # with L_A, T_A the counts of A. A class enters A only when one of its rows moves
+    # left; while no row of class j moves, g_j falls by T_j per row, so it leaves A at
+    # the first n_L >= n L_j / T_j, which is scheduled in a bucket list by n_L.
+    n, k = ys.size, total.size
+    left = np.zeros(k, dtype=np.int64)
+    in_a = np.zeros(k, dtype=np.bool_)
+    exit_at = np.zeros(k, dtype=np.int64)
+    head = np.full(n + 1, -1, dtype=np.int64)  # bucket n_L -> first entry
+    entry_next = np.empty(n, dtype=np.int64)
+    entry_class = np.empty(n, dtype=np.int64)
+    left_a = 0
+    total_a = 0
+    nf = float(n)
+    best = np.inf
+    for i in range(n - 1):
+        n_left = i + 1
+        c = ys[i]
+        left[c] += 1
+        if in_a[c]:
+            left_a += 1
+        elif n * left[c] > n_left * total[c]:
+            in_a[c] = True
+            left_a += left[c]
+            total_a += total[c]
+        if in_a[c]:
+            exit_at[c] = (n * left[c] + total[c] - 1) // total[c]
+            if exit_at[c] <= n:
+                entry_class[i] = c
+                entry_next[i] = head[exit_at[c]]
+                head[exit_at[c]] = i
+        e = head[n_left]
+        while e >= 0:
+            j = entry_class[e]
+            if in_a[j] and exit_at[j] == n_left:
+                in_a[j] = False
+                left_a -= left[j]
+                total_a -= total[j]
+            e = entry_next[e]
+        if vs[i + 1] > vs[i]:
+            sf = 2.0 * float(n * left_a - n_left * total_a)
+            s = -(sf * sf) / (4.0 * nf * nf * float(n_left) * float(n - n_left))
+            out[i] = s
+            best = min(best, s)
+        else:
+            out[i] = np.inf
+    return best
+
+
+@numba.njit(cache=True, nogil=True)
+def _sweep_twoing_direct(ys, vs, total, out):
+    """``_sweep_twoing`` summing over every class at every threshold (for the tests)."""
+    n, k = ys.size, total.size
+    left = np.zeros(k, dtype=np.int64)
+    nf = float(n)
+    best = np.inf
+    for i in range(n - 1):
+        left[ys[i]] += 1
+        if vs[i + 1] > vs[i]:
+            n_left = i + 1
+            spread = 0
+            for j in range(k):
+                spread += abs(n * left[j] - n_left * total[j])
+            sf = float(spread)
+            s = -(sf * sf) / (4.0 * nf * nf * float(n_left) * float(n - n_left))
+            out[i] = s
+            best = min(best, s)
+        else:
+            out[i] = np.inf
+    return best
+
+
+@numba.njit(cache=True, nogil=True)
+def _sweep_entropy(ys, vs, total, xlogx, out):
+    n, k = ys.size, total.size
+    left = np.zeros(k, dtype=np.int64)
+    best = np.inf
+    for i in range(n - 1):
+        left[ys[i]] += 1
+        if vs[i + 1] > vs[i]:
+            s_left = 0.0
+            s_right = 0.0
+            for j in range(k):
+                s_left += xlogx[left[j]]
+                s_right += xlogx[total[j] - left[j]]
+            s = (xlogx[i + 1] - s_left + xlogx[n - 1 - i] - s_right) / n
+            out[i] = s
+            best = min(best, s)
+        else:
+            out[i] = np.inf
+    return best
+
+
+@numba.njit(cache=True, nogil=True)
+def _sweep_minority(ys, vs, total, out):
+    n, k = ys.size, total.size
+    left = np.zeros(k, dtype=np.int64)
+    best = np.inf
+    for i in range(n - 1):
+        left[ys[i]] += 1
+        if vs[i + 1] > vs[i]:
+            max_left = 0
+            max_right = 0
+            for j in range(k):
+                max_left = max(max_left, left[j])
+                max_right = max(max_right, total[j] - left[j])
+            s = float(n - max_left - max_right) / n
+            out[i] = s
+            best = min(best, s)
+        else:
+            out[i] = np.inf
+    return best
 
 
 @numba.njit(cache=True, nogil=True)
@@ -108,35 +221,25 @@ def sweep_scores(values, order, y, k, crit, xlogx, scores):
     total = np.zeros(k, dtype=np.int64)
     for r in range(n):
         total[y[r]] += 1
-    sq_total = 0
-    for j in range(k):
-        sq_total += total[j] * total[j]
-    left = np.zeros(k, dtype=np.int64)
-    right = np.zeros(k, dtype=np.int64)
+    # The projection's values and classes in sorted order, gathered once so that the
+    # sweep reads contiguous memory.
+    ys = np.empty(n, dtype=np.int64)
+    vs = np.empty(n)
     best = np.inf
     for f in range(d):
-        left[:] = 0
-        right[:] = total
-        sq_left = 0
-        sq_right = sq_total
-        here = values[f, order[f, 0]]
-        for i in range(n - 1):
-            c = y[order[f, i]]
-            following = values[f, order[f, i + 1]]
-            # (L_c + 1)^2 - L_c^2 and (R_c - 1)^2 - R_c^2
-            sq_left += 2 * left[c] + 1
-            sq_right -= 2 * right[c] - 1
-            left[c] += 1
-            right[c] -= 1
-            if following > here:
-                s = _closed_form_score(crit, left, right, i + 1, n - 1 - i, n, total,
-                                       sq_left, sq_right, xlogx)
-                scores[f, i] = s
-                if s < best:
-                    best = s
-            else:
-                scores[f, i] = np.inf
-            here = following
+        for i in range(n):
+            r = order[f, i]
+            ys[i] = y[r]
+            vs[i] = values[f, r]
+        if crit == GINI:
+            s = _sweep_gini(ys, vs, total, scores[f])
+        elif crit == TWOING:
+            s = _sweep_twoing(ys, vs, total, scores[f])
+        elif crit == ENTROPY:
+            s = _sweep_entropy(ys, vs, total, xlogx, scores[f])
+        else:
+            s = _sweep_minority(ys, vs, total, scores[f])
+        best = min(best, s)
     return best
 
 
