@@ -15,7 +15,9 @@ split ``x_j + w0 >= 0`` is ``x_j >= tau``):
 
 a convex piecewise-linear function whose breakpoints are u = x - C (class +1) and
 v = x + C (class -1). After one sort of the breakpoints, prefix counts and sums give f
-at every breakpoint at once (``hinge_sweep``), for all features and all C together.
+at every breakpoint (``hinge_sweep``), for all features and all C together; since
+each class's breakpoints keep their order for every C, each class is sorted once per
+node and merged per C in a compiled loop (``tree.sorted_sweep.hinge_slack_sweep``).
 Because f's slope steps by one at every distinct breakpoint, it is zero on a whole
 interval [lo, hi] of minimisers; the split threshold is its midpoint, which is what the
 author's code does (``svmtree.c: find_best_svmtree_feature`` keeps the midpoint of the
@@ -66,14 +68,14 @@ Multiclass problems use ``umt-ovo`` / ``umt-ovr`` (``obliq_cli.algorithms.multic
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 
 from ..errors import ObliqError
 from ..registry import register_algorithm
 from ..tree.builder import Node, Split, SplitFinder
+from ..tree.sorted_sweep import hinge_slack_sweep
 from .base import TreeClassifier
-
-_CHUNK = 4_000_000  # breakpoints sorted at once (rows x features x margins)
 
 
 def margin_grid(c_min: float, c_max: float, c_step: float) -> np.ndarray:
@@ -98,35 +100,13 @@ def hinge_sweep(Z: np.ndarray, y_sign: np.ndarray, Cs) -> tuple[np.ndarray, ...]
     n, d = Z.shape
     Cs = np.atleast_1d(np.asarray(Cs, dtype=np.float64))
     pos = np.asarray(y_sign) > 0
-    n_neg = n - int(pos.sum())
-    out = [np.empty((Cs.size, d)) for _ in range(3)]
-    per_chunk = max(1, _CHUNK // max(n * d, 1))
-    for start in range(0, Cs.size, per_chunk):
-        C = Cs[start:start + per_chunk]
-        m = C.size
-        # Breakpoints u = x - C (class +1) and v = x + C (class -1): one row per
-        # (margin, feature), rows contiguous so the sorts and sums run along memory.
-        shift = C[:, None, None] * np.where(pos, -1.0, 1.0)[None, None, :]
-        pts = (Z.T[None, :, :] + shift).reshape(m * d, n)
-        order = np.argsort(pts, axis=1)
-        P = np.take_along_axis(pts, order, axis=1)
-        is_pos = pos[order]
-        cnt_pos = np.cumsum(is_pos, axis=1)
-        sum_pos = np.cumsum(np.where(is_pos, P, 0.0), axis=1)
-        cnt_neg_after = n_neg - (np.arange(1, n + 1)[None, :] - cnt_pos)
-        neg_vals = np.where(is_pos, 0.0, P)
-        sum_neg_after = neg_vals.sum(axis=1, keepdims=True) - np.cumsum(neg_vals, axis=1)
-        # f(P_i) = sum_{u <= P_i} (P_i - u) + sum_{v > P_i} (v - P_i)
-        f = (cnt_pos * P - sum_pos) + (sum_neg_after - cnt_neg_after * P)
-        f = np.maximum(f, 0.0)
-        fmin = f.min(axis=1)
-        tol = 1e-9 * np.maximum(1.0, fmin)
-        at_min = f <= (fmin + tol)[:, None]
-        lo = np.where(at_min, P, np.inf).min(axis=1)
-        hi = np.where(at_min, P, -np.inf).max(axis=1)
-        for arr, val in zip(out, (fmin, lo, hi)):
-            arr[start:start + m] = val.reshape(m, d)
-    return tuple(out)
+    # Each class's breakpoints are its values shifted by one constant per C, so their
+    # order does not depend on C: sort each class once, then merge per C (compiled).
+    z_pos = np.sort(Z[pos].T, axis=1)
+    z_neg = np.sort(Z[~pos].T, axis=1)
+    slack, lo, hi = (np.empty((Cs.size, d)) for _ in range(3))
+    hinge_slack_sweep(z_pos, z_neg, Cs, slack, lo, hi)
+    return slack, lo, hi
 
 
 def _paper_double_loop(x, y_sign, C) -> tuple[float, float]:
@@ -167,16 +147,57 @@ def stratified_quarter(y: np.ndarray, rng: np.random.Generator, mod: int = 4) ->
     return held
 
 
-def _left_counts(X_sorted_by_class, thresholds, feats):
-    """Class counts [m, 2] of rows with x[feat] <= threshold, from per-class sorted
-    columns (a list of [n_c, d] arrays)."""
-    m = thresholds.shape[0]
-    counts = np.zeros((m, len(X_sorted_by_class)))
-    for c, Xs in enumerate(X_sorted_by_class):
-        for j in np.unique(feats):  # a loop per feature
-            sel = feats == j
-            counts[sel, c] = np.searchsorted(Xs[:, j], thresholds[sel], side="right")
-    return counts
+@numba.njit(cache=True, nogil=True)
+def _split_error(l0, l1, r0, r1):
+    """``error_of_split`` of one two-class split, operation for operation."""
+    n = (l0 + l1) + (r0 + r1)
+    return 1.0 - (max(l0, l1) + max(r0, r1)) / (n if n > 0 else 1.0)
+
+
+@numba.njit(cache=True, nogil=True)
+def choose_margin(sorted0, sorted1, thr, varies, X_val, y_val):
+    """Index of the chosen C and each C's feature: per C the feature of least learn
+    error (first on ties; constant features never), then the C of least validation
+    error (first on ties). ``sorted0``/``sorted1`` [n_c, d]: each class's learn rows,
+    every column sorted; ``thr`` [m, d] raw thresholds; rows x <= t go left."""
+    m, d = thr.shape
+    n0, n1 = sorted0.shape[0], sorted1.shape[0]
+    best_f = np.zeros(m, dtype=np.int64)
+    for c in range(m):
+        best = np.inf
+        for f in range(d):
+            if not varies[f]:
+                continue
+            t = thr[c, f]
+            counts = np.zeros(2)
+            for cls in range(2):
+                col = sorted0 if cls == 0 else sorted1
+                a = 0
+                b = n0 if cls == 0 else n1
+                while a < b:  # rows <= t: np.searchsorted(.., side="right")
+                    mid = (a + b) // 2
+                    if col[mid, f] <= t:
+                        a = mid + 1
+                    else:
+                        b = mid
+                counts[cls] = a
+            err = _split_error(counts[0], counts[1], n0 - counts[0], n1 - counts[1])
+            if err < best:
+                best, best_f[c] = err, f
+    val_total = np.zeros(2)
+    for r in range(y_val.size):
+        val_total[y_val[r]] += 1.0
+    chosen, best = 0, np.inf
+    for c in range(m):
+        f, t = best_f[c], thr[c, best_f[c]]
+        left = np.zeros(2)
+        for r in range(y_val.size):
+            if X_val[r, f] <= t:
+                left[y_val[r]] += 1.0
+        err = _split_error(left[0], left[1], val_total[0] - left[0], val_total[1] - left[1])
+        if err < best:
+            chosen, best = c, err
+    return chosen, best_f
 
 
 def best_margin_split(X, y, mu, sd, Cs, learn_mask, refit=False, both_sides=False):
@@ -199,30 +220,18 @@ def best_margin_split(X, y, mu, sd, Cs, learn_mask, refit=False, both_sides=Fals
     if not val.any():
         learn = val = np.ones(y.size, dtype=bool)
     Xl, yl = X[learn], y[learn]
-    if not (Xl.max(axis=0) > Xl.min(axis=0)).any():
-        return None
     varies = Xl.max(axis=0) > Xl.min(axis=0)
+    if not varies.any():
+        return None
     _, lo, hi = hinge_sweep(Z[learn], y_sign[learn], Cs)
     tau = (lo + hi) / 2.0  # [m, d], in normalised units
     thr = mu + sd * tau  # raw thresholds
-    m, d = thr.shape
-    # Learn error of every (C, feature): counts left from per-class sorted columns.
-    sorted_l = [np.sort(Xl[yl == c], axis=0) for c in (0, 1)]
-    feats = np.tile(np.arange(d), m)
-    left = _left_counts(sorted_l, thr.ravel(), feats).reshape(m, d, 2)
-    total = np.array([(yl == 0).sum(), (yl == 1).sum()], dtype=float)
-    err = error_of_split(left, total - left)
-    err = np.where(varies[None, :], err, np.inf)
-    best_f = np.argmin(err, axis=1)  # first feature on ties
-    best_t = thr[np.arange(m), best_f]
-    # Validation error of each C's split; the first C on ties.
-    Xv, yv = X[val], y[val]
-    goes_left = Xv[:, best_f] <= best_t[None, :]  # [n_val, m]
-    onehot = np.eye(2)[yv]
-    left_v = goes_left.T.astype(float) @ onehot
-    right_v = onehot.sum(axis=0) - left_v
-    k = int(np.argmin(error_of_split(left_v, right_v)))
-    feature, threshold, C = int(best_f[k]), float(best_t[k]), float(Cs[k])
+    # Learn error of every (C, feature) from per-class sorted columns, then each C's
+    # validation error (error_of_split both times).
+    sorted0, sorted1 = (np.sort(Xl[yl == c], axis=0) for c in (0, 1))
+    k, best_f = choose_margin(sorted0, sorted1, thr, varies, X[val],
+                              y[val].astype(np.int64))
+    feature, threshold, C = int(best_f[k]), float(thr[k, best_f[k]]), float(Cs[k])
     if refit:
         _, lo_all, hi_all = hinge_sweep(Z[:, [feature]], y_sign, [C])
         threshold = float(mu[feature] + sd[feature] * (lo_all[0, 0] + hi_all[0, 0]) / 2.0)

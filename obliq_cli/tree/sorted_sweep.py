@@ -426,3 +426,120 @@ def _pick_vectorised(order, y, k, criterion, near, n):
         if exact[i] < win_score:  # strict: earlier batches win ties
             win, win_score = int(batch[i]), float(exact[i])
     return win, win_score
+
+
+@numba.njit(cache=True, nogil=True)
+def numpy_pairwise_sum(a, start, n):
+    """``a[start:start + n].sum()`` in numpy's order for a contiguous float64 run:
+    blocks of at most 128 values summed by ``pairwise_sum``, longer runs split in two
+    (the first part a multiple of 8 values) and the halves added. Written with an
+    explicit stack: numba's cached recursive functions are not reliable."""
+    if n <= _PAIRWISE_MAX:
+        return pairwise_sum(a[start:start + n])
+    depth = 64
+    st_start = np.empty(depth, dtype=np.int64)
+    st_n = np.empty(depth, dtype=np.int64)
+    st_stage = np.zeros(depth, dtype=np.int64)  # 0: left half pending, 1: right half
+    st_left = np.zeros(depth)
+    top = 0
+    st_start[0], st_n[0], st_stage[0] = start, n, 0
+    top = 1
+    value = 0.0
+    returned = False
+    while top > 0:
+        t = top - 1
+        m = st_n[t]
+        half = m // 2
+        half -= half % 8
+        if returned:
+            if st_stage[t] == 0:
+                st_left[t] = value
+                st_stage[t] = 1
+                returned = False
+                top += 1
+                st_start[top - 1] = st_start[t] + half
+                st_n[top - 1] = m - half
+                st_stage[top - 1] = 0
+            else:
+                value = st_left[t] + value
+                top -= 1
+        elif m <= _PAIRWISE_MAX:
+            value = pairwise_sum(a[st_start[t]:st_start[t] + m])
+            returned = True
+            top -= 1
+        else:
+            top += 1
+            st_start[top - 1] = st_start[t]
+            st_n[top - 1] = half
+            st_stage[top - 1] = 0
+    return value
+
+
+@numba.njit(cache=True, nogil=True)
+def hinge_slack_sweep(z_pos, z_neg, Cs, slack, lo, hi):
+    """UMT's eq. 4 minimised over the threshold, for every margin and feature.
+
+    z_pos [d, n_pos], z_neg [d, n_neg]: each feature's values of the +1 and -1 rows,
+    each row sorted ascending. For margin C the hinge breakpoints are u = z - C (+1)
+    and v = z + C (-1); both lists are already sorted, so a merge (O(n), no sort per
+    C) gives the sorted breakpoints P, and prefix counts and sums give the summed
+    slack f at every breakpoint:
+    ``f(P_i) = sum_{u <= P_i} (P_i - u) + sum_{v > P_i} (v - P_i)``, clipped at 0.
+    Writes, for margin m and feature f, the least slack and the lowest and highest
+    breakpoint within 1e-9 max(1, min) of it into slack/lo/hi [m, d]. The arithmetic is
+    that of ``umt.hinge_sweep``'s vectorised form (sequential prefix sums, numpy's
+    pairwise total), so the numbers are the same.
+    """
+    d, n_pos = z_pos.shape
+    n_neg = z_neg.shape[1]
+    n = n_pos + n_neg
+    P = np.empty(n)
+    is_pos = np.empty(n, dtype=np.bool_)
+    neg_vals = np.empty(n)
+    f_vals = np.empty(n)
+    for m in range(Cs.size):
+        minus_c = Cs[m] * -1.0
+        plus_c = Cs[m] * 1.0
+        for f in range(d):
+            a = 0
+            b = 0
+            for i in range(n):
+                if b >= n_neg or (a < n_pos and z_pos[f, a] + minus_c <= z_neg[f, b] + plus_c):
+                    P[i] = z_pos[f, a] + minus_c
+                    is_pos[i] = True
+                    neg_vals[i] = 0.0
+                    a += 1
+                else:
+                    P[i] = z_neg[f, b] + plus_c
+                    is_pos[i] = False
+                    neg_vals[i] = P[i]
+                    b += 1
+            total_neg = numpy_pairwise_sum(neg_vals, 0, n)
+            cnt_pos = 0
+            sum_pos = 0.0
+            cum_neg = 0.0
+            fmin = np.inf
+            for i in range(n):
+                if is_pos[i]:
+                    cnt_pos += 1
+                    sum_pos += P[i]
+                else:
+                    sum_pos += 0.0
+                cum_neg += neg_vals[i]
+                cnt_neg_after = n_neg - (i + 1 - cnt_pos)
+                value = (cnt_pos * P[i] - sum_pos) + ((total_neg - cum_neg)
+                                                      - cnt_neg_after * P[i])
+                value = max(value, 0.0)
+                f_vals[i] = value
+                fmin = min(fmin, value)
+            bound = fmin + 1e-9 * max(1.0, fmin)
+            low = np.inf
+            high = -np.inf
+            for i in range(n):
+                if f_vals[i] <= bound:
+                    low = min(low, P[i])
+                    high = max(high, P[i])
+            slack[m, f] = fmin
+            lo[m, f] = low
+            hi[m, f] = high
+
