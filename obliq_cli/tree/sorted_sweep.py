@@ -244,20 +244,53 @@ def sweep_scores(values, order, y, k, crit, xlogx, scores):
 
 
 @numba.njit(cache=True, nogil=True)
-def shortlist(scores, bound):
-    """Flat indices (ascending: feature-major, then position) of ``scores <= bound``."""
-    flat = scores.ravel()
+def shortlist(scores, bounds):
+    """Flat indices (ascending: feature-major, then position) of the candidates with
+    ``scores[f, i] <= bounds[f]``."""
+    d, m = scores.shape
     count = 0
-    for i in range(flat.size):
-        if flat[i] <= bound:
-            count += 1
+    for f in range(d):
+        for i in range(m):
+            if scores[f, i] <= bounds[f]:
+                count += 1
     out = np.empty(count, dtype=np.int64)
     count = 0
-    for i in range(flat.size):
-        if flat[i] <= bound:
-            out[count] = i
-            count += 1
+    for f in range(d):
+        for i in range(m):
+            if scores[f, i] <= bounds[f]:
+                out[count] = f * m + i
+                count += 1
     return out
+
+
+@numba.njit(cache=True, nogil=True)
+def sweep_entropy_with_min_split(values, order, y, k, min_split, xlogx, scores, tries):
+    """C4.5's cut search (``algorithms.c45``): the kernel's weighted child entropy of
+    every cut between distinct values that leaves at least ``min_split`` rows on each
+    side, +inf elsewhere, into ``scores`` [d, n - 1]; the number of such cuts of each
+    projection into ``tries`` [d]. Returns each projection's lowest score [d]."""
+    d, n = values.shape
+    total = np.zeros(k, dtype=np.int64)
+    for r in range(n):
+        total[y[r]] += 1
+    ys = np.empty(n, dtype=np.int64)
+    vs = np.empty(n)
+    best = np.full(d, np.inf)
+    for f in range(d):
+        for i in range(n):
+            r = order[f, i]
+            ys[i] = y[r]
+            vs[i] = values[f, r]
+        _sweep_entropy(ys, vs, total, xlogx, scores[f])
+        count = 0
+        for i in range(n - 1):
+            if i + 1 < min_split or n - 1 - i < min_split:
+                scores[f, i] = np.inf
+            elif scores[f, i] < np.inf:
+                count += 1
+                best[f] = min(best[f], scores[f, i])
+        tries[f] = count
+    return best
 
 
 @numba.njit(cache=True, nogil=True)
@@ -403,7 +436,7 @@ def best_sorted_split(values: np.ndarray, y: np.ndarray, k: int, criterion,
     best = sweep_scores(values, order, y, k, crit, xlogx, scores)
     if not np.isfinite(best):
         return None
-    near = shortlist(scores, best + SHORTLIST_TOLERANCE * max(1.0, abs(best)))
+    near = shortlist(scores, np.full(d, best + SHORTLIST_TOLERANCE * max(1.0, abs(best))))
     if crit != ENTROPY and k <= _PAIRWISE_MAX:
         win, win_score = pick_exact(order, y, k, crit, near, n)
     else:
