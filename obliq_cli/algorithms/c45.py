@@ -105,15 +105,14 @@ def evaluate_attributes(X: np.ndarray, y: np.ndarray, k: int, n_classes_total: i
     # Per attribute the first cut of largest corrected gain.
     rank = np.lexsort((pos, -corrected, feats))
     first = rank[np.r_[True, feats[rank][1:] != feats[rank][:-1]]]
-    for t in first:
-        if not corrected[t] > 0:
-            continue
+    first = first[corrected[first] > 0]
+    info = _h2((pos[first] + 1) / n)
+    for t, h in zip(first.tolist(), info.tolist()):
         f, i = int(feats[t]), int(pos[t])
-        n_left = i + 1
         results[f] = {"gain": float(corrected[t]), "raw_gain": float(gains[t]),
-                      "info": float(_h2(np.array(n_left / n))), "tries": int(tries[f]),
+                      "info": h, "tries": int(tries[f]),
                       "low": float(values[f, order[f, i]]),
-                      "high": float(values[f, order[f, i + 1]]), "n_left": n_left}
+                      "high": float(values[f, order[f, i + 1]]), "n_left": i + 1}
     return results
 
 
