@@ -27,13 +27,16 @@ measure zero). GDT grows no pruning.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import scipy.linalg
+import scipy.linalg.lapack
 
 from ..errors import ObliqError
 from ..registry import register_algorithm
 from ..tree.builder import Node, Split, SplitFinder, StoppingRules
-from ..tree.impurity import gini_split
+from ..tree.sorted_sweep import GINI, impurity_score
 from .base import TreeClassifier
 
 EPS = np.finfo(np.float64).eps
@@ -45,6 +48,28 @@ def _augmented_scatter(rows: np.ndarray) -> np.ndarray:
     return aug.T @ aug / rows.shape[0]
 
 
+@functools.lru_cache(maxsize=64)
+def _syevr_work(n: int) -> dict:
+    """LAPACK dsyevr's workspace sizes for an n x n matrix, as scipy's eigh asks them."""
+    lwork, liwork = scipy.linalg.lapack.dsyevr_lwork(n=n, lower=True)[:2]
+    return {"lwork": int(lwork), "liwork": int(liwork)}
+
+
+def _symmetric_eigh(a: np.ndarray):
+    """``scipy.linalg.eigh(a)``: the same LAPACK driver (dsyevr, lower triangle) called
+    directly, without the wrapper's checks that cost more than the small problem;
+    scipy's own call (and its error) whenever LAPACK reports a failure."""
+    w, v, _, _, info = scipy.linalg.lapack.dsyevr(a, compute_v=1, lower=1,
+                                                   **_syevr_work(a.shape[0]))
+    return (w, v) if info == 0 else scipy.linalg.eigh(a)
+
+
+def _generalized_eigh(a: np.ndarray, b: np.ndarray):
+    """``scipy.linalg.eigh(a, b)``: its driver (dsygvd, type 1, lower) called directly."""
+    w, v, info = scipy.linalg.lapack.dsygvd(a, b, itype=1, jobz="V", uplo="L")
+    return (w, v) if info == 0 else scipy.linalg.eigh(a, b)
+
+
 def most_favoured_direction(num: np.ndarray, den: np.ndarray) -> np.ndarray | None:
     """The w maximising w'num w / w'den w; the null-space rule when ``den`` is singular.
 
@@ -54,12 +79,12 @@ def most_favoured_direction(num: np.ndarray, den: np.ndarray) -> np.ndarray | No
     principal eigenvector of Q'num Q with Q an orthonormal basis of N. None when even
     that is degenerate (num vanishes on N).
     """
-    evals, evecs = scipy.linalg.eigh(den)
+    evals, evecs = _symmetric_eigh(den)
     # numpy's matrix_rank tolerance: scaled features (vehicle's span 1e0..1e3) make
     # den badly conditioned but not singular, and must not take the null-space path.
     null = evals <= max(abs(evals[-1]), 1e-300) * den.shape[0] * EPS
     if not null.any():
-        _, vectors = scipy.linalg.eigh(num, den)
+        _, vectors = _generalized_eigh(num, den)
         return vectors[:, -1]
     Q = evecs[:, null]
     inner = Q.T @ num @ Q
@@ -187,14 +212,17 @@ class GDTSplitFinder(SplitFinder):
         if w1 is None or w2 is None:
             return None
         best, best_score = None, np.inf
-        binary = np.column_stack([plus, ~plus]).astype(np.float64)
+        n_plus = int(np.count_nonzero(plus))
         for w in angle_bisectors(w1, w2):
             left = X @ w[:-1] <= -w[-1]
-            n_left = int(left.sum())
+            n_left = int(np.count_nonzero(left))
             if n_left == 0 or n_left == len(y):
                 continue
-            score = gini_split(binary[left].sum(axis=0, keepdims=True),
-                               binary[~left].sum(axis=0, keepdims=True))[0]
+            # gini of eq. 6 (C+ against C-), as impurity.gini_split rounds it.
+            plus_left = int(np.count_nonzero(left & plus))
+            counts_left = np.array([plus_left, n_left - plus_left])
+            counts_right = np.array([n_plus - plus_left, len(y) - n_plus - n_left + plus_left])
+            score = impurity_score(GINI, counts_left, counts_right, np.empty(2))
             if score < best_score:
                 best, best_score = w, score
         if best is None:
