@@ -53,3 +53,24 @@ def test_backward_elimination_drops_a_useless_feature():
     y = (X[:, 0] - X[:, 1] > 0).astype(int)
     root = make_estimator("cart-lc", beta=0.2).fit(X, y).tree_.weights[0]
     assert root[2] == 0.0 and root[0] != 0.0 and root[1] != 0.0
+
+
+def test_threshold_refit_matches_the_axis_parallel_search():
+    # The compiled refit of c is the axis-parallel search on the projected column: same
+    # threshold (midpoint rule, lowest on ties) and, up to rounding, the same score.
+    from obliq_cli.algorithms.cart_lc import _Search
+    from obliq_cli.tree.axis_search import find_best_axis_split
+
+    rng = np.random.default_rng(3)
+    for trial in range(10):
+        Z = np.round(rng.normal(size=(60, 3)), 1 if trial % 2 else 6)  # ties, none
+        y = rng.integers(0, 3, 60)
+        search = _Search(Z, y, 3, gini_split, 1e-4, 10)
+        for f in range(3):
+            beta = np.eye(3)[f]
+            axis = find_best_axis_split(Z[:, [f]], y, 3, gini_split)
+            t, s = search.refit_threshold(beta)
+            assert t == axis.threshold
+            assert abs(s - axis.score) < 1e-12
+    constant = _Search(np.ones((5, 2)), np.array([0, 1, 0, 1, 1]), 2, gini_split, 1e-4, 10)
+    assert constant.refit_threshold(np.array([1.0, 0.0])) == (None, np.inf)

@@ -27,11 +27,11 @@ import numpy as np
 from ..errors import ObliqError
 from ..registry import register_algorithm
 from ..tree.axis_first import best_axis_split, strictly_better
-from ..tree.axis_search import find_best_axis_split
 from ..tree.builder import Node, Split, SplitFinder
 from ..tree.impurity import split_criterion
 from ..tree.line_search import (
     RULE_FIRST,
+    RULE_THRESHOLD,
     SCORE_EPS,
     class_totals,
     criterion_code,
@@ -91,16 +91,21 @@ def _slack(Z, beta, c, out):
         out[j] = v - c
 
 
-def _threshold(v: np.ndarray, y: np.ndarray, k: int, criterion):
-    best = find_best_axis_split(v[:, None], y, k, criterion)
-    return (None, np.inf) if best is None else (best.threshold, best.score)
+@numba.njit(cache=True)
+def _best_threshold(Z, beta, y, total, code):
+    """(t, score) of the best split ``Z @ beta <= t`` (the axis-parallel search on the
+    one projected column); score inf when every row projects to the same value."""
+    n = Z.shape[0]
+    v = np.empty(n)
+    _slack(Z, beta, 0.0, v)
+    minus_one = np.full(n, -1.0)
+    return line_search(v, minus_one, y, total, code, RULE_THRESHOLD, np.empty(0))
 
 
 class _Search:
     """The coefficient search at one node, on normalised features Z."""
 
     def __init__(self, Z, y, k, criterion, tol, max_cycles):
-        self.Z, self.y, self.k, self.criterion = Z, y, k, criterion
         self.Zc = np.ascontiguousarray(Z, dtype=np.float64)
         self.yc = np.ascontiguousarray(y, dtype=np.int64)
         self.total = class_totals(self.yc, k)
@@ -108,7 +113,9 @@ class _Search:
         self.tol, self.max_cycles = tol, max_cycles
 
     def refit_threshold(self, beta):
-        return _threshold(self.Z @ beta, self.y, self.k, self.criterion)
+        t, score = _best_threshold(self.Zc, np.asarray(beta, dtype=np.float64), self.yc,
+                                   self.total, self.code)
+        return (float(t), float(score)) if np.isfinite(score) else (None, np.inf)
 
     def improve(self, beta, c, score, active):
         beta = np.array(beta, dtype=np.float64)

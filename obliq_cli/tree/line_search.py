@@ -24,6 +24,10 @@ inside the chosen interval; they are the only difference between the families:
 - ``RULE_FIRST`` (CART-LC): partitions with an empty side are not candidates; the first
   interval of lowest score (smallest delta) wins; steps are midpoints ``(c_i +
   c_{i+1}) / 2`` and 1.0 beyond either end.
+- ``RULE_THRESHOLD``: as ``RULE_FIRST`` with the axis-parallel search's midpoint
+  ``c_i / 2 + c_{i+1} / 2`` (``c_i`` when that rounds up to ``c_{i+1}``); with ``D =
+  -1`` it is the best threshold ``t`` of ``V <= t``, as
+  :func:`obliq_cli.tree.axis_search.find_best_axis_split` finds it on one column.
 
 Scores are lower-is-better split criteria with the formulas of
 :mod:`obliq_cli.tree.impurity` (gini, twoing, entropy), evaluated from the running
@@ -43,7 +47,7 @@ from .impurity import entropy_split, gini_split, twoing_split
 GINI, TWOING, ENTROPY = 0, 1, 2
 """Criterion codes of the compiled kernels."""
 
-RULE_RANDOM, RULE_SMALLEST, RULE_FIRST = 0, 1, 2
+RULE_RANDOM, RULE_SMALLEST, RULE_FIRST, RULE_THRESHOLD = 0, 1, 2, 3
 """Tie and step rules of :func:`line_search` (see the module docstring)."""
 
 SCORE_EPS = 1e-12
@@ -187,7 +191,7 @@ def line_search(V, D, y, total, code, rule, draws):
             break
         if 0 < p < n_fin and c[p] == c[p - 1]:
             continue
-        if rule == RULE_FIRST and not 0.0 < n_left < n_tot:
+        if rule >= RULE_FIRST and not 0.0 < n_left < n_tot:
             continue
         if two:
             n_right = n_all - n_left
@@ -207,11 +211,14 @@ def line_search(V, D, y, total, code, rule, draws):
         scores[p] = s
         if s < best:
             best = s
-    if rule == RULE_FIRST:
+    if rule >= RULE_FIRST:
         if not np.isfinite(best):
             return 0.0, np.inf
         for p in range(n_fin + 1):
             if scores[p] == best:
+                if rule == RULE_THRESHOLD and 0 < p < n_fin:
+                    mid = c[p - 1] / 2.0 + c[p] / 2.0
+                    return (c[p - 1] if mid >= c[p] else mid), best
                 if p == 0:
                     return c[0] - 1.0, best
                 if p == n_fin:
