@@ -326,3 +326,26 @@ def test_oblique_rule_text_lists_the_large_coefficients_largest_first():
     # prediction still uses every coefficient
     X = np.array([[0.0, 0.0, 0.0, 1e5]])  # 3e-5 * 1e5 = 3 > 1.25: right
     assert tree.apply(X)[0] == 2
+
+
+def test_crimcoord_wrapper_shows_the_inner_finder_the_node():
+    from obliq_cli.tree.crimcoord import CrimcoordFinder, QualitativeCoding
+
+    rng = np.random.default_rng(12)
+    X = np.column_stack([rng.normal(size=150), rng.integers(0, 4, size=150)])
+    y = (X[:, 0] > 0).astype(int) + (X[:, 1] == 2)
+    coding = QualitativeCoding.fit(X, [1])
+    inner = RecordingFinder()
+    tree = build_tree(coding.transform(X), y, 3, CrimcoordFinder(inner, coding),
+                      StoppingRules(max_depth=2))
+    # The inner finder is prepared on each node's (quantitative, crimcoord) matrix and
+    # splits it whole, but sees the node's depth, parent counts and counts.
+    assert inner.prepared == len(inner.seen) == 3
+    for node, depth, (rows, counts, d, parent_counts, is_root, _) in zip(
+            [0, 1, 4], [0, 1, 1], inner.seen):
+        assert d == depth
+        np.testing.assert_array_equal(rows, np.arange(counts.sum()))
+        np.testing.assert_array_equal(counts, tree.value[node])
+        assert is_root == (node == 0)
+        if node:
+            np.testing.assert_array_equal(parent_counts, tree.value[0])
