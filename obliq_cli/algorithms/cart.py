@@ -8,9 +8,11 @@ whenever no two candidate splits tie. Pruning is a separate step (``pruner: cc``
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..errors import ObliqError
 from ..registry import register_algorithm, suggest
-from ..tree.axis_first import best_axis_split
+from ..tree.axis_search import find_best_projection_split
 from ..tree.builder import Node, Split, SplitFinder
 from ..tree.impurity import split_criterion
 from .base import TreeClassifier
@@ -72,8 +74,15 @@ class AxisSplitFinder(SplitFinder):
     def __init__(self, criterion):
         self.criterion = criterion
 
+    def prepare(self, X, y, n_classes, rng) -> None:
+        super().prepare(X, y, n_classes, rng)
+        self.XT = np.ascontiguousarray(X.T)  # a node's columns gather as rows
+
     def split(self, node: Node) -> Split | None:
-        X, y = self.node_data(node)
-        order = self.local_order(node)
-        return best_axis_split(X, y, self.n_classes, self.criterion,
-                               None if order is None else order.T)
+        rows = node.rows
+        found = find_best_projection_split(self.XT[:, rows], self.y[rows], self.n_classes,
+                                           self.criterion, self.local_order(node))
+        if found is None:
+            return None
+        feature, threshold, score = found
+        return Split(threshold=threshold, feature=feature, score=score)
