@@ -18,12 +18,11 @@ import yaml
 
 from . import registry
 from .errors import ConfigError, ObliqError
+from .experiment.backends import BACKENDS
+from .experiment.metrics import METRICS, check_metric
+from .experiment.protocols import PROTOCOLS, REQUIRED
 from .registry import suggest
-from .report.aggregate import METRICS, check_metric
 from .resources import resolve_config
-
-PROTOCOLS = ("kfold", "holdout_cv", "fixed_split", "random_split")
-BACKENDS = ("loky", "threading", "dask")
 
 
 @dataclass(frozen=True)
@@ -408,13 +407,10 @@ def _algorithm(r: _Reader, i: int, item, labels: list[str] | None) -> AlgorithmS
                          {str(k): dict(v) for k, v in per_dataset.items()}, only)
 
 
-_PROTOCOL_KEYS = {
-    "kfold": ("folds", "repeats", "stratified", "prune_fraction", "label_noise"),
-    "holdout_cv": ("test_fraction", "folds", "repeats", "stratified", "label_noise"),
-    "fixed_split": ("repeats", "stratified", "prune_fraction", "label_noise"),
-    "random_split": ("train_size", "test_size", "repeats", "runs", "stratified",
-                     "prune_fraction", "label_noise"),
-}
+def _protocol_keys(name: str) -> tuple[str, ...]:
+    """The keys protocol ``name`` takes: its declared ones, label_noise, and their aliases."""
+    entry = PROTOCOLS[name]
+    return tuple(entry.keys) + tuple(entry.aliases) + ("label_noise",)
 
 
 # What a dataset may set for itself: sizes only, so every dataset keeps the experiment's
@@ -440,7 +436,7 @@ def _dataset_protocols(r: _Reader, value: dict, datasets) -> tuple[DatasetSpec, 
         if spec.protocol is None:
             out.append(spec)
             continue
-        allowed = _PROTOCOL_KEYS[value["name"]]
+        allowed = _protocol_keys(value["name"])
         for key in spec.protocol:
             if key not in allowed:
                 r.fail(f"datasets[{i}].protocol.{key}",
@@ -459,45 +455,54 @@ def _size(r: _Reader, value, where: str) -> float:
     return value
 
 
+def _protocol_value(r: _Reader, key: str, value, where: str):
+    """One protocol key's value, checked by what the key means."""
+    if key == "folds":
+        return r.integer(value, where, 2)
+    if key == "repeats":
+        return r.integer(value, where, 1)
+    if key == "stratified":
+        return r.boolean(value, where)
+    if key in ("train_size", "test_size"):
+        return None if value is None else _size(r, value, where)
+    return None if value is None else r.fraction(value, where)
+
+
 def _protocol(r: _Reader, value) -> ProtocolSpec:
+    """A protocol mapping checked against its declaration (experiment.protocols)."""
+    known = ", ".join(PROTOCOLS)
     if not isinstance(value, dict):
-        r.fail("protocol", "must be a mapping with a 'name' (" + ", ".join(PROTOCOLS) + ")")
+        r.fail("protocol", f"must be a mapping with a 'name' ({known})")
     if "name" not in value:
-        r.fail("protocol.name", "required (" + ", ".join(PROTOCOLS) + ")")
+        r.fail("protocol.name", f"required ({known})")
     name = value["name"]
-    if name not in PROTOCOLS:
-        r.fail("protocol.name", f"unknown protocol {name!r}{suggest(name, PROTOCOLS)}; "
-               f"known: {', '.join(PROTOCOLS)}")
-    r.mapping(value, "protocol", ("name",) + _PROTOCOL_KEYS[name])
-    get = value.get
-    stratified_default = name == "holdout_cv"
-    # random_split calls its repetitions "runs" (as the APDT paper does); "repeats" too.
-    if "runs" in value and "repeats" in value:
-        r.fail("protocol.runs", "give either runs or repeats, not both")
-    repeats_key = "runs" if "runs" in value else "repeats"
-    spec = ProtocolSpec(
-        name=name,
-        folds=r.integer(get("folds", 2 if name == "holdout_cv" else 5), "protocol.folds", 2),
-        repeats=r.integer(get(repeats_key, 5 if name == "holdout_cv" else 1),
-                          f"protocol.{repeats_key}", 1),
-        stratified=r.boolean(get("stratified", stratified_default), "protocol.stratified"),
-        prune_fraction=(None if get("prune_fraction") is None
-                        else r.fraction(get("prune_fraction"), "protocol.prune_fraction")),
-    )
-    if get("label_noise") is not None:
-        spec = replace(spec, label_noise=r.fraction(get("label_noise"), "protocol.label_noise"))
-    if name == "holdout_cv":
-        spec = replace(spec, test_fraction=r.fraction(get("test_fraction", 1 / 3),
-                                                      "protocol.test_fraction"))
-    if name == "random_split":
-        if "train_size" not in value:
-            r.fail("protocol.train_size", "required (a fraction or a row count)")
-        train = _size(r, get("train_size"), "protocol.train_size")
-        test = _size(r, get("test_size"), "protocol.test_size") if "test_size" in value else None
-        if isinstance(train, float) and isinstance(test, float) and train + test > 1:
-            r.fail("protocol.test_size", f"train_size + test_size exceed 1 ({train} + {test})")
-        spec = replace(spec, train_size=train, test_size=test)
-    return spec
+    if not isinstance(name, str) or name not in PROTOCOLS:
+        r.fail("protocol.name", f"unknown protocol {name!r}{suggest(str(name), PROTOCOLS)}; "
+               f"known: {known}")
+    r.mapping(value, "protocol", ("name",) + _protocol_keys(name))
+    entry = PROTOCOLS[name]
+    value = dict(value)
+    given_as = {}  # key -> the alias the file used, for the error messages
+    for alias, key in entry.aliases.items():  # random_split's "runs" (the APDT paper's word)
+        if alias in value:
+            if key in value:
+                r.fail(f"protocol.{alias}", f"give either {alias} or {key}, not both")
+            value[key] = value.pop(alias)
+            given_as[key] = alias
+    fields = {}
+    for key, default in entry.keys.items():
+        if key not in value and default is REQUIRED:
+            r.fail(f"protocol.{key}", "required")
+        fields[key] = _protocol_value(r, key, value.get(key, default),
+                                      f"protocol.{given_as.get(key, key)}")
+    if value.get("label_noise") is not None:
+        fields["label_noise"] = _protocol_value(r, "label_noise", value["label_noise"],
+                                                "protocol.label_noise")
+    if entry.check is not None:
+        problem = entry.check(fields)
+        if problem:
+            r.fail(f"protocol.{problem[0]}", problem[1])
+    return ProtocolSpec(name=name, **fields)
 
 
 def _imports(r: _Reader, value, config_dir: Path) -> tuple[str, ...]:

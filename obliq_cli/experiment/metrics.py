@@ -9,8 +9,12 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
+
+from ..errors import ObliqError
 
 
 def confusion(y_true_codes: np.ndarray, y_pred_codes: np.ndarray, k: int) -> np.ndarray:
@@ -43,17 +47,134 @@ def _size(value) -> int | None:
     return None if np.isnan(value) else int(value)
 
 
-def task_metrics(estimator, X_fit, y_fit, X_test, y_test) -> dict:
-    """Accuracy, sizes, per-class rates, macro F and the confusion matrix of one task.
+@dataclass
+class Measured:
+    """What a metric may read of one finished task: the fitted estimator, the rows it grew
+    on, the test rows with their predictions, the class order and confusion matrix."""
 
-    Returns the runs.csv fields of schema.RUN_COLUMNS from ``n_test`` to ``confusion``
-    except ``fit_time``. Accuracies are percent (train accuracy on ``X_fit``, the rows
-    used to grow); ``predict_time`` times ``estimator.predict(X_test)`` alone. The
-    matrix order is the sorted union of ``estimator.classes_`` and the test labels;
-    per-class F1 is 0 when the class has true or predicted rows but no hit, and a class
-    with neither is left out of the macro mean (as scikit-learn's f1_score does with
-    its default labels). Undefined rates (no true rows for TPR, no negatives for TNR)
-    are null in the JSON lists.
+    estimator: object
+    X_fit: np.ndarray
+    y_fit: np.ndarray
+    X_test: np.ndarray
+    y_test: np.ndarray
+    y_pred: np.ndarray
+    classes: np.ndarray
+    matrix: np.ndarray
+    predict_time: float
+
+
+@dataclass(frozen=True)
+class Metric:
+    """A metric, declared once: how a task computes it, where it is stored, how tables,
+    statistics and the report compare and print it.
+
+    ``compute(measured)`` gives a task's value (stored in runs.csv: in its own column when
+    ``column`` names one of schema.RUN_COLUMNS, else in the row's ``extra`` JSON);
+    ``derive(runs)`` instead makes the value from stored columns when results are read.
+    ``unit`` is shown in captions and axis labels; ``percent``: a percentage (tolerances in
+    percentage points); ``fraction``: a rate in [0, 1] (its agreement floor is 0.02)."""
+
+    name: str
+    unit: str
+    higher: bool
+    decimals: int
+    percent: bool = False
+    fraction: bool = False
+    compute: Callable | None = None
+    derive: Callable | None = None
+    column: str | None = None
+    title: str = ""
+
+    @property
+    def label(self) -> str:
+        """An axis label, e.g. "test accuracy (%)"."""
+        text = self.title or self.name.replace("_", " ")
+        return f"{text} ({self.unit})" if self.unit else text
+
+
+METRICS: dict[str, Metric] = {}
+PER_CLASS = ("tpr", "tnr")
+
+
+def register_metric(metric: Metric) -> Metric:
+    """Declare a metric (one file: build a Metric and register it). Its name must be new."""
+    if metric.name in METRICS or metric.name.partition(":")[0] in PER_CLASS:
+        raise ObliqError(f"metric {metric.name!r} is registered already")
+    if metric.compute is not None and metric.derive is not None:
+        raise ObliqError(f"metric {metric.name!r}: give compute or derive, not both")
+    if metric.compute is None and metric.derive is None and metric.column is None:
+        raise ObliqError(f"metric {metric.name!r}: give compute, derive or a stored column")
+    METRICS[metric.name] = metric
+    return metric
+
+
+def check_metric(metric: str) -> Metric:
+    """The metric's declaration (a per-class rate "tpr:K" / "tnr:K" too), or an ObliqError
+    listing the valid names."""
+    if metric in METRICS:
+        return METRICS[metric]
+    kind, _, k = str(metric).partition(":")
+    if kind in PER_CLASS and k.isdigit() and int(k) >= 1:
+        return Metric(metric, "", True, 2, fraction=True, column=kind)
+    raise ObliqError(f"unknown metric {metric!r}; choose one of {', '.join(METRICS)}, or "
+                     f"tpr:K / tnr:K for the K-th class")
+
+
+def _size_of(attribute: str):
+    def compute(m: Measured):
+        value = getattr(m.estimator, attribute)
+        return _size(value)
+    return compute
+
+
+def _correct(m: Measured) -> int:
+    return int(np.trace(m.matrix))
+
+
+def _macro_f1(m: Measured) -> float:
+    _, _, f1 = _rates(m.matrix)
+    occurring = (m.matrix.sum(axis=1) + m.matrix.sum(axis=0)) > 0
+    return float(np.nanmean(np.where(occurring, f1, np.nan)))
+
+
+for _metric in (
+    Metric("test_accuracy", "%", True, 2, percent=True, column="test_accuracy",
+           compute=lambda m: 100.0 * _correct(m) / max(m.y_test.size, 1)),
+    Metric("test_error", "%", False, 2, percent=True,
+           derive=lambda runs: 100.0 - runs["test_accuracy"]),
+    Metric("train_accuracy", "%", True, 2, percent=True, column="train_accuracy",
+           compute=lambda m: float(np.mean(m.estimator.predict(m.X_fit)
+                                           == np.asarray(m.y_fit))) * 100.0),
+    Metric("macro_f1", "", True, 3, fraction=True, column="macro_f1", compute=_macro_f1,
+           title="macro F"),
+    Metric("n_leaves", "leaves", False, 1, column="n_leaves", compute=_size_of("n_leaves_"),
+           title="tree size"),
+    Metric("n_internal", "internal nodes", False, 1, column="n_internal",
+           compute=lambda m: _size(m.estimator.n_nodes_ - m.estimator.n_leaves_),
+           title="internal nodes"),
+    Metric("n_nodes", "nodes incl. leaves", False, 1,
+           derive=lambda runs: runs["n_leaves"] + runs["n_internal"], title="nodes"),
+    Metric("depth", "levels", False, 1, column="depth", compute=_size_of("depth_")),
+    # the runner times growing + pruning and stores it itself
+    Metric("fit_time", "s", False, 3, column="fit_time", title="fit time"),
+    Metric("predict_time", "s", False, 3, column="predict_time",
+           compute=lambda m: m.predict_time, title="predict time"),
+):
+    register_metric(_metric)
+
+
+def task_metrics(estimator, X_fit, y_fit, X_test, y_test) -> dict:
+    """Every registered metric of one task, the confusion matrix and its per-class rates.
+
+    Returns the runs.csv fields of schema.RUN_COLUMNS from ``n_test`` to ``extra`` except
+    ``fit_time`` (the runner times the fit): each registered metric with a ``compute`` in
+    its column, or in ``extra`` (JSON) when it has none. Accuracies are percent (train
+    accuracy on ``X_fit``, the rows used to grow); ``predict_time`` times
+    ``estimator.predict(X_test)`` alone. The matrix order is the sorted union of
+    ``estimator.classes_`` and the test labels; per-class F1 is 0 when the class has true
+    or predicted rows but no hit, and a class with neither is left out of the macro mean
+    (as scikit-learn's f1_score does with its default labels). Undefined rates (no true
+    rows for TPR, no negatives for TNR) are null in the JSON lists.
     """
     start = time.perf_counter()
     y_pred = estimator.predict(X_test)
@@ -67,22 +188,25 @@ def task_metrics(estimator, X_fit, y_fit, X_test, y_test) -> dict:
     true_codes = np.searchsorted(classes, y_test)
     pred_codes = np.searchsorted(classes, y_pred)
     matrix = confusion(true_codes, pred_codes, classes.size)
-    tpr, tnr, f1 = _rates(matrix)
-    occurring = (matrix.sum(axis=1) + matrix.sum(axis=0)) > 0
-    correct = int(np.trace(matrix))
-    train_acc = float(np.mean(estimator.predict(X_fit) == np.asarray(y_fit))) * 100.0
-    return {
-        "n_test": int(y_test.size),
-        "n_test_correct": correct,
-        "test_accuracy": 100.0 * correct / max(y_test.size, 1),
-        "train_accuracy": train_acc,
-        "n_leaves": _size(estimator.n_leaves_),
-        "n_internal": _size(estimator.n_nodes_ - estimator.n_leaves_),
-        "depth": _size(estimator.depth_),
-        "predict_time": predict_time,
-        "macro_f1": float(np.nanmean(np.where(occurring, f1, np.nan))),
+    tpr, tnr, _ = _rates(matrix)
+    measured = Measured(estimator, X_fit, y_fit, X_test, y_test, y_pred, classes, matrix,
+                        predict_time)
+    row = {"n_test": int(y_test.size), "n_test_correct": _correct(measured)}
+    extra = {}
+    for metric in METRICS.values():
+        if metric.compute is None:
+            continue
+        value = metric.compute(measured)
+        if metric.column is not None:
+            row[metric.column] = value
+        else:
+            extra[metric.name] = None if value is None or (
+                isinstance(value, float) and np.isnan(value)) else float(value)
+    row.update({
         "classes": json.dumps([str(c) for c in classes]),
         "tpr": _json(tpr.tolist()),
         "tnr": _json(tnr.tolist()),
         "confusion": json.dumps(matrix.tolist()),
-    }
+        "extra": json.dumps(extra, sort_keys=True) if extra else "",
+    })
+    return row

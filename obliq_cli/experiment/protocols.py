@@ -19,7 +19,8 @@ no split.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -97,68 +98,170 @@ def _prune_split(protocol, y, rows, seed, dataset, rep, fold):
     return take_count(rows, y, count, protocol.stratified, rng)
 
 
+REQUIRED = object()  # a key without a default
+
+
+@dataclass(frozen=True)
+class Protocol:
+    """A protocol, declared once (adding one is one file: build it and register it).
+
+    ``keys``: the config keys it takes (fields of config.ProtocolSpec: folds, repeats,
+    stratified, prune_fraction, test_fraction, train_size, test_size) and their defaults
+    (``REQUIRED``: no default); ``label_noise`` is every protocol's. ``splits(spec, y,
+    info, seed, dataset)`` makes every (repetition, fold) Split. ``folds(protocol)`` is the
+    number of tasks per repetition (from plain data). ``measurement``: what one value of a
+    table's mean ± sd is, "repetition" (the fold mean of each repetition) or "task" (every
+    task, all tested on one shared test part, as the UMT paper's 2 x 5 CV on a held-out
+    third). ``check(values)`` returns (key, message) for a bad combination of values."""
+
+    name: str
+    keys: dict
+    splits: Callable
+    folds: Callable
+    measurement: str = "repetition"
+    summary: str = ""
+    check: Callable | None = None
+    aliases: dict = field(default_factory=dict)  # another name of a key: {"runs": "repeats"}
+
+
+PROTOCOLS: dict[str, Protocol] = {}
+
+
+def register_protocol(protocol: Protocol) -> Protocol:
+    if protocol.name in PROTOCOLS:
+        raise ObliqError(f"protocol {protocol.name!r} is registered already")
+    if protocol.measurement not in ("repetition", "task"):
+        raise ObliqError(f"protocol {protocol.name!r}: measurement must be 'repetition' or "
+                         f"'task'")
+    PROTOCOLS[protocol.name] = protocol
+    return protocol
+
+
+def protocol_entry(name: str) -> Protocol:
+    if name not in PROTOCOLS:
+        raise ObliqError(f"unknown protocol {name!r}; known: {', '.join(PROTOCOLS)}")
+    return PROTOCOLS[name]
+
+
 def folds_per_repetition(protocol: dict) -> int:
     """How many tasks (folds) one repetition of ``protocol`` (plain data) has."""
-    return int(protocol["folds"]) if protocol["name"] in ("kfold", "holdout_cv") else 1
+    return int(protocol_entry(protocol["name"]).folds(protocol))
+
+
+def measured_per_task(protocol: dict | None) -> bool:
+    """Whether every task of ``protocol`` (plain data, e.g. meta.json's) is one measurement."""
+    name = (protocol or {}).get("name")
+    return name in PROTOCOLS and PROTOCOLS[name].measurement == "task"
+
+
+def _cross_validation(protocol, y, seed, dataset, pool, test_fixed=None) -> list[Split]:
+    if protocol.folds > pool.size:
+        raise ObliqError(f"dataset {dataset!r}: {protocol.folds} folds need at least "
+                         f"{protocol.folds} rows (it has {pool.size})")
+    splits = []
+    for rep in range(protocol.repeats):
+        fold_of = assign_folds(y[pool], protocol.folds, protocol.stratified,
+                               rng_for(seed, dataset, rep, "folds"))
+        for fold in range(protocol.folds):
+            held = pool[fold_of == fold]
+            rest = pool[fold_of != fold]
+            if test_fixed is None:
+                train, prune = _prune_split(protocol, y, rest, seed, dataset, rep, fold)
+                splits.append(Split(rep, fold, train, prune, held))
+            else:
+                splits.append(Split(rep, fold, rest, held, test_fixed))
+    return splits
+
+
+def _kfold_splits(protocol, y, info, seed, dataset):
+    return _cross_validation(protocol, y, seed, dataset, np.arange(y.shape[0]))
+
+
+def _holdout_cv_splits(protocol, y, info, seed, dataset):
+    n = y.shape[0]
+    rng = rng_for(seed, dataset, "holdout")
+    pool, test_fixed = take_count(np.arange(n), y, _count(float(protocol.test_fraction), n),
+                                  protocol.stratified, rng)
+    return _cross_validation(protocol, y, seed, dataset, pool, test_fixed)
+
+
+def _fixed_split_splits(protocol, y, info, seed, dataset):
+    n = y.shape[0]
+    if info.get("fixed_split") is None:
+        raise ObliqError(f"dataset {dataset!r} has no fixed train/test split; "
+                         f"use protocol kfold or random_split")
+    train_all, test = (np.asarray(part, dtype=np.int64) for part in info["fixed_split"])
+    if (train_all.size and (train_all.min() < 0 or train_all.max() >= n)) or (
+            test.size and (test.min() < 0 or test.max() >= n)):
+        raise ObliqError(f"dataset {dataset!r}: its fixed split indexes rows outside "
+                         f"0..{n - 1}")
+    if np.intersect1d(train_all, test).size:
+        raise ObliqError(f"dataset {dataset!r}: its fixed train and test parts overlap")
+    splits = []
+    for rep in range(protocol.repeats):
+        train, prune = _prune_split(protocol, y, train_all, seed, dataset, rep, 0)
+        splits.append(Split(rep, 0, train, prune, test))
+    return splits
+
+
+def _random_split_splits(protocol, y, info, seed, dataset):
+    n = y.shape[0]
+    train_count = _count(protocol.train_size, n)
+    if not 0 < train_count < n:
+        raise ObliqError(f"dataset {dataset!r}: train_size {protocol.train_size} is "
+                         f"{train_count} of its {n} rows; it must leave at least one row "
+                         f"to grow on and one to test")
+    splits = []
+    for rep in range(protocol.repeats):
+        rng = rng_for(seed, dataset, rep, "split")
+        rest, train_all = take_count(np.arange(n), y, train_count, protocol.stratified, rng)
+        test = rest
+        if protocol.test_size is not None:
+            wanted = min(_count(protocol.test_size, n), rest.size)
+            _, test = take_count(rest, y, wanted, protocol.stratified, rng)
+        train, prune = _prune_split(protocol, y, train_all, seed, dataset, rep, 0)
+        splits.append(Split(rep, 0, train, prune, test))
+    return splits
+
+
+def _sizes_fit(values: dict):
+    train, test = values.get("train_size"), values.get("test_size")
+    if isinstance(train, float) and isinstance(test, float) and train + test > 1:
+        return "test_size", f"train_size + test_size exceed 1 ({train} + {test})"
+    return None
+
+
+def _one_fold(protocol) -> int:
+    return 1
+
+
+def _k_folds(protocol) -> int:
+    return int(protocol["folds"])
+
+
+register_protocol(Protocol(
+    "kfold", {"folds": 5, "repeats": 1, "stratified": False, "prune_fraction": None},
+    _kfold_splits, _k_folds,
+    summary="k-1 folds minus the prune part / prune part / the held-out fold"))
+register_protocol(Protocol(
+    "holdout_cv", {"test_fraction": 1 / 3, "folds": 2, "repeats": 5, "stratified": True},
+    _holdout_cv_splits, _k_folds, measurement="task",
+    summary="k-1 folds of the non-test part / the held-out fold / the fixed test part"))
+register_protocol(Protocol(
+    "fixed_split", {"repeats": 1, "stratified": False, "prune_fraction": None},
+    _fixed_split_splits, _one_fold,
+    summary="the dataset's own training part / prune part / its test part"))
+register_protocol(Protocol(
+    "random_split", {"train_size": REQUIRED, "test_size": None, "repeats": 1,
+                     "stratified": False, "prune_fraction": None},
+    _random_split_splits, _one_fold, check=_sizes_fit, aliases={"runs": "repeats"},
+    summary="a random training part / prune part / the rest (or test_size rows)"))
 
 
 def make_splits(protocol, y: np.ndarray, info: dict, seed: int, dataset: str) -> list[Split]:
     """Every (repetition, fold) split of a dataset under ``protocol`` (a ProtocolSpec)."""
     y = np.asarray(y)
-    n = y.shape[0]
-    splits: list[Split] = []
-    if protocol.name in ("kfold", "holdout_cv"):
-        pool = np.arange(n)
-        test_fixed = None
-        if protocol.name == "holdout_cv":
-            rng = rng_for(seed, dataset, "holdout")
-            pool, test_fixed = take_count(pool, y, _count(float(protocol.test_fraction), n),
-                                          protocol.stratified, rng)
-        if protocol.folds > pool.size:
-            raise ObliqError(f"dataset {dataset!r}: {protocol.folds} folds need at least "
-                             f"{protocol.folds} rows (it has {pool.size})")
-        for rep in range(protocol.repeats):
-            fold_of = assign_folds(y[pool], protocol.folds, protocol.stratified,
-                                   rng_for(seed, dataset, rep, "folds"))
-            for fold in range(protocol.folds):
-                held = pool[fold_of == fold]
-                rest = pool[fold_of != fold]
-                if test_fixed is None:
-                    train, prune = _prune_split(protocol, y, rest, seed, dataset, rep, fold)
-                    splits.append(Split(rep, fold, train, prune, held))
-                else:
-                    splits.append(Split(rep, fold, rest, held, test_fixed))
-    elif protocol.name == "fixed_split":
-        if info.get("fixed_split") is None:
-            raise ObliqError(f"dataset {dataset!r} has no fixed train/test split; "
-                             f"use protocol kfold or random_split")
-        train_all, test = (np.asarray(part, dtype=np.int64) for part in info["fixed_split"])
-        if (train_all.size and (train_all.min() < 0 or train_all.max() >= n)) or (
-                test.size and (test.min() < 0 or test.max() >= n)):
-            raise ObliqError(f"dataset {dataset!r}: its fixed split indexes rows outside "
-                             f"0..{n - 1}")
-        if np.intersect1d(train_all, test).size:
-            raise ObliqError(f"dataset {dataset!r}: its fixed train and test parts overlap")
-        for rep in range(protocol.repeats):
-            train, prune = _prune_split(protocol, y, train_all, seed, dataset, rep, 0)
-            splits.append(Split(rep, 0, train, prune, test))
-    elif protocol.name == "random_split":
-        train_count = _count(protocol.train_size, n)
-        if not 0 < train_count < n:
-            raise ObliqError(f"dataset {dataset!r}: train_size {protocol.train_size} is "
-                             f"{train_count} of its {n} rows; it must leave at least one row "
-                             f"to grow on and one to test")
-        for rep in range(protocol.repeats):
-            rng = rng_for(seed, dataset, rep, "split")
-            rest, train_all = take_count(np.arange(n), y, train_count, protocol.stratified, rng)
-            test = rest
-            if protocol.test_size is not None:
-                wanted = min(_count(protocol.test_size, n), rest.size)
-                _, test = take_count(rest, y, wanted, protocol.stratified, rng)
-            train, prune = _prune_split(protocol, y, train_all, seed, dataset, rep, 0)
-            splits.append(Split(rep, 0, train, prune, test))
-    else:  # the config has already rejected other names
-        raise ObliqError(f"unknown protocol {protocol.name!r}")
+    splits = protocol_entry(protocol.name).splits(protocol, y, info, seed, dataset)
     for split in splits:
         _check(split, y, dataset)
     return splits

@@ -43,7 +43,8 @@ import numpy as np
 from .. import __version__, registry
 from ..errors import ObliqError
 from . import results
-from .metrics import task_metrics
+from .backends import BACKENDS
+from .metrics import METRICS, task_metrics
 from .protocols import Split, flip_labels, fold_record, make_splits
 from .schema import RUN_COLUMNS
 from .seeds import rng_for
@@ -99,6 +100,8 @@ def _plugin_modules(config) -> tuple[str, ...]:
         objs.append(registry.algorithm_entry(algo.name).obj)
         if algo.pruner is not None:
             objs.append(registry.pruner_entry(algo.pruner.name).obj)
+    # registered metrics are measured by every task; the protocols are only used here
+    objs += [metric.compute for metric in METRICS.values() if metric.compute is not None]
     modules = {getattr(obj, "__module__", "") or "" for obj in objs}
     # a plugin loaded from a file (a config's imports) travels as its path
     return tuple(sorted(registry.plugin_ref(m) for m in modules
@@ -316,9 +319,6 @@ def _meta(config, meta: dict) -> dict:
     meta["configs"] = configs
     meta["history"] = list(meta.get("history") or [])
     return meta
-
-
-BACKENDS = ("loky", "threading", "dask")
 
 
 def check_backend(backend: str, n_jobs: int = 1, scheduler: str | None = None) -> None:

@@ -13,7 +13,6 @@ repetition's test rows, total correct / total tested (Murthy's ``cross_validate`
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -21,55 +20,16 @@ import pandas as pd
 
 from ..errors import ObliqError
 from ..experiment import results as results_folder
+from ..experiment.metrics import METRICS, PER_CLASS, Metric, check_metric  # noqa: F401
 from ..experiment.schema import LABEL_COLUMNS, NUMERIC_COLUMNS, STATUSES
 from .csvio import read_text_csv
 
-
-@dataclass(frozen=True)
-class Metric:
-    """How a metric is read, printed and compared."""
-
-    column: str
-    unit: str          # shown in the caption, "" for none
-    higher: bool       # True when a larger value is better
-    decimals: int      # printed precision
-    percent: bool      # a percentage (tolerances are then in percentage points)
-    fraction: bool = False  # a rate in [0, 1] (its agreement floor is 0.02, not 2)
-
-
-METRICS: dict[str, Metric] = {
-    "test_accuracy": Metric("test_accuracy", "%", True, 2, True),
-    "test_error": Metric("test_error", "%", False, 2, True),
-    "train_accuracy": Metric("train_accuracy", "%", True, 2, True),
-    "macro_f1": Metric("macro_f1", "", True, 3, False, fraction=True),
-    "n_leaves": Metric("n_leaves", "leaves", False, 1, False),
-    "n_internal": Metric("n_internal", "internal nodes", False, 1, False),
-    "n_nodes": Metric("n_nodes", "nodes incl. leaves", False, 1, False),
-    "depth": Metric("depth", "levels", False, 1, False),
-    "fit_time": Metric("fit_time", "s", False, 3, False),
-    "predict_time": Metric("predict_time", "s", False, 3, False),
-}
+# Pooled accuracy (OC1's correct / tested over a repetition's folds) applies to these only.
 POOLABLE = ("test_accuracy", "test_error")
 
 # Columns the report reads; all must be present, and the numbers numeric in "ok" rows.
 # (``task``, the identity of a row's task, is read when present: older files lack it.)
 REQUIRED_COLUMNS = ["config_hash"] + LABEL_COLUMNS + ["status"] + NUMERIC_COLUMNS
-
-
-# Per-class one-vs-rest rates (HHCART Tables 3 and 5): "tpr:2" is the true-positive rate
-# of a dataset's 2nd class, classes in the sorted order of their labels.
-PER_CLASS = ("tpr", "tnr")
-
-
-def check_metric(metric: str) -> Metric:
-    """The metric's description, or an ObliqError listing the valid names."""
-    if metric in METRICS:
-        return METRICS[metric]
-    kind, _, k = str(metric).partition(":")
-    if kind in PER_CLASS and k.isdigit() and int(k) >= 1:
-        return Metric(metric, "", True, 2, False, fraction=True)
-    raise ObliqError(f"unknown metric {metric!r}; choose one of {', '.join(METRICS)}, or "
-                     f"tpr:K / tnr:K for the K-th class")
 
 
 def _class_rate(runs: pd.DataFrame, metric: str) -> pd.Series:
@@ -224,9 +184,23 @@ def read_experiment(directory, show_all: bool = False) -> tuple[pd.DataFrame, di
     runs = _visible(runs, meta, show_all).reset_index(drop=True)
     runs["experiment"] = str(meta["name"])
     runs["source"] = str(runs_path)
-    runs["test_error"] = 100.0 - runs["test_accuracy"]
-    runs["n_nodes"] = runs["n_leaves"] + runs["n_internal"]
-    return runs, meta
+    return _registered_metrics(runs), meta
+
+
+def _registered_metrics(runs: pd.DataFrame) -> pd.DataFrame:
+    """Columns for the registered metrics that have none in runs.csv: those stored in
+    a row's ``extra`` JSON, and those derived from stored columns (test_error, n_nodes)."""
+    extra = runs["extra"] if "extra" in runs.columns else pd.Series("", index=runs.index)
+    parsed = [json.loads(text) if isinstance(text, str) and text.startswith("{") else {}
+              for text in extra]
+    for metric in METRICS.values():
+        if metric.compute is not None and metric.column is None:
+            runs[metric.name] = pd.Series([p.get(metric.name, np.nan) for p in parsed],
+                                          index=runs.index, dtype=np.float64)
+    for metric in METRICS.values():
+        if metric.derive is not None:
+            runs[metric.name] = metric.derive(runs)
+    return runs
 
 
 def load_results(paths, show_all: bool = False) -> tuple[pd.DataFrame, list[dict]]:

@@ -31,6 +31,7 @@ import pandas as pd
 from scipy import stats
 
 from ..errors import ObliqError
+from ..experiment.protocols import measured_per_task
 from .aggregate import check_metric, per_repetition, with_metric_column
 
 
@@ -245,14 +246,14 @@ def protocol_caveat(test: str, protocol: str | None) -> str | None:
     grow + prune rows, i.e. (1/3) / (2/3) = 0.5 there, but Nadeau & Bengio derived the
     correction for independently drawn test sets.
     """
-    if protocol != "holdout_cv":
+    if not measured_per_task({"name": protocol}):
         return None
     if check_test(test).two_folds:
-        return (f"holdout_cv scores both folds of a repetition on the same held-out test "
+        return (f"{protocol} scores both folds of a repetition on the same held-out test "
                 f"part, not on disjoint halves as {test} assumes, so the fold differences "
                 f"agree more and the test rejects more often than alpha says")
     if test == "corrected-t":
-        return ("holdout_cv: the ratio is Σ n_test / Σ (grow + prune rows), the held-out "
+        return (f"{protocol}: the ratio is Σ n_test / Σ (grow + prune rows), the held-out "
                 "test part over the cross-validated rest (0.5 for a third held out); every "
                 "task shares that test part, so the pairs correlate more than Nadeau & "
                 "Bengio's correction allows for and the test stays somewhat liberal")

@@ -18,6 +18,7 @@ import pandas as pd
 from tabulate import tabulate
 
 from ..errors import ObliqError
+from ..experiment.protocols import measured_per_task
 from .aggregate import (
     POOLABLE,
     as_single_folds,
@@ -80,9 +81,9 @@ def experiment_table(runs: pd.DataFrame, meta: dict, metric: str, sig: str | Non
     datasets = _order([d.get("label") for d in config.get("datasets", [])], runs["dataset"])
     algorithms = _order([a.get("label") for a in config.get("algorithms", [])],
                         runs["algorithm"])
-    # holdout_cv (UMT paper): one test part, so each of the k x r trees is one measurement
-    per_fold = ((config.get("protocol") or {}).get("name") == "holdout_cv"
-                and not pooled and not best)
+    # A protocol whose tasks share one test part (holdout_cv, the UMT paper): each of the
+    # k x r trees is one measurement (its declaration says so).
+    per_fold = measured_per_task(config.get("protocol")) and not pooled and not best
     summary_runs = as_single_folds(runs) if per_fold else runs
     tidy = summarise(summary_runs, metric, pooled, best).drop(columns=["experiment"])
     caption = describe(tidy, metric, pooled, best, per_fold)
