@@ -212,6 +212,48 @@ def test_report_default_output_and_no_boundaries(results, tmp_path):
 CHROMIUM = Path("/usr/bin/chromium")
 
 
+def test_results_come_first_and_the_config_and_history_last_folded(page):
+    doc = parse(page)
+    body = elements(doc, "body")[0]
+    order = [el.tag.replace(XHTML, "") for el in body.iter()
+             if el.tag.replace(XHTML, "") in ("table", "pre", "details", "img")]
+    assert order[0] == "table" and order.index("img") < order.index("details")
+    first = elements(doc, "table")[0]
+    assert [text_of(th).strip() for th in first.iter(f"{XHTML}th")][0] == "dataset"
+    details = elements(doc, "details")
+    summaries = [text_of(el.find(f"{XHTML}summary")) for el in details]
+    assert summaries == ["Configuration as run", "Run history"]
+    assert all(el.get("open") is None for el in details)  # folded
+    history = details[1].find(f".//{XHTML}table")
+    rows = list(history.iter(f"{XHTML}tr"))
+    assert len(rows) == 2 and "run" in text_of(rows[1])  # header + the one run
+    grid = [el for el in doc.iter(f"{XHTML}div") if el.get("class") == "grid"]
+    assert len(grid) == 1 and len(list(grid[0].iter(f"{XHTML}figure"))) == 2
+
+
+# Reports where the first results table sits on the first screen: Chromium runs the
+# page with this script and writes the table's position into the title.
+PROBE = """<script>
+const t = document.querySelector("table");
+document.title = "probe " + Math.round(t.getBoundingClientRect().top) + " "
+  + window.innerHeight + " " + t.querySelector("th").textContent.trim();
+</script>"""
+
+
+@pytest.mark.skipif(not CHROMIUM.exists(), reason="no /usr/bin/chromium here")
+def test_the_first_screen_shows_a_results_table(page, tmp_path):
+    html_file = tmp_path / "probe.html"
+    html_file.write_text(page.replace("</body>", PROBE + "</body>"), encoding="utf-8")
+    done = subprocess.run([str(CHROMIUM), "--headless", "--no-sandbox", "--disable-gpu",
+                           "--disable-background-networking", "--window-size=1280,800",
+                           "--dump-dom", html_file.as_uri()],
+                          check=True, capture_output=True, timeout=120, text=True)
+    title = text_of(elements(parse(done.stdout), "title")[0]).split()
+    assert title[0] == "probe" and title[3] == "dataset"
+    top, height = int(title[1]), int(title[2])
+    assert 0 < top < height * 0.6, (top, height)
+
+
 @pytest.mark.skipif(not CHROMIUM.exists(), reason="no /usr/bin/chromium here")
 def test_page_renders_in_a_headless_browser(page, tmp_path):
     html_file = tmp_path / "report.html"

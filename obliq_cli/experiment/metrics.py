@@ -163,12 +163,14 @@ for _metric in (
     register_metric(_metric)
 
 
-def task_metrics(estimator, X_fit, y_fit, X_test, y_test) -> dict:
+def task_metrics(estimator, X_fit, y_fit, X_test, y_test, extra: tuple = ()) -> dict:
     """Every registered metric of one task, the confusion matrix and its per-class rates.
 
     Returns the runs.csv fields of schema.RUN_COLUMNS from ``n_test`` to ``extra`` except
-    ``fit_time`` (the runner times the fit): each registered metric with a ``compute`` in
-    its column, or in ``extra`` (JSON) when it has none. Accuracies are percent (train
+    ``fit_time`` (the runner times the fit): each registered metric with a ``compute`` and
+    a column of its own, and in ``extra`` (JSON) those named in ``extra`` (the config's
+    ``metrics`` that have no column: a row depends on its config, not on what else some
+    process registered). Accuracies are percent (train
     accuracy on ``X_fit``, the rows used to grow); ``predict_time`` times
     ``estimator.predict(X_test)`` alone. The matrix order is the sorted union of
     ``estimator.classes_`` and the test labels; per-class F1 is 0 when the class has true
@@ -192,21 +194,21 @@ def task_metrics(estimator, X_fit, y_fit, X_test, y_test) -> dict:
     measured = Measured(estimator, X_fit, y_fit, X_test, y_test, y_pred, classes, matrix,
                         predict_time)
     row = {"n_test": int(y_test.size), "n_test_correct": _correct(measured)}
-    extra = {}
+    stored = {}
     for metric in METRICS.values():
-        if metric.compute is None:
+        if metric.compute is None or (metric.column is None and metric.name not in extra):
             continue
         value = metric.compute(measured)
         if metric.column is not None:
             row[metric.column] = value
         else:
-            extra[metric.name] = None if value is None or (
+            stored[metric.name] = None if value is None or (
                 isinstance(value, float) and np.isnan(value)) else float(value)
     row.update({
         "classes": json.dumps([str(c) for c in classes]),
         "tpr": _json(tpr.tolist()),
         "tnr": _json(tnr.tolist()),
         "confusion": json.dumps(matrix.tolist()),
-        "extra": json.dumps(extra, sort_keys=True) if extra else "",
+        "extra": json.dumps(stored, sort_keys=True) if stored else "",
     })
     return row

@@ -63,6 +63,8 @@ class Task:
     modules: tuple[str, ...] = ()
     # results.task_identity: the row's key in runs.csv
     identity: str = ""
+    # the config's metrics stored in the row's extra JSON (no column of their own)
+    extra_metrics: tuple[str, ...] = ()
 
     @property
     def key(self) -> str:
@@ -100,8 +102,9 @@ def _plugin_modules(config) -> tuple[str, ...]:
         objs.append(registry.algorithm_entry(algo.name).obj)
         if algo.pruner is not None:
             objs.append(registry.pruner_entry(algo.pruner.name).obj)
-    # registered metrics are measured by every task; the protocols are only used here
-    objs += [metric.compute for metric in METRICS.values() if metric.compute is not None]
+    # the config's registered metrics are measured by every task (in the workers too)
+    objs += [METRICS[m].compute for m in config.metrics
+             if m in METRICS and METRICS[m].compute is not None]
     modules = {getattr(obj, "__module__", "") or "" for obj in objs}
     # a plugin loaded from a file (a config's imports) travels as its path
     return tuple(sorted(registry.plugin_ref(m) for m in modules
@@ -206,7 +209,7 @@ def run_task(task: Task) -> dict:
                           names)
         grow, prune = fitted.grow, fitted.prune
         row.update(task_metrics(fitted.estimator, X[grow], y[grow], X[split.test],
-                                y[split.test]))
+                                y[split.test], task.extra_metrics))
         row.update(status="ok", error="", fit_time=fitted.fit_time, n_train=int(grow.size),
                    n_prune=int(prune.size))
     except Exception as exc:  # a failing task is recorded; the run goes on
@@ -255,6 +258,8 @@ def plan(config) -> tuple[list[Task], dict[str, dict]]:
     records: dict[str, dict] = {}
     digest = config.hash()
     plain = config.to_dict()
+    extra = tuple(m for m in config.metrics if m in METRICS and METRICS[m].column is None
+                  and METRICS[m].compute is not None)
     modules = _plugin_modules(config)
     for i, spec in enumerate(config.datasets):
         where = f"{config.path}: datasets[{i}] ({spec.label})"
@@ -292,7 +297,7 @@ def plan(config) -> tuple[list[Task], dict[str, dict]]:
                 identity = results.task_identity(plain, plain["datasets"][i], algo_plain,
                                                  split.repetition, split.fold)
                 tasks.append(Task(digest, config.seed, spec, algo, split,
-                                  config.protocol.label_noise, modules, identity))
+                                  config.protocol.label_noise, modules, identity, extra))
     return tasks, records
 
 

@@ -40,6 +40,10 @@ table { border-collapse: collapse; margin: 0.6em 0; font-size: 0.85em; }
 th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; }
 th { background: #eee; } tr:nth-child(even) td { background: #fafafa; }
 figure { display: inline-block; margin: 0.6em 1em 0.6em 0; vertical-align: top; }
+.grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(22em, 1fr));
+        gap: 0.6em; }
+.grid figure { margin: 0; } .grid figure img { width: 100%; }
+details { margin: 1em 0; } summary { cursor: pointer; font-weight: bold; }
 figure img { max-width: 100%; border: 1px solid #ddd; }
 figcaption { font-size: 0.85em; color: #555; max-width: 40em; }
 .note { color: #8a4b00; }
@@ -93,7 +97,7 @@ def size_figure(runs: pd.DataFrame, meta: dict):
     from .plots import plot_accuracy_vs_size
 
     return plot_accuracy_vs_size(accuracy_size_table(runs, meta),
-                                 title=f"{meta['name']}: mean test accuracy vs mean leaves")
+                                 title=f"{meta['name']}: test accuracy against tree size")
 
 
 def cd_figure(runs: pd.DataFrame, name: str, metric: str = "test_accuracy",
@@ -105,8 +109,8 @@ def cd_figure(runs: pd.DataFrame, name: str, metric: str = "test_accuracy",
 
     higher = check_metric(metric).higher
     result = friedman_test(dataset_scores(runs, metric), higher, alpha)
-    title = (f"{name}: {metric}, average ranks over {result.n_datasets} datasets "
-             f"(Friedman p = {result.chi2_pvalue:.3g}; Nemenyi CD at alpha = {alpha:g})")
+    # Short enough for one line; the test statistics go to the caption.
+    title = f"{name}: average rank, {check_metric(metric).label}"
     return plot_critical_difference(result.average_ranks, result.critical_difference,
                                     title), result
 
@@ -156,77 +160,103 @@ def boundary_figures(meta: dict, resolution: int = 300) -> list[str]:
 
 
 # --------------------------------------------------------------------- the page
+def _history_table(meta: dict) -> str:
+    """The run history of meta.json as an HTML table (one row per ``obliq run``)."""
+    history = [h for h in meta.get("history") or [] if isinstance(h, dict)]
+    if not history:
+        return _note("meta.json holds no run history (written by an older obliq)")
+    rows = []
+    for h in history:
+        tasks = h.get("tasks") or {}
+        versions = h.get("versions") or {}
+        cells = [h.get("started") or "", h.get("finished") or "(did not finish)",
+                 h.get("command", ""), tasks.get("ran", ""), tasks.get("skipped", ""),
+                 tasks.get("failed", ""), h.get("backend", ""), h.get("n_jobs", ""),
+                 h.get("host", ""), versions.get("obliq", ""),
+                 ", ".join(f"{k} {v}" for k, v in versions.items()
+                           if k not in ("obliq", "git_commit") and v)]
+        rows.append("<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in cells)
+                    + "</tr>")
+    head = ["started", "finished", "command", "ran", "skipped", "failed", "backend", "jobs",
+            "host", "obliq", "dependencies"]
+    return ("<table><thead><tr>" + "".join(f"<th>{h}</th>" for h in head)
+            + "</tr></thead><tbody>" + "".join(rows) + "</tbody></table>")
+
+
 def _experiment_section(index: int, runs: pd.DataFrame, meta: dict, boundaries: bool,
                         alpha: float) -> str:
+    """One experiment as a paper's results section: the tables beside the paper's, the
+    significance, the CD diagram and accuracy against size; then, folded, the config as
+    run and the run history."""
     import yaml
 
     from .significance import format_stats
     from .tables import format_tables
 
     name = str(meta["name"])
-    directory = meta["results_dir"]
     config = meta.get("config") or {}
     parts = [f'<h2 id="experiment-{index}">{html.escape(name)}</h2>']
-    facts = [f"results: {directory}"]
-    for key in ("config_hash", "started", "finished"):
-        if meta.get(key):
-            facts.append(f"{key}: {meta[key]}")
+    ok = runs[runs["status"] == "ok"]
+    metrics = ["test_accuracy"] + [m for m in config.get("metrics", []) if m != "test_accuracy"]
+    for metric in metrics:
+        parts.append(f"<h3>{html.escape(check_metric(metric).label)}</h3>")
+        try:
+            parts.append(format_tables(runs, [meta], metric=metric, fmt="html"))
+        except ObliqError as exc:
+            parts.append(_note(f"{metric}: {exc}"))
+    if not ok.empty:
+        parts.append("<h3>Significance</h3>")
+        try:
+            parts.append(format_stats(runs, [meta], metric="test_accuracy", alpha=alpha,
+                                      fmt="html"))
+        except ObliqError as exc:
+            parts.append(_note(f"significance: {exc}"))
+        parts.append("<h3>Figures</h3>")
+        figures = []
+        n_datasets, n_algorithms = ok["dataset"].nunique(), ok["algorithm"].nunique()
+        if n_datasets >= 2 and n_algorithms >= 2:
+            try:
+                fig, result = cd_figure(runs, name, "test_accuracy", alpha)
+                figures.append(_img(
+                    fig, f"Critical-difference diagram (Demšar 2006): average ranks of test "
+                         f"accuracy over {result.n_datasets} datasets (1 = best; Friedman "
+                         f"p = {result.chi2_pvalue:.3g}); bars join algorithms whose ranks "
+                         f"differ by less than the Nemenyi CD = "
+                         f"{result.critical_difference:.3g} (alpha = {alpha:g}).",
+                    "critical-difference diagram"))
+            except ObliqError as exc:
+                figures.append(_note(f"CD diagram: {exc}"))
+        else:
+            figures.append(_note(f"no CD diagram: it needs at least 2 datasets and 2 "
+                                 f"algorithms (here {n_datasets} and {n_algorithms})"))
+        try:
+            figures.append(_img(size_figure(runs, meta),
+                                "Mean test accuracy against mean number of leaves, one "
+                                "panel per dataset.", "accuracy against tree size"))
+        except ObliqError as exc:
+            figures.append(_note(f"accuracy vs size: {exc}"))
+        parts.append('<div class="figures">' + "\n".join(figures) + "</div>")
+        if boundaries:
+            parts.append("<h3>Decision regions (2-D datasets, replayed)</h3>")
+            shown = boundary_figures(meta)
+            parts.append('<div class="grid">' + "\n".join(
+                shown or [_note("no 2-D dataset in this experiment")]) + "</div>")
+    else:
+        parts.append(_note("no finished task yet: no statistics or figures"))
+    parts.append("<details><summary>Configuration as run</summary>")
+    facts = [f"results: {meta['results_dir']}"]
+    if meta.get("config_hash"):
+        facts.append(f"config_hash: {meta['config_hash']}")
     parts.append(f'<p class="meta">{html.escape("; ".join(facts))}</p>')
-    parts.append("<h3>Configuration as run</h3>")
     if config:
         text = yaml.safe_dump(config, sort_keys=False, allow_unicode=True)
         parts.append(f"<pre>{html.escape(text)}</pre>")
     else:
         parts.append(_note("meta.json holds no config"))
-
-    ok = runs[runs["status"] == "ok"]
-    metrics = ["test_accuracy"] + [m for m in config.get("metrics", []) if m != "test_accuracy"]
-    parts.append("<h3>Tables</h3>")
-    for metric in metrics:
-        parts.append(f"<h4>{html.escape(metric)}</h4>")
-        try:
-            parts.append(format_tables(runs, [meta], metric=metric, fmt="html"))
-        except ObliqError as exc:
-            parts.append(_note(f"{metric}: {exc}"))
-    if ok.empty:
-        parts.append(_note("no finished task yet: no statistics or pictures"))
-        return "\n".join(parts)
-
-    parts.append("<h3>Significance</h3>")
-    try:
-        parts.append(format_stats(runs, [meta], metric="test_accuracy", alpha=alpha,
-                                  fmt="html"))
-    except ObliqError as exc:
-        parts.append(_note(f"significance: {exc}"))
-
-    parts.append("<h3>Pictures</h3>")
-    figures = []
-    n_datasets, n_algorithms = ok["dataset"].nunique(), ok["algorithm"].nunique()
-    if n_datasets >= 2 and n_algorithms >= 2:
-        try:
-            fig, result = cd_figure(runs, name, "test_accuracy", alpha)
-            figures.append(_img(
-                fig, f"Critical-difference diagram (Demšar 2006): average ranks of test "
-                     f"accuracy over {result.n_datasets} datasets (1 = best); bars join "
-                     f"algorithms whose ranks differ by less than the Nemenyi CD = "
-                     f"{result.critical_difference:.3g} (alpha = {alpha:g}).",
-                "critical-difference diagram"))
-        except ObliqError as exc:
-            figures.append(_note(f"CD diagram: {exc}"))
-    else:
-        figures.append(_note(f"no CD diagram: it needs at least 2 datasets and 2 algorithms "
-                             f"(here {n_datasets} and {n_algorithms})"))
-    try:
-        figures.append(_img(size_figure(runs, meta),
-                            "Mean test accuracy against mean number of leaves, one panel "
-                            "per dataset.", "accuracy against tree size"))
-    except ObliqError as exc:
-        figures.append(_note(f"accuracy vs size: {exc}"))
-    parts.extend(figures)
-    if boundaries:
-        parts.append("<h3>Decision regions (2-D datasets, refitted)</h3>")
-        shown = boundary_figures(meta)
-        parts.extend(shown or [_note("no 2-D dataset in this experiment")])
+    parts.append("</details>")
+    parts.append("<details><summary>Run history</summary>")
+    parts.append(_history_table(meta))
+    parts.append("</details>")
     return "\n".join(parts)
 
 

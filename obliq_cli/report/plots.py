@@ -340,8 +340,9 @@ def plot_critical_difference(average_ranks: pd.Series, cd: float,
         ax.plot([lo - 0.03, hi + 0.03], [yb, yb], color="black", linewidth=4,
                 solid_capstyle="butt", gid=f"cd-group-{g}")
     if title:
-        width_chars = int((axis_inches + 2 * label_inches) * 11)
-        ax.set_title("\n".join(textwrap.wrap(title, width_chars)), fontsize=10)
+        # One line: shrink the type rather than wrap (a wrapped title reads as two).
+        width_chars = (axis_inches + 2 * label_inches) * 11
+        ax.set_title(title, fontsize=min(10.0, 10.0 * width_chars / max(len(title), 1)))
     fig.obliq_groups = groups
     return fig
 
@@ -354,9 +355,12 @@ def plot_accuracy_vs_size(tidy: pd.DataFrame, accuracy: str = "test_accuracy",
 
     ``tidy`` has one row per (dataset, algorithm) with columns ``dataset``, ``algorithm``,
     ``accuracy`` and ``size`` (their names given). Models without a size (an SVM: NaN)
-    are left out of their panel. The size axis is logarithmic when sizes span more than a
-    factor of 20.
+    are left out of their panel. Every panel has the same kind of size axis: logarithmic
+    on all when the sizes of some dataset span more than a factor of 20, else linear on
+    all; axis labels carry the metrics' units.
     """
+    from ..experiment.metrics import check_metric
+
     missing = {"dataset", "algorithm", accuracy, size} - set(tidy.columns)
     if missing:
         raise ObliqError(f"accuracy vs size: missing column(s) {', '.join(sorted(missing))}")
@@ -374,6 +378,9 @@ def plot_accuracy_vs_size(tidy: pd.DataFrame, accuracy: str = "test_accuracy",
                  layout="constrained")
     axes = np.atleast_1d(fig.subplots(n_rows, n_cols, squeeze=False)).ravel()
     colours = class_colours(len(algorithms))
+    spans = data.groupby("dataset")[size].agg(["min", "max"])
+    log_x = bool(((spans["min"] > 0) & (spans["max"] > 20 * spans["min"])).any()
+                 and (data[size] > 0).all())
     markers = ["o", "s", "^", "D", "v", "P", "X", "*", "<", ">", "h", "p"]
     for ax, dataset in zip(axes, datasets):
         part = data[data["dataset"] == dataset]
@@ -384,14 +391,14 @@ def plot_accuracy_vs_size(tidy: pd.DataFrame, accuracy: str = "test_accuracy",
             ax.scatter(row[size], row[accuracy], s=36, color=colours[j],
                        marker=markers[j % len(markers)], label=str(algorithm),
                        edgecolors="black", linewidths=0.4, zorder=3)
-        sizes = part[size].to_numpy(dtype=np.float64)
-        if sizes.min() > 0 and sizes.max() / sizes.min() > 20:
+        if log_x:
             ax.set_xscale("log")
         ax.set_title(str(dataset), fontsize=9)
         ax.grid(alpha=0.3)
         ax.tick_params(labelsize=7)
-        ax.set_xlabel(f"mean {size}", fontsize=8)
-        ax.set_ylabel(f"mean {accuracy}", fontsize=8)
+        ax.set_xlabel(check_metric(size).label + (", log scale" if log_x else ""),
+                      fontsize=8)
+        ax.set_ylabel(check_metric(accuracy).label, fontsize=8)
     for ax in axes[len(datasets):]:
         ax.set_axis_off()
     handles, labels = [], []

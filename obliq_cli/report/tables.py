@@ -137,6 +137,9 @@ def experiment_table(runs: pd.DataFrame, meta: dict, metric: str, sig: str | Non
     tidy["agrees"] = tidy["paper_mean"].notna() & agrees(tidy["mean"], tidy["paper_mean"],
                                                          tidy["paper_sd"], floor)
     if paper_notes:
+        covered = int(tidy["paper_mean"].notna().sum())
+        notes.append(f"agreement: {int(tidy['agrees'].sum())} of {covered} values within "
+                     f"tolerance of the paper's (✓)")
         unit = "percentage points" if m.percent else (m.unit or "units")
         notes.append(f"{paper_notes[0]}; Δ = ours - paper; ✓ when |Δ| <= "
                      f"max({floor:g}, {TOLERANCE_SDS:g} × paper sd), in {unit} "
