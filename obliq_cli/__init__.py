@@ -1,9 +1,57 @@
-"""obliq: regenerate the benchmark tables of oblique decision-tree papers from YAML configs."""
+"""obliq: regenerate the benchmark tables of oblique decision-tree papers from YAML configs.
 
-from .registry import load_dataset, make_estimator
+The estimator classes are importable by name (``from obliq_cli import OC1Classifier``);
+they load on first use, so that ``import obliq_cli`` stays light.
+"""
+
+import importlib
+
+from .registry import expected_failed_checks, load_dataset, make_estimator
 
 __version__ = "0.1.0"
 
 from .model import load_model, save_model  # noqa: E402  (model reads __version__)
 
-__all__ = ["load_dataset", "load_model", "make_estimator", "save_model", "__version__"]
+# class name -> module of obliq_cli.algorithms that defines it
+_CLASSES = {
+    "APDTClassifier": "apdt",
+    "C45Classifier": "c45",
+    "CARTClassifier": "cart",
+    "CARTLCClassifier": "cart_lc",
+    "FDTClassifier": "fdt",
+    "GEPSVMClassifier": "svm",
+    "GeometricTreeClassifier": "gdt",
+    "HHCARTAClassifier": "hhcart",
+    "HHCARTDClassifier": "hhcart",
+    "ID3Classifier": "id3",
+    "LDTClassifier": "ldt",
+    "OC1APClassifier": "oc1",
+    "OC1Classifier": "oc1",
+    "OC1LCClassifier": "oc1",
+    "OneVsOneTrees": "multiclass",
+    "OneVsRestTrees": "multiclass",
+    "QUESTClassifier": "quest",
+    "SVMClassifier": "svm",
+    "TreeClassifier": "base",
+    "UMTClassifier": "umt",
+    "UMTOneVsOneClassifier": "multiclass",
+    "UMTOneVsRestClassifier": "multiclass",
+    # earlier names, kept as aliases
+    "GeometricDecisionTree": "gdt",
+    "UMTOneVsOne": "multiclass",
+    "UMTOneVsRest": "multiclass",
+}
+
+__all__ = ["expected_failed_checks", "load_dataset", "load_model", "make_estimator",
+           "save_model", "__version__", *_CLASSES]
+
+
+def __getattr__(name):
+    module = _CLASSES.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.algorithms.{module}"), name)
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_CLASSES))

@@ -336,11 +336,19 @@ def _check_estimator(r: _Reader, name: str, params: dict, where: str) -> None:
     try:
         estimator = registry.make_estimator(name, **params)
         if hasattr(estimator, "validate_params"):
-            estimator.validate_params()
+            estimator.validate_params()  # the estimator's parameter declaration
     except ObliqError as exc:
-        r.fail(where, str(exc))
+        _fail_parameter(r, where, exc)
     except (TypeError, ValueError) as exc:
         r.fail(where, str(exc).splitlines()[0])
+
+
+def _fail_parameter(r: _Reader, where: str, exc: ObliqError):
+    """A bad parameter value as ``<where>.<parameter>: must be ...``."""
+    param = getattr(exc, "param", None)
+    if param is None:
+        r.fail(where, str(exc))
+    r.fail(f"{where}.{param}", exc.detail)
 
 
 def _algorithms(r: _Reader, value, datasets) -> tuple[AlgorithmSpec, ...]:
@@ -392,6 +400,12 @@ def _algorithm(r: _Reader, i: int, item, labels: list[str] | None) -> AlgorithmS
             r.fail(f"{pw}.name", str(exc))
         pparams = _known_params(r, raw.get("params"), f"{pw}.params", f"pruner {pname!r}",
                                 entry.params)
+        from .parameters import check_pruner_parameters  # scikit-learn: on first use
+
+        try:
+            check_pruner_parameters(pname, pparams)  # the pruner's declaration
+        except ObliqError as exc:
+            _fail_parameter(r, f"{pw}.params", exc)
         pruner = PrunerSpec(pname, pparams)
     label = r.label(item.get("label", name), f"{where}.label")
     only = item.get("only")

@@ -3,10 +3,16 @@
 Every user-facing failure (bad config, unknown name, malformed data) raises an
 ``ObliqError`` whose message already names the file and the field; the CLI prints
 ``error: <message>`` and exits 2 without a traceback.
+
+``ObliqError`` is a ``ValueError``, so code written for scikit-learn (``GridSearchCV``,
+``check_estimator``, a user's ``except ValueError``) catches ours too. A bad parameter
+value is an ``obliq_cli.parameters.ParameterError``: an ``ObliqError`` that is also
+scikit-learn's ``InvalidParameterError`` (it lives beside the declarations it checks, so
+that importing this module stays free of scikit-learn).
 """
 
 
-class ObliqError(Exception):
+class ObliqError(ValueError):
     """A user-facing error: the message is shown as is, on one line."""
 
     exit_code = 2
@@ -18,6 +24,10 @@ class ConfigError(ObliqError):
 
 class DataError(ObliqError):
     """A dataset cannot be loaded or is unusable (names dataset/file and what is wrong)."""
+
+
+class DataTypeError(DataError, TypeError):
+    """Data of a type that cannot be used (sparse, or cells that are not numbers)."""
 
 
 class UnknownNameError(ObliqError):

@@ -159,7 +159,13 @@ def _lookup(table: dict[str, Entry], kind: str, name: str) -> Entry:
 
 
 def register_algorithm(name: str, summary: str = "", **extra) -> Callable:
-    """Class decorator: register an estimator class under ``name``."""
+    """Class decorator: register an estimator class under ``name``.
+
+    Optional ``extra`` read by scikit-learn's estimator checks
+    (``tests/test_sklearn_checks.py``): ``check_params``, parameters that make the
+    checks' many small fits quick (a smaller grid or fewer restarts, never another
+    method); ``expected_failed_checks``, check name -> the reason of the method why it
+    cannot pass (see ``expected_failed_checks``)."""
 
     def decorate(cls):
         _add(ALGORITHMS, "algorithm", Entry(name, cls, summary, {}, extra))
@@ -222,6 +228,18 @@ def make_estimator(name: str, **params):
             f"parameters: {', '.join(sorted(defaults))}"
         )
     return cls(**params)
+
+
+def expected_failed_checks(name: str) -> dict[str, str]:
+    """The scikit-learn checks that algorithm ``name`` cannot pass, each with the reason
+    of its method: the dict ``check_estimator(..., expected_failed_checks=...)`` takes."""
+    return dict(algorithm_entry(name).extra.get("expected_failed_checks", {}))
+
+
+def estimator_for_checks(name: str):
+    """The estimator scikit-learn's checks run on: the algorithm with its
+    ``check_params`` (the same method on a budget the checks' small data can afford)."""
+    return make_estimator(name, **algorithm_entry(name).extra.get("check_params", {}))
 
 
 def get_pruner(name: str) -> Callable:

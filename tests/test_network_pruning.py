@@ -227,5 +227,6 @@ def test_paper_start_starves_a_large_tree_and_sparse_start_does_not():
 @pytest.mark.parametrize("value", ["dense", 0, 1, True])
 def test_bad_start_probability_is_a_one_line_error(oblique_tree, pruner, key, value):
     est, X, y = oblique_tree
-    with pytest.raises(ObliqError, match=f"{key} must be in \\(0, 1\\) or \"sparse\""):
+    with pytest.raises(ObliqError, match=f"The '{key}' parameter of .. pruner must be a float "
+                       r"in the range \(0.0, 1.0\) or a str among {'sparse'}\. Got "):
         pruner(est, X, y, None, None, n_timing_vectors=0, **{key: value})

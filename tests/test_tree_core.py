@@ -235,8 +235,12 @@ def test_collapse_removes_subtrees_and_renumbers():
 def test_bad_input_is_a_clear_error():
     from obliq_cli.errors import DataError
 
-    with pytest.raises(DataError, match="missing or infinite value at row 1"):
+    with pytest.raises(DataError, match="^Input X contains NaN.$"):
         make_estimator("cart-ap").fit(np.array([[0.0], [np.nan]]), [0, 1])
+    with pytest.raises(ValueError, match="Input y contains infinity"):
+        make_estimator("cart-ap").fit(np.array([[0.0], [1.0]]), [0, np.inf])
+    with pytest.raises(ValueError, match="Unknown label type: continuous"):
+        make_estimator("cart-ap").fit(np.arange(20.0)[:, None], np.linspace(0, 1, 20))
     est = make_estimator("cart-ap").fit(np.array([[0.0, 1.0], [1.0, 0.0]]), [0, 1])
     with pytest.raises(DataError, match="3 features"):
         est.predict(np.zeros((1, 3)))

@@ -87,10 +87,10 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from ..errors import ObliqError
+from ..parameters import Integral, Interval, Real, StrOptions
 from ..registry import register_algorithm
 from ..tree.builder import Node, Split, SplitFinder, goes_left
-from .base import TreeClassifier
+from .base import TreeClassifier, binary_only
 
 PERCEPTRON_MIN_ITERATIONS = 300
 """§III: the Perceptron runs for max(300, |S^t|) iterations."""
@@ -442,6 +442,7 @@ def _alopex_split(Z, s, w0, uniforms, delta, temperature0, window, rho, M):
 @register_algorithm(
     "apdt", "Alopex Perceptron Decision Tree, separability-based oblique splits "
     "(Shah & Sastry 1999); 2 classes, multiclass='ovr' extension; unpruned",
+    check_params={"alopex_iterations": 100},  # scikit-learn's checks fit many small trees
 )
 class APDTClassifier(TreeClassifier):
     """APDT (Shah & Sastry 1999). See the module docstring for every choice.
@@ -460,6 +461,18 @@ class APDTClassifier(TreeClassifier):
     random_state : seed or numpy Generator; every random draw uses it.
     """
 
+    _parameter_constraints = {
+        "rho": [Interval(Real, 0, 1, closed="right")],
+        "M": [Interval(Real, 1, None, closed="left")],
+        # Alopex keeps a trace of one value per iteration
+        "alopex_iterations": [Interval(Integral, 1, 10_000_000, closed="both")],
+        "delta": [Interval(Real, 0, None, closed="neither")],
+        "temperature0": [Interval(Real, 0, None, closed="neither")],
+        "temperature_window": [Interval(Integral, 1, None, closed="left")],
+        "normalize": [StrOptions({"max"}), None],
+        "multiclass": [StrOptions({"ovr"}), None],
+    }
+
     def __init__(self, rho: float = 0.6, M: float = 4, alopex_iterations: int = 500,
                  delta: float = 0.05, temperature0: float = 1000.0,
                  temperature_window: int = 10, normalize: str | None = None,
@@ -474,30 +487,10 @@ class APDTClassifier(TreeClassifier):
         self.multiclass = multiclass
         self.random_state = random_state
 
-    def validate_params(self) -> None:
-        super().validate_params()
-        if isinstance(self.rho, bool) or not isinstance(self.rho, (int, float)) \
-                or not 0 < self.rho <= 1:
-            raise ObliqError(f"rho must be in (0, 1] (got {self.rho!r})")
-        if isinstance(self.M, bool) or not isinstance(self.M, (int, float)) or self.M < 1:
-            raise ObliqError(f"M must be a number >= 1 (got {self.M!r})")
-        for name in ("alopex_iterations", "temperature_window"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ObliqError(f"{name} must be an integer >= 1 (got {value!r})")
-        for name in ("delta", "temperature0"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
-                raise ObliqError(f"{name} must be a number > 0 (got {value!r})")
-        if self.normalize not in (None, "max"):
-            raise ObliqError(f"normalize must be null or 'max' (got {self.normalize!r})")
-        if self.multiclass not in (None, "ovr"):
-            raise ObliqError(f"multiclass must be null or 'ovr' (got {self.multiclass!r})")
-
     def check_n_classes(self, n_classes: int) -> None:
         if n_classes > 2 and self.multiclass is None:
-            raise ObliqError(f"APDT handles 2 classes (got {n_classes}); set multiclass: "
-                             "ovr for the one-vs-rest extension")
+            raise binary_only(f"APDT handles 2 classes (got {n_classes}); set multiclass: "
+                              "ovr for the one-vs-rest extension")
 
     def _make_split_finder(self) -> SplitFinder:
         return APDTSplitFinder(self.rho, self.M, self.alopex_iterations, self.delta,

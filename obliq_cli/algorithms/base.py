@@ -10,33 +10,38 @@ from __future__ import annotations
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.exceptions import NotFittedError
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
-from ..errors import DataError, ObliqError
+from ..errors import DataError, DataTypeError, ObliqError
+from ..parameters import RANDOM_STATE, DeclaredParameters, Integral, Interval, ListOf, Real
 from ..tree.builder import SplitFinder, StoppingRules, build_tree
 from ..tree.crimcoord import CrimcoordFinder, QualitativeCoding
 from ..tree.structure import Tree
 
 
+def _data_error(check, *args, **kwargs):
+    """``check(...)``, with scikit-learn's ValueError / TypeError about the data turned
+    into our DataError / DataTypeError (a ValueError / TypeError too) on one line: the
+    first line of its message and its advice to reshape, not the array it prints or its
+    advice on other estimators. NotFittedError passes as is."""
+    try:
+        return check(*args, **kwargs)
+    except (ObliqError, NotFittedError):
+        raise
+    except (ValueError, TypeError) as exc:
+        lines = str(exc).strip().splitlines() or [type(exc).__name__]
+        message = " ".join([lines[0]] + [x for x in lines[1:] if x.startswith("Reshape")])
+        raise (DataTypeError if isinstance(exc, TypeError) else DataError)(message) from None
+
+
 def check_X(X, n_features: int | None = None) -> np.ndarray:
-    """A finite float64 2-D array, or a one-line DataError saying what is wrong."""
-    X = np.asarray(X, dtype=np.float64)
-    if X.ndim != 2:
-        raise DataError(f"X must be a 2-D array (got {X.ndim} dimensions)")
-    if not np.isfinite(X).all():
-        row, col = np.argwhere(~np.isfinite(X))[0]
-        raise DataError(f"X has a missing or infinite value at row {row}, column {col}")
+    """A finite float64 2-D array (scikit-learn's ``check_array``), or a DataError."""
+    X = _data_error(check_array, X, dtype=np.float64)
     if n_features is not None and X.shape[1] != n_features:
         raise DataError(f"X has {X.shape[1]} features, the tree was grown on {n_features}")
     return X
-
-
-def check_X_y(X, y) -> tuple[np.ndarray, np.ndarray]:
-    """``check_X(X)`` and ``y`` as a 1-D array with one label per row, or a DataError."""
-    X = check_X(X)
-    y = np.asarray(y)
-    if y.ndim != 1 or y.shape[0] != X.shape[0]:
-        raise DataError(f"y must be 1-D with {X.shape[0]} labels (got shape {y.shape})")
-    return X, y
 
 
 def as_rng(random_state) -> np.random.Generator:
@@ -44,7 +49,56 @@ def as_rng(random_state) -> np.random.Generator:
     return np.random.default_rng(random_state)
 
 
-class TreeClassifier(ClassifierMixin, BaseEstimator):
+def fit_input(estimator, X, y) -> tuple[np.ndarray, np.ndarray]:
+    """``(X, class codes)`` for ``fit``, checked the scikit-learn way (``validate_data``:
+    dense, finite, float64, at least one row, 1-D ``y`` of one label per row;
+    ``check_classification_targets``: labels, not a continuous target). Sets
+    ``n_features_in_`` (and ``feature_names_in_`` for a DataFrame) and ``classes_``."""
+    X, y = _data_error(validate_data, estimator, X, y, dtype=np.float64)
+    _data_error(check_classification_targets, y)
+    estimator.classes_, codes = np.unique(y, return_inverse=True)
+    return X, codes.astype(np.int64, copy=False)
+
+
+def predict_input(estimator, X) -> np.ndarray:
+    """Rows ``X`` for a fitted ``estimator``: NotFittedError before ``fit``, then the
+    checks of ``fit_input`` and the same number (and names) of features."""
+    check_is_fitted(estimator)
+    return _data_error(validate_data, estimator, X, reset=False, dtype=np.float64)
+
+
+def binary_only(message: str) -> DataError:
+    """The error of a two-class method asked to fit another number of classes (in the
+    words scikit-learn's checks look for, then ours)."""
+    return DataError(f"Only binary classification is supported: {message}")
+
+
+def _accepts(check, *args) -> bool:
+    try:
+        check(*args)
+    except ObliqError:
+        return False
+    return True
+
+
+class ObliqClassifier(DeclaredParameters, ClassifierMixin, BaseEstimator):
+    """What every obliq estimator shares, tree or not: the parameter declaration and its
+    check (``obliq_cli.parameters``), the two-class hook and scikit-learn's tags."""
+
+    def check_n_classes(self, n_classes: int) -> None:
+        """Raise a one-line ObliqError when this estimator cannot fit ``n_classes``
+        classes. The runner asks before a run, so a two-class method on a multiclass
+        dataset is a config error, not a column of failed tasks."""
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        # A two-class method says so where scikit-learn looks (its checks then give it
+        # two-class problems only); the answer comes from the same hook the runner asks.
+        tags.classifier_tags.multi_class = _accepts(self.check_n_classes, 3)
+        return tags
+
+
+class TreeClassifier(ObliqClassifier):
     """Base of the single-tree classifiers: subclasses implement ``_make_split_finder``.
 
     Fitted attributes: ``classes_``, ``tree_`` (a ``Tree``), ``n_features_in_``; the
@@ -57,36 +111,26 @@ class TreeClassifier(ClassifierMixin, BaseEstimator):
     ``tree_input``), and each node's split finder sees the node's quantitative columns
     plus one crimcoord per qualitative column. The runner fills the parameter from the
     dataset's qualitative columns unless the config sets it.
+
+    Parameters shared by the family are declared here once; a subclass declares only
+    its own (``obliq_cli.parameters.DeclaredParameters``).
     """
+
+    _parameter_constraints = {
+        "min_samples_split": [Interval(Integral, 2, None, closed="left")],
+        "max_depth": [Interval(Integral, 0, None, closed="left"), None],
+        "max_misclassification_rate": [Interval(Real, 0, 1, closed="left")],
+        # column indices; checked against the data's width by ``check_n_features``
+        "categorical_features": [ListOf(Interval(Integral, 0, None, closed="left"),
+                                        min_len=0, max_len=100_000), None],
+        "random_state": RANDOM_STATE,
+    }
 
     coding_: QualitativeCoding | None = None
 
     def _make_split_finder(self) -> SplitFinder:  # pragma: no cover
         """A fresh finder for one fit; it sees the data in its ``prepare``."""
         raise NotImplementedError
-
-    def validate_params(self) -> None:
-        """Raise a one-line ObliqError for a parameter value that cannot work.
-
-        Called by ``fit`` and by the config check, so a bad value in a YAML file is
-        reported before a run starts. Subclasses extend it for their own parameters.
-        """
-        params = self.get_params()
-        mss = params.get("min_samples_split", 2)
-        if isinstance(mss, bool) or not isinstance(mss, int) or mss < 2:
-            raise ObliqError(f"min_samples_split must be an integer >= 2 (got {mss!r})")
-        depth = params.get("max_depth")
-        if depth is not None and (isinstance(depth, bool) or not isinstance(depth, int)
-                                  or depth < 0):
-            raise ObliqError(f"max_depth must be null or an integer >= 0 (got {depth!r})")
-        rate = params.get("max_misclassification_rate", 0.0)
-        if isinstance(rate, bool) or not isinstance(rate, (int, float)) or not 0 <= rate < 1:
-            raise ObliqError(f"max_misclassification_rate must be in [0, 1) (got {rate!r})")
-
-    def check_n_classes(self, n_classes: int) -> None:
-        """Raise a one-line ObliqError when this estimator cannot fit ``n_classes``
-        classes. The runner asks before a run, so a two-class method on a multiclass
-        dataset is a config error, not a column of failed tasks."""
 
     def _stopping_rules(self) -> StoppingRules:
         return StoppingRules(
@@ -97,9 +141,8 @@ class TreeClassifier(ClassifierMixin, BaseEstimator):
 
     def fit(self, X, y):
         self.validate_params()
-        X, y = check_X_y(X, y)
-        self.classes_, codes = np.unique(y, return_inverse=True)
-        self.n_features_in_ = X.shape[1]
+        X, codes = fit_input(self, X, y)
+        self.check_n_features(X.shape[1])
         rng = as_rng(getattr(self, "random_state", None))
         n_classes = len(self.classes_)
         self.check_n_classes(n_classes)
@@ -122,17 +165,20 @@ class TreeClassifier(ClassifierMixin, BaseEstimator):
         """The matrix ``tree_`` reads for rows ``X`` (checked; subclasses that grow the
         tree on derived columns, e.g. dummy-coded qualitative features, extend it).
         Pruners evaluate the tree on ``tree_input(X)``, never on raw ``X``."""
-        X = check_X(X, self.n_features_in_)
+        X = predict_input(self, X)
         return self.coding_.transform(X) if self.coding_ is not None else X
 
     def apply(self, X) -> np.ndarray:
-        return self.tree_.apply(self.tree_input(X))
+        X = self.tree_input(X)
+        return self.tree_.apply(X)
 
     def predict_proba(self, X) -> np.ndarray:
-        return self.tree_.predict_proba(self.tree_input(X))
+        X = self.tree_input(X)  # NotFittedError before fit
+        return self.tree_.predict_proba(X)
 
     def predict(self, X) -> np.ndarray:
-        return self.classes_[self.tree_.predict(self.tree_input(X))]
+        X = self.tree_input(X)
+        return self.classes_[self.tree_.predict(X)]
 
     @property
     def n_leaves_(self) -> int:

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import ObliqError
+from ..parameters import StrOptions
 from ..registry import register_algorithm
 from ..tree.builder import Node, Split, SplitFinder
 from ..tree.impurity import entropy_of_counts, entropy_split
@@ -154,17 +154,14 @@ class C45Classifier(TreeClassifier):
     random_state : unused (C4.5 is deterministic); kept for a uniform API.
     """
 
+    _parameter_constraints = {"threshold": [StrOptions({"c45", "midpoint"})]}
+
     def __init__(self, threshold: str = "c45", min_samples_split: int = 4,
                  max_depth: int | None = None, random_state=None):
         self.threshold = threshold
         self.min_samples_split = min_samples_split
         self.max_depth = max_depth
         self.random_state = random_state
-
-    def validate_params(self) -> None:
-        super().validate_params()
-        if self.threshold not in ("c45", "midpoint"):
-            raise ObliqError(f"threshold must be 'c45' or 'midpoint' (got {self.threshold!r})")
 
     def _make_split_finder(self) -> SplitFinder:
         return C45SplitFinder(self.threshold == "c45")

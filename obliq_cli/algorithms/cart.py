@@ -10,21 +10,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import ObliqError
-from ..registry import register_algorithm, suggest
+from ..parameters import StrOptions
+from ..registry import register_algorithm
 from ..tree.axis_search import find_best_projection_split
 from ..tree.builder import Node, Split, SplitFinder
 from ..tree.impurity import split_criterion
 from .base import TreeClassifier
 
 CRITERIA = ("gini", "entropy", "twoing")
-
-
-def check_criterion(criterion) -> None:
-    """One-line ObliqError unless ``criterion`` is a split rule the CART family offers."""
-    if criterion not in CRITERIA:
-        raise ObliqError(f"criterion must be one of {', '.join(CRITERIA)} "
-                         f"(got {criterion!r}){suggest(str(criterion), CRITERIA)}")
+# The declaration of ``criterion`` for every algorithm that offers CART's split rules.
+CRITERION = [StrOptions(set(CRITERIA))]
 
 
 @register_algorithm(
@@ -43,6 +38,8 @@ class CARTClassifier(TreeClassifier):
     random_state : unused by the search (it is deterministic); kept for a uniform API.
     """
 
+    _parameter_constraints = {"criterion": CRITERION}
+
     def __init__(
         self,
         criterion: str = "gini",
@@ -56,10 +53,6 @@ class CARTClassifier(TreeClassifier):
         self.max_depth = max_depth
         self.max_misclassification_rate = max_misclassification_rate
         self.random_state = random_state
-
-    def validate_params(self) -> None:
-        super().validate_params()
-        check_criterion(self.criterion)
 
     def _make_split_finder(self) -> SplitFinder:
         return AxisSplitFinder(split_criterion(self.criterion))

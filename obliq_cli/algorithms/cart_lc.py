@@ -24,7 +24,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from ..errors import ObliqError
+from ..parameters import Integral, Interval, Real
 from ..registry import register_algorithm
 from ..tree.axis_first import best_axis_split, strictly_better
 from ..tree.builder import Node, Split, SplitFinder
@@ -38,7 +38,7 @@ from ..tree.line_search import (
     line_search,
 )
 from .base import TreeClassifier
-from .cart import check_criterion
+from .cart import CRITERION
 
 GAMMAS = (-0.25, 0.0, 0.25)
 
@@ -149,6 +149,14 @@ class CARTLCClassifier(TreeClassifier):
     min_samples_split, max_depth : as for CART-AP.
     """
 
+    _parameter_constraints = {
+        "criterion": CRITERION,
+        "beta": [Interval(Real, 0, 1, closed="left")],
+        "tol": [Interval(Real, 0, None, closed="left")],
+        # 0 cycles would never leave the axis-parallel start: CART-AP under another name
+        "max_cycles": [Interval(Integral, 1, 100_000, closed="both")],
+    }
+
     def __init__(self, criterion: str = "gini", beta: float = 0.1, tol: float = 1e-4,
                  max_cycles: int = 100, min_samples_split: int = 2,
                  max_depth: int | None = None, random_state=None):
@@ -159,12 +167,6 @@ class CARTLCClassifier(TreeClassifier):
         self.min_samples_split = min_samples_split
         self.max_depth = max_depth
         self.random_state = random_state
-
-    def validate_params(self) -> None:
-        super().validate_params()
-        check_criterion(self.criterion)
-        if not 0 <= self.beta < 1:
-            raise ObliqError(f"beta must be in [0, 1) (got {self.beta!r})")
 
     def _make_split_finder(self) -> SplitFinder:
         return CARTLCSplitFinder(split_criterion(self.criterion), self.beta, self.tol,

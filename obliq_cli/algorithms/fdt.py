@@ -56,11 +56,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import ObliqError
-from ..registry import register_algorithm, suggest
+from ..parameters import Integral, Interval, StrOptions
+from ..registry import register_algorithm
 from ..tree.builder import Node, Split, SplitFinder, StoppingRules
 from ..tree.impurity import entropy_of_counts
-from .base import TreeClassifier
+from .base import TreeClassifier, binary_only
 
 CRITERIA = ("gain_ratio", "gain")
 
@@ -182,20 +182,16 @@ class FDTClassifier(TreeClassifier):
     random_state : unused (FDT is deterministic); kept for a uniform API.
     """
 
+    _parameter_constraints = {
+        "min_samples_leaf": [Interval(Integral, 1, None, closed="left")],
+        "criterion": [StrOptions(set(CRITERIA))],
+    }
+
     def __init__(self, min_samples_leaf: int = 2, criterion: str = "gain_ratio",
                  random_state=None):
         self.min_samples_leaf = min_samples_leaf
         self.criterion = criterion
         self.random_state = random_state
-
-    def validate_params(self) -> None:
-        super().validate_params()
-        msl = self.min_samples_leaf
-        if isinstance(msl, bool) or not isinstance(msl, (int, np.integer)) or msl < 1:
-            raise ObliqError(f"min_samples_leaf must be an integer >= 1 (got {msl!r})")
-        if self.criterion not in CRITERIA:
-            raise ObliqError(f"criterion must be one of {', '.join(CRITERIA)} "
-                             f"(got {self.criterion!r}){suggest(str(self.criterion), CRITERIA)}")
 
     def _stopping_rules(self) -> StoppingRules:
         # build.c: a node with fewer than 2 * MINOBJS cases is a leaf.
@@ -203,8 +199,8 @@ class FDTClassifier(TreeClassifier):
 
     def check_n_classes(self, n_classes: int) -> None:
         if n_classes > 2:
-            raise ObliqError(f"fdt handles two classes only (got {n_classes}); "
-                             f"use a one-vs-rest or one-vs-one wrapper")
+            raise binary_only(f"fdt handles two classes only (got {n_classes}); "
+                              f"use a one-vs-rest or one-vs-one wrapper")
 
     def _make_split_finder(self) -> SplitFinder:
         return FDTSplitFinder(int(self.min_samples_leaf), self.criterion)

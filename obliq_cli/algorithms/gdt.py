@@ -33,7 +33,7 @@ import numpy as np
 import scipy.linalg
 import scipy.linalg.lapack
 
-from ..errors import ObliqError
+from ..parameters import Interval, Real, StrOptions
 from ..registry import register_algorithm
 from ..tree.builder import Node, Split, SplitFinder, StoppingRules
 from ..tree.sorted_sweep import GINI, impurity_score
@@ -131,7 +131,7 @@ def angle_bisectors(w1: np.ndarray, w2: np.ndarray) -> list[np.ndarray]:
     "gdt", "Geometric Decision Tree (Manwani & Sastry): angle bisectors of the clustering "
     "hyperplanes; binary (Alg. 1) and multiclass (Alg. 2)",
 )
-class GeometricDecisionTree(TreeClassifier):
+class GeometricTreeClassifier(TreeClassifier):
     """GDT.
 
     Parameters
@@ -148,6 +148,12 @@ class GeometricDecisionTree(TreeClassifier):
     random_state : unused (GDT is deterministic); kept for a uniform interface.
     """
 
+    _parameter_constraints = {
+        "epsilon1": [Interval(Real, 0, 0.5, closed="left")],
+        "epsilon2": [Interval(Real, 0, 1, closed="right"), None],
+        "eta_of": [StrOptions({"node", "root"})],
+    }
+
     def __init__(self, epsilon1: float = 0.1, epsilon2: float | None = None,
                  max_depth: int | None = None, eta_of: str = "node", random_state=None):
         self.epsilon1 = epsilon1
@@ -155,15 +161,6 @@ class GeometricDecisionTree(TreeClassifier):
         self.max_depth = max_depth
         self.eta_of = eta_of
         self.random_state = random_state
-
-    def validate_params(self) -> None:
-        super().validate_params()
-        if not 0 <= self.epsilon1 < 0.5:
-            raise ObliqError(f"epsilon1 must be in [0, 0.5) (got {self.epsilon1!r})")
-        if self.eta_of not in ("node", "root"):
-            raise ObliqError(f"eta_of must be node or root (got {self.eta_of!r})")
-        if self.epsilon2 is not None and not 0 < self.epsilon2 <= 1:
-            raise ObliqError(f"epsilon2 must be in (0, 1] or null (got {self.epsilon2!r})")
 
     def _stopping_rules(self) -> StoppingRules:
         # Pure nodes and max_depth; Algorithm 2's eta rules need the parent's majority
@@ -228,3 +225,7 @@ class GDTSplitFinder(SplitFinder):
         if best is None:
             return None
         return Split(threshold=float(-best[-1]), weights=best[:-1].copy(), score=best_score)
+
+
+# The name this class had before the estimators were named alike.
+GeometricDecisionTree = GeometricTreeClassifier

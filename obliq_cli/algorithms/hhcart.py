@@ -42,14 +42,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import ObliqError
+from ..parameters import Interval, Real
 from ..registry import register_algorithm
 from ..tree.axis_first import best_axis_split, strictly_better
 from ..tree.axis_search import find_best_projection_split
 from ..tree.builder import Node, Split, SplitFinder
 from ..tree.impurity import split_criterion
 from .base import TreeClassifier
-from .cart import check_criterion
+from .cart import CRITERION
 
 # Reflected columns are searched in chunks of at most this many values, so that
 # HHCART(A) on a large node does not hold every reflection at once.
@@ -161,13 +161,6 @@ class _HHCARTBase(TreeClassifier):
         self.categorical_features = categorical_features
         self.random_state = random_state
 
-    def validate_params(self) -> None:
-        super().validate_params()
-        check_criterion(self.criterion)
-        tau = self.tau
-        if isinstance(tau, bool) or not isinstance(tau, (int, float)) or not 0 <= tau < 2:
-            raise ObliqError(f"tau must be a number in [0, 2) (got {tau!r})")
-
     def _make_split_finder(self) -> SplitFinder:
         return HouseholderSplitFinder(split_criterion(self.criterion), self._mode,
                                       float(self.tau))
@@ -175,6 +168,12 @@ class _HHCARTBase(TreeClassifier):
 
 class HouseholderSplitFinder(SplitFinder):
     """HHCART(A) or HHCART(D)'s search at one node (``find_householder_split``)."""
+
+    _parameter_constraints = {
+        "criterion": CRITERION,
+        # ||e - d|| of unit vectors is at most 2: tau >= 2 would skip every eigenvector
+        "tau": [Interval(Real, 0, 2, closed="left")],
+    }
 
     def __init__(self, criterion, mode, tau):
         self.criterion, self.mode, self.tau = criterion, mode, tau

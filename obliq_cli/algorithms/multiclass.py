@@ -30,22 +30,30 @@ validation rows relabelled to its one-vs-rest problem, as ``train_svmtree`` does
 from __future__ import annotations
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.base import clone
+from sklearn.utils._param_validation import HasMethods
 
 from ..errors import ObliqError
+from ..parameters import RANDOM_STATE
 from ..registry import register_algorithm
-from .base import as_rng, check_X, check_X_y
+from .base import ObliqClassifier, as_rng, fit_input, predict_input
 from .umt import UMTClassifier
 
 
-class _DecompositionTrees(ClassifierMixin, BaseEstimator):
+class _DecompositionTrees(ObliqClassifier):
     """Common part of the OVO / OVR wrappers; subclasses define ``_make_member`` and
     ``_problems``."""
+
+    _parameter_constraints = {
+        "estimator": [HasMethods(["fit", "predict_proba"])],
+        "random_state": RANDOM_STATE,
+    }
 
     def _make_member(self):  # pragma: no cover - overridden
         return clone(self.estimator)
 
     def validate_params(self) -> None:
+        super().validate_params()
         member = self._make_member()
         if hasattr(member, "validate_params"):
             member.validate_params()
@@ -66,12 +74,11 @@ class _DecompositionTrees(ClassifierMixin, BaseEstimator):
 
     def fit(self, X, y):
         self.validate_params()
-        X, y = check_X_y(X, y)
-        self.classes_, codes = np.unique(y, return_inverse=True)
-        self.n_features_in_ = X.shape[1]
+        X, codes = fit_input(self, X, y)
         k = len(self.classes_)
         if k < 2:
-            raise ObliqError(f"{type(self).__name__} needs at least two classes (got {k})")
+            raise ObliqError(f"{type(self).__name__} needs at least two classes (got {k} "
+                             f"class{'es' if k != 1 else ''})")
         self.problems_ = self._problems(k)
         rng = as_rng(getattr(self, "random_state", None))
         seeds = rng.integers(2**63, size=len(self.problems_))
@@ -99,7 +106,7 @@ class _DecompositionTrees(ClassifierMixin, BaseEstimator):
         return out
 
     def votes(self, X) -> np.ndarray:
-        X = check_X(X, self.n_features_in_)
+        X = predict_input(self, X)
         votes = np.zeros((X.shape[0], len(self.classes_)))
         for prob, member in zip(self.problems_, self.estimators_):
             post = self._member_posterior(member, X)
@@ -114,7 +121,8 @@ class _DecompositionTrees(ClassifierMixin, BaseEstimator):
         return votes / np.where(total > 0, total, 1.0)
 
     def predict(self, X) -> np.ndarray:
-        return self.classes_[np.argmax(self.votes(X), axis=1)]
+        votes = self.votes(X)  # NotFittedError before fit
+        return self.classes_[np.argmax(votes, axis=1)]
 
     @property
     def n_leaves_(self) -> int:
@@ -185,9 +193,10 @@ _UMT_PARAMS = ("c_min", "c_max", "c_step", "refit", "normalize", "both_sides",
 class _UMTMembers:
     """UMT's parameters on a wrapper; members are ``UMTClassifier`` with them."""
 
-    # The same parameters and defaults as ``umt`` itself (scikit-learn reads them from
-    # the signature), so a wrapper is configured exactly like a single UMT.
+    # The same parameters, defaults and declaration as ``umt`` itself (scikit-learn
+    # reads them from the signature), so a wrapper is configured exactly like a single UMT.
     __init__ = UMTClassifier.__init__
+    _parameter_constraints = UMTClassifier._parameter_constraints
 
     def _make_member(self):
         return UMTClassifier(**{p: getattr(self, p) for p in _UMT_PARAMS})
@@ -197,7 +206,7 @@ class _UMTMembers:
     "umt-ovo", "Univariate margin tree, one-vs-one: K(K-1)/2 UMTs on class pairs, "
     "summed posteriors vote (Yildiz 2011 §3.2)",
 )
-class UMTOneVsOne(_UMTMembers, OneVsOneTrees):
+class UMTOneVsOneClassifier(_UMTMembers, OneVsOneTrees):
     """UMT one-vs-one; parameters as ``umt`` (each member gets its own rng stream)."""
 
 
@@ -205,5 +214,10 @@ class UMTOneVsOne(_UMTMembers, OneVsOneTrees):
     "umt-ovr", "Univariate margin tree, one-vs-rest: K UMTs (class i vs rest), "
     "summed posteriors vote (Yildiz 2011 §3.2)",
 )
-class UMTOneVsRest(_UMTMembers, OneVsRestTrees):
+class UMTOneVsRestClassifier(_UMTMembers, OneVsRestTrees):
     """UMT one-vs-rest; parameters as ``umt`` (each member gets its own rng stream)."""
+
+
+# The names these classes had before the estimators were named alike.
+UMTOneVsOne = UMTOneVsOneClassifier
+UMTOneVsRest = UMTOneVsRestClassifier

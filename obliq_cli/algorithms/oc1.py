@@ -51,7 +51,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from ..errors import ObliqError
+from ..parameters import Integral, Interval
 from ..registry import register_algorithm
 from ..tree.axis_first import best_axis_split, rescored_oblique, strictly_better
 from ..tree.builder import Node, Split, SplitFinder
@@ -66,7 +66,7 @@ from ..tree.line_search import (
     partition_score,
 )
 from .base import TreeClassifier
-from .cart import CARTClassifier, check_criterion
+from .cart import CRITERION, CARTClassifier
 
 TOLERANCE = 1e-4
 """``TOLERANCE`` of ``oc1.h``: a coefficient change smaller than this is no change
@@ -327,11 +327,6 @@ def _present_classes(y, n_classes):
     return (np.cumsum(present) - 1)[y], int(present.sum())
 
 
-def _check_int(name, value, low):
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
-        raise ObliqError(f"{name} must be an integer >= {low} (got {value!r})")
-
-
 def _axis_start(finder, node, exempt_root):
     """The common start of OC1 and OC1-LC at a node: ``(axis_split, X, y_loc, k)`` with
     the node's rows ``X`` and node-local class codes ``y_loc`` of ``k`` classes when an
@@ -367,6 +362,7 @@ def _oblique_or_axis(X, y, n_classes, criterion, axis, w, t):
     "oc1",
     "OC1 (Murthy, Kasif & Salzberg 1994): axis-parallel split, then hill climbing with "
     "restarts and random jumps; twoing; prune with pruner 'cc'",
+    check_params={"n_restarts": 3},  # scikit-learn's checks fit many small trees
 )
 class OC1Classifier(TreeClassifier):
     """OC1 with the defaults of the released program v3 and of the HHCART paper.
@@ -393,6 +389,15 @@ class OC1Classifier(TreeClassifier):
     random_state : seed or Generator for the restarts, jumps and tie-breaks.
     """
 
+    _parameter_constraints = {
+        "criterion": CRITERION,
+        # the restarts of a node are climbed together (arrays of restarts x rows)
+        "n_restarts": [Interval(Integral, 1, 1000, closed="both")],
+        "n_jumps": [Interval(Integral, 0, None, closed="left")],
+        "max_stagnant": [Interval(Integral, 0, None, closed="left")],
+        "normalize": ["boolean"],
+    }
+
     def __init__(
         self,
         criterion: str = "twoing",
@@ -414,15 +419,6 @@ class OC1Classifier(TreeClassifier):
         self.max_depth = max_depth
         self.max_misclassification_rate = max_misclassification_rate
         self.random_state = random_state
-
-    def validate_params(self) -> None:
-        super().validate_params()
-        check_criterion(self.criterion)
-        _check_int("n_restarts", self.n_restarts, 1)
-        _check_int("n_jumps", self.n_jumps, 0)
-        _check_int("max_stagnant", self.max_stagnant, 0)
-        if not isinstance(self.normalize, (bool, np.bool_)):
-            raise ObliqError(f"normalize must be true or false (got {self.normalize!r})")
 
     def _make_split_finder(self) -> SplitFinder:
         return OC1SplitFinder(split_criterion(self.criterion), int(self.n_restarts),
@@ -614,6 +610,11 @@ class OC1LCClassifier(TreeClassifier):
     random_state : unused (the search is deterministic); kept for a uniform API.
     """
 
+    _parameter_constraints = {
+        "criterion": CRITERION,
+        "max_cycles": [Interval(Integral, 1, 100_000, closed="both")],
+    }
+
     def __init__(
         self,
         criterion: str = "twoing",
@@ -629,11 +630,6 @@ class OC1LCClassifier(TreeClassifier):
         self.max_depth = max_depth
         self.max_misclassification_rate = max_misclassification_rate
         self.random_state = random_state
-
-    def validate_params(self) -> None:
-        super().validate_params()
-        check_criterion(self.criterion)
-        _check_int("max_cycles", self.max_cycles, 1)
 
     def _make_split_finder(self) -> SplitFinder:
         return OC1LCSplitFinder(split_criterion(self.criterion), int(self.max_cycles))

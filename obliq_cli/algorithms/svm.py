@@ -31,23 +31,35 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 import scipy.linalg
-from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.model_selection import StratifiedKFold
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import MinMaxScaler
 from sklearn.svm import SVC
 
-from ..errors import DataError, ObliqError
+from ..parameters import RANDOM_STATE, Interval, ListOf, Real, StrOptions
 from ..registry import register_algorithm
-from .base import as_rng, check_X
+from .base import ObliqClassifier, as_rng, binary_only, fit_input, predict_input
 
 
 class _NotATree:
-    """Size attributes of a model that is not a tree: NaN, so tables leave them empty."""
+    """Size attributes of a model that is not a tree: NaN, so tables leave them empty.
+
+    ``predict_proba`` is the predicted class with probability one: these models output a
+    class, not a frequency (libsvm's Platt estimates can disagree with its own
+    predictions, so they are not offered as this model's probabilities)."""
 
     n_leaves_ = float("nan")
     n_nodes_ = float("nan")
     depth_ = float("nan")
+
+    def predict_proba(self, X) -> np.ndarray:
+        predicted = self.predict(X)
+        return (predicted[:, None] == self.classes_[None, :]).astype(np.float64)
+
+
+# A grid of at most 100 positive values (each value costs 5 fits per training fold).
+_POSITIVE_GRID = [ListOf(Interval(Real, 0, None, closed="neither"), min_len=1, max_len=100)]
+_KERNEL = [StrOptions({"rbf", "linear"})]
 
 
 def _cv(random_state) -> StratifiedKFold:
@@ -95,9 +107,14 @@ def grid_scores(X, y, kernel: str, c_grid, gamma_grid, cv) -> np.ndarray:
     return np.average(scores.reshape(len(c_grid) * len(gamma_grid), -1), axis=1)
 
 
-@register_algorithm("svm", "SVM (libsvm via scikit-learn), C and width tuned by 5-fold CV")
-class SVMClassifier(_NotATree, ClassifierMixin, BaseEstimator):
+@register_algorithm("svm", "SVM (libsvm via scikit-learn), C and width tuned by 5-fold CV",
+                    # scikit-learn's estimator checks fit many times: a 1 x 2 grid
+                    check_params={"c_grid": (1.0,), "gamma_grid": (0.5, 2.0)})
+class SVMClassifier(_NotATree, ObliqClassifier):
     """kernel 'rbf' (Gaussian) or 'linear'; ``c_grid`` and ``gamma_grid`` are searched."""
+
+    _parameter_constraints = {"kernel": _KERNEL, "c_grid": _POSITIVE_GRID,
+                              "gamma_grid": _POSITIVE_GRID, "random_state": RANDOM_STATE}
 
     def __init__(self, kernel: str = "rbf", c_grid=(0.5, 2.0, 8.0, 32.0, 128.0, 512.0),
                  gamma_grid=(2.0**-7, 2.0**-5, 2.0**-3, 2.0**-1, 2.0), random_state=None):
@@ -106,17 +123,12 @@ class SVMClassifier(_NotATree, ClassifierMixin, BaseEstimator):
         self.gamma_grid = gamma_grid
         self.random_state = random_state
 
-    def validate_params(self) -> None:
-        if self.kernel not in ("rbf", "linear"):
-            raise ObliqError(f"kernel must be rbf or linear (got {self.kernel!r})")
-
     def fit(self, X, y):
         """Grid search by 5-fold CV (the first best pair in grid order, as GridSearchCV
         picks it), then the scaled SVC refitted on all of X with that pair."""
         self.validate_params()
-        X = check_X(X)
-        y = np.asarray(y)
-        self.classes_ = np.unique(y)
+        X, codes = fit_input(self, X, y)
+        y = self.classes_[codes]
         gammas = list(self.gamma_grid) if self.kernel == "rbf" else ["scale"]
         means = grid_scores(X, y, self.kernel, list(self.c_grid), gammas,
                             _cv(self.random_state))
@@ -130,7 +142,8 @@ class SVMClassifier(_NotATree, ClassifierMixin, BaseEstimator):
         return self
 
     def predict(self, X):
-        return self.model_.predict(check_X(X))
+        X = predict_input(self, X)  # NotFittedError before fit
+        return self.model_.predict(X)
 
 
 def _rbf(X: np.ndarray, C: np.ndarray, sigma: float) -> np.ndarray:
@@ -225,10 +238,21 @@ def _nearer_plane(fit: _Planes, kernel: str, X) -> np.ndarray:
     return np.argmin(distance, axis=1)
 
 
-@register_algorithm("gepsvm", "GEPSVM (Mangasarian & Wild 2006), linear or Gaussian kernel")
-class GEPSVMClassifier(_NotATree, ClassifierMixin, BaseEstimator):
+@register_algorithm("gepsvm", "GEPSVM (Mangasarian & Wild 2006), linear or Gaussian kernel",
+                    check_params={"delta_grid": (1e-3, 1.0)})
+class GEPSVMClassifier(_NotATree, ObliqClassifier):
     """kernel 'linear' or 'rbf'; delta (and the Gaussian width sigma) tuned by 5-fold CV
     over ``delta_grid`` and ``sigma_grid`` unless ``delta`` / ``sigma`` are given."""
+
+    _parameter_constraints = {
+        "kernel": _KERNEL,
+        "delta": [Interval(Real, 0, None, closed="left"), None],  # Tikhonov delta >= 0
+        "sigma": [Interval(Real, 0, None, closed="neither"), None],
+        "delta_grid": [ListOf(Interval(Real, 0, None, closed="left"), min_len=1,
+                              max_len=100)],
+        "sigma_grid": _POSITIVE_GRID,
+        "random_state": RANDOM_STATE,
+    }
 
     def __init__(self, kernel: str = "linear", delta: float | None = None,
                  sigma: float | None = None,
@@ -241,21 +265,17 @@ class GEPSVMClassifier(_NotATree, ClassifierMixin, BaseEstimator):
         self.sigma_grid = sigma_grid
         self.random_state = random_state
 
-    def validate_params(self) -> None:
-        if self.kernel not in ("rbf", "linear"):
-            raise ObliqError(f"kernel must be rbf or linear (got {self.kernel!r})")
-
     def check_n_classes(self, n_classes: int) -> None:
         if n_classes != 2:
-            raise DataError(f"gepsvm separates two classes (got {n_classes})")
+            raise binary_only(f"gepsvm separates two classes (got {n_classes} "
+                              f"class{'es' if n_classes != 1 else ''})")
 
     def fit(self, X, y):
         """Tune what is not given by 5-fold CV (the first best pair, delta outer and
         sigma inner, as GridSearchCV orders and picks them), then fit on all of X. Each
         split computes its kernel once per width and shares it by every delta."""
         self.validate_params()
-        X = check_X(X)
-        self.classes_, codes = np.unique(y, return_inverse=True)
+        X, codes = fit_input(self, X, y)
         self.check_n_classes(self.classes_.size)
         deltas = list(self.delta_grid) if self.delta is None else [self.delta]
         sigmas = [self.sigma or 1.0]
@@ -284,6 +304,7 @@ class GEPSVMClassifier(_NotATree, ClassifierMixin, BaseEstimator):
         return self
 
     def predict(self, X):
+        X = predict_input(self, X)  # NotFittedError before fit
         fit = _Planes(self.center_, self.scale_, self.sigma_, self.support_, self.planes_,
                       self.norms_)
-        return self.classes_[_nearer_plane(fit, self.kernel, check_X(X))]
+        return self.classes_[_nearer_plane(fit, self.kernel, X)]

@@ -71,11 +71,14 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from ..errors import ObliqError
+from ..parameters import Interval, ParameterError, Real
 from ..registry import register_algorithm
 from ..tree.builder import Node, Split, SplitFinder
 from ..tree.sorted_sweep import hinge_slack_sweep
-from .base import TreeClassifier
+from .base import TreeClassifier, binary_only
+
+# The most margins a grid may hold (``c_step`` is bounded below by it).
+MAX_MARGINS = 10_001
 
 
 def margin_grid(c_min: float, c_max: float, c_step: float) -> np.ndarray:
@@ -261,6 +264,16 @@ class UMTClassifier(TreeClassifier):
     random_state : seed or Generator for the per-node validation quarter.
     """
 
+    _parameter_constraints = {
+        # C is measured in standard deviations of the z-scored feature
+        "c_min": [Interval(Real, -1e6, 1e6, closed="both")],
+        "c_max": [Interval(Real, -1e6, 1e6, closed="both")],
+        "c_step": [Interval(Real, 0, None, closed="neither")],
+        "refit": ["boolean"],
+        "normalize": ["boolean"],
+        "both_sides": ["boolean"],
+    }
+
     def __init__(self, c_min: float = -2.0, c_max: float = 2.0, c_step: float = 0.1,
                  refit: bool = False, normalize: bool = True, both_sides: bool = False,
                  min_samples_split: int = 2, max_depth: int | None = None,
@@ -275,21 +288,23 @@ class UMTClassifier(TreeClassifier):
         self.max_depth = max_depth
         self.random_state = random_state
 
-    def validate_params(self) -> None:
-        super().validate_params()
-        for name in ("c_min", "c_max", "c_step"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, float)) \
-                    or not np.isfinite(value):
-                raise ObliqError(f"{name} must be a finite number (got {value!r})")
-        if self.c_step <= 0:
-            raise ObliqError(f"c_step must be > 0 (got {self.c_step!r})")
+    def _validate_params_together(self) -> None:
         if self.c_max < self.c_min:
-            raise ObliqError(f"c_max must be >= c_min (got {self.c_min!r}..{self.c_max!r})")
+            raise ParameterError(f"c_max must be >= c_min (got {self.c_min!r}..{self.c_max!r})",
+                                 "c_max", f"must be >= c_min (got {self.c_min!r}..{self.c_max!r})")
+        # Every node sweeps every margin of the grid: its size is bounded (the paper's
+        # grid has 41 margins), so that a tiny step cannot take the memory of a run.
+        size = (self.c_max - self.c_min) / self.c_step + 1
+        if size > MAX_MARGINS:
+            lowest = (self.c_max - self.c_min) / (MAX_MARGINS - 1)
+            detail = (f"must be at least {lowest:.3g} so that the margin grid has at most "
+                      f"{MAX_MARGINS} values (got {self.c_step!r})")
+            raise ParameterError(f"c_step {detail}", "c_step", detail)
 
     def check_n_classes(self, n_classes: int) -> None:
         if n_classes > 2:
-            raise ObliqError(f"umt handles two classes, got {n_classes}; use umt-ovo or umt-ovr")
+            raise binary_only(f"umt handles two classes, got {n_classes}; use umt-ovo or "
+                              "umt-ovr")
 
     def _make_split_finder(self) -> SplitFinder:
         return UMTSplitFinder(margin_grid(self.c_min, self.c_max, self.c_step),

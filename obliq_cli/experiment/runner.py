@@ -282,11 +282,12 @@ def plan(config) -> tuple[list[Task], dict[str, dict]]:
         for j, algo in enumerate(config.algorithms):
             if not algo.runs_on(spec.label):
                 continue
-            check = getattr(registry.make_estimator(algo.name, **algo.params_for(spec.label)),
-                            "check_n_classes", None)
+            estimator = registry.make_estimator(algo.name, **algo.params_for(spec.label))
             try:
-                if check is not None:
-                    check(n_classes)
+                if hasattr(estimator, "check_n_classes"):
+                    estimator.check_n_classes(n_classes)
+                if hasattr(estimator, "check_n_features"):  # e.g. column indices in range
+                    estimator.check_n_features(X.shape[1])
             except ObliqError as exc:
                 raise ObliqError(f"{config.path}: algorithms[{j}] ({algo.label}) on "
                                  f"{spec.label}: {exc}") from None

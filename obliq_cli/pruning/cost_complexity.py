@@ -24,6 +24,7 @@ import numpy as np
 from sklearn.base import clone
 
 from ..errors import ObliqError
+from ..parameters import Integral, Interval, Real, StrOptions, pruner_parameters
 from ..registry import register_pruner
 from ..tree.impurity import NODE_IMPURITY
 from ..tree.structure import LEAF, Tree, node_class_counts
@@ -186,6 +187,12 @@ def cv_subtree_errors(estimator, path: PruningPath, X, y, cv_folds, rng, risk, c
     "subtree chosen on the pruning set (or by V-fold CV) with the k-SE rule",
     params={"se_rule": 0.0, "risk": "misclassification", "cv_folds": 10, "keep_root": True},
 )
+@pruner_parameters("cc", {
+    "se_rule": [Interval(Real, 0, None, closed="left")],
+    "risk": [StrOptions({"misclassification", "impurity"})],
+    "cv_folds": [Interval(Integral, 2, None, closed="left")],  # and at most the rows
+    "keep_root": ["boolean"],
+})
 def prune_cost_complexity(
     estimator, X_grow, y_grow, X_prune, y_prune, *, random_state=None,
     se_rule: float = 0.0, risk: str = "misclassification", cv_folds: int = 10,
@@ -196,8 +203,6 @@ def prune_cost_complexity(
     Records ``estimator.pruning_`` (alphas, leaves, errors, chosen index, method) and
     keeps the grown tree as ``estimator.unpruned_tree_``.
     """
-    if se_rule < 0:
-        raise ObliqError(f"cc pruner: se_rule must be >= 0 (got {se_rule})")
     tree = estimator.tree_
     criterion = getattr(estimator, "criterion", "gini")
     criterion = criterion if criterion in ("gini", "entropy") else "gini"

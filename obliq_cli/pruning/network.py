@@ -94,6 +94,7 @@ import numpy as np
 from sklearn.base import ClassifierMixin
 
 from ..errors import ObliqError
+from ..parameters import Integral, Interval, Real, StrOptions, pruner_parameters
 from ..registry import register_pruner
 from ..tree.structure import Tree
 
@@ -318,8 +319,6 @@ def _setup(name, estimator, X_grow, y_grow, n_units):
     if len(estimator.classes_) != 2:
         raise ObliqError(f"{name} pruner handles two-class trees only "
                          f"(got {len(estimator.classes_)} classes)")
-    if isinstance(n_units, bool) or not isinstance(n_units, (int, np.integer)) or n_units < 1:
-        raise ObliqError(f"{name} pruner: n_units must be an integer >= 1 (got {n_units!r})")
     target = estimator.encode(y_grow)
     if (target < 0).any():
         raise ObliqError(f"{name} pruner: the sample has a label the tree never saw")
@@ -399,29 +398,20 @@ def exhaustive_search_time(Y: np.ndarray, target: np.ndarray, n_units: int,
     return float(elapsed / n_vectors * 2.0 ** bits)
 
 
-def _check_probability(name, label, value, closed=True):
-    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and (
-        0 <= value <= 1 if closed else 0 < value < 1)
-    if not ok:
-        interval = "[0, 1]" if closed else "(0, 1)"
-        raise ObliqError(f"{name} pruner: {label} must be in {interval} (got {value!r})")
-
-
-def _check_count(name, label, value, minimum):
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
-        raise ObliqError(f"{name} pruner: {label} must be an integer >= {minimum} "
-                         f"(got {value!r})")
-
-
-def _initial_probability(name, label, value, n_hyperplanes: int) -> float:
-    """A start probability in (0, 1), or "sparse" = 1/H (module docstring)."""
+def _initial_probability(value, n_hyperplanes: int) -> float:
+    """The start probability: a number in (0, 1) as given, or "sparse" = 1/H (module
+    docstring)."""
     if isinstance(value, str) and value == "sparse":
         return 1.0 / max(n_hyperplanes, 1)
-    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and 0 < value < 1
-    if not ok:
-        raise ObliqError(f"{name} pruner: {label} must be in (0, 1) or \"sparse\" "
-                         f"(got {value!r})")
     return float(value)
+
+
+# The declarations of both network pruners. The bounds keep the arrays of a search
+# (units x hyperplanes, population x bits, timing vectors x bits) to a sane size.
+_UNITS = [Interval(Integral, 1, 1000, closed="both")]
+_PROBABILITY = [Interval(Real, 0, 1, closed="both")]
+_START = [Interval(Real, 0, 1, closed="neither"), StrOptions({"sparse"})]
+_TIMING = [Interval(Integral, 0, 100_000, closed="both")]
 
 
 # ------------------------------------------------------------------------------ LA
@@ -482,6 +472,14 @@ def learning_automata_search(Y: np.ndarray, target: np.ndarray, n_units: int, st
             "q0": 0.5, "n_timing_vectors": 1000},
     uses_prune_set=False,
 )
+@pruner_parameters("la", {
+    "n_units": _UNITS,
+    "step": _PROBABILITY,
+    "max_iterations": [Interval(Integral, 0, 100_000_000, closed="both")],
+    "tol": [Interval(Real, 0, 1, closed="neither")],
+    "q0": _START,
+    "n_timing_vectors": _TIMING,
+})
 def prune_learning_automata(
     estimator, X_grow, y_grow, X_prune=None, y_prune=None, *, random_state=None,
     n_units: int = 2, step: float = 0.003, max_iterations: int = 50000, tol: float = 0.01,
@@ -494,13 +492,9 @@ def prune_learning_automata(
     1/H, our extension: module docstring), ``n_timing_vectors`` the vectors timed for t_exh
     (0 skips it). The sample is (X_grow, y_grow), the training data; X_prune is ignored.
     """
-    _check_probability("la", "step", step)
-    _check_count("la", "max_iterations", max_iterations, 0)
-    _check_count("la", "n_timing_vectors", n_timing_vectors, 0)
-    _check_probability("la", "tol", tol, closed=False)
     start = time.perf_counter()
     base, Y, target = _setup("la", estimator, X_grow, y_grow, n_units)
-    start_q = _initial_probability("la", "q0", q0, base.n_hyperplanes)
+    start_q = _initial_probability(q0, base.n_hyperplanes)
     if base.n_hyperplanes == 0:
         return _unsplit(estimator, base, Y, target, "la")
     rng = np.random.default_rng(random_state)
@@ -563,6 +557,15 @@ def genetic_search(Y: np.ndarray, target: np.ndarray, n_units: int, population_s
             "mutation": 0.03, "initial_density": 0.5, "n_timing_vectors": 1000},
     uses_prune_set=False,
 )
+@pruner_parameters("ga", {
+    "n_units": _UNITS,
+    "population_size": [Interval(Integral, 2, 100_000, closed="both")],
+    "n_generations": [Interval(Integral, 0, 10_000_000, closed="both")],
+    "crossover": _PROBABILITY,
+    "mutation": _PROBABILITY,
+    "initial_density": _START,
+    "n_timing_vectors": _TIMING,
+})
 def prune_genetic(
     estimator, X_grow, y_grow, X_prune=None, y_prune=None, *, random_state=None,
     n_units: int = 2, population_size: int = 50, n_generations: int = 300,
@@ -576,15 +579,9 @@ def prune_genetic(
     random strings as Goldberg's simple GA, or "sparse" = 1/H, our extension: module
     docstring).
     """
-    _check_probability("ga", "crossover", crossover)
-    _check_probability("ga", "mutation", mutation)
-    _check_count("ga", "population_size", population_size, 2)
-    _check_count("ga", "n_generations", n_generations, 0)
-    _check_count("ga", "n_timing_vectors", n_timing_vectors, 0)
     start = time.perf_counter()
     base, Y, target = _setup("ga", estimator, X_grow, y_grow, n_units)
-    density = _initial_probability("ga", "initial_density", initial_density,
-                                   base.n_hyperplanes)
+    density = _initial_probability(initial_density, base.n_hyperplanes)
     if base.n_hyperplanes == 0:
         return _unsplit(estimator, base, Y, target, "ga")
     rng = np.random.default_rng(random_state)

@@ -55,6 +55,7 @@ from numbers import Real
 import numpy as np
 
 from ..errors import ObliqError
+from ..parameters import Interval, pruner_parameters
 from ..registry import register_pruner
 from ..tree.structure import LEAF, Tree, node_class_counts
 
@@ -64,15 +65,6 @@ Z_TABLE = np.array([4.0, 3.09, 2.58, 2.33, 1.65, 1.28, 0.84, 0.25, 0.00])
 
 # prune.c: a leaf or a raised branch wins when it is at most this many errors worse.
 TOLERANCE = 0.1
-
-
-def check_confidence(confidence) -> float:
-    """CF as a float in (0, 1), or a one-line ObliqError."""
-    if isinstance(confidence, bool) or not isinstance(confidence, Real) \
-            or not 0.0 < float(confidence) < 1.0:
-        raise ObliqError(f"pessimistic pruner: confidence must be a number in (0, 1) "
-                         f"(got {confidence!r})")
-    return float(confidence)
 
 
 def c45_coefficient(confidence: float) -> float:
@@ -227,6 +219,10 @@ class _ErrorBasedPruning:
     params={"confidence": 0.25, "subtree_raising": True},
     uses_prune_set=False,
 )
+@pruner_parameters("pessimistic", {
+    "confidence": [Interval(Real, 0, 1, closed="neither")],
+    "subtree_raising": ["boolean"],
+})
 def prune_pessimistic(
     estimator, X_grow, y_grow, X_prune=None, y_prune=None, *, random_state=None,
     confidence: float = 0.25, subtree_raising: bool = True,
@@ -238,10 +234,7 @@ def prune_pessimistic(
     ``estimator.pruning_`` (method, confidence, subtree_raising, leaves before/after,
     nodes made leaves, branches raised, estimated errors of the pruned tree).
     """
-    cf = check_confidence(confidence)
-    if not isinstance(subtree_raising, (bool, np.bool_)):
-        raise ObliqError(f"pessimistic pruner: subtree_raising must be true or false "
-                         f"(got {subtree_raising!r})")
+    cf = float(confidence)
     tree = estimator.tree_
     X = estimator.tree_input(X_grow)
     codes = np.asarray(estimator.encode(y_grow), dtype=np.int64)

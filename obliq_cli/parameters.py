@@ -1,0 +1,230 @@
+"""One declaration of the parameters of every algorithm and pruner, checked at fit and
+before a run.
+
+An estimator class declares ``_parameter_constraints`` in scikit-learn's format
+(``sklearn.utils._param_validation``): parameter name -> list of constraints, a value being
+valid when it satisfies any one of them (an ``Interval``, a ``StrOptions``, ``None``, a
+type, ...). A class declares only its own parameters: ``DeclaredParameters`` merges the
+declarations of the classes it derives from and keeps those its ``__init__`` takes, so a
+shared parameter (``max_depth``, ``random_state``) is declared once, in the base class.
+A pruner declares its keyword parameters with ``@pruner_parameters(name, {...})``.
+
+The same declaration is read by
+
+- ``estimator.validate_params()`` (called by ``fit``, and by scikit-learn's own
+  ``_validate_params``), and by ``check_pruner_parameters`` when a pruner runs;
+- the config check before a run (``obliq_cli.config``), which reports the first bad
+  value as ``<file>: algorithms[i].params.<name>: must be ... (got ...)``;
+- scikit-learn's ``check_param_validation`` (``tests/test_sklearn_checks.py``).
+
+Bounds are chosen so that no accepted value can make a fit exhaust memory or silently
+mean something else (a ``max_cycles`` of 0 would turn CART-LC into CART-AP). Values
+that only conflict with each other (UMT's margin grid) are checked by
+``_validate_params_together``; values that depend on the data (column indices) by
+``check_n_features`` once the dataset's width is known.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import reprlib
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.utils._param_validation import Interval as _Interval
+from sklearn.utils._param_validation import (
+    InvalidParameterError,
+    Options,
+    make_constraint,
+)
+from sklearn.utils._param_validation import StrOptions as _StrOptions
+
+from .errors import ObliqError
+
+__all__ = ["Interval", "ListOf", "ParameterError", "RANDOM_STATE", "StrOptions",
+           "DeclaredParameters", "check_parameters", "check_pruner_parameters",
+           "pruner_parameters", "short_repr", "Integral", "Real"]
+
+_repr = reprlib.Repr()
+_repr.maxstring = 40
+_repr.maxother = 40
+_repr.maxlist = _repr.maxtuple = _repr.maxdict = _repr.maxset = 6
+_repr.maxlevel = 2
+
+
+def short_repr(value) -> str:
+    """``repr`` cut to a bounded length: a message never prints an unbounded value."""
+    return _repr.repr(value)
+
+
+class ParameterError(ObliqError, InvalidParameterError):
+    """A parameter value its declaration does not allow.
+
+    ``str()`` is scikit-learn's wording (``The 'x' parameter of Owner must be ... Got ...
+    instead.``); ``param`` names the parameter and ``detail`` says what is wrong in the
+    config's words (``must be ... (got ...)``), so a config error names the field."""
+
+    def __init__(self, message: str, param: str | None = None, detail: str | None = None):
+        super().__init__(message)
+        self.param = param
+        self.detail = detail or message
+
+    def __reduce__(self):  # survives the trip back from a worker process
+        return type(self), (str(self), self.param, self.detail)
+
+
+class Interval(_Interval):
+    """scikit-learn's ``Interval`` without booleans: YAML's ``true`` is no number here."""
+
+    def is_satisfied_by(self, val):
+        if isinstance(val, (bool, np.bool_)):
+            return False
+        return super().is_satisfied_by(val)
+
+
+class StrOptions(_StrOptions):
+    """scikit-learn's ``StrOptions``, its options shown sorted (a set's order changes
+    from one process to the next; a message should not)."""
+
+    def __str__(self):
+        return f"a str among {{{', '.join(repr(o) for o in sorted(self.options))}}}"
+
+
+class ListOf(Options):
+    """A list, tuple or 1-D array of ``min_len``..``max_len`` values, each satisfying
+    ``item`` (a constraint). An ``Options`` subclass only so that scikit-learn's
+    ``make_constraint`` accepts it as it is."""
+
+    def __init__(self, item, min_len: int = 1, max_len: int = 1000):
+        super().__init__(object, set())
+        self.item = make_constraint(item)
+        self.min_len, self.max_len = min_len, max_len
+
+    def is_satisfied_by(self, val):
+        if isinstance(val, np.ndarray):
+            if val.ndim != 1:
+                return False
+            val = val.tolist()
+        if not isinstance(val, (list, tuple)):
+            return False
+        return (self.min_len <= len(val) <= self.max_len
+                and all(self.item.is_satisfied_by(v) for v in val))
+
+    def __str__(self):
+        if self.min_len == 0:
+            size = f"at most {self.max_len}"
+        else:
+            size = f"{self.min_len} to {self.max_len}"
+        return f"a list of {size} values, each {self.item}"
+
+
+# An int seed, a numpy Generator (used as is) or None (fresh entropy): what
+# ``numpy.random.default_rng`` takes and the runner hands each task.
+RANDOM_STATE = [Interval(Integral, 0, None, closed="left"), np.random.Generator, None]
+
+
+def _failure(constraints, value) -> str | None:
+    """None when ``value`` satisfies one of ``constraints``, else what it must be."""
+    if isinstance(constraints, str) and constraints == "no_validation":
+        return None
+    made = [make_constraint(c) for c in constraints]
+    if any(c.is_satisfied_by(value) for c in made):
+        return None
+    shown = [str(c) for c in made if not c.hidden]
+    return shown[0] if len(shown) == 1 else f"{', '.join(shown[:-1])} or {shown[-1]}"
+
+
+def check_parameters(constraints: dict, params: dict, owner: str) -> None:
+    """Raise ``ParameterError`` for the first value in ``params`` that its constraint in
+    ``constraints`` refuses (parameters without a declaration are not checked)."""
+    for name, value in params.items():
+        if name not in constraints:
+            continue
+        wanted = _failure(constraints[name], value)
+        if wanted is not None:
+            shown = short_repr(value)
+            raise ParameterError(
+                f"The {name!r} parameter of {owner} must be {wanted}. Got {shown} instead.",
+                name, f"must be {wanted} (got {shown})")
+
+
+class DeclaredParameters:
+    """Mixin of every obliq estimator: ``_parameter_constraints`` merged over the class's
+    bases (each class declares only what it adds or changes) and kept to the
+    parameters its ``__init__`` takes, ``validate_params`` reading it."""
+
+    _parameter_constraints: dict = {}
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        cls._declared_here = dict(cls.__dict__.get("_parameter_constraints", {}))
+        merged: dict = {}
+        for klass in reversed(cls.__mro__):
+            # a plain mixin's declaration counts as it is written
+            merged.update(klass.__dict__.get(
+                "_declared_here", klass.__dict__.get("_parameter_constraints", {})))
+        names = _init_parameters(cls)
+        cls._parameter_constraints = {k: v for k, v in merged.items() if k in names}
+
+    def validate_params(self) -> None:
+        """Raise ``ParameterError`` for a parameter value that cannot work. Called by
+        ``fit`` and by the config check, so a bad value in a YAML file is reported before
+        a run starts."""
+        check_parameters(self._parameter_constraints, self.get_params(deep=False),
+                         type(self).__name__)
+        self._validate_params_together()
+
+    def _validate_params(self):
+        # scikit-learn's name for the same check (its ``_fit_context`` calls it).
+        self.validate_params()
+
+    def _validate_params_together(self) -> None:
+        """Checks that involve several parameters at once (raise ``ParameterError``)."""
+
+    def check_n_features(self, n_features: int) -> None:
+        """Raise an ObliqError when a parameter does not fit data with ``n_features``
+        columns (the runner asks before a run, once it knows the dataset's width)."""
+        categorical = self.get_params(deep=False).get("categorical_features")
+        if categorical is None:
+            return
+        bad = [int(j) for j in categorical if not 0 <= int(j) < n_features]
+        if bad:
+            raise ParameterError(
+                f"categorical_features {short_repr(bad)} are not column indices of data "
+                f"with {n_features} features (0..{n_features - 1})", "categorical_features",
+                f"{short_repr(bad)} are not column indices of data with {n_features} "
+                f"features (0..{n_features - 1})")
+
+
+def _init_parameters(cls) -> set[str]:
+    init = cls.__init__
+    if init is object.__init__:
+        return set()
+    return {p.name for p in inspect.signature(init).parameters.values()
+            if p.name != "self" and p.kind != p.VAR_KEYWORD}
+
+
+def pruner_parameters(name: str, constraints: dict):
+    """Decorator of a pruner function: its keyword parameters are checked against
+    ``constraints`` on every call, and the declaration is kept for the config check
+    (``check_pruner_parameters``) as the function's ``_parameter_constraints``."""
+
+    def decorate(func):
+        @functools.wraps(func)
+        def checked(*args, **kwargs):
+            check_parameters(constraints, kwargs, f"{name} pruner")
+            return func(*args, **kwargs)
+
+        checked._parameter_constraints = constraints
+        return checked
+
+    return decorate
+
+
+def check_pruner_parameters(name: str, params: dict) -> None:
+    """The config check of a registered pruner's parameters (``ParameterError``)."""
+    from . import registry
+
+    func = registry.get_pruner(name)
+    check_parameters(getattr(func, "_parameter_constraints", {}), params, f"{name} pruner")
