@@ -102,7 +102,7 @@ def test_table_errors(tmp_path):
     ("fdt", "fdt handles two classes only (got 3)"),
     ("umt", "umt handles two classes, got 3"),
     ("apdt", "APDT handles 2 classes (got 3)"),
-    ("gepsvm", "gepsvm separates two classes (got 3)"),
+    ("gepsvm", "gepsvm separates two classes (got 3 classes)"),
 ])
 def test_a_two_class_method_on_a_multiclass_dataset(write_config, tmp_path, algorithm,
                                                    fragment):
