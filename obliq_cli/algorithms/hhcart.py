@@ -142,6 +142,11 @@ def find_householder_split(X, y, n_classes, criterion, mode="A", tau=0.05,
 
 class _HHCARTBase(TreeClassifier):
     _mode = "A"
+    _parameter_constraints = {
+        "criterion": CRITERION,
+        # ||e - d|| of unit vectors is at most 2: tau >= 2 would skip every eigenvector
+        "tau": [Interval(Real, 0, 2, closed="left")],
+    }
 
     def __init__(
         self,
@@ -168,12 +173,6 @@ class _HHCARTBase(TreeClassifier):
 
 class HouseholderSplitFinder(SplitFinder):
     """HHCART(A) or HHCART(D)'s search at one node (``find_householder_split``)."""
-
-    _parameter_constraints = {
-        "criterion": CRITERION,
-        # ||e - d|| of unit vectors is at most 2: tau >= 2 would skip every eigenvector
-        "tau": [Interval(Real, 0, 2, closed="left")],
-    }
 
     def __init__(self, criterion, mode, tau):
         self.criterion, self.mode, self.tau = criterion, mode, tau
