@@ -81,3 +81,22 @@ def test_config_names_a_users_file_directly(write_config, tmp_path):
     spec = load_config(path).datasets[0]
     assert (spec.name, spec.label) == ("file", "mine")
     assert spec.params == {"path": str(data), "target": "label", "categorical": ["colour"]}
+
+
+def test_numeric_labels_written_differently_are_one_class(tmp_path):
+    path = tmp_path / "labels.csv"
+    path.write_text("a,class\n1,1\n2,1.0\n3,1.00\n4,2\n5,2e0\n6,0.50\n7,.5\n")
+    X, y, info = load_dataset("csv", path=str(path))
+    assert y.tolist() == ["1", "1", "1", "2", "2", "0.5", "0.5"]
+    assert info["classes"] == ["0.5", "1", "2"]
+    # one class however it is written: refused as a single class
+    path.write_text("a,class\n1,1\n2,1.0\n3,1.00\n")
+    with pytest.raises(DataError, match="single class"):
+        load_dataset("csv", path=str(path))
+
+
+def test_text_labels_are_kept_as_written(tmp_path):
+    path = tmp_path / "labels.csv"
+    path.write_text("a,class\n1,1\n2,1.0\n3,one\n")  # not all numbers: nothing merged
+    _, y, _ = load_dataset("csv", path=str(path))
+    assert y.tolist() == ["1", "1.0", "one"]

@@ -107,6 +107,23 @@ def _arff_cells(path: str) -> tuple[pd.DataFrame, np.ndarray]:
     return frame, lines[: len(frame)]
 
 
+def canonical_labels(y: np.ndarray) -> np.ndarray:
+    """Class labels as text, numeric ones written one way: when every label is a finite
+    number, '1', '1.0' and '1.00' are one class '1' and '0.50' is '0.5' (a spreadsheet
+    that wrote some labels as floats must not make new classes). Labels that are not
+    all numbers are kept as written."""
+    distinct, inverse = np.unique(y, return_inverse=True)
+    try:
+        values = distinct.astype(np.float64)
+    except ValueError:
+        return y
+    if not np.isfinite(values).all():
+        return y
+    written = [str(int(v)) if v.is_integer() and abs(v) < 2**53 else repr(float(v))
+               for v in values.tolist()]
+    return np.asarray(written, dtype=str)[inverse.reshape(-1)]
+
+
 @functools.lru_cache(maxsize=8)
 def _read(path: str, target: str | None, delimiter: str, categorical: tuple, mtime: float,
           header: bool = True):
@@ -136,6 +153,7 @@ def _read(path: str, target: str | None, delimiter: str, categorical: tuple, mti
     if np.isin(y, MISSING).any():
         row = int(np.flatnonzero(np.isin(y, MISSING))[0])
         raise DataError(f"{path}: missing target in line {lines[row]}")
+    y = canonical_labels(y)
     if np.unique(y).size < 2:
         raise DataError(f"{path}: the target column {target!r} has a single class")
     X.setflags(write=False)
