@@ -152,6 +152,9 @@ def read_rows(path, feature_names: list[str]) -> np.ndarray:
 def predictions_csv(estimator, X: np.ndarray, proba: bool) -> str:
     """One line per row: the predicted class, and with ``proba`` one column per class
     (``proba:<class>``) of the leaf's class frequencies."""
+    names = getattr(estimator, "feature_names_in_", None)
+    if names is not None:  # the rows carry the model's names (scikit-learn checks them)
+        X = pd.DataFrame(X, columns=list(names))
     out = pd.DataFrame({"prediction": estimator.predict(X)})
     if proba:
         p = estimator.predict_proba(X)
