@@ -82,13 +82,9 @@ def _coefficient_pass(Z, y, total, code, beta, c, score, features):
 
 @numba.njit(cache=True)
 def _slack(Z, beta, c, out):
-    """``out = Z @ beta - c``."""
-    n, d = Z.shape
-    for j in range(n):
-        v = 0.0
-        for i in range(d):
-            v += Z[j, i] * beta[i]
-        out[j] = v - c
+    """``out = Z @ beta - c``, the product by BLAS as numpy's ``@`` computes it, so that
+    rows whose projections tie exactly in numpy tie here too."""
+    out[:] = np.dot(Z, beta) - c
 
 
 @numba.njit(cache=True)
