@@ -122,7 +122,7 @@ def test_config_imports_a_local_file_for_every_worker(write_config, tmp_path):
     path = write_config(f"""
         name: local
         imports: [mine/two_level.py]
-        datasets: [test-iris]
+        datasets: [iris]
         algorithms: [local-two-level]
         protocol: {{name: kfold, folds: 3, repeats: 2}}
         output: {tmp_path / "out"}
@@ -133,8 +133,15 @@ def test_config_imports_a_local_file_for_every_worker(write_config, tmp_path):
     assert summary.failed == [] and summary.ran == 6
     rows = runs(tmp_path / "out")
     assert {r["depth"] for r in rows} == {"2"}
-    # the config as run (meta.json) keeps the imports, so the report can rebuild it
+    # the config as run (meta.json) keeps the imports: a new process replays a stored
+    # task of the local algorithm (obliq plot tree --results)
     assert load_config(path).to_dict()["imports"] == [str(tmp_path / "mine" / "two_level.py")]
+    result = subprocess.run(
+        [sys.executable, "-m", "obliq_cli.cli", "plot", "tree", "--results",
+         str(tmp_path / "out"), "--dataset", "iris", "--algorithm", "local-two-level",
+         "-o", str(tmp_path / "tree")], capture_output=True, text=True, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "tree.svg").is_file()
 
 
 @pytest.mark.parametrize("imports, fragment", [
