@@ -184,7 +184,8 @@ class C45SplitFinder(SplitFinder):
     def split(self, node: Node) -> Split | None:
         rows, n_classes = node.rows, self.n_classes
         # The node's columns as rows ([d, n], transposed back as a view).
-        results = evaluate_attributes(self.XT[:, rows].T, self.y[rows], n_classes, n_classes,
+        columns = self.XT.take(rows, axis=1)
+        results = evaluate_attributes(columns.T, self.y[rows], n_classes, n_classes,
                                       self.local_order(node))
         a = choose_attribute(results)
         if a is None:

@@ -73,7 +73,7 @@ class AxisSplitFinder(SplitFinder):
 
     def split(self, node: Node) -> Split | None:
         rows = node.rows
-        found = find_best_projection_split(self.XT[:, rows], self.y[rows], self.n_classes,
+        found = find_best_projection_split(self.XT.take(rows, axis=1), self.y[rows], self.n_classes,
                                            self.criterion, self.local_order(node))
         if found is None:
             return None

@@ -75,7 +75,7 @@ def goes_left(X: np.ndarray, rows: np.ndarray, split: Split) -> np.ndarray:
     """
     if split.feature >= 0:
         return X[rows, split.feature] <= split.threshold
-    return X[rows] @ split.weights <= split.threshold
+    return X.take(rows, axis=0) @ split.weights <= split.threshold  # = X[rows] @ w
 
 
 class Node:
@@ -134,7 +134,7 @@ class SplitFinder:
 
     def node_data(self, node: Node) -> tuple[np.ndarray, np.ndarray]:
         """The node's rows of ``X`` and their class codes (copies, in row order)."""
-        return self.X[node.rows], self.y[node.rows]
+        return self.X.take(node.rows, axis=0), self.y[node.rows]
 
     def local_order(self, node: Node) -> np.ndarray | None:
         """``node.order`` as positions within ``node.rows`` (int64 [n_features, n_rows],
@@ -144,7 +144,7 @@ class SplitFinder:
         if self._position is None:
             self._position = np.empty(self.X.shape[0], dtype=np.int64)
         self._position[node.rows] = np.arange(node.rows.shape[0])
-        return self._position[node.order]
+        return self._position.take(node.order)
 
 
 def split_whole(finder: SplitFinder, X, y, n_classes: int, rng=None,
