@@ -145,3 +145,16 @@ def test_an_estimator_that_is_not_one_tree_is_not_saved(tmp_path):
                      tmp_path / "m.json"])
     assert result.exit_code == 2 and "single trees only" in result.output
     assert not (tmp_path / "m.json").exists()
+
+
+def test_a_dataframe_names_the_features_of_the_rules_and_the_model(tmp_path, wisconsin):
+    X, y, info = wisconsin
+    frame = pd.DataFrame(X, columns=info["feature_names"])
+    est = obliq_cli.make_estimator("cart-ap", max_depth=1).fit(frame, y)
+    assert list(est.feature_names_in_) == info["feature_names"]
+    assert est.export_text().splitlines()[1].startswith("|   CellSize <= 2.5")
+    obliq_cli.save_model(tmp_path / "m.json", est, algorithm="cart-ap",
+                         feature_names=list(est.feature_names_in_))
+    loaded, meta = obliq_cli.load_model(tmp_path / "m.json")
+    assert meta["feature_names"] == info["feature_names"]
+    assert loaded.predict(frame).tolist() == est.predict(frame).tolist()
