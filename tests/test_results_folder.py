@@ -290,3 +290,18 @@ def test_a_run_killed_before_its_first_row_keeps_its_history(write_config, tmp_p
     run_experiment(load_config(path), progress=False)
     history = json.loads((out / "meta.json").read_text())["history"]
     assert len(history) == 2 and history[1]["tasks"]["ran"] == 6
+
+
+def test_a_label_in_math_text_is_drawn_as_it_is(write_config, tmp_path):
+    out = tmp_path / "math"
+    path = write_config(f"""
+        name: math
+        datasets: [test-iris, {{name: test-wine, label: '$\\\\undefinedmacro$'}}]
+        algorithms: [test-tree, {{name: test-tree, label: '$x_{{1}}$', params: {{max_depth: 1}}}}]
+        protocol: {{name: kfold, folds: 2}}
+        output: {out}
+        """)
+    run_experiment(load_config(path), progress=False)
+    for args in (["report", out], ["plot", "size", out], ["plot", "cd", out]):
+        result = invoke(args)
+        assert result.exit_code == 0, (args, result.output)

@@ -12,20 +12,34 @@ ids in SVG output.
 
 from __future__ import annotations
 
+import functools
 import textwrap
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
+from matplotlib import rc_context
 from matplotlib.colors import ListedColormap, to_rgb
 from matplotlib.contour import ContourSet
 from matplotlib.figure import Figure
+from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
 from ..errors import ObliqError
 from ..tree.structure import LEAF, Tree
 
 REGION_LIGHTNESS = 0.65
 """How far each class colour is blended toward white for its region (points stay full)."""
+
+
+
+def plain_text(plot):
+    """Text of the figure is shown as given: a label such as ``$\\undefinedmacro$`` is
+    a user's name, not matplotlib math text (which would fail to parse when drawn)."""
+    @functools.wraps(plot)
+    def wrapper(*args, **kwargs):
+        with rc_context({"text.parse_math": False}):
+            return plot(*args, **kwargs)
+    return wrapper
 
 
 def class_colours(n_classes: int) -> np.ndarray:
@@ -115,6 +129,7 @@ def _draw_hyperplanes(ax, estimator, tree: Tree, grid: np.ndarray, xx, yy,
     return drawn
 
 
+@plain_text
 def plot_decision_regions(estimator, X, y, feature_names=None, class_names=None,
                           title: str | None = None, resolution: int = 300) -> Figure:
     """Decision regions of a fitted classifier on a 2-D dataset, with its training rows.
@@ -212,6 +227,7 @@ def node_label(tree: Tree, node: int, feature_names=None, class_names=None,
     return f"#{node}\n{_wrap_rule(rule)}\n{counts}"
 
 
+@plain_text
 def plot_tree_diagram(tree: Tree, feature_names=None, class_names=None,
                       max_depth: int | None = None) -> Figure:
     """A fitted tree as boxes and edges, no Graphviz.
@@ -280,6 +296,7 @@ def cd_groups(average_ranks: pd.Series, cd: float) -> list[tuple[str, ...]]:
     return [tuple(names[i:last[i] + 1]) for i in np.flatnonzero(keep)]
 
 
+@plain_text
 def plot_critical_difference(average_ranks: pd.Series, cd: float,
                              title: str | None = None) -> Figure:
     """Demsar's critical-difference diagram (2006, Fig. 1).
@@ -348,6 +365,7 @@ def plot_critical_difference(average_ranks: pd.Series, cd: float,
 
 
 # ------------------------------------------------------------- accuracy vs size
+@plain_text
 def plot_accuracy_vs_size(tidy: pd.DataFrame, accuracy: str = "test_accuracy",
                           size: str = "n_leaves", title: str | None = None) -> Figure:
     """Mean test accuracy against mean tree size (leaves), one panel per dataset, one
@@ -393,6 +411,10 @@ def plot_accuracy_vs_size(tidy: pd.DataFrame, accuracy: str = "test_accuracy",
                        edgecolors="black", linewidths=0.4, zorder=3)
         if log_x:
             ax.set_xscale("log")
+            # plain numbers at 1, 2, 5 x 10^k, in the tick font (not math-text powers)
+            ax.xaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+            ax.xaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
+            ax.xaxis.set_minor_formatter(NullFormatter())
         ax.set_title(str(dataset), fontsize=9)
         ax.grid(alpha=0.3)
         ax.tick_params(labelsize=7)
@@ -419,6 +441,7 @@ def plot_accuracy_vs_size(tidy: pd.DataFrame, accuracy: str = "test_accuracy",
 
 
 # ------------------------------------------------------------- learning curves
+@plain_text
 def plot_learning_curves(curves: dict[str, list[float]], x_values: dict | None = None,
                          xlabels: dict | None = None, ylabel: str = "best training accuracy",
                          title: str | None = None) -> Figure:
