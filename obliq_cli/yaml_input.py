@@ -1,0 +1,176 @@
+"""Reading a user's YAML file: ``yaml.safe_load`` with the traps of the format closed.
+
+A config is small, hand-written data, so anything that only a mistake or a hostile file
+produces is refused with a one-line ``ConfigError`` naming the file and the line:
+
+- a key given twice in one mapping (YAML keeps the last silently: ``folds: 3`` then
+  ``folds: 2`` would run 2 folds); merge keys (``<<: *base``) still override as usual;
+- aliases whose expansion exceeds ``MAX_EXPANDED_NODES`` values, or that refer to
+  themselves: ``safe_load`` shares the anchored object, but every later walk of the data
+  (validation, ``repr`` in a message, ``json.dumps`` of meta.json) visits each use, so
+  nine levels of nine aliases in a 450-byte file are 387 million values;
+- nesting deeper than ``MAX_DEPTH`` (the composer recurses once per level, so 5000
+  nested brackets would be a RecursionError);
+- a NUL character in a value (``"a\\0b"``): no file name, label or name may hold one;
+- a file over ``MAX_BYTES``.
+
+Everything else is ``yaml.safe_load``: the same tags, types and merge keys. ``brief``
+shortens a value for an error message, so no message prints an unbounded value.
+"""
+
+from __future__ import annotations
+
+import reprlib
+from pathlib import Path
+from typing import Any
+
+import yaml
+from yaml.nodes import ScalarNode, SequenceNode
+
+from .errors import ConfigError
+
+MAX_BYTES = 1 << 20
+MAX_DEPTH = 64
+MAX_EXPANDED_NODES = 20_000
+_MERGE_TAG = "tag:yaml.org,2002:merge"
+
+_brief = reprlib.Repr()
+_brief.maxstring = 60
+_brief.maxother = 60
+_brief.maxlist = _brief.maxtuple = _brief.maxset = _brief.maxdict = 6
+_brief.maxlevel = 3
+
+
+def brief(value: Any) -> str:
+    """``repr(value)``, cut to about 80 characters (long strings, lists and deep nesting
+    are elided with '...'); safe on shared and self-referring structures."""
+    if isinstance(value, str):  # the start of a long text says more than its middle
+        return repr(value[:60] + "...") if len(value) > 60 else repr(value)
+    text = _brief.repr(value)
+    return text if len(text) <= 120 else text[:117] + "..."
+
+
+class _Refused(yaml.YAMLError):
+    """A YAML construct this loader refuses; ``mark`` is where it starts."""
+
+    def __init__(self, problem: str, mark):
+        super().__init__(problem)
+        self.problem = problem
+        self.problem_mark = mark
+
+
+class _Loader(yaml.SafeLoader):
+    """SafeLoader that bounds nesting and alias expansion and refuses duplicate keys."""
+
+    def __init__(self, stream):
+        super().__init__(stream)
+        self._depth = 0
+
+    def compose_node(self, parent, index):
+        self._depth += 1
+        try:
+            if self._depth > MAX_DEPTH:
+                raise _Refused(f"nested more than {MAX_DEPTH} levels deep",
+                               self.peek_event().start_mark)
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+
+    def get_single_node(self):
+        node = super().get_single_node()
+        if node is not None:
+            _check_expansion(node)
+        return node
+
+    def compose_mapping_node(self, anchor):
+        node = super().compose_mapping_node(anchor)
+        # Checked on the mapping as written, before merge keys are flattened into it.
+        first: dict = {}
+        for key_node, _ in node.value:
+            if key_node.tag == _MERGE_TAG or not isinstance(key_node, ScalarNode):
+                continue
+            key = self.construct_object(key_node)
+            try:
+                earlier = first.setdefault(key, key_node)
+            except TypeError:
+                continue  # unhashable: safe_load's own error follows
+            if earlier is not key_node:
+                raise _Refused(f"duplicate key {brief(key)} (first on line "
+                               f"{earlier.start_mark.line + 1})", key_node.start_mark)
+        return node
+
+    def construct_scalar(self, node):
+        value = super().construct_scalar(node)
+        if "\x00" in value:
+            raise _Refused("a NUL character in a value", node.start_mark)
+        return value
+
+
+def _check_expansion(root) -> None:
+    """Refuse aliases that expand to more than MAX_EXPANDED_NODES values, reach deeper
+    than MAX_DEPTH, or contain themselves. Each distinct node is sized once (memoised),
+    so the check costs the size of the file, not of the expansion."""
+    sizes: dict[int, tuple[int, int]] = {}
+    open_nodes: set[int] = set()
+
+    def size(node, depth: int) -> tuple[int, int]:
+        key = id(node)
+        if key in open_nodes:
+            raise _Refused("an alias refers to the value that contains it", node.start_mark)
+        if key not in sizes:
+            if depth > MAX_DEPTH:
+                raise _Refused(f"aliases nest more than {MAX_DEPTH} levels deep",
+                               node.start_mark)
+            if isinstance(node, ScalarNode):
+                children = []
+            elif isinstance(node, SequenceNode):
+                children = node.value
+            else:
+                children = [n for pair in node.value for n in pair]
+            open_nodes.add(key)
+            count, deepest = 1, 0
+            for child in children:
+                c, d = size(child, depth + 1)
+                count += c
+                deepest = max(deepest, d + 1)
+                if count > MAX_EXPANDED_NODES:
+                    raise _Refused(f"aliases expand to more than {MAX_EXPANDED_NODES} "
+                                   "values", node.start_mark)
+            open_nodes.discard(key)
+            sizes[key] = (count, deepest)
+        count, deepest = sizes[key]
+        if depth + deepest > MAX_DEPTH:
+            raise _Refused(f"aliases nest more than {MAX_DEPTH} levels deep", node.start_mark)
+        return sizes[key]
+
+    size(root, 0)
+
+
+def load_yaml(path: Path) -> Any:
+    """The data of the YAML file ``path``, or a one-line ConfigError naming file and line."""
+    if not path.is_file():
+        raise ConfigError(f"{path}: no such file")
+    try:
+        if path.stat().st_size > MAX_BYTES:
+            raise ConfigError(f"{path}: larger than {MAX_BYTES >> 20} MiB; not a config file")
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read ({brief(str(exc))[1:-1]})") from None
+    loader = None
+    try:
+        loader = _Loader(text)  # the reader refuses control characters here
+        return loader.get_single_data()
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        if mark is None and isinstance(exc, yaml.reader.ReaderError):
+            mark = yaml.Mark("", exc.position, text.count("\n", 0, exc.position), 0, None, None)
+        where = f"line {mark.line + 1}" if mark is not None else "YAML"
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        if isinstance(exc, _Refused):
+            raise ConfigError(f"{path}: {where}: {problem}") from None
+        raise ConfigError(f"{path}: {where}: invalid YAML ({problem})") from None
+    except RecursionError:  # a nesting the depth bound did not see (defensive)
+        raise ConfigError(f"{path}: nested too deeply") from None
+    finally:
+        if loader is not None:
+            loader.dispose()
