@@ -14,16 +14,19 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from . import registry
+from .constraints import first_violation
 from .errors import ConfigError, ObliqError
 from .experiment.backends import BACKENDS
 from .experiment.metrics import METRICS, check_metric
 from .experiment.protocols import PROTOCOLS, REQUIRED
 from .registry import suggest
 from .resources import resolve_config
+from .yaml_input import brief, load_yaml
 
+# Every repetition stores a split of every row (folds/*.npz) and a task per fold and
+# algorithm: beyond this a typo (1000000000) would exhaust memory, not run an experiment.
+MAX_REPEATS = 1000
 
 @dataclass(frozen=True)
 class DatasetSpec:
@@ -200,26 +203,29 @@ class _Reader:
                 self.fail(f"{where}.{key}" if where else key, "required")
         return value
 
-    def integer(self, value, where: str, minimum: int | None = None) -> int:
+    def integer(self, value, where: str, minimum: int | None = None,
+                maximum: int | None = None) -> int:
         if isinstance(value, bool) or not isinstance(value, int):
-            self.fail(where, f"must be an integer (got {value!r})")
+            self.fail(where, f"must be an integer (got {brief(value)})")
         if minimum is not None and value < minimum:
             self.fail(where, f"must be an integer >= {minimum} (got {value})")
+        if maximum is not None and value > maximum:
+            self.fail(where, f"must be an integer <= {maximum} (got {value})")
         return value
 
     def fraction(self, value, where: str) -> float:
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < 1:
-            self.fail(where, f"must be a number strictly between 0 and 1 (got {value!r})")
+            self.fail(where, f"must be a number strictly between 0 and 1 (got {brief(value)})")
         return float(value)
 
     def boolean(self, value, where: str) -> bool:
         if not isinstance(value, bool):
-            self.fail(where, f"must be true or false (got {value!r})")
+            self.fail(where, f"must be true or false (got {brief(value)})")
         return value
 
     def string(self, value, where: str) -> str:
         if not isinstance(value, str) or not value:
-            self.fail(where, f"must be a non-empty string (got {value!r})")
+            self.fail(where, f"must be a non-empty string (got {brief(value)})")
         return value
 
     def label(self, value, where: str) -> str:
@@ -241,17 +247,7 @@ class _Reader:
 
 
 def _read_yaml(path: Path) -> Any:
-    if not path.is_file():
-        raise ConfigError(f"{path}: no such file")
-    try:
-        return yaml.safe_load(path.read_text(encoding="utf-8"))
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"line {mark.line + 1}" if mark is not None else "YAML"
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise ConfigError(f"{path}: {where}: invalid YAML ({problem})") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: cannot read ({exc})") from None
+    return load_yaml(path)  # safe_load without duplicate keys, alias bombs, deep nesting
 
 
 _FILE_KEYS = ("path", "target", "categorical", "delimiter", "header")
@@ -305,8 +301,12 @@ def _dataset(r: _Reader, i: int, item, value: list, config_dir: Path) -> Dataset
         entry = registry.dataset_entry(name)
     except ObliqError as exc:
         r.fail(where if isinstance(value[i], str) else f"{where}.name", str(exc))
-    params = _known_params(r, item.get("params"), f"{where}.params", f"dataset {name!r}",
+    params = _known_params(r, item.get("params"), f"{where}.params", f"dataset {brief(name)}",
                            entry.params)
+    bad = first_violation(params, entry.extra.get("constraints", {}))
+    if bad:  # the shorthand {name, path, ...} gives the file's parameters directly
+        r.fail(f"{where}.{bad[0]}" if isinstance(value[i], dict) and "path" in value[i]
+               else f"{where}.params.{bad[0]}", bad[1])
     label = r.label(item.get("label", name), f"{where}.label")
     sizes = item.get("protocol")
     if sizes is not None:
@@ -320,7 +320,7 @@ def _known_params(r: _Reader, value, where: str, owner: str, known: dict) -> dic
     params = r.params(value, where)
     for key in params:
         if key not in known:
-            r.fail(f"{where}.{key}", f"{owner} has no parameter {key!r}{suggest(key, known)}")
+            r.fail(f"{where}.{key}", f"{owner} has no parameter {brief(key)}{suggest(key, known)}")
     return params
 
 
@@ -385,7 +385,7 @@ def _algorithm(r: _Reader, i: int, item, labels: list[str] | None) -> AlgorithmS
     for wanted, extra in per_dataset.items():
         dw = f"{where}.dataset_params.{wanted}"
         if labels is not None and wanted not in labels:
-            r.fail(dw, f"no dataset labelled {wanted!r}{suggest(str(wanted), labels)}")
+            r.fail(dw, f"no dataset labelled {brief(wanted)}{suggest(str(wanted), labels)}")
         _check_estimator(r, name, {**params, **r.params(extra, dw)}, dw)
     pruner = None
     if item.get("pruner") is not None:
@@ -398,7 +398,7 @@ def _algorithm(r: _Reader, i: int, item, labels: list[str] | None) -> AlgorithmS
             entry = registry.pruner_entry(pname)
         except ObliqError as exc:
             r.fail(f"{pw}.name", str(exc))
-        pparams = _known_params(r, raw.get("params"), f"{pw}.params", f"pruner {pname!r}",
+        pparams = _known_params(r, raw.get("params"), f"{pw}.params", f"pruner {brief(pname)}",
                                 entry.params)
         from .parameters import check_pruner_parameters  # scikit-learn: on first use
 
@@ -415,7 +415,7 @@ def _algorithm(r: _Reader, i: int, item, labels: list[str] | None) -> AlgorithmS
         for j, wanted in enumerate(only):
             if labels is not None and wanted not in labels:
                 r.fail(f"{where}.only[{j}]",
-                       f"no dataset labelled {wanted!r}{suggest(str(wanted), labels)}")
+                       f"no dataset labelled {brief(wanted)}{suggest(str(wanted), labels)}")
         only = tuple(str(x) for x in only)
     return AlgorithmSpec(name, label, params, pruner,
                          {str(k): dict(v) for k, v in per_dataset.items()}, only)
@@ -463,7 +463,7 @@ def _dataset_protocols(r: _Reader, value: dict, datasets) -> tuple[DatasetSpec, 
 
 def _size(r: _Reader, value, where: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
-        r.fail(where, f"must be a fraction in (0, 1) or a row count >= 1 (got {value!r})")
+        r.fail(where, f"must be a fraction in (0, 1) or a row count >= 1 (got {brief(value)})")
     if isinstance(value, float) and value >= 1:
         r.fail(where, f"a fraction must be below 1; use an integer for a row count (got {value})")
     return value
@@ -474,7 +474,7 @@ def _protocol_value(r: _Reader, key: str, value, where: str):
     if key == "folds":
         return r.integer(value, where, 2)
     if key == "repeats":
-        return r.integer(value, where, 1)
+        return r.integer(value, where, 1, MAX_REPEATS)
     if key == "stratified":
         return r.boolean(value, where)
     if key in ("train_size", "test_size"):
@@ -491,7 +491,7 @@ def _protocol(r: _Reader, value) -> ProtocolSpec:
         r.fail("protocol.name", f"required ({known})")
     name = value["name"]
     if not isinstance(name, str) or name not in PROTOCOLS:
-        r.fail("protocol.name", f"unknown protocol {name!r}{suggest(str(name), PROTOCOLS)}; "
+        r.fail("protocol.name", f"unknown protocol {brief(name)}{suggest(str(name), PROTOCOLS)}; "
                f"known: {known}")
     r.mapping(value, "protocol", ("name",) + _protocol_keys(name))
     entry = PROTOCOLS[name]
@@ -561,7 +561,7 @@ def _reference(r: _Reader, value, path: Path, algorithms) -> tuple[str | None, d
     for label in methods:
         if label not in labels:
             r.fail(f"reference.methods.{label}",
-                   f"no algorithm labelled {label!r}{suggest(label, labels)}")
+                   f"no algorithm labelled {brief(label)}{suggest(label, labels)}")
     return str(ref_path), {str(k): str(v) for k, v in methods.items()}
 
 
@@ -598,7 +598,7 @@ def load_config(path, overrides: dict | None = None) -> ExperimentConfig:
     n_jobs = r.collect(_n_jobs, r, data.get("n_jobs", 1), default=1)
     backend = data.get("backend", "loky")
     if backend not in BACKENDS:
-        r.collect(r.fail, "backend", f"unknown backend {backend!r}"
+        r.collect(r.fail, "backend", f"unknown backend {brief(backend)}"
                   f"{suggest(str(backend), BACKENDS)}; known: {', '.join(BACKENDS)}")
     reference, methods = None, {}
     if algorithms_ok:  # its methods name algorithm labels
@@ -613,7 +613,7 @@ def load_config(path, overrides: dict | None = None) -> ExperimentConfig:
 def _name(r: _Reader, value) -> str:
     name = r.string(value, "name")
     if "/" in name or name.startswith("."):
-        r.fail("name", f"must be a plain name, usable as a folder (got {name!r})")
+        r.fail("name", f"must be a plain name, usable as a folder (got {brief(name)})")
     return name
 
 
@@ -624,7 +624,7 @@ def _metrics(r: _Reader, metrics) -> None:
         try:
             check_metric(str(metric))
         except ObliqError:
-            r.collect(r.fail, f"metrics[{i}]", f"unknown metric {metric!r}"
+            r.collect(r.fail, f"metrics[{i}]", f"unknown metric {brief(metric)}"
                       f"{suggest(str(metric), METRICS)}; known: {', '.join(METRICS)}, "
                       "tpr:K, tnr:K")
 

@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 import yaml
 
+from ..constraints import ListOf
 from ..errors import DataError
 from ..registry import register_dataset
 from ..resources import catalog_file
@@ -457,18 +458,23 @@ def _register(entry: dict) -> None:
     summary = (f"{entry.get('title', name)}; {exp['rows']} x {exp['features']}, "
                f"{n_classes} classes; {entry['status']}")
     params = {"path": None}
+    constraints = {"path": [str, ListOf(str), None]}
     if entry["source"]["kind"] == "generator":
-        params.update({"n": entry["source"].get("params", {}).get("n"), "seed": 0})
+        declared = generators.GENERATOR_PARAMS[entry["source"]["name"]]
+        defaults = {"n": entry["source"].get("params", {}).get("n"), "seed": 0}
+        params.update({key: defaults[key] for key in declared})
+        constraints.update(declared)
 
     def load(**kw):
         return load_catalog_dataset(name, **kw)
 
     source = entry["source"]
     where = source.get("package") or source.get("kind")
-    register_dataset(name, summary, params=params, source=where, entry=entry)(load)
+    register_dataset(name, summary, params=params, source=where, entry=entry,
+                     constraints=constraints)(load)
     for alias in entry.get("aliases", []):
         register_dataset(str(alias), f"alias of {name}", params=params, alias_of=name,
-                         entry=entry)(load)
+                         entry=entry, constraints=constraints)(load)
 
 
 def register_catalog() -> None:

@@ -16,7 +16,9 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from sklearn.utils._param_validation import Options
 
+from ..constraints import ListOf
 from ..errors import DataError
 from ..registry import register_dataset
 
@@ -25,6 +27,11 @@ MISSING = ["?", "", "NA", "NaN", "nan", "<null>"]
 # The parameters of the `file` dataset (and its alias `csv`) with their defaults.
 FILE_PARAMS = {"path": None, "target": None, "categorical": [], "delimiter": ",",
                "header": True}
+# What each may be (scikit-learn's constraint language, checked before a run); the
+# delimiter is one of the single characters CSV files use.
+FILE_CONSTRAINTS = {"path": [str], "target": [str, None], "categorical": [ListOf(str)],
+                    "delimiter": [Options(str, {",", ";", "\t", "|", " ", ":"})],
+                    "header": ["boolean"]}
 
 
 def category_codes(values: pd.Series) -> pd.Series:
@@ -165,7 +172,7 @@ def _read(path: str, target: str | None, delimiter: str, categorical: tuple, mti
 @register_dataset(
     "file", "Your own CSV (header row unless header: false) or ARFF file; numeric or "
             "listed categorical features",
-    params=FILE_PARAMS, source="user file",
+    params=FILE_PARAMS, constraints=FILE_CONSTRAINTS, source="user file",
 )
 def load_file(path=None, target=None, categorical=(), delimiter=",", header=True):
     """(X, y, info) of a user's CSV or ARFF file; ``target`` defaults to the last column.
@@ -193,4 +200,5 @@ def load_file(path=None, target=None, categorical=(), delimiter=",", header=True
     return X, y, info
 
 
-register_dataset("csv", "alias of file", params=FILE_PARAMS, alias_of="file")(load_file)
+register_dataset("csv", "alias of file", params=FILE_PARAMS, constraints=FILE_CONSTRAINTS,
+                 alias_of="file")(load_file)

@@ -7,8 +7,10 @@ Every generator takes ``n`` (where a size makes sense) and ``seed`` and returns
 from __future__ import annotations
 
 import itertools
+from numbers import Integral
 
 import numpy as np
+from sklearn.utils._param_validation import Interval
 
 
 def balance_scale() -> tuple[np.ndarray, np.ndarray]:
@@ -113,4 +115,23 @@ GENERATORS = {
     "checkerboard_2x2": checkerboard_2x2,
     "checkerboard_4x4": checkerboard_4x4,
     "synthetic_10d": synthetic_10d,
+}
+
+# What a config may set for each generator, in scikit-learn's constraint language
+# (checked by obliq_cli.constraints before a run): a row count that keeps memory sane
+# (a million rows of 21 features are 170 MB) and a seed numpy accepts.
+MAX_ROWS = 1_000_000
+_ROWS = [Interval(Integral, 2, MAX_ROWS, closed="both")]
+_SEED = [Interval(Integral, 0, None, closed="left")]
+GENERATOR_PARAMS = {
+    "apdt_problem1": {"n": _ROWS, "seed": _SEED},
+    "apdt_problem2": {"n": _ROWS, "seed": _SEED},
+    "apdt_problem3": {"n": _ROWS, "seed": _SEED},
+    "balance_scale": {},  # all 625 combinations: nothing to choose
+    "waveform21": {"n": _ROWS, "seed": _SEED},
+    "twonorm": {"n": _ROWS, "seed": _SEED},
+    "ringnorm": {"n": _ROWS, "seed": _SEED},
+    "checkerboard_2x2": {"n": _ROWS, "seed": _SEED},
+    "checkerboard_4x4": {"n": _ROWS, "seed": _SEED},
+    "synthetic_10d": {"n": _ROWS, "seed": _SEED},
 }
