@@ -1,0 +1,229 @@
+"""The hardening corpus: bad and extreme inputs, run through the real command line.
+
+Each ``Case`` is a config (and any files it names) run with ``obliq run`` (or another
+command) in-process through click's ``CliRunner``. ``run_case`` classifies what happened:
+
+- ``clean``: exit code 2, stderr exactly one ``error:`` line naming the config file and
+  the field (the case's ``fragments``), and the working folder unchanged: no file
+  written, none changed (a folder of earlier results sits in the output path);
+- ``handled``: exit code 0, the results written (extreme data the algorithms survive,
+  a label the plots must draw);
+- ``recorded``: exit code 1 with the failing tasks recorded in ``runs.csv``;
+- ``traceback``: any exception that escaped the command (or an exit without one line);
+- ``lost``: earlier results changed or gone.
+
+``tests/hardening/test_hardening_corpus.py`` asserts each case's expected outcome;
+``tests/hardening/tally.py`` prints the counts the issue asks for.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+OUTCOMES = ("clean", "handled", "recorded", "traceback", "lost")
+
+# 40 rows, 2 features, 2 classes; every algorithm separates it.
+SMALL_CSV = "a,b,class\n" + "".join(
+    f"{i % 7 + 0.5 * (i % 3)},{(i * 3) % 11},{'x' if i % 7 < 3 else 'y'}\n" for i in range(40))
+
+BASE = """name: bad
+datasets: [{{name: small, path: small.csv, target: class}}]
+algorithms: [cart-ap]
+protocol: {{name: kfold, folds: 2, repeats: 1}}
+{extra}"""
+
+
+def _alias_bomb_items() -> str:
+    """Nine levels of nine aliases: 9^9 = 387 million strings once expanded."""
+    items = ["&a [lol,lol,lol,lol,lol,lol,lol,lol,lol]"]
+    for prev, name in zip("abcdefgh", "bcdefghi"):
+        items.append(f"&{name} [" + ",".join([f"*{prev}"] * 9) + "]")
+    return "[" + ", ".join(items) + "]"
+
+
+BOMB = _alias_bomb_items()
+
+
+@dataclass(frozen=True)
+class Case:
+    id: str
+    config: str
+    fragments: tuple[str, ...] = ()
+    expect: str = "clean"
+    files: dict = field(default_factory=dict)
+    command: tuple[str, ...] = ("run",)
+
+
+def base(extra: str = "") -> str:
+    """The small valid config, with ``extra`` lines at its end."""
+    return BASE.format(extra=extra)
+
+
+def swap(old: str, new: str, extra: str = "") -> str:
+    """The small valid config with ``old`` replaced by ``new``."""
+    return BASE.format(extra=extra).replace(old, new)
+
+
+CASES: list[Case] = [
+    # ---- YAML reading
+    Case("yaml-duplicate-top-key", base("protocol: {name: kfold, folds: 3}\n"),
+         ("line 5", "duplicate key 'protocol'", "first on line 4")),
+    Case("yaml-duplicate-nested-key", swap("folds: 2,", "folds: 3, folds: 2,"),
+         ("line 4", "duplicate key 'folds'")),
+    Case("yaml-duplicate-block-key",
+         "name: bad\nname: other\ndatasets: [heart]\nalgorithms: [cart-ap]\n"
+         "protocol: {name: kfold}\n", ("line 2", "duplicate key 'name'", "first on line 1")),
+    Case("yaml-alias-bomb-name", f"description: {BOMB}\n" + swap("name: bad", "name: *i"),
+         ("aliases expand to more than",)),
+    Case("yaml-alias-bomb-seed", f"description: {BOMB}\n" + base("seed: *i\n"),
+         ("aliases expand to more than",)),
+    Case("yaml-alias-bomb-only", f"description: {BOMB}\n"
+         + swap("algorithms: [cart-ap]", "algorithms: [{name: cart-ap, only: *i}]"),
+         ("aliases expand to more than",)),
+    Case("yaml-alias-bomb-categorical", f"description: {BOMB}\n"
+         + swap("algorithms: [cart-ap]",
+                "algorithms: [{name: hhcart-a, params: {categorical_features: *i}}]"),
+         ("aliases expand to more than",)),
+    Case("yaml-alias-recursive-list", "description: &a [1, *a]\n" + base(),
+         ("line 1", "alias refers to the value that contains it")),
+    Case("yaml-alias-recursive-map", "description: &a {x: 1, y: *a}\n" + base(),
+         ("line 1", "alias refers to the value that contains it")),
+    Case("yaml-nesting-5000-brackets", "description: " + "[" * 5000 + "]" * 5000 + "\n" + base(),
+         ("line 1", "nested more than 64 levels")),
+    Case("yaml-nesting-5000-braces", "description: " + "{a: " * 5000 + "1" + "}" * 5000 + "\n"
+         + base(), ("line 1", "nested more than 64 levels")),
+    Case("yaml-nesting-block", "description:\n" + "".join(" " * i + "-\n" for i in range(1, 200))
+         + base(), ("nested more than 64 levels",)),
+    Case("yaml-nul-escape-name", swap("name: bad", 'name: "b\\0ad"'),
+         ("line 1", "NUL character")),
+    Case("yaml-nul-escape-output", base('output: "out\\0put"\n'), ("line 5", "NUL character")),
+    Case("yaml-nul-escape-label", swap("algorithms: [cart-ap]",
+                                       'algorithms: [{name: cart-ap, label: "a\\0b"}]'),
+         ("line 3", "NUL character")),
+    Case("yaml-nul-raw-byte", swap("name: bad", "name: b\0ad"), ("line 1", "invalid YAML")),
+    Case("yaml-not-utf8", swap("name: bad", "name: b\udcffad"), ("cannot read",)),
+    Case("yaml-syntax-error", swap("algorithms: [cart-ap]", "algorithms: [cart-ap"),
+         ("invalid YAML",)),
+    Case("yaml-python-tag", swap("name: bad", "name: !!python/object/apply:os.system [ls]"),
+         ("invalid YAML", "python/object/apply")),
+    Case("yaml-too-large", base("description: '" + "x" * (1 << 20) + "'\n"),
+         ("larger than 1 MiB",)),
+    Case("yaml-empty-file", "", ("must hold a mapping",)),
+    Case("yaml-list-document", "- a\n- b\n", ("must hold a mapping",)),
+    Case("yaml-two-documents", base() + "---\n" + base(), ("invalid YAML",)),
+    Case("yaml-long-value-is-cut", swap("name: bad", "name: [" + "abc, " * 5000 + "]"),
+         ("name: must be a non-empty string", "...")),
+    Case("yaml-merge-key-still-works", "description: &d {name: cart-ap, label: A}\n" + swap(
+             "algorithms: [cart-ap]", "algorithms: [{<<: *d, label: B}, {<<: *d}]"),
+         expect="handled"),
+    # ---- generator and file-dataset parameters
+    Case("generator-n-negative", swap("{name: small, path: small.csv, target: class}",
+                                      "{name: twonorm_gen, params: {n: -5}}"),
+         ("datasets[0].params.n", "in the range [2, 1000000]", "got -5")),
+    Case("generator-n-word", swap("{name: small, path: small.csv, target: class}",
+                                  "{name: twonorm_gen, params: {n: lots}}"),
+         ("datasets[0].params.n", "got 'lots'")),
+    Case("generator-n-huge", swap("{name: small, path: small.csv, target: class}",
+                                  "{name: twonorm_gen, params: {n: 10000000000}}"),
+         ("datasets[0].params.n", "got 10000000000")),
+    Case("generator-n-float", swap("{name: small, path: small.csv, target: class}",
+                                   "{name: checker4x4, params: {n: 100.5}}"),
+         ("datasets[0].params.n", "got 100.5")),
+    Case("generator-n-bool", swap("{name: small, path: small.csv, target: class}",
+                                  "{name: checker4x4, params: {n: true}}"),
+         ("datasets[0].params.n", "got True")),
+    Case("generator-seed-word", swap("{name: small, path: small.csv, target: class}",
+                                     "{name: wave, params: {seed: abc}}"),
+         ("datasets[0].params.seed", "got 'abc'")),
+    Case("generator-seed-negative", swap("{name: small, path: small.csv, target: class}",
+                                         "{name: apdt_problem1, params: {seed: -1}}"),
+         ("datasets[0].params.seed", "got -1")),
+    Case("generator-without-size", swap("{name: small, path: small.csv, target: class}",
+                                        "{name: balance, params: {n: 50}}"),
+         ("datasets[0].params.n", "has no parameter 'n'")),
+    Case("catalog-path-not-text", swap("{name: small, path: small.csv, target: class}",
+                                       "{name: heart, params: {path: [1, 2]}}"),
+         ("datasets[0].params.path", "a list of strings")),
+    Case("file-delimiter-two-chars", swap("target: class}", "target: class, delimiter: ';;'}"),
+         ("datasets[0].delimiter", "got ';;'")),
+    Case("file-params-delimiter", swap("{name: small, path: small.csv, target: class}",
+                                       "{name: file, params: {path: small.csv, delimiter: ''}}"),
+         ("datasets[0].params.delimiter", "got ''")),
+    Case("file-header-number", swap("{name: small, path: small.csv, target: class}",
+                                    "{name: file, params: {path: small.csv, header: 3}}"),
+         ("datasets[0].params.header", "true or false")),
+    Case("file-path-number", swap("{name: small, path: small.csv, target: class}",
+                                  "{name: file, params: {path: 3}}"),
+         ("datasets[0].params.path", "a string")),
+    Case("file-categorical-not-list", swap("{name: small, path: small.csv, target: class}",
+                                           "{name: file, params: {path: small.csv, "
+                                           "categorical: a}}"),
+         ("datasets[0].params.categorical", "a list of strings")),
+    Case("protocol-repeats-huge", swap("repeats: 1", "repeats: 1000000000"),
+         ("protocol.repeats", "<= 1000")),
+    Case("protocol-runs-huge", swap("{name: kfold, folds: 2, repeats: 1}",
+                                    "{name: random_split, train_size: 0.5, runs: 100000}"),
+         ("protocol.runs", "<= 1000")),
+]
+
+
+def _snapshot(folder: Path) -> dict[str, str]:
+    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+EARLIER_RUNS = "config_hash,dataset\nabc,earlier\n"
+
+
+def run_case(case: Case, workdir: Path) -> tuple[str, str]:
+    """(outcome, detail) of one case run in the empty folder ``workdir``."""
+    from click.testing import CliRunner
+
+    from obliq_cli.cli import main
+
+    workdir.mkdir(parents=True, exist_ok=True)
+    config = workdir / "exp.yaml"
+    text = case.config.encode("utf-8", errors="surrogateescape")
+    config.write_bytes(text)
+    (workdir / "small.csv").write_text(SMALL_CSV)
+    for name, content in case.files.items():
+        (workdir / name).write_text(content)
+    earlier = workdir / "earlier"
+    earlier.mkdir()
+    (earlier / "runs.csv").write_text(EARLIER_RUNS)
+    out = workdir / "out"
+    before = _snapshot(workdir)
+    args = [*case.command, str(config)]
+    if case.command == ("run",):
+        args += ["-o", str(out), "--no-progress"]
+    cwd = os.getcwd()
+    os.chdir(workdir)
+    try:
+        result = CliRunner().invoke(main, args)
+    finally:
+        os.chdir(cwd)
+    lines = result.output.strip().splitlines()
+    after = _snapshot(workdir)
+    if any(after.get(k) != v for k, v in before.items()):
+        return "lost", f"changed: {sorted(k for k, v in before.items() if after.get(k) != v)}"
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        return "traceback", f"{type(result.exception).__name__}: {result.exception}"[:300]
+    if result.exit_code == 2:
+        written = sorted(set(after) - set(before))
+        errors = [line for line in lines if line.startswith("error: ")]
+        if len(lines) != 1 or len(errors) != 1:
+            return "traceback", f"not one error line: {lines[:5]}"
+        if written:
+            return "traceback", f"wrote {written} before failing"
+        missing = [f for f in (str(config), *case.fragments) if f not in lines[0]]
+        if missing:
+            return "clean-but-vague", f"{lines[0]} lacks {missing}"
+        return "clean", lines[0]
+    if result.exit_code == 1 and (out / "runs.csv").is_file():
+        return "recorded", lines[-1] if lines else ""
+    if result.exit_code == 0:
+        return "handled", lines[-1] if lines else ""
+    return "traceback", f"exit {result.exit_code}: {lines[-3:]}"
