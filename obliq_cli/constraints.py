@@ -14,7 +14,6 @@ from sklearn.utils._param_validation import Options, _Constraint, make_constrain
 
 from .yaml_input import brief
 
-
 _PLURAL = {str: "strings", int: "integers", float: "numbers"}
 
 

@@ -17,6 +17,7 @@ from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 from ..errors import DataError, DataTypeError, ObliqError
 from ..parameters import RANDOM_STATE, DeclaredParameters, Integral, Interval, ListOf, Real
 from ..tree.builder import SplitFinder, StoppingRules, build_tree
+from ..tree.conditioning import column_exponents, scale_columns
 from ..tree.crimcoord import CrimcoordFinder, QualitativeCoding
 from ..tree.structure import Tree
 
@@ -57,14 +58,19 @@ def fit_input(estimator, X, y) -> tuple[np.ndarray, np.ndarray]:
     X, y = _data_error(validate_data, estimator, X, y, dtype=np.float64)
     _data_error(check_classification_targets, y)
     estimator.classes_, codes = np.unique(y, return_inverse=True)
-    return X, codes.astype(np.int64, copy=False)
+    # A column of extreme magnitude is scaled by an exact power of two, here and in
+    # predict_input, so no search squares values near the float limits
+    # (tree.conditioning); ordinary data keep the very same array.
+    estimator.input_exponents_ = column_exponents(X)
+    return scale_columns(X, estimator.input_exponents_), codes.astype(np.int64, copy=False)
 
 
 def predict_input(estimator, X) -> np.ndarray:
     """Rows ``X`` for a fitted ``estimator``: NotFittedError before ``fit``, then the
-    checks of ``fit_input`` and the same number (and names) of features."""
+    checks of ``fit_input``, the same number (and names) of features and its scaling."""
     check_is_fitted(estimator)
-    return _data_error(validate_data, estimator, X, reset=False, dtype=np.float64)
+    X = _data_error(validate_data, estimator, X, reset=False, dtype=np.float64)
+    return scale_columns(X, getattr(estimator, "input_exponents_", None))
 
 
 def binary_only(message: str) -> DataError:
@@ -127,6 +133,7 @@ class TreeClassifier(ObliqClassifier):
     }
 
     coding_: QualitativeCoding | None = None
+    input_exponents_: np.ndarray | None = None
 
     def _make_split_finder(self) -> SplitFinder:  # pragma: no cover
         """A fresh finder for one fit; it sees the data in its ``prepare``."""
@@ -207,6 +214,8 @@ class TreeClassifier(ObliqClassifier):
         data = {"classes": self.classes_.tolist(), "tree": self.tree_.to_dict()}
         if self.coding_ is not None:
             data["qualitative_coding"] = self.coding_.to_dict()
+        if self.input_exponents_ is not None:
+            data["input_exponents"] = self.input_exponents_.tolist()
         return data
 
     def load_tree(self, data: dict) -> TreeClassifier:
@@ -215,6 +224,8 @@ class TreeClassifier(ObliqClassifier):
         self.tree_ = Tree.from_dict(data["tree"])
         coding = data.get("qualitative_coding")
         self.coding_ = QualitativeCoding.from_dict(coding) if coding else None
+        exponents = data.get("input_exponents")
+        self.input_exponents_ = None if exponents is None else np.asarray(exponents, np.int64)
         self.n_features_in_ = (self.coding_.n_features if self.coding_ is not None
                                else self.tree_.n_features)
         return self
