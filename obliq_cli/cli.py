@@ -49,6 +49,8 @@ class _Group(click.Group):
         except OSError as exc:
             where = f"{exc.filename}: " if getattr(exc, "filename", None) else ""
             _fail(f"{where}{exc.strerror or exc}")
+        except KeyboardInterrupt:  # Ctrl-C outside a run's task loop (which says more)
+            _fail("interrupted", 130)
 
 
 @click.group(cls=_Group)

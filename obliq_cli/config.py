@@ -226,6 +226,9 @@ class _Reader:
     def string(self, value, where: str) -> str:
         if not isinstance(value, str) or not value:
             self.fail(where, f"must be a non-empty string (got {brief(value)})")
+        if "\x00" in value:  # no name, label or path can hold one (YAML's "\0")
+            self.fail(where, f"must not hold a control character (got '\\x00' in "
+                             f"{brief(value)})")
         return value
 
     def label(self, value, where: str) -> str:

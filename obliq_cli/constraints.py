@@ -67,4 +67,7 @@ def first_violation(params: dict, declarations: dict) -> tuple[str, str] | None:
             continue
         if not any(_constraint(c).is_satisfied_by(value) for c in declared):
             return name, f"must be {describe(declared)} (got {brief(value)})"
+        if any("\x00" in v for v in (value if isinstance(value, list) else [value])
+               if isinstance(v, str)):  # no file name or column holds one
+            return name, f"must not hold a NUL character (got {brief(value)})"
     return None

@@ -32,3 +32,10 @@ class DataTypeError(DataError, TypeError):
 
 class UnknownNameError(ObliqError):
     """A name (algorithm, dataset, pruner, protocol) is not registered."""
+
+
+class Interrupted(ObliqError):
+    """The user stopped a run (Ctrl-C); what finished is kept. Exit code 130 = 128 + SIGINT,
+    as a shell reports a process that SIGINT ended."""
+
+    exit_code = 130

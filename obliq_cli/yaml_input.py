@@ -11,7 +11,6 @@ produces is refused with a one-line ``ConfigError`` naming the file and the line
   nine levels of nine aliases in a 450-byte file are 387 million values;
 - nesting deeper than ``MAX_DEPTH`` (the composer recurses once per level, so 5000
   nested brackets would be a RecursionError);
-- a NUL character in a value (``"a\\0b"``): no file name, label or name may hold one;
 - a file over ``MAX_BYTES``.
 
 Everything else is ``yaml.safe_load``: the same tags, types and merge keys. ``brief``
@@ -98,12 +97,6 @@ class _Loader(yaml.SafeLoader):
                 raise _Refused(f"duplicate key {brief(key)} (first on line "
                                f"{earlier.start_mark.line + 1})", key_node.start_mark)
         return node
-
-    def construct_scalar(self, node):
-        value = super().construct_scalar(node)
-        if "\x00" in value:
-            raise _Refused("a NUL character in a value", node.start_mark)
-        return value
 
 
 def _check_expansion(root) -> None:

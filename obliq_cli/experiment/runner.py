@@ -41,9 +41,10 @@ from pathlib import Path
 import numpy as np
 
 from .. import __version__, registry
-from ..errors import ObliqError
+from ..errors import Interrupted, ObliqError
 from . import results
 from .backends import BACKENDS
+from .children import sigint_ignored, worker_setup
 from .metrics import METRICS, task_metrics
 from .protocols import Split, flip_labels, fold_record, make_splits
 from .schema import RUN_COLUMNS
@@ -348,21 +349,37 @@ def check_backend(backend: str, n_jobs: int = 1, scheduler: str | None = None) -
 def _dask_client(n_jobs: int, scheduler: str | None):
     """A dask Client: connected to ``scheduler``, else on a local cluster of
     single-threaded workers (tree growing holds the GIL; threads would contend)."""
-    from dask.distributed import Client, LocalCluster
+    from dask.distributed import Client
 
     try:
         if scheduler:
             client = Client(scheduler, timeout="10s")
         else:
-            workers = None if n_jobs < 0 else n_jobs
-            client = Client(LocalCluster(n_workers=workers, threads_per_worker=1))
+            client = Client(_local_cluster(None if n_jobs < 0 else n_jobs))
     except (OSError, TimeoutError) as exc:
         raise ObliqError(f"cannot reach the dask scheduler {scheduler or '(local)'}: "
                          f"{_one_line(exc)}") from None
     try:
         yield client
     finally:
+        cluster = None if scheduler else client.cluster
         client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+def _local_cluster(n_workers: int | None):
+    """A LocalCluster of single-threaded workers that leave Ctrl-C to the run (they start
+    with SIGINT ignored), log nothing short of a crash and serve no dashboard (whose port
+    another run may hold)."""
+    import logging
+
+    from dask.distributed import LocalCluster
+
+    with sigint_ignored():
+        return LocalCluster(n_workers=n_workers, threads_per_worker=1,
+                            dashboard_address=":0", scheduler_kwargs={"dashboard": False},
+                            silence_logs=logging.CRITICAL)
 
 
 CHUNKS_PER_WORKER = 16
@@ -388,6 +405,16 @@ def _import_builtins() -> None:
     registry.list_algorithms()  # imports every built-in: scikit-learn, numba's caches
 
 
+def _pool_config(backend: str, n_jobs: int):
+    """joblib's configuration for the run's pool: loky's workers ignore Ctrl-C (the run
+    stops them) and die with the run (``children.worker_setup``). The same arguments
+    for the early start and the tasks, so loky reuses the one executor."""
+    import joblib
+
+    setup = {"initializer": worker_setup} if backend == "loky" else {}
+    return joblib.parallel_config(backend=backend, n_jobs=n_jobs, **setup)
+
+
 def start_workers(n_jobs: int, backend: str) -> None:
     """Start loky's workers now and let them import obliq in the background, so their
     start-up overlaps the parent's planning (loky keeps one executor per process, which
@@ -399,7 +426,7 @@ def start_workers(n_jobs: int, backend: str) -> None:
     import joblib
 
     def warm():
-        with joblib.parallel_config(backend=backend, n_jobs=n_jobs):
+        with _pool_config(backend, n_jobs):
             workers = joblib.effective_n_jobs(n_jobs)
             joblib.Parallel()(joblib.delayed(_import_builtins)() for _ in range(workers))
 
@@ -418,7 +445,7 @@ def _parallel_results(tasks, n_jobs: int, backend: str):
         return
     while _warming:
         _warming.pop().join()
-    with joblib.parallel_config(backend=backend, n_jobs=n_jobs):
+    with _pool_config(backend, n_jobs):
         chunks = task_chunks(tasks, joblib.effective_n_jobs(n_jobs))
         for rows in joblib.Parallel(return_as="generator_unordered", batch_size=1)(
                 joblib.delayed(run_tasks)(chunk) for chunk in chunks):
@@ -453,9 +480,13 @@ def run_experiment(config, *, n_jobs: int | None = None, backend: str | None = N
         todo = [t for t in tasks if t.key not in start.done]
         summary = RunSummary(out, total=len(tasks), skipped=len(tasks) - len(todo),
                              notes=start.notes)
-        _run(config, out, records, todo, summary, start, n_jobs, backend, progress,
-             _history_entry(config, resume, force, n_jobs, backend, len(tasks),
-                            summary.skipped))
+        try:
+            _run(config, out, records, todo, summary, start, n_jobs, backend, progress,
+                 _history_entry(config, resume, force, n_jobs, backend, len(tasks),
+                                summary.skipped))
+        except KeyboardInterrupt:  # Ctrl-C: the pool is stopped; say what is kept
+            raise Interrupted(f"interrupted: {summary.ran} task(s) finished and kept in "
+                              f"{out / results.RUNS}; --resume continues") from None
     return summary
 
 

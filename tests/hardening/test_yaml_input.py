@@ -8,10 +8,10 @@ import yaml
 from obliq_cli.errors import ConfigError
 from obliq_cli.yaml_input import MAX_EXPANDED_NODES, brief, load_yaml
 
-ROOT = Path(__file__).resolve().parents[2]
+CONFIGS = Path(__file__).resolve().parents[2] / "obliq_cli" / "configs"
 
 
-@pytest.mark.parametrize("path", sorted((ROOT / "configs").glob("*.yaml")), ids=lambda p: p.name)
+@pytest.mark.parametrize("path", sorted(CONFIGS.glob("*.yaml")), ids=lambda p: p.name)
 def test_every_shipped_config_reads_as_safe_load_reads_it(path):
     assert load_yaml(path) == yaml.safe_load(path.read_text(encoding="utf-8"))
 
