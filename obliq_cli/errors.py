@@ -11,6 +11,8 @@ scikit-learn's ``InvalidParameterError`` (it lives beside the declarations it ch
 that importing this module stays free of scikit-learn).
 """
 
+import contextlib
+
 
 class ObliqError(ValueError):
     """A user-facing error: the message is shown as is, on one line."""
@@ -39,3 +41,13 @@ class Interrupted(ObliqError):
     as a shell reports a process that SIGINT ended."""
 
     exit_code = 130
+
+
+@contextlib.contextmanager
+def naming_file(path):
+    """An OSError raised inside is re-raised naming ``path``: a write to a full disk says
+    only 'No space left on device', and the command line prints the file it is given."""
+    try:
+        yield
+    except OSError as exc:
+        raise OSError(exc.errno, exc.strerror or str(exc), str(path)) from None

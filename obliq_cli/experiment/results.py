@@ -30,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import ObliqError
+from ..errors import ObliqError, naming_file
 from .protocols import folds_per_repetition
 from .schema import LABEL_COLUMNS, NUMERIC_COLUMNS, STATUSES
 
@@ -179,7 +179,7 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
     """Write ``path`` through a temporary file in the same folder, then rename it."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
-        with open(tmp, "wb") as handle:
+        with naming_file(path), open(tmp, "wb") as handle:  # a full disk names the file
             handle.write(data)
             _step(f"write {path.name} (temporary)")
             handle.flush()

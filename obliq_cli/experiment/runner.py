@@ -41,7 +41,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import __version__, registry
-from ..errors import Interrupted, ObliqError
+from ..errors import Interrupted, ObliqError, naming_file
 from . import results
 from .backends import BACKENDS
 from .children import sigint_ignored, worker_setup
@@ -517,12 +517,14 @@ def _run(config, out: Path, records, todo, summary, start, n_jobs, backend, prog
             # Rows follow the file's own header, so an older file stays one table.
             writer = csv.DictWriter(handle, fieldnames=header, extrasaction="ignore")
             if new_file:
-                writer.writeheader()
-                handle.flush()
+                with naming_file(runs_path):
+                    writer.writeheader()
+                    handle.flush()
             for row in _parallel_results(todo, n_jobs, backend):
-                writer.writerow(row)
-                handle.flush()
-                results._step("row appended")
+                with naming_file(runs_path):  # a full disk names the file
+                    writer.writerow(row)
+                    handle.flush()
+                    results._step("row appended")
                 summary.ran += 1
                 if row["status"] != "ok":
                     summary.failed.append(f"{row['dataset']} rep {row['repetition']} fold "

@@ -176,6 +176,22 @@ CASES: list[Case] = [
 ]
 
 
+MATH_LABELS = swap("algorithms: [cart-ap]",
+                   "algorithms: [{name: cart-ap, label: '$\\undefinedmacro$'}, "
+                   "{name: id3, label: 'x_1^2 $$'}]").replace(
+    "datasets: [{name: small, path: small.csv, target: class}]",
+    "datasets: [{name: '$\\frac{a}{b}$', path: small.csv, target: class}, "
+    "{name: 'a$b', path: small.csv, target: class}]")
+CASES += [
+    Case(f"math-text-labels-{command[0]}{'-' + command[1] if command[0] == 'plot' else ''}",
+         MATH_LABELS, expect="handled", command=command)
+    for command in [("report", "{out}", "-o", "{out}/report.html"),
+                    ("plot", "size", "{out}", "-o", "{out}/size"),
+                    ("plot", "cd", "{out}", "-o", "{out}/cd"),
+                    ("table", "{out}"), ("stats", "{out}")]
+]
+
+
 def _snapshot(folder: Path) -> dict[str, str]:
     return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
             for p in sorted(folder.rglob("*")) if p.is_file()}
@@ -201,13 +217,17 @@ def run_case(case: Case, workdir: Path) -> tuple[str, str]:
     earlier.mkdir()
     (earlier / "runs.csv").write_text(EARLIER_RUNS)
     out = workdir / "out"
-    before = _snapshot(workdir)
-    args = [*case.command, str(config)]
-    if case.command == ("run",):
-        args += ["-o", str(out), "--no-progress"]
     cwd = os.getcwd()
     os.chdir(workdir)
     try:
+        if case.command == ("run",):
+            args = ["run", str(config), "-o", str(out), "--no-progress"]
+        else:  # a command on the results of the (valid) config
+            ran = CliRunner().invoke(main, ["run", str(config), "-o", str(out), "--no-progress"])
+            if ran.exit_code != 0:
+                return "traceback", f"the config to report on failed: {ran.output[-300:]}"
+            args = [a.replace("{out}", str(out)) for a in case.command]
+        before = _snapshot(workdir)
         result = CliRunner().invoke(main, args)
     finally:
         os.chdir(cwd)
