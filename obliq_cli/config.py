@@ -27,6 +27,9 @@ from .yaml_input import brief, load_yaml
 # Every repetition stores a split of every row (folds/*.npz) and a task per fold and
 # algorithm: beyond this a typo (1000000000) would exhaust memory, not run an experiment.
 MAX_REPEATS = 1000
+# Each job of the loky or dask backend is a process: a million would fork the machine to
+# a halt before the first task.
+MAX_JOBS = 1024
 
 @dataclass(frozen=True)
 class DatasetSpec:
@@ -144,8 +147,10 @@ class ExperimentConfig:
         given = {k: v for k, v in overrides.items() if v is not None}
         if "backend" in given and given["backend"] not in BACKENDS:
             raise ConfigError(f"--backend: must be one of {', '.join(BACKENDS)}")
-        if "n_jobs" in given and (not isinstance(given["n_jobs"], int) or given["n_jobs"] == 0):
-            raise ConfigError("--jobs: must be a non-zero integer")
+        if "n_jobs" in given and (not isinstance(given["n_jobs"], int) or given["n_jobs"] == 0
+                                  or abs(given["n_jobs"]) > MAX_JOBS):
+            raise ConfigError(f"--jobs: must be a non-zero integer from -{MAX_JOBS} to "
+                              f"{MAX_JOBS}")
         return replace(self, **given)
 
 
@@ -640,7 +645,7 @@ def _output(r: _Reader, value) -> str:
 
 
 def _n_jobs(r: _Reader, value) -> int:
-    n_jobs = r.integer(value, "n_jobs")
+    n_jobs = r.integer(value, "n_jobs", -MAX_JOBS, MAX_JOBS)
     if n_jobs == 0:
         r.fail("n_jobs", "must not be 0 (use 1, N, or -1 for all cores)")
     return n_jobs

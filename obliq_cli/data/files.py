@@ -75,7 +75,11 @@ def _csv_cells(path: str, delimiter: str, header: bool = True) -> tuple[pd.DataF
     text = Path(path).read_text(encoding="utf-8", errors="replace")
     if not text.strip():
         raise DataError(f"{path}: the file is empty")
-    rows = list(csv.reader(text.splitlines(), delimiter=delimiter))
+    reader = csv.reader(text.splitlines(), delimiter=delimiter)
+    try:
+        rows = list(reader)
+    except csv.Error as exc:  # a field beyond csv's limit, a broken quote
+        raise DataError(f"{path}: line {reader.line_num}: {exc}") from None
     first = next(i for i, r in enumerate(rows) if r)  # leading blank lines carry no names
     if header:
         names, body, offset = [h.strip() for h in rows[first]], rows[first + 1:], first + 2

@@ -268,6 +268,8 @@ def plan(config) -> tuple[list[Task], dict[str, dict]]:
             X, y, info = load_dataset_spec(spec)
         except ObliqError as exc:
             raise ObliqError(f"{where}: {exc}") from None
+        except (ValueError, TypeError, LookupError, MemoryError) as exc:  # a loader's own
+            raise ObliqError(f"{where}: cannot load it ({_one_line(exc)})") from None
         if not np.isfinite(np.asarray(X, dtype=np.float64)).all():
             row = int(np.argwhere(~np.isfinite(X))[0][0])
             raise ObliqError(f"{where}: the data has a missing or infinite value (row {row})")

@@ -176,6 +176,62 @@ CASES: list[Case] = [
 ]
 
 
+ROWS = SMALL_CSV.splitlines()[1:]
+EXTREME_CSV = "a,b,c,class\n" + "".join(  # near the float limits and subnormal
+    f"{float(a) * 1e300},{float(b) * 1e-310},{1e308 - float(a) * 1e305},{k}\n"
+    for a, b, k in (row.split(",") for row in ROWS))
+MINE = "{name: small, path: small.csv, target: class}"
+
+
+def with_data(text: str) -> str:
+    """The small config on the file mine.csv instead."""
+    return swap(MINE, "{name: mine, path: mine.csv, target: class}", text)
+
+
+CASES += [
+    Case("data-nul-in-a-cell", with_data(""), ("mine.csv", "non-numeric value", "line 42"),
+         files={"mine.csv": SMALL_CSV + "1,\x002,x\n"}),
+    Case("data-field-beyond-csv-limit", with_data(""),
+         ("mine.csv", "line 42", "field larger than field limit"),
+         files={"mine.csv": SMALL_CSV + "1," + "9" * 200_000 + ",x\n"}),
+    Case("data-1e400-is-infinite", with_data(""),
+         ("mine.csv", "infinite value in column 'b', line 42"),
+         files={"mine.csv": SMALL_CSV + "1,1e400,x\n"}),
+    Case("data-empty-file", with_data(""), ("mine.csv", "empty"), files={"mine.csv": ""}),
+    Case("data-header-only", with_data(""), ("mine.csv", "no rows"),
+         files={"mine.csv": "a,b,class\n"}),
+    Case("data-one-class", with_data(""), ("mine.csv", "single class"),
+         files={"mine.csv": "a,class\n1,x\n2,x\n3,x\n"}),
+    Case("data-ragged-line", with_data(""), ("mine.csv", "line 3 has 2 fields"),
+         files={"mine.csv": "a,b,class\n1,2,x\n3,y\n"}),
+    Case("data-arff-garbage", swap(MINE, "{name: mine, path: mine.arff}"),
+         ("mine.arff", "not a readable ARFF file"),
+         files={"mine.arff": "@relation x\n@attribute a numeric\n@data\nfoo,bar\n"}),
+    Case("data-path-is-a-folder", swap("path: small.csv", "path: earlier"),
+         ("datasets[0]", "no such file")),
+    Case("data-latin1-labels", with_data(""), expect="handled",
+         files={"mine.csv": SMALL_CSV + "1,2,\udce9t\udce9\n"}),
+    Case("data-extreme-values-every-scaling-tree",
+         swap("algorithms: [cart-ap]", "algorithms: [umt, gdt, oc1, fdt, quest, ldt, hhcart-d, "
+              "cart-lc]", "").replace(MINE, "{name: ext, path: ext.csv, target: class}"),
+         expect="handled", files={"ext.csv": EXTREME_CSV}),
+    Case("generator-two-rows-one-class", swap(MINE, "{name: twonorm_gen, params: {n: 2}}"),
+         ("datasets[0]", "single class")),
+    Case("seed-date", base("seed: 2020-01-01\n"), ("seed: must be an integer",)),
+    Case("seed-negative", base("seed: -1\n"), ("seed: must be an integer >= 0",)),
+    Case("seed-huge-is-fine", base("seed: 1000000000000000000000000000000\n"),
+         expect="handled"),
+    Case("folds-beyond-rows", swap("folds: 2", "folds: 1000000"),
+         ("protocol", "1000000 folds need at least")),
+    Case("label-noise-above-one", swap("repeats: 1}", "repeats: 1, label_noise: 1.5}"),
+         ("protocol.label_noise",)),
+    Case("n-jobs-huge", base("n_jobs: 1000000\n"), ("n_jobs: must be an integer <= 1024",)),
+    Case("backend-unknown", base("backend: mpi\n"), ("backend", "unknown backend 'mpi'")),
+    Case("yaml-unknown-tag", swap("protocol: {", "protocol: !foo {"),
+         ("line 4", "invalid YAML", "!foo")),
+    Case("yaml-tab-indent", "name: bad\ndatasets:\n\t- heart\n", ("invalid YAML",)),
+]
+
 MATH_LABELS = swap("algorithms: [cart-ap]",
                    "algorithms: [{name: cart-ap, label: '$\\undefinedmacro$'}, "
                    "{name: id3, label: 'x_1^2 $$'}]").replace(
@@ -212,7 +268,7 @@ def run_case(case: Case, workdir: Path) -> tuple[str, str]:
     config.write_bytes(text)
     (workdir / "small.csv").write_text(SMALL_CSV)
     for name, content in case.files.items():
-        (workdir / name).write_text(content)
+        (workdir / name).write_bytes(content.encode("utf-8", errors="surrogateescape"))
     earlier = workdir / "earlier"
     earlier.mkdir()
     (earlier / "runs.csv").write_text(EARLIER_RUNS)
