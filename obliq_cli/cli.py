@@ -14,9 +14,16 @@ from .experiment.backends import BACKENDS
 log = logging.getLogger("obliq")
 
 
+MAX_LINE = 1000  # an error line quotes user values: a 100 kB name must not fill the screen
+
+
+def _error_line(message: str) -> str:
+    line = (message.strip().splitlines() or ["unknown error"])[0]
+    return f"error: {line if len(line) <= MAX_LINE else line[:MAX_LINE - 3] + '...'}"
+
+
 def _fail(message: str, code: int = 2):
-    lines = message.strip().splitlines() or ["unknown error"]
-    click.echo(f"error: {lines[0]}", err=True)
+    click.echo(_error_line(message), err=True)
     sys.exit(code)
 
 
@@ -43,7 +50,7 @@ class _Group(click.Group):
             _quiet_exit_on_closed_pipe()
         except ObliqError as exc:
             for problem in getattr(exc, "problems", [])[:-1]:  # a config's several
-                click.echo(f"error: {problem}", err=True)
+                click.echo(_error_line(problem), err=True)
             last = (getattr(exc, "problems", None) or [str(exc)])[-1]
             _fail(last or type(exc).__name__, exc.exit_code)
         except OSError as exc:

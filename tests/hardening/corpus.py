@@ -229,6 +229,8 @@ CASES += [
     Case("backend-unknown", base("backend: mpi\n"), ("backend", "unknown backend 'mpi'")),
     Case("yaml-unknown-tag", swap("protocol: {", "protocol: !foo {"),
          ("line 4", "invalid YAML", "!foo")),
+    Case("long-name-is-cut", swap("[{name: small, path: small.csv, target: class}]",
+                                  "[" + "h" * 100_000 + "]"), ("unknown dataset 'hhh", "...")),
     Case("yaml-tab-indent", "name: bad\ndatasets:\n\t- heart\n", ("invalid YAML",)),
 ]
 
@@ -300,6 +302,8 @@ def run_case(case: Case, workdir: Path) -> tuple[str, str]:
             return "traceback", f"not one error line: {lines[:5]}"
         if written:
             return "traceback", f"wrote {written} before failing"
+        if len(lines[0]) > 1100:
+            return "clean-but-unbounded", f"an error line of {len(lines[0])} characters"
         missing = [f for f in (str(config), *case.fragments) if f not in lines[0]]
         if missing:
             return "clean-but-vague", f"{lines[0]} lacks {missing}"
