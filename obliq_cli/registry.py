@@ -247,8 +247,16 @@ def get_pruner(name: str) -> Callable:
 
 
 def load_dataset(name: str, **params):
-    """``(X, y, info)`` for a registered dataset."""
-    return dataset_entry(name).obj(**params)
+    """``(X, y, info)`` for a registered dataset; a parameter outside the dataset's
+    declared constraints (``register_dataset(..., constraints=...)``) is a DataError."""
+    from .constraints import first_violation
+    from .errors import DataError
+
+    entry = dataset_entry(name)
+    bad = first_violation(params, entry.extra.get("constraints", {}))
+    if bad:
+        raise DataError(f"dataset {name!r}: {bad[0]} {bad[1]}")
+    return entry.obj(**params)
 
 
 def list_algorithms() -> list[Entry]:
