@@ -369,10 +369,7 @@ def _figure_base(output: str | None, default: str):
 def _save_figure(fig, base) -> None:
     """Write ``base``.png and ``base``.svg (each to a temporary file, then renamed) and
     print the two paths."""
-    from .report.plots import literal_text
-
     base.parent.mkdir(parents=True, exist_ok=True)
-    literal_text(fig)
     for ext in ("png", "svg"):
         path = base.with_name(f"{base.name}.{ext}")
         tmp = base.with_name(f".{base.name}.{ext}.tmp")

@@ -53,10 +53,8 @@ figcaption { font-size: 0.85em; color: #555; max-width: 40em; }
 
 def figure_png(fig, dpi: int = 100) -> bytes:
     """A figure rendered as PNG bytes (Agg canvas; no file, no pyplot)."""
-    from .plots import literal_text
-
     buffer = io.BytesIO()
-    literal_text(fig).savefig(buffer, format="png", dpi=dpi)
+    fig.savefig(buffer, format="png", dpi=dpi)
     return buffer.getvalue()
 
 

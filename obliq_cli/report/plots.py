@@ -27,17 +27,6 @@ from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 from ..errors import ObliqError
 from ..tree.structure import LEAF, Tree
 
-
-def literal_text(fig: Figure) -> Figure:
-    """Every text of ``fig`` drawn as written, never parsed as math text: names and
-    labels come from users, and a pair of '$' in one (``$\\undefinedmacro$``) would make
-    matplotlib parse it as TeX and fail on an unknown macro. Called before saving."""
-    from matplotlib.text import Text
-
-    for text in fig.findobj(Text):
-        text.set_parse_math(False)
-    return fig
-
 REGION_LIGHTNESS = 0.65
 """How far each class colour is blended toward white for its region (points stay full)."""
 
