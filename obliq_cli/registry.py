@@ -254,8 +254,10 @@ def load_dataset(name: str, **params):
 
     entry = dataset_entry(name)
     bad = first_violation(params, entry.extra.get("constraints", {}))
-    if bad:
-        raise DataError(f"dataset {name!r}: {bad[0]} {bad[1]}")
+    if bad:  # named by its file when it has one, as the loaders' own errors are
+        path = params.get("path")
+        raise DataError(f"{path if isinstance(path, str) else f'dataset {name!r}'}: "
+                        f"{bad[0]} {bad[1]}")
     return entry.obj(**params)
 
 
