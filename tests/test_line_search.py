@@ -1,0 +1,64 @@
+"""The compiled line search's sort (obliq_cli.tree.line_search.argsort_floats) and the
+search itself on nodes large enough to use the radix sort: the order is a true ascending
+order (checked against numpy's sort), and the step found on a large node is the one
+found with numpy's order."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from obliq_cli.tree import line_search as ls
+
+
+def _keys(kind: str, n: int, rng) -> np.ndarray:
+    if kind == "ratio":  # OC1's candidates -V / D
+        return -rng.uniform(-3, 3, n) / (rng.random(n) + 0.01)
+    if kind == "ties":  # runs of equal keys
+        return np.round(rng.normal(size=n) * 5)
+    if kind == "near":  # keys equal in their high bits: the insertion pass orders them
+        base = rng.normal(size=n // 10 + 1)
+        return (np.repeat(base, 10)[:n] * (1 + rng.integers(-8, 9, n) * 2.0 ** -50))
+    if kind == "specials":  # signed zeros, infinities, huge and subnormal magnitudes
+        choices = np.array([0.0, -0.0, np.inf, 1e308, -1e308, 5e-324, -5e-324, 1.0, -1.0])
+        return rng.choice(choices, n)
+    return rng.normal(size=n)
+
+
+@pytest.mark.parametrize("kind", ["normal", "ratio", "ties", "near", "specials"])
+@pytest.mark.parametrize("n", [5, ls.RADIX_MIN_ROWS - 1, ls.RADIX_MIN_ROWS, 3000, 20000])
+def test_argsort_floats_is_an_ascending_order(kind, n):
+    rng = np.random.default_rng(n)
+    keys = _keys(kind, n, rng)
+    order = ls.argsort_floats(keys)
+    assert np.array_equal(np.sort(order), np.arange(n))  # a permutation
+    assert np.array_equal(keys[order], np.sort(keys))
+
+
+@pytest.mark.parametrize("code", [ls.GINI, ls.TWOING, ls.ENTROPY])
+@pytest.mark.parametrize("rule", [ls.RULE_RANDOM, ls.RULE_SMALLEST, ls.RULE_FIRST])
+def test_large_node_search_matches_the_numpy_ordered_sweep(code, rule):
+    # Above RADIX_MIN_ROWS the search sorts with the radix sort; its best score must be
+    # the minimum over every partition an interval makes, computed here by numpy.
+    rng = np.random.default_rng(code * 10 + rule)
+    n, k = 2500, 3
+    V = np.round(rng.normal(size=n), 2)  # tied candidates too
+    D = rng.normal(size=n)
+    D[rng.random(n) < 0.1] = 0.0
+    y = rng.integers(0, k, n)
+    total = ls.class_totals(y, k)
+    draws = rng.random(n + 1)
+    delta, score = ls.line_search(V, D, y, total, code, rule, draws)
+    moving = D != 0
+    cand = np.unique(-V[moving] / D[moving])
+    probes = np.concatenate([(cand[:-1] + cand[1:]) / 2, [cand[0] - 1.0, cand[-1] + 1.0]])
+    scores = []
+    for t in probes:
+        left = V + t * D <= 0
+        if rule == ls.RULE_FIRST and left.all() or rule == ls.RULE_FIRST and not left.any():
+            continue
+        counts = np.bincount(y[left], minlength=k).astype(float)
+        scores.append(ls.split_score(counts, total, code))
+    assert score == pytest.approx(min(scores), abs=1e-12)
+    counts = np.bincount(y[V + delta * D <= 0], minlength=k).astype(float)
+    assert ls.split_score(counts, total, code) == pytest.approx(score, abs=1e-12)
