@@ -6,7 +6,11 @@ they load on first use, so that ``import obliq_cli`` stays light.
 
 import importlib
 
-from .registry import expected_failed_checks, load_dataset, make_estimator
+from . import jit_cache
+
+jit_cache.configure()  # before anything imports numba
+
+from .registry import expected_failed_checks, load_dataset, make_estimator  # noqa: E402
 
 __version__ = "0.1.0"
 
