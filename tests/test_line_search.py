@@ -62,3 +62,22 @@ def test_large_node_search_matches_the_numpy_ordered_sweep(code, rule):
     assert score == pytest.approx(min(scores), abs=1e-12)
     counts = np.bincount(y[V + delta * D <= 0], minlength=k).astype(float)
     assert ls.split_score(counts, total, code) == pytest.approx(score, abs=1e-12)
+
+
+def test_exact_twoing_equals_the_textbook_formula():
+    # -(n_L n_R / 4 n^2) (sum_j |L_j / n_L - R_j / n_R|)^2, worked by hand for
+    # L = (2, 1, 0), R = (1, 1, 3): n = 8, |2/3 - 1/5| + |1/3 - 1/5| + |0 - 3/5| = 6/5,
+    # so -(3 * 5 / 256) * 36 / 25 = -27 / 320.
+    left, total = np.array([2.0, 1.0, 0.0]), np.array([3.0, 2.0, 3.0])
+    assert ls.split_score(left, total, ls.TWOING) == pytest.approx(-27 / 320, rel=1e-15)
+    from obliq_cli.tree.impurity import twoing_split
+    rng = np.random.default_rng(7)
+    for _ in range(200):
+        k = int(rng.integers(3, 27))
+        total = rng.integers(0, 50, k).astype(float)
+        left = np.floor(total * rng.random(k))
+        expected = twoing_split(left[None, :], (total - left)[None, :])[0]
+        assert ls.split_score(left, total, ls.TWOING) == pytest.approx(expected, rel=1e-12,
+                                                                       abs=1e-15)
+    # an empty side scores 0
+    assert ls.split_score(np.zeros(3), np.array([1.0, 2.0, 3.0]), ls.TWOING) == 0.0

@@ -79,6 +79,22 @@ def _entropy_term(counts, size):
 
 
 @numba.njit(cache=True)
+def _twoing_exact(left, total, n_left, n):
+    """Twoing of K > 2 classes from integer counts: with ``S = sum_j |n L_j - T_j n_L|``
+    (exact: products and sums of integers below 2^53), ``sum_j |L_j / n_L - R_j / n_R|
+    = S / (n_L n_R)`` and the score is ``-S^2 / (4 n^2 n_L n_R)``; 0 when a side is
+    empty. One multiply-add per class and no division, the same value as the textbook
+    formula up to its rounding."""
+    n_right = n - n_left
+    if n_left <= 0.0 or n_right <= 0.0:
+        return -0.0
+    spread = 0.0
+    for j in range(left.size):
+        spread += abs(n * left[j] - total[j] * n_left)
+    return -(spread / (2.0 * n)) * (spread / (2.0 * n)) / (n_left * n_right)
+
+
+@numba.njit(cache=True)
 def split_score(left, total, code):
     """The criterion of one partition from its left class counts and the node's.
 
@@ -101,10 +117,7 @@ def split_score(left, total, code):
         if K == 2:  # |p(0|L) - p(0|R)| = |p(1|L) - p(1|R)|
             gap = left[0] / safe_l - (total[0] - left[0]) / safe_r
             return -(n_left * n_right / (n * n)) * gap * gap
-        spread = 0.0
-        for j in range(K):
-            spread += abs(left[j] / safe_l - (total[j] - left[j]) / safe_r)
-        return -(n_left * n_right / (4.0 * n * n)) * spread * spread
+        return _twoing_exact(left, total, n_left, n)
     if code == GINI:
         sq_l = 0.0
         sq_r = 0.0
@@ -177,6 +190,14 @@ def line_search(V, D, y, total, code, rule, draws):
     t0 = total[0]
     n_all = 0.0 + total[0] + total[1]
     l0 = left[0]
+    # More classes with gini: the sums of squared counts are kept as they change (exact
+    # integers, so the score equals split_score's bit for bit); with twoing the exact
+    # integer form of _twoing_exact; entropy through split_score.
+    sq_l = 0.0
+    sq_r = 0.0
+    for c_ in range(K):
+        sq_l += left[c_] * left[c_]
+        sq_r += (total[c_] - left[c_]) * (total[c_] - left[c_])
     for p in range(n_fin + 1):
         if p > 0:
             j = order[p - 1]
@@ -186,7 +207,12 @@ def line_search(V, D, y, total, code, rule, draws):
                 if y[j] == 0:
                     l0 += change
             else:
-                left[y[j]] += change
+                cls = y[j]
+                before_l = left[cls]
+                before_r = total[cls] - before_l
+                left[cls] = before_l + change
+                sq_l += (2.0 * before_l + change) * change
+                sq_r += (change - 2.0 * before_r) * change
         if n_fin == 0:
             break
         if 0 < p < n_fin and c[p] == c[p - 1]:
@@ -206,6 +232,13 @@ def line_search(V, D, y, total, code, rule, draws):
                 r1 = n_right - r0
                 s = (n_all - ((l0 * l0 + l1 * l1) / safe_l
                               + (r0 * r0 + r1 * r1) / safe_r)) / n_all
+        elif code == GINI:
+            n_right = n_tot - n_left
+            safe_l = n_left if n_left > 0.0 else 1.0
+            safe_r = n_right if n_right > 0.0 else 1.0
+            s = (n_tot - (sq_l / safe_l + sq_r / safe_r)) / n_tot
+        elif code == TWOING:
+            s = _twoing_exact(left, total, n_left, n_tot)
         else:
             s = split_score(left, total, code)
         scores[p] = s
