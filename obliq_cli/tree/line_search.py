@@ -83,15 +83,16 @@ def _twoing_exact(left, total, n_left, n):
     """Twoing of K > 2 classes from integer counts: with ``S = sum_j |n L_j - T_j n_L|``
     (exact: products and sums of integers below 2^53), ``sum_j |L_j / n_L - R_j / n_R|
     = S / (n_L n_R)`` and the score is ``-S^2 / (4 n^2 n_L n_R)``; 0 when a side is
-    empty. One multiply-add per class and no division, the same value as the textbook
-    formula up to its rounding."""
+    empty. One multiply-add per class and no division; the same value as the textbook
+    formula up to its rounding, and as the axis-parallel sweep's twoing
+    (``sorted_sweep._sweep_twoing``) to the bit."""
     n_right = n - n_left
     if n_left <= 0.0 or n_right <= 0.0:
         return -0.0
     spread = 0.0
     for j in range(left.size):
         spread += abs(n * left[j] - total[j] * n_left)
-    return -(spread / (2.0 * n)) * (spread / (2.0 * n)) / (n_left * n_right)
+    return -(spread * spread) / (4.0 * n * n * n_left * n_right)  # as sorted_sweep's twoing
 
 
 @numba.njit(cache=True)
