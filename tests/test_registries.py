@@ -78,3 +78,66 @@ def test_a_new_protocol_checks_its_keys(plugins, write_config, tmp_path):
         """)
     result = CliRunner().invoke(main, ["run", str(path), "--no-progress"])
     assert result.exit_code == 2 and "protocol.folds: unknown key" in result.output
+
+
+def test_a_plugin_metric_and_protocol_named_by_imports_reach_a_new_process(write_config,
+                                                                            tmp_path):
+    """A config's ``imports`` registers the metric and the protocol for the run; a later
+    ``obliq table`` / ``stats`` / ``report`` (a new process, nothing registered) imports
+    them again from meta.json instead of calling the metric unknown."""
+    import shutil
+    import sys
+    from pathlib import Path
+
+    from obliq_cli import registry
+
+    plugin_dir = tmp_path / "mine"
+    plugin_dir.mkdir()
+    for name in ("balanced_accuracy.py", "shuffle_split.py"):
+        shutil.copy(Path(__file__).parent / "plugins" / name, plugin_dir / name)
+    out = tmp_path / "imported"
+    path = write_config(f"""
+        name: imported
+        seed: 2
+        imports: [mine/balanced_accuracy.py, mine/shuffle_split.py]
+        datasets: [test-iris]
+        algorithms: [{{name: test-tree, label: A}}, {{name: test-tree, label: B,
+                      params: {{max_depth: 1}}}}]
+        protocol: {{name: shuffle_split, repeats: 3}}
+        metrics: [test_accuracy, balanced_accuracy]
+        n_jobs: 1
+        output: {out}
+        """)
+
+    def forget_plugins():  # what a new process knows: the built-ins only
+        METRICS.pop("balanced_accuracy", None)
+        PROTOCOLS.pop("shuffle_split", None)
+        for module, file in list(registry._PLUGIN_FILES.items()):
+            if Path(file).parent == plugin_dir:
+                registry._PLUGIN_FILES.pop(module)
+                sys.modules.pop(module, None)
+
+    try:
+        result = CliRunner().invoke(main, ["run", str(path), "--no-progress"])
+        assert result.exit_code == 0, result.output
+        forget_plugins()
+        table = CliRunner().invoke(main, ["table", str(out), "--metric", "balanced_accuracy",
+                                          "--format", "csv"])
+        assert table.exit_code == 0, table.output
+        tidy = pd.read_csv(io.StringIO(table.output))
+        assert set(tidy["algorithm"]) == {"A", "B"} and (tidy["n_repetitions"] == 3).all()
+        forget_plugins()
+        stats = CliRunner().invoke(main, ["stats", str(out), "--metric", "balanced_accuracy"])
+        assert stats.exit_code == 0, stats.output
+        forget_plugins()
+        report = CliRunner().invoke(main, ["report", str(out), "-o", str(tmp_path / "r.html")])
+        assert report.exit_code == 0, report.output
+        assert "balanced accuracy (%)" in (tmp_path / "r.html").read_text(encoding="utf-8")
+        # a plugin that moved away: a warning, and the built-in metrics still table
+        forget_plugins()
+        shutil.rmtree(plugin_dir)
+        moved = CliRunner().invoke(main, ["table", str(out)])
+        assert moved.exit_code == 0 and "test_accuracy (%)" in moved.output
+        assert "imports:" in moved.output and "cannot be imported" in moved.output
+    finally:
+        forget_plugins()

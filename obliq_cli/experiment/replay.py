@@ -83,12 +83,8 @@ def replay_task(results_dir, dataset: str, algorithm: str, repetition: int = 0,
     except (KeyError, TypeError, ValueError, AttributeError):
         raise ObliqError(f"{results_dir / results.META}: holds no config obliq "
                          f"wrote") from None
-    for ref in config.imports:  # the config's own plugins (modules, .py files) first
-        try:
-            registry.import_plugin(ref)
-        except Exception as exc:
-            raise ObliqError(f"{results_dir / results.META}: imports: {ref} cannot be "
-                             f"imported ({type(exc).__name__}: {exc})") from None
+    # the config's own plugins (modules, .py files) first
+    results.import_config_plugins(meta, results_dir / results.META)
     spec = _pick(config.datasets, dataset, "dataset")
     algo = _pick(config.algorithms, algorithm, "algorithm")
     if not algo.runs_on(spec.label):

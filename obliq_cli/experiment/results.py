@@ -330,6 +330,27 @@ def read_meta(path: Path) -> dict:
     return meta
 
 
+def import_config_plugins(meta: dict, where) -> None:
+    """Import the plugins the config stored in ``meta`` names (its ``imports``: module
+    names and absolute .py paths), so that a reader in a new process (``obliq table``,
+    the report, a replay) knows the metrics, protocols, algorithms and datasets they
+    register. ObliqError naming ``where`` (the meta.json) when one cannot be imported."""
+    config = meta.get("config")
+    refs = config.get("imports") if isinstance(config, dict) else None
+    if not refs:
+        return
+    if not isinstance(refs, list) or not all(isinstance(ref, str) for ref in refs):
+        raise ObliqError(f"{where}: imports: must be a list of module names or .py files")
+    from .. import registry
+
+    for ref in refs:
+        try:
+            registry.import_plugin(ref)
+        except Exception as exc:
+            raise ObliqError(f"{where}: imports: {ref} cannot be imported "
+                             f"({type(exc).__name__}: {exc})") from None
+
+
 def is_obliq_meta(meta) -> bool:
     """Whether a meta.json (parsed) is one obliq wrote: ours, or an older one with the
     config and its hash."""

@@ -13,6 +13,7 @@ repetition's test rows, total correct / total tested (Murthy's ``cross_validate`
 from __future__ import annotations
 
 import json
+import logging
 from pathlib import Path
 
 import numpy as np
@@ -170,6 +171,12 @@ def read_experiment(directory, show_all: bool = False) -> tuple[pd.DataFrame, di
     meta: dict = {}
     if meta_path.is_file():
         meta = results_folder.read_meta(meta_path)
+        # A metric or protocol a config's plugin registers is known here too, in a new
+        # process; a plugin that moved away still leaves the built-in metrics readable.
+        try:
+            results_folder.import_config_plugins(meta, meta_path)
+        except ObliqError as exc:
+            logging.getLogger("obliq").warning("warning: %s", exc)
     meta.setdefault("name", directory.name)
     meta["results_dir"] = str(directory)
     runs = runs[runs["status"].isin(STATUSES)].copy()

@@ -292,12 +292,12 @@ def render_stats(paths, metric: str = "test_accuracy", test: str = "t", alpha: f
                  fmt: str = "md") -> str:
     """The significance summary of every experiment under ``paths`` (a section each when
     there are several). ``fmt``: md, html (no page wrapper) or csv (CSV_COLUMNS)."""
-    check_metric(metric)
     check_test(test)
     if fmt not in FORMATS:
         raise ObliqError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
     check_alpha(alpha)
     runs, metas = load_results(paths)
+    check_metric(metric)  # after reading: the results' config may import the metric's plugin
     return format_stats(runs, metas, metric, test, alpha, fmt)
 
 
