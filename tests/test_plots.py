@@ -52,6 +52,23 @@ def lattice_tree(lattice):
     return est
 
 
+def test_a_long_title_stays_inside_the_figure(lattice, lattice_tree):
+    """The title of a replayed task names its results folder; it is set smaller, not cut
+    off at the figure's edge (it was at 10 pt)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    X, y = lattice
+    title = ("GDT on checker2x2: repetition 1, fold 3 of results/a_rather_long_folder/"
+             "small (240 rows grown on, 4 leaves)")
+    fig = plot_decision_regions(lattice_tree, X, y, title=title, resolution=40)
+    FigureCanvasAgg(fig).draw()
+    box = fig.axes[0].title.get_window_extent()
+    assert fig.axes[0].get_title() == title
+    assert 0 <= box.x0 and box.x1 <= fig.bbox.width
+    short = plot_decision_regions(lattice_tree, X, y, title="CART", resolution=40)
+    assert short.axes[0].title.get_fontsize() == 10
+
+
 def hyperplane_vertices(fig, node):
     """The vertices of node ``node``'s contour, read from the Axes' collections."""
     ax = fig.axes[0]

@@ -183,7 +183,11 @@ def plot_decision_regions(estimator, X, y, feature_names=None, class_names=None,
     ax.set_xlabel(str(fnames[0]))
     ax.set_ylabel(str(fnames[1]))
     ax.legend(loc="upper right", fontsize=8, framealpha=0.85, markerscale=1.5)
-    ax.set_title(title if title is not None else type(estimator).__name__, fontsize=10)
+    title = title if title is not None else type(estimator).__name__
+    # One line across the figure: shrink the type of a long title (a stored task's names
+    # its results folder) rather than let the figure's edge cut it.
+    width_chars = fig.get_figwidth() * 11
+    ax.set_title(title, fontsize=min(10.0, 10.0 * width_chars / max(len(title), 1)))
     fig.obliq_regions = RegionGrid(xx, yy, codes, classes, hyperplanes)
     return fig
 
