@@ -99,6 +99,27 @@ def test_tasks_that_left_the_config_are_kept_but_shown_only_with_all(write_confi
     assert result.exit_code == 0 and "STUMP (earlier)" in result.output
 
 
+def test_a_left_task_of_a_changed_algorithm_is_earlier_on_a_dropped_dataset(write_config,
+                                                                            tmp_path):
+    """STUMP's depth changes and test-fixed leaves the config: with --all, STUMP's old rows
+    on test-fixed meet no current STUMP row, but they would share STUMP's column with the
+    new depth's results on test-iris, so they are "STUMP (earlier)" too."""
+    out = tmp_path / "grow"
+    stump = "  - {{name: test-tree, label: STUMP, params: {{max_depth: {depth}}}}}"
+    two = grow_config(write_config, out, datasets="[test-iris, test-fixed]",
+                      more=stump.format(depth=1))
+    run_experiment(load_config(two), progress=False)
+    changed = grow_config(write_config, out, more=stump.format(depth=2), file="c.yaml")
+    summary = run_experiment(load_config(changed), resume=True, progress=False)
+    assert (summary.ran, summary.skipped) == (6, 6)
+    every = pd.read_csv(pd.io.common.StringIO(render_tables([out], fmt="csv", show_all=True)))
+    cells = set(zip(every["dataset"], every["algorithm"]))
+    assert ("test-fixed", "STUMP (earlier)") in cells
+    assert ("test-fixed", "STUMP") not in cells
+    # DEEP did not change: its rows on the dropped dataset stay in its own column
+    assert ("test-fixed", "DEEP") in cells and ("test-fixed", "DEEP (earlier)") not in cells
+
+
 @pytest.mark.parametrize("change, field", [
     ("seed: 5", "seed"),
     ("folds: 3", "protocol.folds"),

@@ -94,16 +94,22 @@ def algorithm_params(algorithm: dict, dataset_label: str) -> dict:
             **((algorithm.get("dataset_params") or {}).get(dataset_label) or {})}
 
 
+def algorithm_identity(algorithm: dict, dataset_label: str) -> dict:
+    """What decides an algorithm's trees on one dataset (part of ``task_identity``): name,
+    label, its parameters there and its pruner."""
+    pruner = algorithm.get("pruner")
+    return {"name": algorithm["name"], "label": algorithm["label"],
+            "params": algorithm_params(algorithm, dataset_label),
+            "pruner": _drop_none(pruner) if pruner else None}
+
+
 def task_identity(config: dict, dataset: dict, algorithm: dict, repetition: int,
                   fold: int) -> str:
     """The identity hash of one task of the config ``config`` (``ExperimentConfig.to_dict``
     form); ``dataset`` and ``algorithm`` are entries of its lists."""
-    pruner = algorithm.get("pruner")
     identity = {
         "dataset": _split_identity(config, dataset),
-        "algorithm": {"name": algorithm["name"], "label": algorithm["label"],
-                      "params": algorithm_params(algorithm, dataset["label"]),
-                      "pruner": _drop_none(pruner) if pruner else None},
+        "algorithm": algorithm_identity(algorithm, dataset["label"]),
         "repetition": int(repetition), "fold": int(fold)}
     text = json.dumps(identity, sort_keys=True, default=str)
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:20]

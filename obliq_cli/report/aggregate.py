@@ -149,8 +149,37 @@ def _visible(runs: pd.DataFrame, meta: dict, show_all: bool) -> pd.DataFrame:
     taken = set(map(tuple, runs.loc[current, keys].itertuples(index=False)))
     clash = ~current & pd.Series([tuple(k) in taken for k in runs[keys].itertuples(
         index=False)], index=runs.index, dtype=bool)
-    return runs.assign(algorithm=runs["algorithm"].where(~clash,
+    # A left task whose algorithm label is still in the config but with other settings
+    # (say, its parameters changed and its dataset was removed) clashes with no current
+    # row, yet would share a column with the current setting's results.
+    changed = ~current & pd.Series(
+        [_setting_changed(meta, *k) for k in runs[["config_hash", "dataset", "algorithm"]]
+         .itertuples(index=False)], index=runs.index, dtype=bool)
+    earlier = clash | changed
+    return runs.assign(algorithm=runs["algorithm"].where(~earlier,
                                                          runs["algorithm"] + " (earlier)"))
+
+
+def _algorithm_identity(config, label: str, dataset_label: str) -> dict | None:
+    """The identity of the algorithm ``label`` of ``config`` on a dataset; None when the
+    config (plain data) has no such algorithm or is not readable."""
+    try:
+        for algorithm in config["algorithms"]:
+            if algorithm["label"] == label:
+                return results_folder.algorithm_identity(algorithm, dataset_label)
+    except (KeyError, TypeError, AttributeError):
+        return None
+    return None
+
+
+def _setting_changed(meta: dict, config_hash: str, dataset: str, algorithm: str) -> bool:
+    """Whether the row's algorithm (by the config that wrote it, ``meta["configs"]``)
+    differs from the current config's algorithm of the same label."""
+    now = _algorithm_identity(meta.get("config") or {}, algorithm, dataset)
+    configs = meta.get("configs")
+    then_config = configs.get(config_hash) if isinstance(configs, dict) else None
+    then = _algorithm_identity(then_config or {}, algorithm, dataset)
+    return now is not None and then is not None and now != then
 
 
 def read_experiment(directory, show_all: bool = False) -> tuple[pd.DataFrame, dict]:
