@@ -31,6 +31,7 @@ from pathlib import Path
 import numpy as np
 import yaml
 from sklearn.tree import DecisionTreeClassifier
+from threadpoolctl import threadpool_limits
 
 import obliq_cli
 from obliq_cli import load_dataset, make_estimator
@@ -182,6 +183,10 @@ def main() -> None:
     def wanted(name):
         return not only or name in only
 
+    # One thread for BLAS too: the ratios compare single-threaded fits (scikit-learn's CART
+    # uses no BLAS; GDT's and HHCART's small eigenproblems went 1.5x slower with
+    # OpenBLAS's two threads on this machine's two cores).
+    limits = threadpool_limits(1)
     timer = Timer(args.repeats)
     rows: list[Row] = []
     full = args.full
@@ -198,7 +203,8 @@ def main() -> None:
             rows.append(ratio_row(timer, algorithm, dataset, target, max_rows, full))
     if wanted("growth"):
         rows.extend(growth_rows(timer, full))
-    if wanted("jobs"):
+    limits.restore_original_limits()
+    if wanted("jobs"):  # whole runs, as a user starts them
         rows.extend(jobs_rows(max(1, min(args.repeats, 2))))
 
     width = max(len(r.measure) for r in rows) if rows else 10
