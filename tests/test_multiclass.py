@@ -75,3 +75,28 @@ def test_validation_pruner_prunes_each_member_on_its_problem():
             assert member.unpruned_tree_ is tree
         assert len(m.pruning_["members"]) == 3
         assert m.n_nodes_ == sum(t.n_nodes_ for t in m.estimators_)
+
+
+@pytest.mark.parametrize("name", ["umt-ovo", "umt-ovr"])
+def test_rules_name_the_data_columns_and_the_wrapper_classes(name):
+    # the members grow on plain arrays with codes 0 / 1; their rules must still read in
+    # the user's column names and class labels, as a single tree's do
+    import pandas as pd
+
+    X, y = blobs(seed=4)
+    frame = pd.DataFrame(X, columns=["width", "height"])
+    text = make_estimator(name, random_state=0).fit(frame, y).export_text()
+    rules = [line for line in text.splitlines() if "<=" in line or ">" in line]
+    assert rules and all("width" in r or "height" in r for r in rules)
+    assert "x1" not in text and "x2" not in text
+    leaves = {line.split("class ")[1].split(" [")[0] for line in text.splitlines()
+              if "class " in line}
+    assert leaves <= {"a", "b", "c", "rest"} and leaves - {"rest"}
+    if name == "umt-ovr":
+        assert "# tree a vs rest" in text and "rest" in leaves
+    # names given explicitly win; the generic wrapper does the same
+    m = OneVsOneTrees(make_estimator("cart-ap"), random_state=0).fit(X, y)
+    named = m.export_text(["u", "v"])
+    assert "u <=" in named or "v <=" in named
+    assert {line.split("class ")[1].split(" [")[0] for line in named.splitlines()
+            if "class " in line} <= {"a", "b", "c"}

@@ -230,3 +230,20 @@ def test_bad_start_probability_is_a_one_line_error(oblique_tree, pruner, key, va
     with pytest.raises(ObliqError, match=f"The '{key}' parameter of .. pruner must be a float "
                        r"in the range \(0.0, 1.0\) or a str among {'sparse'}\. Got "):
         pruner(est, X, y, None, None, n_timing_vectors=0, **{key: value})
+
+
+def test_network_rules_read_as_the_tree_rules():
+    # terms largest coefficient first, numerical dust left out, "a - b" signs, and the
+    # DataFrame's column names when the tree was fitted on one
+    import pandas as pd
+
+    net = BooleanNetwork(np.array([[0.5, -3.0, 1e-9]]), np.array([1.0]),
+                         np.array([[True, False]]))
+    text = net.to_text(["a", "b", "c"])
+    assert text.splitlines()[1] == "AND unit 1: -3*b + 0.5*a > 1"
+    X, y = problem()
+    est = make_estimator("cart-lc").fit(pd.DataFrame(X, columns=["p", "q"]), y)
+    wrapped = NetworkClassifier(est, network_from_tree(est.tree_))
+    body = wrapped.export_text().splitlines()[1:]
+    assert body and all("x1" not in line and "x2" not in line for line in body)
+    assert any("*p" in line or "*q" in line for line in body)

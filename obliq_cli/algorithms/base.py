@@ -199,15 +199,19 @@ class TreeClassifier(ObliqClassifier):
     def depth_(self) -> int:
         return self.tree_.max_depth
 
-    def export_text(self, feature_names=None) -> str:
+    def export_text(self, feature_names=None, class_names=None) -> str:
         """The fitted tree as indented rules with class names; the features are named
         by ``feature_names``, else by the DataFrame columns it was fitted on
-        (``feature_names_in_``), else x1, x2, ..."""
+        (``feature_names_in_``), else x1, x2, ... ``class_names`` (one per entry of
+        ``classes_``) replaces the labels in the leaves; a multiclass wrapper passes the
+        names of the classes its member's codes 0 and 1 stand for."""
         if feature_names is None and hasattr(self, "feature_names_in_"):
             feature_names = [str(n) for n in self.feature_names_in_]
         if self.coding_ is not None:
             feature_names = self.coding_.feature_names(feature_names)
-        return self.tree_.to_text(feature_names, [str(c) for c in self.classes_])
+        if class_names is None:
+            class_names = [str(c) for c in self.classes_]
+        return self.tree_.to_text(feature_names, list(class_names))
 
     def export_json(self) -> dict:
         """The fitted tree and class labels as plain data (see ``load_tree``)."""

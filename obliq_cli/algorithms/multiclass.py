@@ -29,6 +29,8 @@ validation rows relabelled to its one-vs-rest problem, as ``train_svmtree`` does
 
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 from sklearn.base import clone
 from sklearn.utils._param_validation import HasMethods
@@ -137,11 +139,23 @@ class _DecompositionTrees(ObliqClassifier):
         return int(max(m.depth_ for m in self.estimators_))
 
     def export_text(self, feature_names=None) -> str:
+        """Every member tree's rules under a title line naming its problem. The features
+        are named as a single tree names them (``feature_names``, else the DataFrame
+        columns the wrapper was fitted on); a member's leaves name the wrapper's classes
+        (or ``rest``), not the member's internal codes 0 and 1."""
+        if feature_names is None and hasattr(self, "feature_names_in_"):
+            feature_names = [str(n) for n in self.feature_names_in_]
         parts = []
         for prob, member in zip(self.problems_, self.estimators_):
             names = [str(self.classes_[c]) for c in prob]
             title = " vs ".join(names) if len(prob) == 2 else f"{names[0]} vs rest"
-            parts.append(f"# tree {title}\n{member.export_text(feature_names)}")
+            coded = names if len(prob) == 2 else [names[0], "rest"]  # member codes 0, 1
+            member_names = [coded[int(c)] for c in member.classes_]
+            if "class_names" in inspect.signature(member.export_text).parameters:
+                text = member.export_text(feature_names, class_names=member_names)
+            else:  # a member of another kind names its leaves itself
+                text = member.export_text(feature_names)
+            parts.append(f"# tree {title}\n{text}")
         return "\n".join(parts)
 
     def export_json(self) -> dict:

@@ -155,8 +155,7 @@ class BooleanNetwork:
             terms = []
             for i in np.flatnonzero(self.selection[unit]):
                 plane, op = (i, ">") if i < h else (i - h, "<=")
-                lhs = " + ".join(f"{w:.{digits}g}*{names[j]}"
-                                 for j, w in enumerate(self.weights[plane]) if w != 0) or "0"
+                lhs = _plane_text(self.weights[plane], names, digits)
                 terms.append(f"{lhs} {op} {self.thresholds[plane]:.{digits}g}")
             lines.append(f"AND unit {unit + 1}: " + (" and ".join(terms) or "always"))
         return "\n".join(lines)
@@ -165,6 +164,22 @@ class BooleanNetwork:
         return {"format": "obliq-network/1", "weights": self.weights.tolist(),
                 "thresholds": self.thresholds.tolist(),
                 "selection": self.selection.astype(int).tolist()}
+
+
+def _plane_text(w: np.ndarray, names, digits: int, negligible: float = 1e-4) -> str:
+    """``w . x`` as a tree prints an oblique node (``Tree.hyperplane_text``): the terms
+    largest coefficient first, those below ``negligible`` times the largest left out,
+    signs written as ``a - b``. The network's hyperplanes are the tree's nodes, so its
+    rules read as the tree's do; prediction uses the stored weights, all of them."""
+    w = np.asarray(w, dtype=np.float64)
+    size = np.abs(w)
+    largest = size.max() if size.size else 0.0
+    if largest == 0.0:
+        return "0"
+    keep = np.flatnonzero(size >= negligible * largest)
+    order = keep[np.argsort(-size[keep], kind="stable")]
+    text = " ".join(f"{'-' if w[j] < 0 else '+'} {size[j]:.{digits}g}*{names[j]}" for j in order)
+    return text[2:] if text.startswith("+ ") else "-" + text[2:]
 
 
 def evaluate(Y: np.ndarray, selections: np.ndarray) -> np.ndarray:
@@ -299,6 +314,10 @@ class NetworkClassifier(ClassifierMixin):
         return int(lengths.max()) if lengths.size else 0
 
     def export_text(self, feature_names=None) -> str:
+        """The pruned network's rules; features named as the grown tree names them
+        (``feature_names``, else the DataFrame columns it was fitted on, else x1, ...)."""
+        if feature_names is None and hasattr(self.estimator_, "feature_names_in_"):
+            feature_names = [str(n) for n in self.estimator_.feature_names_in_]
         coding = getattr(self.estimator_, "coding_", None)
         if coding is not None:
             feature_names = coding.feature_names(feature_names)
