@@ -57,7 +57,7 @@ wheel-check: wheel
 lint: $(STAMP)
 	$(BIN)/ruff check obliq_cli tests benchmarks
 
-## bench: issue 13's speed targets: measure / target / seen / met, then fit time per
+## bench: the speed targets (benchmarks/bench_targets.py): measure / target / seen / met, then fit time per
 ## 1000 rows and per node (BENCH_ARGS=--full fits the letter rows on all rows)
 bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_targets.py $(BENCH_ARGS)

@@ -1,4 +1,4 @@
-"""The speed targets of the project (issue 13's table), measured on whatever is installed.
+"""The project's speed targets (the table in ``main`` below), measured on whatever is installed.
 
 Every ratio is an algorithm's fit time (its defaults, unpruned) over scikit-learn's CART
 fit (``DecisionTreeClassifier``, gini, unpruned) on the same rows in this process, each

@@ -7,6 +7,7 @@ The wheel itself, installed into a fresh venv outside the checkout, is checked b
 """
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -125,3 +126,33 @@ def test_output_into_a_closed_pipe_ends_quietly():
     err = proc.stderr.read()
     assert proc.wait() == 0 and first.startswith(b"apdt")
     assert err == b""
+
+
+# Phrases that point at material kept outside the repository (working notes, a shared
+# folder of papers and tables, a task's brief, an issue tracker's thread): a reader of
+# the checkout or of the wheel cannot follow them.
+OUTSIDE = re.compile(r"\bshared/|paper-tables|prior-art|\bdesign\.md|\bpapers/|issue note"
+                     r"|\bthe brief\b|\bbrief's\b|\bissue #?\d+", re.IGNORECASE)
+NOT_SOURCE = {".venv", ".git", "build", "dist", "results", "__pycache__", ".pytest_cache",
+              ".ruff_cache", ".cache"}
+
+
+def test_no_file_cites_material_outside_the_repository():
+    found = []
+    paths = []
+    for folder, subfolders, files in os.walk(ROOT):  # not into .venv, .git, ...
+        subfolders[:] = sorted(d for d in subfolders
+                               if d not in NOT_SOURCE and not d.endswith(".egg-info"))
+        paths += [Path(folder) / f for f in sorted(files)]
+    for path in paths:
+        rel = path.relative_to(ROOT)
+        if path == Path(__file__).resolve():
+            continue
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (UnicodeDecodeError, OSError):
+            continue  # not a text file
+        for number, line in enumerate(text.splitlines(), 1):
+            if OUTSIDE.search(line):
+                found.append(f"{rel}:{number}: {line.strip()}")
+    assert found == []

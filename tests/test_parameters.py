@@ -34,7 +34,7 @@ def run_config(write_config, tmp_path, algo="cart-ap", params="{}", pruner="null
     return lines[0]
 
 
-# The values issue 16 saw pass the config check and fail (or run wrongly) in every task.
+# Values that once passed the config check and then failed (or ran wrongly) in every task.
 @pytest.mark.parametrize("name, params, field, fragment", [
     ("cc", "{se_rule: -1}", "se_rule", "in the range [0.0, inf) (got -1)"),
     ("cc", "{se_rule: abc}", "se_rule", "(got 'abc')"),

@@ -14,7 +14,7 @@ docs/reference-programs.md):
   class i is the code's ``positive`` class), and it adds its posterior of "class i" to
   vote i. (The author's OVR trees keep the K-class counts in their leaves and every tree
   adds all K posteriors; a generic wrapper around any two-class estimator cannot, so
-  this follows the brief's relabelled problem.)
+  it uses the relabelled two-class problem described here.)
 * The votes are normalised to sum to one (``predict_proba``) and the prediction is the
   argmax (ties: the lowest class).
 

@@ -13,7 +13,7 @@ command) in-process through click's ``CliRunner``. ``run_case`` classifies what 
 - ``lost``: earlier results changed or gone.
 
 ``tests/hardening/test_hardening_corpus.py`` asserts each case's expected outcome;
-``tests/hardening/tally.py`` prints the counts the issue asks for.
+``tests/hardening/tally.py`` prints the count of cases in each outcome.
 """
 
 from __future__ import annotations
