@@ -464,8 +464,10 @@ def _dataset_protocols(r: _Reader, value: dict, datasets) -> tuple[DatasetSpec, 
                 r.fail(f"datasets[{i}].protocol.{key}",
                        f"protocol {value['name']!r} has no {key!r}")
         merged = {**value, **spec.protocol}
-        out.append(replace(spec, protocol=_protocol(_PrefixedReader(r.file, f"datasets[{i}]"),
-                                                    merged)))
+        own = _PrefixedReader(r.file, f"datasets[{i}]")
+        protocol = _protocol(own, merged)
+        r.errors.extend(own.errors)  # each of its problems, named under datasets[i]
+        out.append(replace(spec, protocol=protocol))
     return tuple(out)
 
 
@@ -501,7 +503,13 @@ def _protocol(r: _Reader, value) -> ProtocolSpec:
     if not isinstance(name, str) or name not in PROTOCOLS:
         r.fail("protocol.name", f"unknown protocol {brief(name)}{suggest(str(name), PROTOCOLS)}; "
                f"known: {known}")
-    r.mapping(value, "protocol", ("name",) + _protocol_keys(name))
+    # Past the name, each key is checked on its own and every problem is kept (folds: 1
+    # and repeats: 0 are two lines); the protocol is None when any was found.
+    n_errors = len(r.errors)
+    allowed = ("name",) + _protocol_keys(name)
+    for key in value:
+        if key not in allowed:
+            r.collect(r.fail, f"protocol.{key}", f"unknown key{suggest(key, allowed)}")
     entry = PROTOCOLS[name]
     value = dict(value)
     given_as = {}  # key -> the alias the file used, for the error messages
@@ -514,12 +522,15 @@ def _protocol(r: _Reader, value) -> ProtocolSpec:
     fields = {}
     for key, default in entry.keys.items():
         if key not in value and default is REQUIRED:
-            r.fail(f"protocol.{key}", "required")
-        fields[key] = _protocol_value(r, key, value.get(key, default),
-                                      f"protocol.{given_as.get(key, key)}")
+            r.collect(r.fail, f"protocol.{key}", "required")
+            continue
+        fields[key] = r.collect(_protocol_value, r, key, value.get(key, default),
+                                f"protocol.{given_as.get(key, key)}")
     if value.get("label_noise") is not None:
-        fields["label_noise"] = _protocol_value(r, "label_noise", value["label_noise"],
-                                                "protocol.label_noise")
+        fields["label_noise"] = r.collect(_protocol_value, r, "label_noise",
+                                          value["label_noise"], "protocol.label_noise")
+    if len(r.errors) > n_errors:
+        return None
     if entry.check is not None:
         problem = entry.check(fields)
         if problem:
@@ -585,7 +596,17 @@ def load_config(path, overrides: dict | None = None) -> ExperimentConfig:
         raise ConfigError(f"{file}: the file must hold a mapping of settings")
     allowed = ("name", "seed", "datasets", "algorithms", "protocol", "metrics", "output",
                "n_jobs", "backend", "reference", "description", "imports")
-    r.mapping(data, "", allowed, required=("name", "datasets", "algorithms", "protocol"))
+    # A misspelt or missing key is one problem among the others: each is reported, and
+    # the fields that are present are still checked (a missing one is skipped).
+    for key in data:
+        if key not in allowed:
+            r.collect(r.fail, str(key), f"unknown key{suggest(key, allowed)}")
+    missing = [key for key in ("name", "datasets", "algorithms", "protocol")
+               if key not in data]
+    for key in missing:
+        r.collect(r.fail, key, "required")
+    if missing:
+        r.raise_collected()  # the checks below read these four
     name = r.collect(_name, r, data["name"], default="")
     seed = r.collect(r.integer, data.get("seed", 0), "seed", 0, default=0)
     # imports first: they register names the datasets and algorithms may use

@@ -230,6 +230,38 @@ def test_several_problems_are_reported_at_once_each_with_file_and_field(write_co
     # `only: [test-iris]` is not reported: the datasets failed, so labels are unknown
 
 
+def test_problems_in_different_keys_of_one_field_are_each_reported(write_config):
+    # a misspelt top-level key does not hide the rest, and each protocol key, the
+    # experiment's or a dataset's own, is checked on its own
+    path = write_config("""
+        name: several
+        seeed: 3
+        datasets: [test-iris, {name: test-wine, protocol: {train_size: 0, test_size: 2.5}}]
+        algorithms: [tset-tree]
+        protocol: {name: random_split, train_size: 0, test_size: 2.5, runs: 0, flods: 3}
+        """)
+    with pytest.raises(ConfigError) as info:
+        load_config(path)
+    fields = [p.split(": ")[1] for p in info.value.problems]
+    assert fields == ["seeed", "algorithms[0].name", "protocol.flods", "protocol.train_size",
+                      "protocol.test_size", "protocol.runs"]
+    # with the experiment's protocol right, a dataset's own sizes are reported alike
+    fixed = path.read_text().replace("train_size: 0, test_size: 2.5, runs: 0, flods: 3",
+                                     "train_size: 0.5, runs: 2")
+    with pytest.raises(ConfigError) as info:
+        load_config(write_config(fixed, "fixed.yaml"))
+    fields = [p.split(": ")[1] for p in info.value.problems]
+    assert fields == ["seeed", "algorithms[0].name", "datasets[1].protocol.train_size",
+                      "datasets[1].protocol.test_size"]
+    # a required key that is missing is reported beside the misspelling that caused it
+    typo = fixed.replace("protocol: {name", "protocl: {name")
+    with pytest.raises(ConfigError) as info:
+        load_config(write_config(typo, "typo.yaml"))
+    assert [p.split(": ", 1)[1] for p in info.value.problems] == [
+        "seeed: unknown key (did you mean 'seed'?)",
+        "protocl: unknown key (did you mean 'protocol'?)", "protocol: required"]
+
+
 def test_at_most_ten_problems_then_a_count(write_config):
     metrics = ", ".join(f"m{i}" for i in range(14))
     path = write_config(f"""
