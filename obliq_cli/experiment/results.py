@@ -262,7 +262,16 @@ def _parse_line(line: bytes, header: list[str]) -> dict | None:
 
 def read_runs_file(path: Path) -> RunsFile:
     """Every line of runs.csv, sorted into rows, damaged lines and an unfinished tail."""
-    csv.field_size_limit(FIELD_LIMIT)
+    # csv's field limit is global to the process: raised for runs.csv's long error
+    # messages only, so a data file read afterwards still meets the usual limit
+    previous = csv.field_size_limit(FIELD_LIMIT)
+    try:
+        return _read_runs_file(path)
+    finally:
+        csv.field_size_limit(previous)
+
+
+def _read_runs_file(path: Path) -> RunsFile:
     try:
         data = path.read_bytes()
     except OSError as exc:
