@@ -96,7 +96,7 @@ from sklearn.base import ClassifierMixin
 from ..errors import ObliqError
 from ..parameters import Integral, Interval, Real, StrOptions, pruner_parameters
 from ..registry import register_pruner
-from ..tree.structure import Tree
+from ..tree.structure import Tree, linear_text
 
 
 # --------------------------------------------------------------------------- network
@@ -155,7 +155,7 @@ class BooleanNetwork:
             terms = []
             for i in np.flatnonzero(self.selection[unit]):
                 plane, op = (i, ">") if i < h else (i - h, "<=")
-                lhs = _plane_text(self.weights[plane], names, digits)
+                lhs = linear_text(self.weights[plane], names, digits)  # as the tree prints it
                 terms.append(f"{lhs} {op} {self.thresholds[plane]:.{digits}g}")
             lines.append(f"AND unit {unit + 1}: " + (" and ".join(terms) or "always"))
         return "\n".join(lines)
@@ -164,22 +164,6 @@ class BooleanNetwork:
         return {"format": "obliq-network/1", "weights": self.weights.tolist(),
                 "thresholds": self.thresholds.tolist(),
                 "selection": self.selection.astype(int).tolist()}
-
-
-def _plane_text(w: np.ndarray, names, digits: int, negligible: float = 1e-4) -> str:
-    """``w . x`` as a tree prints an oblique node (``Tree.hyperplane_text``): the terms
-    largest coefficient first, those below ``negligible`` times the largest left out,
-    signs written as ``a - b``. The network's hyperplanes are the tree's nodes, so its
-    rules read as the tree's do; prediction uses the stored weights, all of them."""
-    w = np.asarray(w, dtype=np.float64)
-    size = np.abs(w)
-    largest = size.max() if size.size else 0.0
-    if largest == 0.0:
-        return "0"
-    keep = np.flatnonzero(size >= negligible * largest)
-    order = keep[np.argsort(-size[keep], kind="stable")]
-    text = " ".join(f"{'-' if w[j] < 0 else '+'} {size[j]:.{digits}g}*{names[j]}" for j in order)
-    return text[2:] if text.startswith("+ ") else "-" + text[2:]
 
 
 def evaluate(Y: np.ndarray, selections: np.ndarray) -> np.ndarray:

@@ -25,6 +25,22 @@ OBLIQUE = -2
 """Value of ``feature`` at an internal node whose hyperplane has several weights."""
 
 
+def linear_text(w, names, digits: int = 4, negligible: float = 1e-4) -> str:
+    """``w . x`` as text: the terms largest coefficient first, those below ``negligible``
+    times the largest left out (numerical dust of a search, not part of the rule a
+    reader wants), signs written as ``a - b``; ``"0"`` when every coefficient is 0."""
+    w = np.asarray(w, dtype=np.float64)
+    size = np.abs(w)
+    largest = size.max() if size.size else 0.0
+    if largest == 0.0:
+        return "0"
+    keep = np.flatnonzero(size >= negligible * largest)
+    order = keep[np.argsort(-size[keep], kind="stable")]  # ties keep feature order
+    text = " ".join(f"{'-' if w[i] < 0 else '+'} {size[i]:.{digits}g}*{names[i]}"
+                    for i in order)
+    return text[2:] if text.startswith("+ ") else "-" + text[2:]
+
+
 @dataclass(eq=False)
 class Tree:
     """A fitted decision tree as parallel arrays.
@@ -244,16 +260,7 @@ class Tree:
             f"x{i + 1}" for i in range(self.n_features)]
         if self.feature[node] >= 0:
             return str(names[self.feature[node]])
-        w = np.asarray(self.weights[node], dtype=np.float64)
-        size = np.abs(w)
-        largest = size.max() if size.size else 0.0
-        if largest == 0.0:
-            return "0"
-        keep = np.flatnonzero(size >= negligible * largest)
-        order = keep[np.argsort(-size[keep], kind="stable")]  # ties keep feature order
-        terms = [f"{'-' if w[i] < 0 else '+'} {size[i]:.{digits}g}*{names[i]}" for i in order]
-        text = " ".join(terms)
-        return text[2:] if text.startswith("+ ") else "-" + text[2:]
+        return linear_text(self.weights[node], names, digits, negligible)
 
     def to_text(self, feature_names=None, class_names=None, digits: int = 4) -> str:
         """The tree as indented readable rules, one line per node."""
