@@ -156,3 +156,16 @@ def test_no_file_cites_material_outside_the_repository():
             if OUTSIDE.search(line):
                 found.append(f"{rel}:{number}: {line.strip()}")
     assert found == []
+
+
+def test_the_checkout_shows_configs_and_the_catalog_at_the_top(monkeypatch):
+    # The layout a reader of the repository expects: configs/ and datasets/ at the top,
+    # the very files the package ships (links), so `obliq run configs/X.yaml` works in a
+    # checkout and an installed wheel carries the same files.
+    if not (ROOT / "pyproject.toml").is_file():
+        pytest.skip("not a checkout")
+    assert (ROOT / "configs").resolve() == configs_dir().resolve()
+    assert (ROOT / "datasets" / "catalog.yaml").resolve() == catalog_file().resolve()
+    monkeypatch.chdir(ROOT)
+    config = load_config("configs/hhcart_uci.yaml")
+    assert config.name == "hhcart_uci" and Path(config.reference).is_file()
