@@ -81,3 +81,32 @@ def test_exact_twoing_equals_the_textbook_formula():
                                                                        abs=1e-15)
     # an empty side scores 0
     assert ls.split_score(np.zeros(3), np.array([1.0, 2.0, 3.0]), ls.TWOING) == 0.0
+
+
+def test_compiled_and_pure_python_searches_agree_on_large_nodes():
+    # NUMBA_DISABLE_JIT=1 (the debugging path) must run the radix sort and the running
+    # sums as the compiled kernel does: the same step and score to the bit.
+    import json
+    import os
+    import subprocess
+    import sys
+
+    code = """
+import json, numpy as np
+from obliq_cli.tree import line_search as ls
+rng = np.random.default_rng(11)
+out = []
+for n, k, code in ((700, 3, ls.TWOING), (3000, 5, ls.GINI), (3000, 2, ls.TWOING)):
+    V = np.round(rng.normal(size=n), 2); D = rng.normal(size=n); y = rng.integers(0, k, n)
+    d, s = ls.line_search(V, D, y, ls.class_totals(y, k), code, ls.RULE_RANDOM,
+                          rng.random(n + 1))
+    out.append([float(d).hex(), float(s).hex()])
+print(json.dumps(out))
+"""
+    runs = []
+    for disable in ("0", "1"):
+        env = dict(os.environ, NUMBA_DISABLE_JIT=disable)
+        done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                              text=True, check=True)
+        runs.append(json.loads(done.stdout))
+    assert runs[0] == runs[1]
