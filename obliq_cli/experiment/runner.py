@@ -449,9 +449,27 @@ def _parallel_results(tasks, n_jobs: int, backend: str):
         _warming.pop().join()
     with _pool_config(backend, n_jobs):
         chunks = task_chunks(tasks, joblib.effective_n_jobs(n_jobs))
-        for rows in joblib.Parallel(return_as="generator_unordered", batch_size=1)(
-                joblib.delayed(run_tasks)(chunk) for chunk in chunks):
-            yield from rows
+        outputs = joblib.Parallel(return_as="generator_unordered", batch_size=1)(
+            joblib.delayed(run_tasks)(chunk) for chunk in chunks)
+        try:
+            for rows in outputs:
+                yield from rows
+        finally:
+            _close_quietly(outputs)
+
+
+def _close_quietly(outputs) -> None:
+    """Close joblib's generator here, in the parent's thread, without its warning. When
+    the run stops early (Ctrl-C arriving while the parent writes a row) joblib cancels the
+    tasks in flight and warns "N tasks which were still being processed by the workers
+    have been cancelled": two more lines after the run's one ``error: interrupted`` line,
+    about tasks ``--resume`` runs anyway."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", category=UserWarning,
+                                message=r".*(have been cancelled|executed +but not used)")
+        outputs.close()
 
 
 def run_experiment(config, *, n_jobs: int | None = None, backend: str | None = None,
