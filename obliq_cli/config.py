@@ -575,6 +575,14 @@ def _reference(r: _Reader, value, path: Path, algorithms) -> tuple[str | None, d
     ref_path = (path.parent / r.string(value["file"], "reference.file")).resolve()
     if not ref_path.is_file():
         r.fail("reference.file", f"no such file {ref_path}")
+    # Read now, not when the run's tables are printed: a binary file or one without the
+    # reference columns failed only after every task had run (issue 16).
+    from .report.references import read_reference  # pandas: only when a config names one
+
+    try:
+        read_reference(ref_path)
+    except ObliqError as exc:
+        r.fail("reference.file", str(exc))
     methods = r.params(value.get("methods"), "reference.methods")
     labels = [a.label for a in algorithms]
     for label in methods:

@@ -148,7 +148,7 @@ def test_yaml_syntax_error_gives_the_line(write_config):
 
 def test_reference_is_relative_to_the_config(write_config, tmp_path):
     (tmp_path / "refs").mkdir()
-    (tmp_path / "refs" / "paper.csv").write_text("dataset,method,metric,mean\n")
+    (tmp_path / "refs" / "paper.csv").write_text("dataset,method,metric,mean,sd\n")
     config = load_config(write_config(MINIMAL + "reference: refs/paper.csv\n"), {})
     assert config.reference == str((tmp_path / "refs" / "paper.csv").resolve())
 

@@ -234,6 +234,21 @@ CASES += [
     Case("yaml-tab-indent", "name: bad\ndatasets:\n\t- heart\n", ("invalid YAML",)),
 ]
 
+# A reference file is read with the config, not after the run's tasks (issue 16: a binary
+# one or one without its columns failed only when the tables were printed).
+CASES += [
+    Case("reference-binary", base("reference: ref.csv\n"),
+         ("reference.file", "ref.csv", "unreadable reference file"),
+         files={"ref.csv": bytes(range(256)).decode("utf-8", "surrogateescape") * 4}),
+    Case("reference-without-its-columns", base("reference: ref.csv\n"),
+         ("reference.file", "missing column(s) 'dataset'"), files={"ref.csv": "foo,bar\n1,2\n"}),
+    Case("reference-mean-not-a-number", base("reference: {file: ref.csv}\n"),
+         ("reference.file", "line 2: mean is not a number"),
+         files={"ref.csv": "dataset,method,metric,mean,sd\nsmall,cart-ap,test_accuracy,lots,\n"}),
+    Case("reference-is-a-folder", base("reference: earlier\n"),
+         ("reference.file", "no such file")),
+]
+
 MATH_LABELS = swap("algorithms: [cart-ap]",
                    "algorithms: [{name: cart-ap, label: '$\\undefinedmacro$'}, "
                    "{name: id3, label: 'x_1^2 $$'}]").replace(
