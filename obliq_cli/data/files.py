@@ -72,7 +72,7 @@ def _csv_cells(path: str, delimiter: str, header: bool = True) -> tuple[pd.DataF
     Without a header row the columns are named x1, x2, ... and the first line sets the
     width that every other line must have.
     """
-    text = Path(path).read_text(encoding="utf-8", errors="replace")
+    text = Path(path).read_text(encoding="utf-8-sig", errors="replace")  # BOM: not a name
     if not text.strip():
         raise DataError(f"{path}: the file is empty")
     reader = csv.reader(text.splitlines(), delimiter=delimiter)

@@ -247,6 +247,21 @@ CASES += [
          files={"ref.csv": "dataset,method,metric,mean,sd\nsmall,cart-ap,test_accuracy,lots,\n"}),
     Case("reference-is-a-folder", base("reference: earlier\n"),
          ("reference.file", "no such file")),
+    Case("reference-with-bom", base("reference: ref.csv\n"), expect="handled",
+         files={"ref.csv": "\ufeffdataset,method,metric,mean,sd\n"
+                           "small,cart-ap,test_accuracy,90.0,1.0\n"}),
+]
+
+# A CSV saved by a spreadsheet starts with a byte-order mark: it is not part of the first
+# column's name (the target 'class' was "not found" among '\ufeffclass, a, b').
+TARGET_FIRST = "\ufeffclass,a,b\n" + "".join(
+    f"{k.strip()},{a},{b}\n" for a, b, k in (row.split(",") for row in SMALL_CSV.splitlines()[1:]))
+CASES += [
+    Case("data-bom-target-first", swap(MINE, "{name: mine, path: mine.csv, target: class}"),
+         expect="handled", files={"mine.csv": TARGET_FIRST}),
+    Case("data-bom-no-header", swap(MINE, "{name: file, label: mine, params: {path: mine.csv, "
+                                          "header: false}}"),
+         expect="handled", files={"mine.csv": "\ufeff" + "".join(SMALL_CSV.splitlines(True)[1:])}),
 ]
 
 MATH_LABELS = swap("algorithms: [cart-ap]",
