@@ -38,7 +38,7 @@ from .stats import (
     protocol_caveat,
     wilcoxon_test,
 )
-from .tables import _order
+from .tables import _order, pipe_table
 
 FORMATS = ("md", "csv", "html")
 CSV_COLUMNS = [
@@ -283,8 +283,7 @@ def _render_blocks(blocks, fmt: str, title: str | None) -> str:
         if block[0] == "p":
             parts.append(block[1])
         else:
-            parts.append(tabulate(block[2], headers=block[1], tablefmt="pipe",
-                                  disable_numparse=True))
+            parts.append(pipe_table(block[2], block[1]))
     return "\n\n".join(parts)
 
 

@@ -205,8 +205,19 @@ def _long_rows(tidy, datasets, algorithms, sig, decimals) -> tuple[list[str], li
     return list(table.columns), table.to_numpy().tolist()
 
 
+def pipe_table(rows, headers) -> str:
+    """tabulate's pipe (markdown) table with each ``|`` in a text cell written ``\\|``: a
+    label such as ``a|b`` would otherwise open a column and shift the rest of its row."""
+    def cell(value):
+        return value.replace("|", "\\|") if isinstance(value, str) else value
+
+    return tabulate([[cell(c) for c in row] for row in rows], headers=[cell(h) for h in headers],
+                    tablefmt="pipe", disable_numparse=True)
+
+
 def _render(headers, rows, fmt: str, caption: str, notes: list[str], title: str | None) -> str:
-    table = tabulate(rows, headers=headers, tablefmt=_TABLEFMT[fmt], disable_numparse=True)
+    table = pipe_table(rows, headers) if fmt == "md" else tabulate(
+        rows, headers=headers, tablefmt=_TABLEFMT[fmt], disable_numparse=True)
     if fmt == "latex":
         # tabulate has escaped the labels; these symbols are ours, so swap them in afterwards
         for symbol, tex in (("±", r"$\pm$"), ("Δ", r"$\Delta$"), ("✓", r"\checkmark")):
