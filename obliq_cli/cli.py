@@ -369,12 +369,15 @@ def _figure_base(output: str | None, default: str):
 def _save_figure(fig, base) -> None:
     """Write ``base``.png and ``base``.svg (each to a temporary file, then renamed) and
     print the two paths."""
+    from .report.plots import missing_glyphs_quiet
+
     base.parent.mkdir(parents=True, exist_ok=True)
     for ext in ("png", "svg"):
         path = base.with_name(f"{base.name}.{ext}")
         tmp = base.with_name(f".{base.name}.{ext}.tmp")
         try:
-            fig.savefig(tmp, format=ext, dpi=120 if ext == "png" else None)
+            with missing_glyphs_quiet():
+                fig.savefig(tmp, format=ext, dpi=120 if ext == "png" else None)
             tmp.replace(path)
         finally:
             tmp.unlink(missing_ok=True)

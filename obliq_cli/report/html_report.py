@@ -53,8 +53,11 @@ figcaption { font-size: 0.85em; color: #555; max-width: 40em; }
 
 def figure_png(fig, dpi: int = 100) -> bytes:
     """A figure rendered as PNG bytes (Agg canvas; no file, no pyplot)."""
+    from .plots import missing_glyphs_quiet
+
     buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=dpi)
+    with missing_glyphs_quiet():
+        fig.savefig(buffer, format="png", dpi=dpi)
     return buffer.getvalue()
 
 

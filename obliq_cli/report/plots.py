@@ -12,8 +12,10 @@ ids in SVG output.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import textwrap
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -40,6 +42,17 @@ def plain_text(plot):
         with rc_context({"text.parse_math": False}):
             return plot(*args, **kwargs)
     return wrapper
+
+
+@contextlib.contextmanager
+def missing_glyphs_quiet():
+    """Saving a figure whose labels hold characters the font lacks (an emoji, CJK in
+    DejaVu Sans) draws a box for each; matplotlib also warned twice per character on
+    standard error, its own source line included, at every save (PNG and SVG)."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=r"Glyph \d+ .*missing from font",
+                                category=UserWarning)
+        yield
 
 
 def class_colours(n_classes: int) -> np.ndarray:

@@ -7,7 +7,7 @@ command) in-process through click's ``CliRunner``. ``run_case`` classifies what 
   the field (the case's ``fragments``), and the working folder unchanged: no file
   written, none changed (a folder of earlier results sits in the output path);
 - ``handled``: exit code 0, the results written (extreme data the algorithms survive,
-  a label the plots must draw);
+  a label the plots must draw) and no warning printed (else ``handled-but-warned``);
 - ``recorded``: exit code 1 with the failing tasks recorded in ``runs.csv``;
 - ``traceback``: any exception that escaped the command (or an exit without one line);
 - ``lost``: earlier results changed or gone.
@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -280,6 +282,24 @@ CASES += [
 ]
 
 
+# Characters the figures' font lacks (emoji, CJK): drawn as boxes, without matplotlib's two
+# warning lines per character and save.
+GLYPH_LABELS = swap("algorithms: [cart-ap]",
+                    "algorithms: [{name: cart-ap, label: '🌲 CART ✓'}, {name: id3, "
+                    "label: 'ID3 👍'}]").replace(
+    "datasets: [{name: small, path: small.csv, target: class}]",
+    "datasets: [{name: '🌳 data', path: small.csv, target: class}, "
+    "{name: 'データ', path: small.csv, target: class}]")
+CASES += [
+    Case(f"glyphless-labels-{command[0]}{'-' + command[1] if command[0] == 'plot' else ''}",
+         GLYPH_LABELS, expect="handled", command=command)
+    for command in [("report", "{out}", "-o", "{out}/report.html"),
+                    ("plot", "size", "{out}", "-o", "{out}/size"),
+                    ("plot", "cd", "{out}", "-o", "{out}/cd"),
+                    ("table", "{out}")]
+]
+
+
 def _snapshot(folder: Path) -> dict[str, str]:
     return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
             for p in sorted(folder.rglob("*")) if p.is_file()}
@@ -316,10 +336,14 @@ def run_case(case: Case, workdir: Path) -> tuple[str, str]:
                 return "traceback", f"the config to report on failed: {ran.output[-300:]}"
             args = [a.replace("{out}", str(out)) for a in case.command]
         before = _snapshot(workdir)
-        result = CliRunner().invoke(main, args)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")  # the same under pytest (which records them)
+            result = CliRunner().invoke(main, args)
     finally:
         os.chdir(cwd)
     lines = result.output.strip().splitlines()
+    warned = [f"{w.category.__name__}: {w.message}" for w in caught] + [
+        line for line in lines if re.search(r"\w+Warning: ", line)]
     after = _snapshot(workdir)
     if any(after.get(k) != v for k, v in before.items()):
         return "lost", f"changed: {sorted(k for k, v in before.items() if after.get(k) != v)}"
@@ -337,9 +361,13 @@ def run_case(case: Case, workdir: Path) -> tuple[str, str]:
         missing = [f for f in (str(config), *case.fragments) if f not in lines[0]]
         if missing:
             return "clean-but-vague", f"{lines[0]} lacks {missing}"
+        if warned:
+            return "clean-but-warned", f"{len(warned)} warning(s): {warned[0]}"
         return "clean", lines[0]
     if result.exit_code == 1 and (out / "runs.csv").is_file():
         return "recorded", lines[-1] if lines else ""
     if result.exit_code == 0:
+        if warned:  # a handled case says nothing but its results (no RuntimeWarning pages)
+            return "handled-but-warned", f"{len(warned)} warning(s): {warned[0]}"
         return "handled", lines[-1] if lines else ""
     return "traceback", f"exit {result.exit_code}: {lines[-3:]}"
