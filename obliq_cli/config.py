@@ -558,7 +558,9 @@ def _imports(r: _Reader, value, config_dir: Path) -> tuple[str, ...]:
             registry.import_plugin(ref)
         except ObliqError as exc:
             r.fail(f"imports[{i}]", str(exc))
-        except Exception as exc:  # the plugin's own code failed: say where, in one line
+        # the plugin's own code failed, or exited (a script's top-level sys.exit(main())
+        # ended obliq run there, with exit code 0 and nothing run): say where, in one line
+        except (Exception, SystemExit) as exc:
             first = (str(exc).strip().splitlines() or [""])[0]
             r.fail(f"imports[{i}]", f"importing {ref} failed: {type(exc).__name__}: {first}")
         refs.append(ref)

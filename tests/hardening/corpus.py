@@ -234,6 +234,14 @@ CASES += [
     Case("long-name-is-cut", swap("[{name: small, path: small.csv, target: class}]",
                                   "[" + "h" * 100_000 + "]"), ("unknown dataset 'hhh", "...")),
     Case("yaml-tab-indent", "name: bad\ndatasets:\n\t- heart\n", ("invalid YAML",)),
+    Case("imports-plugin-exits-0", base("imports: [plug.py]\n"),
+         ("imports[0]", "plug.py failed: SystemExit: 0"),
+         files={"plug.py": "import sys\nsys.exit(0)\n"}),
+    Case("imports-plugin-exits-3", base("imports: [plug.py]\n"),
+         ("imports[0]", "plug.py failed: SystemExit: 3"),
+         files={"plug.py": "raise SystemExit(3)\n"}),
+    Case("imports-plugin-raises", base("imports: [plug.py]\n"),
+         ("imports[0]", "plug.py failed: ZeroDivisionError"), files={"plug.py": "1 / 0\n"}),
 ]
 
 # A reference file is read with the config, not after the run's tasks (issue 16: a binary
