@@ -49,10 +49,13 @@ def resolve_config(text: str | Path) -> Path:
         return path
     shipped = shipped_configs()
     stem = path.name[: -len(path.suffix)] if path.suffix in CONFIG_SUFFIXES else path.name
+    if path.parent == Path(".") and stem in shipped:
+        return shipped[stem]
+    if path.exists():  # a folder or a device was "no such file", which misled
+        raise ConfigError(f"{text}: is {'a folder' if path.is_dir() else 'not a regular file'}"
+                          f", not a config file")
     if path.parent != Path("."):
         raise ConfigError(f"{text}: no such file")
-    if stem in shipped:
-        return shipped[stem]
     raise ConfigError(f"{text}: no such file, and no shipped config of that name "
                       f"(obliq configs lists them: {', '.join(shipped)})")
 

@@ -58,6 +58,12 @@ def test_missing_config_file(tmp_path):
     check_error(missing, tmp_path / "out", [f"{missing}: no such file"])
 
 
+def test_a_folder_or_device_given_as_config(tmp_path):
+    check_error(tmp_path, tmp_path / "out", [f"{tmp_path}: is a folder, not a config file"])
+    check_error("/dev/null", tmp_path / "out",
+                ["/dev/null: is not a regular file, not a config file"])
+
+
 def test_yaml_syntax_error_names_the_line(write_config, tmp_path):
     path = write_config("name: x\ndatasets: [heart\nalgorithms: []\n")
     check_error(path, tmp_path / "out", [str(path), "line", "invalid YAML"])
