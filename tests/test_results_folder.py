@@ -331,3 +331,58 @@ def test_a_label_in_math_text_is_drawn_as_it_is(write_config, tmp_path):
     for args in (["report", out], ["plot", "size", out], ["plot", "cd", out]):
         result = invoke(args)
         assert result.exit_code == 0, (args, result.output)
+
+
+def test_a_label_naming_a_cached_dataset_file_leaves_it_alone(write_config, tmp_path):
+    # the fold file is <label>.npz: a label equal to a cache file's path without (or with)
+    # its .npz must not reach the cache, even with the output in the cache folder itself
+    from obliq_cli.data.catalog import cache_dir
+
+    cached = cache_dir() / "victim-0123456789abcdef.npz"
+    cached.parent.mkdir(parents=True, exist_ok=True)
+    cached.write_bytes(b"cached arrays")
+    out = cache_dir()
+    path = write_config(f"""
+        name: cached
+        datasets: [{{name: test-iris, label: '{cached.with_suffix("")}'}},
+                   {{name: test-iris, label: '{cached}'}},
+                   {{name: test-iris, label: '{cached.name}'}}]
+        algorithms: [test-tree]
+        protocol: {{name: kfold, folds: 2}}
+        output: {out}
+        """)
+    try:
+        run_experiment(load_config(path), progress=False)
+        assert cached.read_bytes() == b"cached arrays"
+        assert len(list((out / "folds").iterdir())) == 3
+    finally:  # the session's cache folder: take our results away again
+        results.delete_own_files(out)
+        cached.unlink()
+    assert not (out / "folds").exists() and not (out / "runs.csv").exists()
+
+
+def test_a_relative_output_is_relative_to_the_working_folder(write_config, tmp_path,
+                                                              monkeypatch):
+    work = tmp_path / "a" / "b" / "c"
+    work.mkdir(parents=True)
+    monkeypatch.chdir(work)
+    path = write_config(BASE.format(more_algorithms="", repeats=1, out="../../x"))
+    before = set(tmp_path.rglob("*"))
+    assert invoke(["run", path, "--no-progress"]).exit_code == 0
+    written = set(tmp_path.rglob("*")) - before
+    assert written and all(p == tmp_path / "a" / "x" or tmp_path / "a" / "x" in p.parents
+                           for p in written), written
+
+
+def test_a_symlinked_output_is_followed_and_force_keeps_what_is_not_ours(write_config,
+                                                                         tmp_path):
+    target = tmp_path / "elsewhere"
+    target.mkdir()
+    (target / "notes.txt").write_text("mine")
+    link = tmp_path / "link"
+    link.symlink_to(target)
+    path = grow_config(write_config, link, repeats=1)
+    for flags in ([], ["--force"]):
+        assert invoke(["run", path, "--no-progress", *flags]).exit_code == 0
+    assert link.is_symlink() and (target / "runs.csv").is_file()
+    assert (target / "notes.txt").read_text() == "mine"
