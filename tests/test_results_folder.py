@@ -262,7 +262,8 @@ def test_a_confusion_matrix_beyond_the_csv_field_limit_resumes(write_config, tmp
     assert csv.field_size_limit() == limit
 
 
-@pytest.mark.parametrize("label", ["../../TRAVERSED", "/tmp/obliq-absolute-label",
+@pytest.mark.parametrize("label", ["../../TRAVERSED", "../../../../TRAVERSED",
+                                   "/tmp/obliq-absolute-label",
                                    "..", "a/b", "cache.npz"])
 def test_dataset_labels_never_name_a_file_outside_the_folder(write_config, tmp_path, label):
     out = tmp_path / "deep" / "er" / "out"
