@@ -84,6 +84,10 @@ def _csv_cells(path: str, delimiter: str, header: bool = True) -> tuple[pd.DataF
     if header:
         names, body, offset = [h.strip() for h in rows[first]], rows[first + 1:], first + 2
         width_of = "the header has"
+        for i, name in enumerate(names):  # 'class' twice made y two columns: every task failed
+            if name in names[:i]:
+                raise DataError(f"{path}: line {first + 1}: the column name {name!r} appears "
+                                f"twice (columns {names.index(name) + 1} and {i + 1})")
     else:
         names = [f"x{i + 1}" for i in range(len(rows[first]))]
         body, offset = rows[first:], first + 1

@@ -206,6 +206,13 @@ CASES += [
          files={"mine.csv": "a,class\n1,x\n2,x\n3,x\n"}),
     Case("data-ragged-line", with_data(""), ("mine.csv", "line 3 has 2 fields"),
          files={"mine.csv": "a,b,class\n1,2,x\n3,y\n"}),
+    Case("data-header-names-the-target-twice", with_data(""),
+         ("mine.csv", "line 1: the column name 'class' appears twice (columns 3 and 4)"),
+         files={"mine.csv": "a,b,class,class\n" + "".join(
+             f"{r},{r.rsplit(',', 1)[1]}\n" for r in SMALL_CSV.splitlines()[1:])}),
+    Case("data-header-names-a-feature-twice", with_data(""),
+         ("mine.csv", "line 1: the column name 'a' appears twice (columns 1 and 2)"),
+         files={"mine.csv": "a,a,class\n" + "".join(SMALL_CSV.splitlines(True)[1:])}),
     Case("data-arff-garbage", swap(MINE, "{name: mine, path: mine.arff}"),
          ("mine.arff", "not a readable ARFF file"),
          files={"mine.arff": "@relation x\n@attribute a numeric\n@data\nfoo,bar\n"}),
