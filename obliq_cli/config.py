@@ -578,8 +578,8 @@ def _reference(r: _Reader, value, path: Path, algorithms) -> tuple[str | None, d
     if not ref_path.is_file():
         r.fail("reference.file", f"no such file {ref_path}")
     # Read now, not when the run's tables are printed: a binary file or one without the
-    # reference columns failed only after every task had run (issue 16).
-    from .report.references import read_reference  # pandas: only when a config names one
+    # reference columns failed only after every task had run.
+    from .reference_file import read_reference  # pandas: only when a config names one
 
     try:
         read_reference(ref_path)

@@ -19,11 +19,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..csvio import read_text_csv
 from ..errors import ObliqError
 from ..experiment import results as results_folder
 from ..experiment.metrics import METRICS, PER_CLASS, Metric, check_metric  # noqa: F401
 from ..experiment.schema import LABEL_COLUMNS, NUMERIC_COLUMNS, STATUSES
-from .csvio import read_text_csv
 
 # Pooled accuracy (OC1's correct / tested over a repetition's folds) applies to these only.
 POOLABLE = ("test_accuracy", "test_error")

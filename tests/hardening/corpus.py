@@ -264,8 +264,8 @@ CASES += [
          ("imports[0]", "plug.py failed: ZeroDivisionError"), files={"plug.py": "1 / 0\n"}),
 ]
 
-# A reference file is read with the config, not after the run's tasks (issue 16: a binary
-# one or one without its columns failed only when the tables were printed).
+# A reference file is read with the config, not after the run's tasks (a binary one or
+# one without its columns used to fail only when the tables were printed).
 CASES += [
     Case("reference-binary", base("reference: ref.csv\n"),
          ("reference.file", "ref.csv", "unreadable reference file"),

@@ -1,4 +1,4 @@
-"""Reading the report's CSV inputs (runs.csv, reference files) as text columns."""
+"""Reading obliq's own CSV inputs (runs.csv, reference files) as text columns."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..errors import ObliqError
+from .errors import ObliqError
 
 
 def read_text_csv(text: str, path: Path, what: str, required: list[str]) -> pd.DataFrame:
