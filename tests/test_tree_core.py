@@ -201,6 +201,14 @@ def test_text_export_names_features_and_classes():
     assert "age > 1.5: class yes [0, 2]" in text
 
 
+def test_text_export_writes_a_negative_zero_threshold_as_0():
+    X = np.array([[-1.0], [-0.5], [0.5], [1.0]])
+    est = make_estimator("cart-ap").fit(X, np.array([0, 0, 1, 1]))
+    est.tree_.threshold[0] = -0.0  # as an oblique search may leave it
+    text = est.export_text(feature_names=["z"])
+    assert "z <= 0: class 0" in text and "-0" not in text
+
+
 def test_text_export_has_one_line_per_node_with_the_path_condition():
     X = np.array([[0.0, 0], [1, 0], [2, 1], [3, 1], [4, 0], [5, 0]])
     y = np.array([0, 0, 1, 1, 0, 0])

@@ -278,7 +278,7 @@ class Tree:
             # An internal node's line carries the condition that leads to it.
             lines.append(f"{pad}{prefix}[{counts}]" if prefix else f"root [{counts}]")
             lhs = self.hyperplane_text(node, feature_names, digits)
-            t = f"{self.threshold[node]:.{digits}g}"
+            t = f"{self.threshold[node] + 0.0:.{digits}g}"  # -0.0 prints as 0
             stack.append((int(self.children_right[node]), level + 1, f"{lhs} > {t}: "))
             stack.append((int(self.children_left[node]), level + 1, f"{lhs} <= {t}: "))
         return "\n".join(lines)
