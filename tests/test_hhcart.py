@@ -3,7 +3,8 @@
 import numpy as np
 import pytest
 
-from obliq_cli import make_estimator
+from obliq_cli import load_dataset, make_estimator
+from obliq_cli.algorithms import hhcart
 from obliq_cli.algorithms.hhcart import (
     class_eigenvectors,
     find_householder_split,
@@ -135,3 +136,24 @@ def test_bad_parameters_are_one_line_errors():
         make_estimator("hhcart-a", tau=-1).fit(X, y)
     with pytest.raises(ObliqError, match="criterion"):
         make_estimator("hhcart-d", criterion="gain").fit(X, y)
+
+
+@pytest.mark.parametrize("algorithm", ["hhcart-a", "hhcart-d"])
+def test_the_tree_does_not_depend_on_the_eigensolvers_signs(monkeypatch, algorithm):
+    # LAPACK builds differ in the sign of the eigenvectors they return; every sign is
+    # canonical before reflecting, so an eigensolver returning -v grows the same tree.
+    X, y, _ = load_dataset("iris")
+    plain = make_estimator(algorithm, random_state=0).fit(X, y)
+    original = np.linalg.eigh
+    flips = np.random.default_rng(7)
+
+    def eigh_with_random_signs(a):
+        lam, vec = original(a)
+        return lam, vec * flips.choice([-1.0, 1.0], size=vec.shape[1])
+
+    monkeypatch.setattr(hhcart.np.linalg, "eigh", eigh_with_random_signs)
+    flipped = make_estimator(algorithm, random_state=0).fit(X, y)
+    a, b = plain.tree_, flipped.tree_
+    np.testing.assert_array_equal(a.children_left, b.children_left)
+    np.testing.assert_allclose(a.weights, b.weights, atol=1e-12)
+    np.testing.assert_allclose(a.threshold, b.threshold, atol=1e-12)

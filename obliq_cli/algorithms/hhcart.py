@@ -15,7 +15,10 @@ Choices, with where they come from:
 - tau (§3.1): an eigenvector with ||e - d|| <= tau for some basis vector e is not
   used (tau = 0.05 in the experiments). An eigenvector is only defined up to sign, so
   e and -e are both taken as "parallel" (the paper's Fig. 1 logic does not depend on
-  the sign).
+  the sign). The reflection does depend on it (u = e_1 - d and e_1 + d give different
+  H), and LAPACK builds return different signs, so each eigenvector is taken with its
+  largest-magnitude component positive (the first such component on a tie): the tree
+  then depends on the data alone, not on the numpy/OpenBLAS build.
 - Small samples (§3.1): classes with one point or only identical points are left out
   of the eigen-analysis; a singular covariance still gives its eigenvectors and they
   are used ("the reflection is done using the available eigenvectors"); oblique
@@ -83,8 +86,18 @@ def class_eigenvectors(X: np.ndarray, mode: str) -> np.ndarray:
     cov = np.cov(X, rowvar=False).reshape(p, p)
     lam, vec = np.linalg.eigh(cov)
     if mode == "D":
-        return vec[:, [int(np.argmax(lam))]]
-    return vec
+        vec = vec[:, [int(np.argmax(lam))]]
+    return vec * _canonical_signs(vec)
+
+
+def _canonical_signs(vectors: np.ndarray) -> np.ndarray:
+    """+1 or -1 per column of ``vectors``, making the column's largest-magnitude entry
+    positive (the first of equal magnitude), so a reflection does not depend on the sign
+    the eigensolver happened to return."""
+    if vectors.shape[1] == 0:
+        return np.ones(0)
+    pivot = vectors[np.argmax(np.abs(vectors), axis=0), np.arange(vectors.shape[1])]
+    return np.where(pivot < 0, -1.0, 1.0)
 
 
 def parallel_to_axis(d: np.ndarray, tau: float) -> bool:
