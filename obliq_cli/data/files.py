@@ -18,8 +18,8 @@ import numpy as np
 import pandas as pd
 from sklearn.utils._param_validation import Options
 
-from ..constraints import ListOf
 from ..errors import DataError
+from ..parameters import ListOf
 from ..registry import register_dataset
 
 MISSING = ["?", "", "NA", "NaN", "nan", "<null>"]
@@ -29,7 +29,7 @@ FILE_PARAMS = {"path": None, "target": None, "categorical": [], "delimiter": ","
                "header": True}
 # What each may be (scikit-learn's constraint language, checked before a run); the
 # delimiter is one of the single characters CSV files use.
-FILE_CONSTRAINTS = {"path": [str], "target": [str, None], "categorical": [ListOf(str)],
+FILE_CONSTRAINTS = {"path": [str], "target": [str, None], "categorical": [ListOf(str, min_len=0)],
                     "delimiter": [Options(str, {",", ";", "\t", "|", " ", ":"})],
                     "header": ["boolean"]}
 
@@ -106,11 +106,16 @@ def _arff_cells(path: str) -> tuple[pd.DataFrame, np.ndarray]:
     """ARFF through scipy (numeric and nominal attributes); lines count data rows."""
     from scipy.io import arff
 
+    # loadarff raises csv's process-wide field limit and leaves it raised; a CSV read
+    # later in the same process would then accept a field the limit exists to refuse.
+    limit = csv.field_size_limit()
     try:
         data, meta = arff.loadarff(path)
     except (ValueError, NotImplementedError, arff.ArffError) as exc:
         raise DataError(f"{path}: not a readable ARFF file ({str(exc).splitlines()[0]})") \
             from None
+    finally:
+        csv.field_size_limit(limit)
     frame = pd.DataFrame({
         name: [v.decode() if isinstance(v, bytes) else repr(float(v)) for v in data[name]]
         for name in meta.names()
