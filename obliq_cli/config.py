@@ -15,11 +15,11 @@ from pathlib import Path
 from typing import Any
 
 from . import registry
-from .constraints import first_violation
 from .errors import ConfigError, ObliqError
 from .experiment.backends import BACKENDS
 from .experiment.metrics import METRICS, check_metric
 from .experiment.protocols import PROTOCOLS, REQUIRED
+from .parameters import first_violation
 from .registry import suggest
 from .resources import resolve_config
 from .yaml_input import brief, load_yaml

@@ -43,7 +43,7 @@ from sklearn.utils._param_validation import StrOptions as _StrOptions
 from .errors import ObliqError
 
 __all__ = ["Interval", "ListOf", "ParameterError", "RANDOM_STATE", "StrOptions",
-           "DeclaredParameters", "check_parameters", "check_pruner_parameters",
+           "DeclaredParameters", "check_parameters", "first_violation", "check_pruner_parameters",
            "pruner_parameters", "short_repr", "Integral", "Real"]
 
 _repr = reprlib.Repr()
@@ -112,16 +112,33 @@ class ListOf(Options):
                 and all(self.item.is_satisfied_by(v) for v in val))
 
     def __str__(self):
+        kind = getattr(self.item, "type", None)
+        items = (f"{_PLURAL[kind]}" if kind in _PLURAL
+                 else f"values, each {self.item}")
         if self.min_len == 0:
-            size = f"at most {self.max_len}"
-        else:
-            size = f"{self.min_len} to {self.max_len}"
-        return f"a list of {size} values, each {self.item}"
+            return f"a list of {items} (at most {self.max_len})"
+        return f"a list of {self.min_len} to {self.max_len} {items}"
+
+
+_PLURAL = {str: "strings", int: "integers", float: "numbers"}
 
 
 # An int seed, a numpy Generator (used as is) or None (fresh entropy): what
 # ``numpy.random.default_rng`` takes and the runner hands each task.
 RANDOM_STATE = [Interval(Integral, 0, None, closed="left"), np.random.Generator, None]
+
+
+def _text(declared) -> str:
+    """What one declared form accepts, in a config's words (YAML's null, true/false)."""
+    if declared is None:
+        return "null"
+    if isinstance(declared, str) and declared == "boolean":
+        return "true or false"
+    if declared is str:
+        return "a string"
+    if isinstance(declared, type) and declared.__module__ == "builtins":
+        return f"a {declared.__name__}"
+    return str(make_constraint(declared))
 
 
 def _failure(constraints, value) -> str | None:
@@ -131,8 +148,25 @@ def _failure(constraints, value) -> str | None:
     made = [make_constraint(c) for c in constraints]
     if any(c.is_satisfied_by(value) for c in made):
         return None
-    shown = [str(c) for c in made if not c.hidden]
+    shown = [_text(c) for c, m in zip(constraints, made) if not m.hidden]
     return shown[0] if len(shown) == 1 else f"{', '.join(shown[:-1])} or {shown[-1]}"
+
+
+def first_violation(params: dict, constraints: dict) -> tuple[str, str] | None:
+    """``(name, "must be ... (got ...)")`` for the first value of ``params`` that its
+    declaration refuses, or that holds a NUL character (no file name or column has one);
+    None when all pass. The same declarations and wording as ``check_parameters``, for a
+    dataset's or generator's parameters, which have no estimator to raise from."""
+    for name, value in params.items():
+        if name not in constraints:
+            continue
+        wanted = _failure(constraints[name], value)
+        if wanted is not None:
+            return name, f"must be {wanted} (got {short_repr(value)})"
+        if any("\x00" in v for v in (value if isinstance(value, list) else [value])
+               if isinstance(v, str)):
+            return name, f"must not hold a NUL character (got {short_repr(value)})"
+    return None
 
 
 def check_parameters(constraints: dict, params: dict, owner: str) -> None:
@@ -143,7 +177,7 @@ def check_parameters(constraints: dict, params: dict, owner: str) -> None:
             continue
         wanted = _failure(constraints[name], value)
         if wanted is not None:
-            shown = short_repr(value)
+            shown = short_repr(value)  # the same wording as first_violation's
             raise ParameterError(
                 f"The {name!r} parameter of {owner} must be {wanted}. Got {shown} instead.",
                 name, f"must be {wanted} (got {shown})")

@@ -249,8 +249,8 @@ def get_pruner(name: str) -> Callable:
 def load_dataset(name: str, **params):
     """``(X, y, info)`` for a registered dataset; a parameter outside the dataset's
     declared constraints (``register_dataset(..., constraints=...)``) is a DataError."""
-    from .constraints import first_violation
     from .errors import DataError
+    from .parameters import first_violation
 
     entry = dataset_entry(name)
     bad = first_violation(params, entry.extra.get("constraints", {}))

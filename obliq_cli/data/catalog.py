@@ -29,8 +29,8 @@ import numpy as np
 import pandas as pd
 import yaml
 
-from ..constraints import ListOf
 from ..errors import DataError
+from ..parameters import ListOf
 from ..registry import register_dataset
 from ..resources import catalog_file
 from . import generators
@@ -458,7 +458,7 @@ def _register(entry: dict) -> None:
     summary = (f"{entry.get('title', name)}; {exp['rows']} x {exp['features']}, "
                f"{n_classes} classes; {entry['status']}")
     params = {"path": None}
-    constraints = {"path": [str, ListOf(str), None]}
+    constraints = {"path": [str, ListOf(str, min_len=0), None]}
     if entry["source"]["kind"] == "generator":
         declared = generators.GENERATOR_PARAMS[entry["source"]["name"]]
         defaults = {"n": entry["source"].get("params", {}).get("n"), "seed": 0}

@@ -10,7 +10,8 @@ import itertools
 from numbers import Integral
 
 import numpy as np
-from sklearn.utils._param_validation import Interval
+
+from ..parameters import Interval
 
 
 def balance_scale() -> tuple[np.ndarray, np.ndarray]:
@@ -118,7 +119,7 @@ GENERATORS = {
 }
 
 # What a config may set for each generator, in scikit-learn's constraint language
-# (checked by obliq_cli.constraints before a run): a row count that keeps memory sane
+# (checked by obliq_cli.parameters before a run): a row count that keeps memory sane
 # (a million rows of 21 features are 170 MB) and a seed numpy accepts.
 MAX_ROWS = 1_000_000
 _ROWS = [Interval(Integral, 2, MAX_ROWS, closed="both")]
