@@ -88,7 +88,7 @@ def most_favoured_direction(num: np.ndarray, den: np.ndarray) -> np.ndarray | No
         return vectors[:, -1]
     Q = evecs[:, null]
     inner = Q.T @ num @ Q
-    values, vectors = np.linalg.eigh((inner + inner.T) / 2)
+    values, vectors = _symmetric_eigh((inner + inner.T) / 2)
     if values[-1] <= max(abs(np.trace(num)), 1e-300) * num.shape[0] * EPS:
         return None
     return Q @ vectors[:, -1]
