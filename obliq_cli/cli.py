@@ -9,7 +9,7 @@ import click
 
 from . import registry
 from .errors import ObliqError
-from .experiment.backends import BACKENDS
+from .experiment.backends import BACKENDS, DEFAULT_BACKEND
 
 log = logging.getLogger("obliq")
 
@@ -84,7 +84,7 @@ def _explicit(ctx, name, value):
               help="Results directory (default: the config's, or results/<name>).")
 @click.option("-j", "--jobs", "n_jobs", type=int, default=1, show_default="the config's n_jobs",
               help="Parallel tasks (-1: all cores).")
-@click.option("--backend", type=click.Choice(BACKENDS), default="loky",
+@click.option("--backend", type=click.Choice(BACKENDS), default=DEFAULT_BACKEND,
               show_default="the config's backend", help="joblib backend.")
 @click.option("--scheduler",
               help="With --backend dask: the scheduler address (else a local cluster).")

@@ -16,7 +16,7 @@ from typing import Any
 
 from . import registry
 from .errors import ConfigError, ObliqError
-from .experiment.backends import BACKENDS
+from .experiment.backends import BACKENDS, DEFAULT_BACKEND
 from .experiment.metrics import METRICS, check_metric
 from .experiment.protocols import PROTOCOLS, REQUIRED
 from .parameters import first_violation
@@ -127,7 +127,7 @@ class ExperimentConfig:
                    datasets=datasets, algorithms=algorithms,
                    protocol=ProtocolSpec(**data["protocol"]),
                    metrics=tuple(data.get("metrics", ())), output=data.get("output", ""),
-                   n_jobs=int(data.get("n_jobs", 1)), backend=data.get("backend", "loky"),
+                   n_jobs=int(data.get("n_jobs", 1)), backend=data.get("backend", DEFAULT_BACKEND),
                    reference=data.get("reference"),
                    reference_methods=dict(data.get("reference_methods") or {}),
                    imports=tuple(data.get("imports") or ()))
@@ -635,7 +635,7 @@ def load_config(path, overrides: dict | None = None) -> ExperimentConfig:
     r.collect(_metrics, r, metrics)
     output = r.collect(_output, r, data.get("output", f"results/{name}"), default="")
     n_jobs = r.collect(_n_jobs, r, data.get("n_jobs", 1), default=1)
-    backend = data.get("backend", "loky")
+    backend = data.get("backend", DEFAULT_BACKEND)
     if backend not in BACKENDS:
         r.collect(r.fail, "backend", f"unknown backend {brief(backend)}"
                   f"{suggest(str(backend), BACKENDS)}; known: {', '.join(BACKENDS)}")

@@ -11,6 +11,7 @@ import pytest
 
 from obliq_cli.config import ExperimentConfig, load_config
 from obliq_cli.errors import ConfigError
+from obliq_cli.experiment.backends import DEFAULT_BACKEND
 from obliq_cli.resources import shipped_configs
 
 MINIMAL = """
@@ -38,7 +39,7 @@ def test_defaults(write_config):
     assert config.name == "mini" and config.seed == 0
     assert config.metrics == ("test_accuracy", "n_leaves")
     assert config.output == "results/mini"
-    assert config.n_jobs == 1 and config.backend == "loky"
+    assert config.n_jobs == 1 and config.backend == DEFAULT_BACKEND
     assert config.reference is None
     (algo,) = config.algorithms
     assert algo.label == "test-tree" and algo.params == {}

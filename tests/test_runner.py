@@ -253,18 +253,19 @@ def _latest(out):
     return runs.drop(columns=TIME_COLUMNS).sort_values(LABEL_COLUMNS).reset_index(drop=True)
 
 
-def test_loky_workers_give_the_same_rows_as_one_process(test_config, tmp_path):
+def test_pool_workers_give_the_same_rows_as_one_process(test_config, tmp_path):
     # Also shows a loky worker finds names registered outside obliq_cli (conftest).
     path = test_config()
     outs = []
-    for jobs, backend in ((1, "loky"), (2, "loky")):
-        out = tmp_path / f"j{jobs}"
+    for jobs, backend in ((1, "loky"), (2, "loky"), (2, "fork")):
+        out = tmp_path / f"j{jobs}{backend}"
         config = load_config(path, {"output": str(out)})
         summary = run_experiment(config, n_jobs=jobs, backend=backend, progress=False)
         assert (summary.total, summary.ran, summary.skipped, summary.failed) == (32, 32, 0, [])
         outs.append(runs_of(out))
     assert (outs[0]["status"] == "ok").all()
     pd.testing.assert_frame_equal(outs[0], outs[1])
+    pd.testing.assert_frame_equal(outs[0], outs[2])
 
 
 def test_results_layout(test_config, tmp_path):

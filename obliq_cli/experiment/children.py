@@ -31,12 +31,23 @@ def _die_with(parent: int) -> None:
             os._exit(1)
 
 
-def worker_setup() -> None:
-    """Run first in every loky worker the run starts (its ``initializer``): ignore
-    SIGINT, die with the parent. (dask's local workers start with SIGINT ignored through
-    ``sigint_ignored``, and end with their nanny, which lives in the run's process.)"""
+def worker_setup(n_workers: int | None = None, inherited_locks: tuple = ()) -> None:
+    """Run first in every loky or forked worker the run starts (its ``initializer``):
+    ignore SIGINT, die with the parent. (dask's local workers start with SIGINT ignored
+    through ``sigint_ignored``, and end with their nanny, which lives in the run's
+    process.) With ``n_workers`` (the fork pool), BLAS gets this worker's share of the
+    cores, as joblib gives loky's workers, so two workers do not each start two threads;
+    and it closes its copies of the run's lock files (``inherited_locks``), so that a
+    worker outliving a killed run does not keep the folder locked."""
+    for fd in inherited_locks:
+        with contextlib.suppress(OSError):
+            os.close(fd)
     with contextlib.suppress(ValueError):  # not the main thread: leave signals alone
         signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if n_workers:
+        from threadpoolctl import threadpool_limits
+
+        threadpool_limits(max(1, (os.cpu_count() or 1) // n_workers))
     parent = os.getppid()
     if not getattr(worker_setup, "_watching", False):
         worker_setup._watching = True

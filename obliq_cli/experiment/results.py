@@ -141,6 +141,12 @@ def config_tasks(config: dict) -> dict[str, tuple] | None:
 
 
 # ------------------------------------------------------------------------ the lock
+HELD_LOCKS: set[int] = set()
+"""File descriptors of the locks this process holds: a forked worker closes its copies,
+since a flock lives while any process holds the file open, and a worker outliving a
+killed run would keep the folder locked."""
+
+
 @contextlib.contextmanager
 def folder_lock(results_dir: Path):
     """Hold ``results_dir/.obliq.lock`` for the run (created with the folder). A second
@@ -166,8 +172,10 @@ def folder_lock(results_dir: Path):
         handle.truncate()
         handle.write(f"pid {os.getpid()}")
         handle.flush()
+        HELD_LOCKS.add(handle.fileno())
         yield
     finally:
+        HELD_LOCKS.discard(handle.fileno())
         handle.close()
 
 

@@ -337,6 +337,9 @@ def check_backend(backend: str, n_jobs: int = 1, scheduler: str | None = None) -
                          f"known: {', '.join(BACKENDS)}")
     if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs == 0:
         raise ObliqError(f"n_jobs must be a non-zero integer (got {n_jobs!r})")
+    if backend == "fork" and not sys.platform.startswith("linux"):
+        raise ObliqError(f"backend fork runs on Linux only (this is {sys.platform}); "
+                         "use loky")
     if scheduler and backend != "dask":
         raise ObliqError(f"--scheduler needs --backend dask (the backend is {backend})")
     if backend == "dask":
@@ -445,6 +448,9 @@ def _parallel_results(tasks, n_jobs: int, backend: str):
     if n_jobs == 1 and backend != "dask":
         yield from map(run_task, tasks)  # no pool: same rows, plain tracebacks when debugging
         return
+    if backend == "fork":
+        yield from _forked_results(tasks, n_jobs)
+        return
     while _warming:
         _warming.pop().join()
     with _pool_config(backend, n_jobs):
@@ -456,6 +462,28 @@ def _parallel_results(tasks, n_jobs: int, backend: str):
                 yield from rows
         finally:
             _close_quietly(outputs)
+
+
+def _forked_results(tasks, n_jobs: int):
+    """``_parallel_results`` on a pool forked from this process: the workers start with
+    what the run has imported and loaded (scikit-learn, the compiled kernels' module, the
+    datasets ``plan`` read), so a short run pays no worker start-up. SIGINT is ignored
+    from the fork on (a Ctrl-C in between would print a worker's traceback) and the pool
+    is terminated however the run ends."""
+    import multiprocessing
+
+    import joblib
+
+    workers = joblib.effective_n_jobs(n_jobs)
+    with sigint_ignored():
+        pool = multiprocessing.get_context("fork").Pool(
+            workers, initializer=worker_setup, initargs=(workers, tuple(results.HELD_LOCKS)))
+    try:
+        for rows in pool.imap_unordered(run_tasks, task_chunks(tasks, workers)):
+            yield from rows
+    finally:
+        pool.terminate()
+        pool.join()
 
 
 def _close_quietly(outputs) -> None:

@@ -48,7 +48,7 @@ def _group_members(pgid):
     return [int(p) for p, g in (line.split() for line in out.splitlines()) if int(g) == pgid]
 
 
-@pytest.mark.parametrize("backend", ["loky", "dask"])
+@pytest.mark.parametrize("backend", ["fork", "loky", "dask"])
 def test_ctrl_c_prints_one_line_and_keeps_whole_rows(tmp_path, backend):
     if backend == "dask":
         pytest.importorskip("dask.distributed")
@@ -71,8 +71,10 @@ def test_ctrl_c_prints_one_line_and_keeps_whole_rows(tmp_path, backend):
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="ps/process groups")
-def test_kill_9_leaves_no_worker_behind(tmp_path):
-    proc, _ = _start(tmp_path, "loky")
+@pytest.mark.parametrize("backend", ["fork", "loky"])
+def test_kill_9_leaves_no_worker_behind(tmp_path, backend):
+
+    proc, _ = _start(tmp_path, backend)
     assert len(_group_members(proc.pid)) > 1  # the run, its workers and trackers
     os.kill(proc.pid, signal.SIGKILL)
     proc.communicate(timeout=60)
@@ -83,6 +85,25 @@ def test_kill_9_leaves_no_worker_behind(tmp_path):
         time.sleep(0.1)
     assert not left, subprocess.run(["ps", "-o", "pid,etime,cmd", *map(str, left)],
                                     capture_output=True, text=True).stdout
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="fork backend")
+def test_forked_workers_do_not_hold_the_run_folder_lock(monkeypatch, tmp_path):
+    # A flock lives while any process holds the file open: a forked worker still in a
+    # task after kill -9 of the run would keep the folder locked (--resume refused).
+    from obliq_cli.experiment import results, runner
+
+    lock = str((tmp_path / results.LOCK).resolve())
+
+    def fds_on_the_lock(task):  # runs in the worker
+        return [fd for fd in map(int, os.listdir("/proc/self/fd"))
+                if os.path.realpath(f"/proc/self/fd/{fd}") == lock]
+
+    monkeypatch.setattr(runner, "run_task", fds_on_the_lock)
+    with results.folder_lock(tmp_path):
+        assert fds_on_the_lock(None)  # the run holds it
+        rows = list(runner._forked_results(list(range(6)), 2))
+    assert rows == [[]] * 6
 
 
 def test_a_run_stopped_early_closes_the_pool_without_a_warning(monkeypatch):
