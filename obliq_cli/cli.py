@@ -344,17 +344,17 @@ def datasets_check():
 # ------------------------------------------------------------------- pictures
 def _key_values(pairs, option: str) -> dict:
     """``key=value`` options as a dict; values read as YAML (0.1, null, gini, [1, 2])."""
-    import yaml
+    from .yaml_input import brief, parse_yaml
 
     out = {}
     for text in pairs:
         key, sep, value = text.partition("=")
         if not sep or not key.strip():
-            raise ObliqError(f"{option}: expected key=value (got {text!r})")
+            raise ObliqError(f"{option}: expected key=value (got {brief(text)})")
         try:
-            out[key.strip()] = yaml.safe_load(value)
-        except yaml.YAMLError:
-            raise ObliqError(f"{option}: {key.strip()}: not a value ({value!r})") from None
+            out[key.strip()] = parse_yaml(value, f"{option} {key.strip()}")
+        except ObliqError:
+            raise ObliqError(f"{option}: {key.strip()}: not a value ({brief(value)})") from None
     return out
 
 

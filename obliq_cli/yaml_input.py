@@ -149,6 +149,13 @@ def load_yaml(path: Path) -> Any:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: cannot read ({brief(str(exc))[1:-1]})") from None
+    return parse_yaml(text, str(path))
+
+
+def parse_yaml(text: str, where: str) -> Any:
+    """``text`` read as ``load_yaml`` reads a file; errors name ``where`` (a file, or the
+    option a value came from) and the line."""
+    path = where
     loader = None
     try:
         loader = _Loader(text)  # the reader refuses control characters here

@@ -27,12 +27,12 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import yaml
 
-from ..errors import DataError
+from ..errors import ConfigError, DataError
 from ..parameters import ListOf
 from ..registry import register_dataset
 from ..resources import catalog_file
+from ..yaml_input import load_yaml
 from . import generators
 from .files import MISSING, category_codes, parse_numeric
 
@@ -51,12 +51,14 @@ def catalog_path() -> Path:
 def read_catalog(path: str | None = None) -> dict[str, dict]:
     """Entries by name; a malformed catalog is a DataError naming the entry."""
     file = Path(path) if path else catalog_path()
-    try:
-        entries = yaml.safe_load(file.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise DataError(f"{file}: the dataset catalog is missing") from None
-    except yaml.YAMLError as exc:
-        raise DataError(f"{file}: invalid YAML ({str(exc).splitlines()[0]})") from None
+    if not file.is_file():
+        raise DataError(f"{file}: the dataset catalog is missing")
+    try:  # $OBLIQ_CATALOG may name a user's file: read it as a config is read
+        entries = load_yaml(file)
+    except ConfigError as exc:
+        raise DataError(str(exc)) from None
+    if entries is not None and not isinstance(entries, list):
+        raise DataError(f"{file}: the catalog must be a list of entries")
     out = {}
     for i, entry in enumerate(entries or []):
         name = entry.get("name") if isinstance(entry, dict) else None
