@@ -40,15 +40,19 @@ def test_jobs_and_backends_give_identical_runs(small_config, tmp_path):
 
 
 def test_task_chunks_keep_every_task_once_in_order():
-    from obliq_cli.experiment.runner import CHUNKS_PER_WORKER, task_chunks
+    from obliq_cli.experiment.runner import CHUNKS_PER_WORKER, MAX_CHUNK, task_chunks
 
-    tasks = list(range(450))
+    tasks = list(range(200))
     chunks = task_chunks(tasks, 2)
     assert [t for chunk in chunks for t in chunk] == tasks
     assert len(chunks) >= 2 * CHUNKS_PER_WORKER
-    assert {len(chunk) for chunk in chunks[:-1]} == {450 // (2 * CHUNKS_PER_WORKER)}
+    assert {len(chunk) for chunk in chunks[:-1]} == {200 // (2 * CHUNKS_PER_WORKER)}
     assert task_chunks(tasks[:5], 2) == [[0], [1], [2], [3], [4]]
     assert task_chunks([], 2) == []
+    # a long run's rows come back a few at a time, not in 3500 / 32 = 109-task chunks
+    long = task_chunks(list(range(3500)), 2)
+    assert {len(chunk) for chunk in long[:-1]} == {MAX_CHUNK}
+    assert [t for chunk in long for t in chunk] == list(range(3500))
 
 
 def test_chunked_dispatch_gives_the_rows_of_a_serial_run(small_config, tmp_path,

@@ -399,10 +399,16 @@ def run_tasks(tasks) -> list[dict]:
     return [run_task(task) for task in tasks]
 
 
+MAX_CHUNK = 8
+"""At most this many tasks in a chunk: its rows reach runs.csv only when the whole chunk
+is done, so a long run (3500 tasks of SVM grids) would otherwise show no progress for
+minutes, lose a chunk's finished tasks to Ctrl-C and end on one worker's last chunk."""
+
+
 def task_chunks(tasks: list, n_workers: int) -> list[list]:
     """Consecutive tasks (same dataset, neighbouring splits: a worker's dataset cache
-    serves them) in about ``CHUNKS_PER_WORKER`` chunks per worker."""
-    size = max(1, len(tasks) // (CHUNKS_PER_WORKER * max(1, n_workers)))
+    serves them) in about ``CHUNKS_PER_WORKER`` chunks per worker, ``MAX_CHUNK`` at most."""
+    size = max(1, min(MAX_CHUNK, len(tasks) // (CHUNKS_PER_WORKER * max(1, n_workers))))
     return [tasks[i:i + size] for i in range(0, len(tasks), size)]
 
 
