@@ -257,3 +257,33 @@ def test_problems_are_reproducible_uniform_and_labelled_as_documented():
     np.testing.assert_array_equal(problem_labels(3, pts), [1, 0, 1])
     with pytest.raises(ValueError):
         apdt_problem(4)
+
+
+_APDT_TREE = """
+import json, sys
+import numpy as np
+from obliq_cli import load_dataset, make_estimator
+X, y, _ = load_dataset("apdt_problem1")
+tree = make_estimator("apdt", random_state=0).fit(X[:150], y[:150]).tree_
+json.dump([np.asarray(tree.children_left).tolist(), np.asarray(tree.weights).tolist(),
+           np.asarray(tree.threshold).tolist()], sys.stdout)
+"""
+
+
+def test_compiled_and_pure_python_kernels_grow_the_same_tree():
+    # APDT has one code path, compiled; NUMBA_DISABLE_JIT=1 (for debugging) runs the
+    # same kernels as Python with the same draws, so the tree is the same bit for bit.
+    import json
+    import os
+    import subprocess
+    import sys
+
+    def tree(disable_jit):
+        env = dict(os.environ, NUMBA_DISABLE_JIT=disable_jit)
+        run = subprocess.run([sys.executable, "-c", _APDT_TREE], env=env, check=True,
+                             capture_output=True, text=True)
+        return json.loads(run.stdout)
+
+    compiled = tree("0")
+    assert len(compiled[0]) > 3  # a tree with several splits
+    assert compiled == tree("1")
