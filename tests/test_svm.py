@@ -145,3 +145,23 @@ def test_a_model_without_a_tree_runs_and_leaves_sizes_blank(write_config, tmp_pa
     assert (runs.loc[runs.algorithm == "gepsvm", "test_accuracy"] > 70).all()
     table = render_tables([tmp_path / "k"], "n_leaves")
     assert "heart" in table
+
+
+def test_the_dense_solver_takes_over_where_lanczos_does_not_converge(monkeypatch):
+    # The top eigenpair comes from ARPACK's Lanczos iteration on P's products; where it
+    # does not converge the dense solver gives the same plane.
+    import scipy.sparse.linalg
+
+    rng = np.random.default_rng(3)
+    E, F = rng.normal(size=(30, 56)), rng.normal(size=(25, 56))
+    lanczos = proximal_planes(E, F, [1e-3, 1.0])
+
+    def no_convergence(*args, **kwargs):
+        raise scipy.sparse.linalg.ArpackNoConvergence("no", [], [])
+
+    monkeypatch.setattr(scipy.sparse.linalg, "eigsh", no_convergence)
+    dense = proximal_planes(E, F, [1e-3, 1.0])
+    for k in range(2):  # the same plane up to its arbitrary sign
+        cosine = lanczos[:, k] @ dense[:, k] / (np.linalg.norm(lanczos[:, k])
+                                                * np.linalg.norm(dense[:, k]))
+        assert abs(cosine) == pytest.approx(1, abs=1e-10)

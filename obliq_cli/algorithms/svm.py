@@ -31,6 +31,7 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 import scipy.linalg
+import scipy.sparse.linalg
 from sklearn.model_selection import StratifiedKFold
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import MinMaxScaler
@@ -180,14 +181,32 @@ def proximal_planes(E: np.ndarray, F: np.ndarray, deltas) -> np.ndarray:
     FV = F @ Vt.T  # F on E's row space
     F_rest = F - FV @ Vt  # F off E's row space, where G = delta I
     rest_gram = F_rest @ F_rest.T
-    last = F.shape[0] - 1
     for k, delta in enumerate(deltas):
         inverse = 1.0 / (s**2 + delta)
-        P = (FV * inverse) @ FV.T + rest_gram / delta
-        u = scipy.linalg.eigh(P, subset_by_index=[last, last])[1][:, 0]
+        u = _top_eigenvector(FV, inverse, rest_gram, delta)
         z = Vt.T @ (inverse * (FV.T @ u)) + (F_rest.T @ u) / delta
         out[:, k] = z / np.sqrt(np.sum((E @ z) ** 2) + delta * (z @ z))
     return out
+
+
+def _top_eigenvector(FV, inverse, rest_gram, delta) -> np.ndarray:
+    """The eigenvector of the largest eigenvalue of P = FV diag(inverse) FV' + rest_gram /
+    delta, by Lanczos iteration (ARPACK from a fixed start, to machine precision) on P's
+    products with a vector; the dense solver where ARPACK does not converge."""
+    m = rest_gram.shape[0]
+    if m > 2:
+        def product(u):
+            return FV @ (inverse * (FV.T @ u)) + rest_gram @ u / delta
+
+        operator = scipy.sparse.linalg.LinearOperator((m, m), matvec=product,
+                                                      dtype=np.float64)
+        try:
+            return scipy.sparse.linalg.eigsh(operator, k=1, which="LA", v0=np.ones(m),
+                                             tol=0)[1][:, 0]
+        except scipy.sparse.linalg.ArpackNoConvergence:
+            pass
+    P = (FV * inverse) @ FV.T + rest_gram / delta
+    return scipy.linalg.eigh(P, subset_by_index=[m - 1, m - 1])[1][:, 0]
 
 
 def proximal_plane(E: np.ndarray, F: np.ndarray, delta: float) -> np.ndarray:
@@ -222,8 +241,8 @@ def _fit_planes(X, codes, kernel: str, sigma: float, deltas) -> list[_Planes]:
     for k in range(len(deltas)):
         planes = np.column_stack([first[:, k], second[:, k]])
         if kernel == "rbf":  # |w| in feature space: sqrt(w' K w), K the training Gram
-            norms = np.sqrt(np.maximum(np.einsum("ik,ij,jk->k", planes[:-1], K,
-                                                 planes[:-1]), 1e-300))
+            weights = planes[:-1]
+            norms = np.sqrt(np.maximum(np.sum((K @ weights) * weights, axis=0), 1e-300))
         else:
             norms = np.linalg.norm(planes[:-1], axis=0)
         fitted.append(_Planes(center, scale, width, Z, planes, norms))
