@@ -91,6 +91,9 @@ class StrOptions(_StrOptions):
         return f"a str among {{{', '.join(repr(o) for o in sorted(self.options))}}}"
 
 
+_PLURAL = {str: "strings", int: "integers", float: "numbers"}
+
+
 class ListOf(Options):
     """A list, tuple or 1-D array of ``min_len``..``max_len`` values, each satisfying
     ``item`` (a constraint). An ``Options`` subclass only so that scikit-learn's
@@ -113,14 +116,10 @@ class ListOf(Options):
 
     def __str__(self):
         kind = getattr(self.item, "type", None)
-        items = (f"{_PLURAL[kind]}" if kind in _PLURAL
-                 else f"values, each {self.item}")
+        items = _PLURAL[kind] if kind in _PLURAL else f"values, each {self.item}"
         if self.min_len == 0:
             return f"a list of {items} (at most {self.max_len})"
         return f"a list of {self.min_len} to {self.max_len} {items}"
-
-
-_PLURAL = {str: "strings", int: "integers", float: "numbers"}
 
 
 # An int seed, a numpy Generator (used as is) or None (fresh entropy): what
@@ -152,17 +151,28 @@ def _failure(constraints, value) -> str | None:
     return shown[0] if len(shown) == 1 else f"{', '.join(shown[:-1])} or {shown[-1]}"
 
 
+def _first_refused(constraints: dict, params: dict) -> tuple[str, str, str] | None:
+    """(name, what it must be, the value shown short) for the first value of ``params``
+    that its declaration in ``constraints`` refuses; undeclared names are not checked."""
+    for name, value in params.items():
+        if name in constraints:
+            wanted = _failure(constraints[name], value)
+            if wanted is not None:
+                return name, wanted, short_repr(value)
+    return None
+
+
 def first_violation(params: dict, constraints: dict) -> tuple[str, str] | None:
     """``(name, "must be ... (got ...)")`` for the first value of ``params`` that its
     declaration refuses, or that holds a NUL character (no file name or column has one);
-    None when all pass. The same declarations and wording as ``check_parameters``, for a
+    None when all pass. The declarations and wording of ``check_parameters``, for a
     dataset's or generator's parameters, which have no estimator to raise from."""
     for name, value in params.items():
         if name not in constraints:
             continue
-        wanted = _failure(constraints[name], value)
-        if wanted is not None:
-            return name, f"must be {wanted} (got {short_repr(value)})"
+        refused = _first_refused(constraints, {name: value})
+        if refused is not None:
+            return name, f"must be {refused[1]} (got {refused[2]})"
         if any("\x00" in v for v in (value if isinstance(value, list) else [value])
                if isinstance(v, str)):
             return name, f"must not hold a NUL character (got {short_repr(value)})"
@@ -172,15 +182,12 @@ def first_violation(params: dict, constraints: dict) -> tuple[str, str] | None:
 def check_parameters(constraints: dict, params: dict, owner: str) -> None:
     """Raise ``ParameterError`` for the first value in ``params`` that its constraint in
     ``constraints`` refuses (parameters without a declaration are not checked)."""
-    for name, value in params.items():
-        if name not in constraints:
-            continue
-        wanted = _failure(constraints[name], value)
-        if wanted is not None:
-            shown = short_repr(value)  # the same wording as first_violation's
-            raise ParameterError(
-                f"The {name!r} parameter of {owner} must be {wanted}. Got {shown} instead.",
-                name, f"must be {wanted} (got {shown})")
+    refused = _first_refused(constraints, params)
+    if refused is not None:
+        name, wanted, shown = refused
+        raise ParameterError(
+            f"The {name!r} parameter of {owner} must be {wanted}. Got {shown} instead.",
+            name, f"must be {wanted} (got {shown})")
 
 
 class DeclaredParameters:

@@ -152,10 +152,9 @@ def load_yaml(path: Path) -> Any:
     return parse_yaml(text, str(path))
 
 
-def parse_yaml(text: str, where: str) -> Any:
-    """``text`` read as ``load_yaml`` reads a file; errors name ``where`` (a file, or the
+def parse_yaml(text: str, source: str) -> Any:
+    """``text`` read as ``load_yaml`` reads a file; errors name ``source`` (a file, or the
     option a value came from) and the line."""
-    path = where
     loader = None
     try:
         loader = _Loader(text)  # the reader refuses control characters here
@@ -164,13 +163,13 @@ def parse_yaml(text: str, where: str) -> Any:
         mark = getattr(exc, "problem_mark", None)
         if mark is None and isinstance(exc, yaml.reader.ReaderError):
             mark = yaml.Mark("", exc.position, text.count("\n", 0, exc.position), 0, None, None)
-        where = f"line {mark.line + 1}" if mark is not None else "YAML"
+        line = f"line {mark.line + 1}" if mark is not None else "YAML"
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         if isinstance(exc, _Refused):
-            raise ConfigError(f"{path}: {where}: {problem}") from None
-        raise ConfigError(f"{path}: {where}: invalid YAML ({problem})") from None
+            raise ConfigError(f"{source}: {line}: {problem}") from None
+        raise ConfigError(f"{source}: {line}: invalid YAML ({problem})") from None
     except RecursionError:  # a nesting the depth bound did not see (defensive)
-        raise ConfigError(f"{path}: nested too deeply") from None
+        raise ConfigError(f"{source}: nested too deeply") from None
     finally:
         if loader is not None:
             loader.dispose()

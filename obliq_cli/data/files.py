@@ -29,7 +29,8 @@ FILE_PARAMS = {"path": None, "target": None, "categorical": [], "delimiter": ","
                "header": True}
 # What each may be (scikit-learn's constraint language, checked before a run); the
 # delimiter is one of the single characters CSV files use.
-FILE_CONSTRAINTS = {"path": [str], "target": [str, None], "categorical": [ListOf(str, min_len=0)],
+FILE_CONSTRAINTS = {"path": [str], "target": [str, None],
+                    "categorical": [ListOf(str, min_len=0)],
                     "delimiter": [Options(str, {",", ";", "\t", "|", " ", ":"})],
                     "header": ["boolean"]}
 
