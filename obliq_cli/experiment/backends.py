@@ -10,4 +10,5 @@ worker), on every platform. ``threading`` and ``dask`` as joblib has them.
 import sys
 
 BACKENDS = ("fork", "loky", "threading", "dask")
-DEFAULT_BACKEND = "fork" if sys.platform.startswith("linux") else "loky"
+FORK_AVAILABLE = sys.platform.startswith("linux")
+DEFAULT_BACKEND = "fork" if FORK_AVAILABLE else "loky"

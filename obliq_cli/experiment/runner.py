@@ -43,7 +43,7 @@ import numpy as np
 from .. import __version__, registry
 from ..errors import Interrupted, ObliqError, naming_file
 from . import results
-from .backends import BACKENDS
+from .backends import BACKENDS, FORK_AVAILABLE
 from .children import sigint_ignored, worker_setup
 from .metrics import METRICS, task_metrics
 from .protocols import Split, flip_labels, fold_record, make_splits
@@ -337,7 +337,7 @@ def check_backend(backend: str, n_jobs: int = 1, scheduler: str | None = None) -
                          f"known: {', '.join(BACKENDS)}")
     if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs == 0:
         raise ObliqError(f"n_jobs must be a non-zero integer (got {n_jobs!r})")
-    if backend == "fork" and not sys.platform.startswith("linux"):
+    if backend == "fork" and not FORK_AVAILABLE:
         raise ObliqError(f"backend fork runs on Linux only (this is {sys.platform}); "
                          "use loky")
     if scheduler and backend != "dask":
