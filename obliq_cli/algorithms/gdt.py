@@ -36,6 +36,7 @@ import scipy.linalg.lapack
 from ..parameters import Interval, Real, StrOptions
 from ..registry import register_algorithm
 from ..tree.builder import Node, Split, SplitFinder, StoppingRules
+from ..tree.orientation import canonical_signs
 from ..tree.sorted_sweep import GINI, impurity_score
 from .base import TreeClassifier
 
@@ -101,9 +102,7 @@ def _unit(w: np.ndarray | None) -> np.ndarray | None:
     norm = np.linalg.norm(w[:-1])
     if norm < 1e-12:
         return None
-    w = w / norm
-    pivot = np.argmax(np.abs(w[:-1]))
-    return w if w[pivot] >= 0 else -w
+    return w / norm * canonical_signs(w[:-1])
 
 
 def clustering_hyperplanes(A: np.ndarray, B: np.ndarray):

@@ -51,6 +51,7 @@ from ..tree.axis_first import best_axis_split, strictly_better
 from ..tree.axis_search import find_best_projection_split
 from ..tree.builder import Node, Split, SplitFinder
 from ..tree.impurity import split_criterion
+from ..tree.orientation import canonical_signs
 from .base import TreeClassifier
 from .cart import CRITERION
 
@@ -87,17 +88,7 @@ def class_eigenvectors(X: np.ndarray, mode: str) -> np.ndarray:
     lam, vec = np.linalg.eigh(cov)
     if mode == "D":
         vec = vec[:, [int(np.argmax(lam))]]
-    return vec * _canonical_signs(vec)
-
-
-def _canonical_signs(vectors: np.ndarray) -> np.ndarray:
-    """+1 or -1 per column of ``vectors``, making the column's largest-magnitude entry
-    positive (the first of equal magnitude), so a reflection does not depend on the sign
-    the eigensolver happened to return."""
-    if vectors.shape[1] == 0:
-        return np.ones(0)
-    pivot = vectors[np.argmax(np.abs(vectors), axis=0), np.arange(vectors.shape[1])]
-    return np.where(pivot < 0, -1.0, 1.0)
+    return vec * canonical_signs(vec)
 
 
 def parallel_to_axis(d: np.ndarray, tau: float) -> bool:

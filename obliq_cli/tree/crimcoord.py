@@ -29,6 +29,7 @@ import numpy as np
 
 from ..errors import DataError
 from .builder import Node, Split, SplitFinder, split_whole
+from .orientation import canonical_signs
 
 _EPS = 1e-10
 
@@ -65,9 +66,7 @@ def crimcoord_values(table: np.ndarray) -> np.ndarray:
         return values
     a = whiten @ nu[:, -1]
     c = a - a @ mean  # a'(e_m - v_bar)
-    if c[np.argmax(np.abs(c))] < 0:
-        c = -c
-    values[present] = c
+    values[present] = c * canonical_signs(c)
     return values
 
 
