@@ -317,6 +317,9 @@ def test_reference_with_mapped_methods_and_derived_error(tmp_path):
     assert md_rows(text)[0] == ["dataset", "A", "OC1-AP (paper)", "Δ"]
     assert md_rows(text)[1][2:] == ["79.0 ± 1.0", "+1.00 ✓"]
     assert "A is compared with the paper's OC1-AP" in text
+    row = pd.read_csv(io.StringIO(render_tables([d], fmt="csv")), dtype=str).iloc[0]
+    assert (row["method"], row["paper_mean"], row["paper_sd"], row["delta"],
+            row["tolerance"], row["within"]) == ("OC1-AP", "79.0", "1.0", "1.0", "2.0", "true")
     error = render_tables([d], "test_error")
     # ours 20; paper 100 - 79.0 = 21.0 printed with the paper's precision
     assert md_rows(error)[1][2:] == ["21.0 ± 1.0", "-1.00 ✓"]
@@ -370,8 +373,12 @@ def test_csv_output_parses_back_into_the_numbers(tmp_path):
     text = render_tables([tmp_path / "results"], fmt="csv", sig="A")
     # round_trip: pandas' default fast float parser may be 1 ulp off the written repr
     frame = pd.read_csv(io.StringIO(text), float_precision="round_trip")
+    # the first seven columns as they always were, then the paper's (empty: no reference)
     assert list(frame.columns) == ["dataset", "algorithm", "metric", "mean", "sd",
-                                   "n_repetitions", "experiment"]
+                                   "n_repetitions", "experiment", "method", "paper_mean",
+                                   "paper_sd", "delta", "tolerance", "within"]
+    assert frame[["method", "paper_mean", "paper_sd", "delta", "tolerance",
+                  "within"]].isna().all().all()
     assert frame["mean"].tolist() == [80.0, 85.0]
     assert frame["sd"].iloc[0] == math.sqrt(50) and np.isnan(frame["sd"].iloc[1])
     assert frame["experiment"].tolist() == ["one", "two"]

@@ -7,13 +7,14 @@ Experimenter's way: ``v`` significantly better than REF, ``*`` significantly
 worse, by a per-fold test over the folds both algorithms share (``test``: a name in
 stats.TESTS, the paired t-test by default), and adds a "(w/t/l) vs REF" row.
 A reference CSV named in meta.json adds the paper's value and Δ = ours - paper beside each
-algorithm it covers (references.py).
+algorithm it covers (references.py); csv then carries them as columns (CSV_COLUMNS).
 """
 
 from __future__ import annotations
 
 import html
 
+import numpy as np
 import pandas as pd
 from tabulate import tabulate
 
@@ -29,13 +30,16 @@ from .aggregate import (
     load_results,
     summarise,
 )
-from .references import TOLERANCE_POINTS, TOLERANCE_SDS, agrees, paper_values
+from .references import TOLERANCE_POINTS, TOLERANCE_SDS, agrees, paper_values, tolerance
 from .stats import check_alpha, check_test, compare_to, protocol_caveat, win_tie_loss
 
 FORMATS = ("md", "latex", "csv", "html")
 LAYOUTS = ("wide", "long")
 _TABLEFMT = {"md": "pipe", "latex": "latex_booktabs", "html": "html"}
-CSV_COLUMNS = ["dataset", "algorithm", "metric", "mean", "sd", "n_repetitions", "experiment"]
+# The first seven are the columns csv had before the paper's; keep them first, in this order.
+# method .. within: the paper's value the row is compared with (empty without one).
+CSV_COLUMNS = ["dataset", "algorithm", "metric", "mean", "sd", "n_repetitions", "experiment",
+               "method", "paper_mean", "paper_sd", "delta", "tolerance", "within"]
 
 
 def _check_options(metric: str, fmt: str, layout: str, pooled: bool, alpha: float,
@@ -74,8 +78,10 @@ def experiment_table(runs: pd.DataFrame, meta: dict, metric: str, sig: str | Non
 
     Returns (tidy, datasets, algorithms, caption, notes): ``tidy`` has one row per
     (dataset, algorithm) with a result: mean, sd, n_repetitions, mark ("v", "*", ""), and
-    when the reference covers it paper_mean, paper_sd, paper_text, method, delta, agrees;
-    ``datasets`` and ``algorithms`` are in config order; ``notes`` go under the table.
+    when the reference covers it paper_mean, paper_sd, paper_text, method, delta,
+    tolerance (references.tolerance: max(floor, 2 × paper sd)) and agrees (references.agrees;
+    False without a paper value); ``datasets`` and ``algorithms`` are in config order;
+    ``notes`` go under the table.
     """
     m = check_metric(metric)
     config = meta.get("config") or {}
@@ -135,12 +141,12 @@ def experiment_table(runs: pd.DataFrame, meta: dict, metric: str, sig: str | Non
     tidy = tidy.merge(paper, on=["dataset", "algorithm"], how="left")
     tidy["delta"] = tidy["mean"] - tidy["paper_mean"]
     floor = TOLERANCE_POINTS / 100 if m.fraction else TOLERANCE_POINTS
-    tidy["agrees"] = tidy["paper_mean"].notna() & agrees(tidy["mean"], tidy["paper_mean"],
-                                                         tidy["paper_sd"], floor)
+    covered = tidy["paper_mean"].notna()
+    tidy["tolerance"] = np.where(covered, tolerance(tidy["paper_sd"], floor), np.nan)
+    tidy["agrees"] = covered & agrees(tidy["mean"], tidy["paper_mean"], tidy["paper_sd"], floor)
     if paper_notes:
-        covered = int(tidy["paper_mean"].notna().sum())
-        notes.append(f"agreement: {int(tidy['agrees'].sum())} of {covered} values within "
-                     f"tolerance of the paper's (✓)")
+        notes.append(f"agreement: {int(tidy['agrees'].sum())} of {int(covered.sum())} values "
+                     f"within tolerance of the paper's (✓)")
         unit = "percentage points" if m.percent else (m.unit or "units")
         notes.append(f"{paper_notes[0]}; Δ = ours - paper; ✓ when |Δ| <= "
                      f"max({floor:g}, {TOLERANCE_SDS:g} × paper sd), in {unit} "
@@ -152,6 +158,13 @@ def experiment_table(runs: pd.DataFrame, meta: dict, metric: str, sig: str | Non
                      f"runs.csv, see its error column) and {'are' if failed != 1 else 'is'} "
                      f"left out")
     return tidy, datasets, algorithms, caption, notes
+
+
+def within_text(tidy: pd.DataFrame) -> pd.Series:
+    """The verdict of each tidy row as csv writes it: "true" / "false", "" without a paper
+    value."""
+    verdict = tidy["agrees"].map({True: "true", False: "false"})
+    return verdict.where(tidy["paper_mean"].notna(), "")
 
 
 def _cells(tidy: pd.DataFrame, decimals: int) -> pd.DataFrame:
@@ -244,7 +257,9 @@ def render_tables(paths, metric: str = "test_accuracy", fmt: str = "md", layout:
     """One table per experiment under ``paths`` (a heading each when there are several).
 
     ``fmt``: md (pipe table), latex (booktabs, ± as $\\pm$), html, or csv (one tidy frame
-    for all experiments with columns CSV_COLUMNS, plain numbers, no marks or paper values).
+    for all experiments with columns CSV_COLUMNS, plain numbers, no marks: each row's
+    paper method, paper_mean, paper_sd, delta = mean - paper_mean, tolerance and within
+    ("true" / "false" by references.agrees), all empty where the paper has no value).
     ``layout``: wide or long (ignored by csv). ``sig``: mark cells against that algorithm
     at level ``alpha`` by the per-fold test ``test`` (stats.TESTS). ``pooled``: OC1's
     pooled accuracy instead of the fold mean.
@@ -276,7 +291,8 @@ def format_tables(runs: pd.DataFrame, metas: list[dict], metric: str = "test_acc
             texts.append(f"{meta['name']}: {caption}")
             continue
         if fmt == "csv":
-            frames.append(tidy.assign(metric=metric, experiment=meta["name"])[CSV_COLUMNS])
+            frames.append(tidy.assign(metric=metric, experiment=meta["name"],
+                                      within=within_text(tidy))[CSV_COLUMNS])
             continue
         build = _wide_rows if layout == "wide" else _long_rows
         headers, rows = build(tidy, datasets, algorithms, sig, decimals)
