@@ -213,6 +213,26 @@ def stats(results, metric, test, alpha, fmt):
     click.echo(render_stats(list(results), metric=metric, test=test, alpha=alpha, fmt=fmt))
 
 
+@main.command()
+@click.argument("results", nargs=-1, required=True, type=click.Path())
+@click.option("--metric", "metrics", multiple=True, metavar="M",
+              help="Compare only this metric (repeatable; M@best: the best repetition). "
+                   "Default: every metric of the reference but the times.")
+@click.option("--algorithm", "algorithms", multiple=True, metavar="LABEL",
+              help="Only this algorithm (repeatable).")
+@click.option("--format", "fmt", type=click.Choice(["md", "csv"]), default="md",
+              show_default=True)
+@click.option("--summary", is_flag=True,
+              help="One row per experiment: tasks ok, run time, agreement per metric.")
+def agree(results, metrics, algorithms, fmt, summary):
+    """How many values of RESULTS (experiment folders, or a folder of them) agree with the
+    papers' (obliq table's ✓), per experiment, algorithm and metric, and the misses.
+    Misses are findings, not errors: the exit code is 0."""
+    from .report.agreement import render_agreement
+
+    click.echo(render_agreement(list(results), metrics, algorithms, fmt, summary).rstrip("\n"))
+
+
 def _params_text(params: dict) -> str:
     return ", ".join(f"{k}={v!r}" for k, v in params.items())
 

@@ -1,0 +1,385 @@
+"""``obliq agree``: how many of our values agree with the papers', per experiment, algorithm
+and metric, and which do not.
+
+A cell is one (dataset, algorithm) value of one metric that both the results and the
+experiment's reference file (meta.json ``reference``) give. Both numbers are those ``obliq
+table`` prints (``tables.experiment_table``), and a cell is within tolerance exactly when
+``obliq table`` marks it ✓: the rule of references.py (``references.agrees`` against
+``references.tolerance``), which this module only counts.
+
+Metrics compared: every metric the reference file has for the algorithms present (in the
+file's order), or those asked for. Accuracy and error stand in for each other as
+``references.values_for`` lets them; ``<metric>@best`` is the best repetition (``obliq table
+--best``). Times (NOT_COMPARED) depend on the machine that ran them and are never compared;
+each experiment whose reference has them says so once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+import pandas as pd
+
+from ..errors import ObliqError
+from .aggregate import check_metric, each_experiment, failed_tasks, load_results
+from .references import (
+    TOLERANCE_POINTS,
+    TOLERANCE_SDS,
+    paper_values,
+    read_reference,
+    resolve_reference,
+)
+from .tables import _number, experiment_table, pipe_table, within_text
+
+FORMATS = ("md", "csv")
+BEST = "@best"
+NOT_COMPARED = ("fit_time", "predict_time")  # seconds on the machine that ran them
+# One row per compared cell; within is "true" / "false" (tables.within_text).
+CELL_COLUMNS = ["experiment", "dataset", "algorithm", "method", "metric", "mean",
+                "paper_mean", "paper_sd", "delta", "tolerance", "within"]
+NOTHING_COMPARED = "no cell has both a value of ours and the paper's"
+SUMMARY_COLUMNS = ["experiment", "tasks_ok", "tasks_total", "run_time_s", "unfinished_runs",
+                   "agreement"]
+
+
+@dataclass
+class ExperimentAgreement:
+    """One experiment's comparison with its paper.
+
+    ``status`` is "" when it was compared, else why not ("no reference", ...). ``cells``:
+    CELL_COLUMNS (``within`` boolean) plus sd, paper_text and decimals, ordered by
+    algorithm (config order), metric, dataset (config order). ``notes``: how the paper's
+    values were matched and what was not compared; ``times_skipped``: the reference's
+    NOT_COMPARED metrics for these algorithms.
+    """
+
+    name: str
+    status: str = ""
+    cells: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=CELL_COLUMNS))
+    metrics: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    times_skipped: list[str] = field(default_factory=list)
+    tasks_ok: int = 0
+    tasks_total: int | None = None
+    tasks_failed: int = 0
+    run_seconds: float | None = None
+    unfinished_runs: int = 0
+
+
+def split_metric(name: str) -> tuple[str, bool]:
+    """("n_leaves", True) for a reference's "n_leaves@best"; (name, False) otherwise."""
+    if name.endswith(BEST):
+        return name[: -len(BEST)], True
+    return name, False
+
+
+def check_asked_metric(name: str) -> str:
+    """A ``--metric`` value checked: a known metric, optionally with @best, not a time."""
+    base, _ = split_metric(name)
+    check_metric(base)
+    if base in NOT_COMPARED:
+        raise ObliqError(f"--metric {name}: times depend on the machine and are not "
+                         f"compared with the papers'")
+    return name
+
+
+def run_time(meta: dict) -> tuple[float | None, int]:
+    """(seconds, unfinished): the sum of finished - started over meta.json's history
+    entries that have both, and how many entries lack either (a run killed or still
+    running). Seconds is None when no entry has both."""
+    seconds, counted, unfinished = 0.0, 0, 0
+    for entry in meta.get("history") or []:
+        if not isinstance(entry, dict):
+            continue
+        try:
+            took = (datetime.fromisoformat(entry["finished"])
+                    - datetime.fromisoformat(entry["started"])).total_seconds()
+        except (KeyError, TypeError, ValueError):
+            unfinished += 1
+            continue
+        seconds += took
+        counted += 1
+    return (seconds if counted else None), unfinished
+
+
+def format_duration(seconds: float) -> str:
+    """"33 s" under a minute, "25 min" under an hour, else "1 h 05 min" (rounded)."""
+    if round(seconds) < 60:
+        return f"{round(seconds)} s"
+    minutes = round(seconds / 60)
+    if minutes < 60:
+        return f"{minutes} min"
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours} h {minutes:02d} min"
+
+
+def _tasks(part: pd.DataFrame, meta: dict) -> tuple[int, int | None, int]:
+    """(ok, total, failed): the experiment's finished tasks, the total its latest run
+    planned (meta.json history; None when not recorded) and its failed tasks."""
+    total = None
+    history = [e for e in meta.get("history") or [] if isinstance(e, dict)]
+    if history:
+        tasks = history[-1].get("tasks")
+        if isinstance(tasks, dict) and isinstance(tasks.get("total"), int):
+            total = tasks["total"]
+    return int((part["status"] == "ok").sum()), total, failed_tasks(part)
+
+
+def _reference_metrics(meta: dict) -> list[str]:
+    """The metrics of the experiment's reference file in the file's order, except that the
+    per-class rates of a kind stand together by class: tpr:1, tpr:2, ... where "tpr:"
+    first occurs."""
+    names = list(dict.fromkeys(read_reference(resolve_reference(meta))["metric"]))
+    first: dict[str, int] = {}
+    for i, name in enumerate(names):
+        first.setdefault(name.partition(":")[0], i)
+
+    def key(name):
+        kind, _, k = name.partition(":")
+        return first[kind], int(k) if k.isdigit() else -1, name
+
+    return sorted(names, key=key)
+
+
+def _order(values: pd.Series, order: list[str]) -> pd.Series:
+    rank = {v: i for i, v in enumerate(order)}
+    return values.map(lambda v: rank.get(v, len(rank)))
+
+
+def compare_experiment(part: pd.DataFrame, meta: dict, asked: list[str] = (),
+                       algorithms: list[str] = ()) -> ExperimentAgreement:
+    """The cells of one experiment (its rows of runs.csv, its meta) against its paper.
+
+    ``asked``: the metrics to compare (checked by ``check_asked_metric``); empty: every
+    metric of the reference but NOT_COMPARED. ``algorithms``: only these labels (empty:
+    all); the tasks counted are all of the experiment's.
+    """
+    out = ExperimentAgreement(str(meta["name"]))
+    out.tasks_ok, out.tasks_total, out.tasks_failed = _tasks(part, meta)
+    out.run_seconds, out.unfinished_runs = run_time(meta)
+    if resolve_reference(meta) is None:
+        out.status = "no reference"
+        return out
+    if not out.tasks_ok:
+        out.status = "no finished task yet"
+        return out
+    if algorithms:
+        part = part[part["algorithm"].isin(algorithms)]
+        if not (part["status"] == "ok").any():
+            out.status = f"no finished task of {', '.join(algorithms)}"
+            return out
+    present = set(part.loc[part["status"] == "ok", "algorithm"])
+    metrics = asked or _reference_metrics(meta)
+    frames, notes, unknown, without = [], [], [], []
+    for metric in metrics:
+        base, best = split_metric(metric)
+        paper, paper_notes = paper_values(meta, metric)
+        if not paper["algorithm"].isin(present).any():
+            without.append(metric)
+            continue
+        if base in NOT_COMPARED:
+            out.times_skipped.append(metric)
+            continue
+        try:
+            decimals = check_metric(base).decimals
+        except ObliqError:
+            unknown.append(metric)  # a reference's metric that no loaded plugin registers
+            continue
+        notes += paper_notes[1:]  # [0] names the file: said once, below
+        tidy, dataset_order, algorithm_order, _, _ = experiment_table(part, meta, base,
+                                                                      best=best)
+        tidy = tidy[tidy["paper_mean"].notna()]
+        if tidy.empty:
+            without.append(metric)
+            continue
+        frames.append(tidy.assign(
+            experiment=out.name, metric=metric, within=tidy["agrees"], decimals=decimals,
+            _a=_order(tidy["algorithm"], algorithm_order),
+            _d=_order(tidy["dataset"], dataset_order),
+            _m=len(frames)))
+        out.metrics.append(metric)
+    if frames:
+        cells = pd.concat(frames, ignore_index=True).sort_values(["_a", "_m", "_d"],
+                                                                 kind="stable")
+        out.cells = cells[CELL_COLUMNS + ["sd", "paper_text", "decimals"]].reset_index(
+            drop=True)
+    out.notes = [f"paper: {resolve_reference(meta).name}"] + list(dict.fromkeys(notes))
+    if out.times_skipped:
+        out.notes.append(f"{', '.join(out.times_skipped)} not compared (times depend on the "
+                         f"machine)")
+    if unknown:
+        out.notes.append(f"{', '.join(unknown)} not compared (not a metric obliq knows)")
+    if asked and without:
+        out.notes.append(f"no paper value for {', '.join(without)} here")
+    return out
+
+
+def compare(paths, metrics=(), algorithms=()) -> list[ExperimentAgreement]:
+    """Every experiment under ``paths`` (``obliq table``'s paths: experiment folders or a
+    folder of them) against its paper, in the order ``load_results`` reads them.
+
+    ``metrics``: compare only these (default: the reference's, times left out);
+    ``algorithms``: only these labels (each must occur in the results).
+    """
+    runs, metas = load_results(paths)
+    # after reading: the results' config may import a plugin that registers the metric
+    asked = list(dict.fromkeys(check_asked_metric(m) for m in metrics))
+    chosen = list(dict.fromkeys(algorithms))
+    missing = [a for a in chosen if a not in set(runs["algorithm"])]
+    if missing:
+        raise ObliqError(f"--algorithm: no algorithm {missing[0]!r} in the results "
+                         f"(algorithms: {', '.join(dict.fromkeys(runs['algorithm']))})")
+    return [compare_experiment(part, meta, asked, chosen)
+            for meta, part, _ in each_experiment(runs, metas)]
+
+
+def tally(cells: pd.DataFrame) -> pd.DataFrame:
+    """Per (experiment, algorithm, metric), in the cells' order: within (cells within
+    tolerance), compared (cells) and mean_abs_delta (mean |ours - paper|)."""
+    keyed = cells.assign(abs_delta=cells["delta"].abs(), within=cells["within"].astype(int))
+    return keyed.groupby(["experiment", "algorithm", "metric"], sort=False).agg(
+        within=("within", "sum"), compared=("within", "size"),
+        mean_abs_delta=("abs_delta", "mean"), decimals=("decimals", "first")).reset_index()
+
+
+def agreement_text(result: ExperimentAgreement) -> str:
+    """The compact agreement of one experiment: "test_accuracy: A 9/9, B 8/9; n_leaves:
+    ..." (metrics in the reference's order, algorithms in the config's), or its status."""
+    if result.status:
+        return result.status
+    if result.cells.empty:
+        return NOTHING_COMPARED
+    counts = tally(result.cells)
+    parts = []
+    for metric in result.metrics:
+        rows = counts[counts["metric"] == metric]
+        parts.append(f"{metric}: " + ", ".join(
+            f"{r.algorithm} {r.within}/{r.compared}" for r in rows.itertuples()))
+    return "; ".join(parts)
+
+
+def _rule() -> str:
+    return (f"A cell (dataset, algorithm, metric) is within tolerance when |ours - paper| <= "
+            f"max({TOLERANCE_POINTS:g}, {TOLERANCE_SDS:g} × paper sd) in the metric's unit "
+            f"(the floor is {TOLERANCE_POINTS / 100:g} for a fraction in [0, 1]; a blank "
+            f"paper sd counts as 0): the ✓ of `obliq table`, obliq_cli/report/references.py. "
+            f"Ours are as `obliq table` prints them; <metric>@best is the best repetition "
+            f"(`--best`).")
+
+
+def _total_line(result: ExperimentAgreement) -> str:
+    if result.status:
+        return f"- {result.name}: {result.status}"
+    cells = result.cells
+    head = (f"{int(cells['within'].sum())} of {len(cells)} cells within tolerance"
+            if len(cells) else NOTHING_COMPARED)
+    return f"- {result.name}: " + "; ".join([head] + result.notes)
+
+
+def _telling_decimals(delta: float, tolerance: float, decimals: int) -> int:
+    """The metric's decimals, or more until |delta| and the tolerance print differently (a
+    miss by 0.021 against 0.02 must not read "-0.02" beside "0.02")."""
+    for d in range(decimals, decimals + 4):
+        if f"{abs(delta):.{d}f}" != f"{tolerance:.{d}f}":
+            return d
+    return decimals + 4
+
+
+def _misses_rows(results: list[ExperimentAgreement]) -> list[list[str]]:
+    rows = []
+    for result in results:
+        for c in result.cells[~result.cells["within"].astype(bool)].itertuples():
+            ours = _number(c.mean, c.decimals)
+            if not pd.isna(c.sd):
+                ours += f" ± {_number(c.sd, c.decimals)}"
+            d = _telling_decimals(c.delta, c.tolerance, c.decimals)
+            rows.append([c.experiment, c.dataset, c.algorithm, c.metric, ours, c.paper_text,
+                         _number(c.delta, d, sign=True), _number(c.tolerance, d)])
+    return rows
+
+
+def _markdown(results: list[ExperimentAgreement]) -> str:
+    compared = [r for r in results if not r.cells.empty]
+    parts = [_rule()]
+    if compared:
+        counts = pd.concat([tally(r.cells) for r in compared], ignore_index=True)
+        rows = [[r.experiment, r.algorithm, r.metric, f"{r.within}/{r.compared}",
+                 _number(r.mean_abs_delta, int(r.decimals))] for r in counts.itertuples()]
+        parts.append(pipe_table(rows, ["experiment", "algorithm", "metric", "within/compared",
+                                       "mean abs diff"]))
+    parts.append("\n".join(_total_line(r) for r in results))
+    misses = _misses_rows(results)
+    if misses:
+        parts.append(f"Misses ({len(misses)}):")
+        parts.append(pipe_table(misses, ["experiment", "dataset", "algorithm", "metric", "ours",
+                                         "paper", "delta", "tolerance"]))
+    else:
+        parts.append("Misses: none.")
+    return "\n\n".join(parts)
+
+
+def _cells_csv(results: list[ExperimentAgreement]) -> str:
+    frames = [r.cells for r in results if not r.cells.empty]
+    if not frames:
+        return ",".join(CELL_COLUMNS) + "\n"
+    cells = pd.concat(frames, ignore_index=True)
+    cells = cells.assign(within=within_text(cells.assign(agrees=cells["within"].astype(bool))))
+    return cells[CELL_COLUMNS].to_csv(index=False, float_format=lambda v: repr(float(v)))
+
+
+def _run_time_text(result: ExperimentAgreement) -> str:
+    text = "" if result.run_seconds is None else format_duration(result.run_seconds)
+    if result.unfinished_runs:
+        more = f"+{result.unfinished_runs} unfinished run" + (
+            "s" if result.unfinished_runs != 1 else "")
+        text = f"{text} ({more})" if text else more
+    return text
+
+
+def _tasks_text(result: ExperimentAgreement) -> str:
+    text = str(result.tasks_ok)
+    if result.tasks_total is not None and result.tasks_ok < result.tasks_total:
+        text += f" of {result.tasks_total}"
+    if result.tasks_failed:
+        text += f" ({result.tasks_failed} failed)"
+    return text
+
+
+def _summary(results: list[ExperimentAgreement], fmt: str) -> str:
+    if fmt == "csv":
+        frame = pd.DataFrame(
+            [[r.name, r.tasks_ok, r.tasks_total, r.run_seconds, r.unfinished_runs,
+              agreement_text(r)] for r in results], columns=SUMMARY_COLUMNS)
+        frame["tasks_total"] = frame["tasks_total"].astype("Int64")
+        return frame.to_csv(index=False, float_format=lambda v: repr(float(v)))
+    rows = [[r.name, _tasks_text(r), _run_time_text(r), agreement_text(r)] for r in results]
+    parts = ["Agreement with the papers: per metric and algorithm, the cells within tolerance "
+             "of the paper's / the cells compared (`obliq agree`; the rule of `obliq "
+             "table`'s ✓, obliq_cli/report/references.py). Run time: the sum over the "
+             "results' runs (meta.json history).",
+             pipe_table(rows, ["experiment", "tasks ok", "run time", "agreement"])]
+    skipped = list(dict.fromkeys(m for r in results for m in r.times_skipped))
+    if skipped:
+        parts.append(f"{', '.join(skipped)}: not compared (times depend on the machine).")
+    return "\n\n".join(parts)
+
+
+def render_agreement(paths, metrics=(), algorithms=(), fmt: str = "md",
+                     summary: bool = False) -> str:
+    """``obliq agree``: the agreement of every experiment under ``paths`` with its paper.
+
+    md: the tally per (experiment, algorithm, metric) with within/compared and the mean
+    |ours - paper|, a total line per experiment (what was not compared and why), then the
+    misses. csv: one row per compared cell (CELL_COLUMNS), enough to recompute everything.
+    ``summary``: one row per experiment instead (tasks ok, run time, ``agreement_text``).
+    """
+    if fmt not in FORMATS:
+        raise ObliqError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
+    results = compare(paths, metrics, algorithms)
+    if summary:
+        return _summary(results, fmt)
+    if fmt == "csv":
+        return _cells_csv(results)
+    return _markdown(results)
+
