@@ -9,9 +9,11 @@ from obliq_cli import make_estimator
 from obliq_cli.algorithms.umt import (
     _paper_double_loop,
     best_margin_split,
+    choose_margin,
     error_of_split,
     hinge_sweep,
     margin_grid,
+    sign_rule_thresholds,
     stratified_quarter,
 )
 from obliq_cli.errors import ObliqError
@@ -136,3 +138,102 @@ def test_both_sides_splits_a_feature_with_class_one_low():
     assert not 1.0 < printed < 2.0
     tree = make_estimator("umt", both_sides=True, random_state=0).fit(X, y)
     assert tree.n_leaves_ == 2 and (tree.predict(X) == y).all()
+
+
+def test_sign_rule_threshold_by_hand():
+    """The author's sweep on x = (-1, 0.5, 2), the first row positive (t = -1), C = 0:
+    candidates w0 = (C - t x) / t are 1 (the positive row), -0.5 and -2. Sorted
+    (-2, -0.5, 1); f starts at (1 - (-2)) = 3 at w0 = -2 (the one positive candidate
+    above), keeps 3 up to -0.5 (slope 1 - 1), then rises: the first minimum is at
+    w0 = -2, so x = -(-2 + -0.5) / 2 = 1.25. Eq. 4 instead is least on [-1, 0.5]."""
+    tau = np.empty((1, 1))
+    sign_rule_thresholds(np.array([[0.5, 2.0]]), np.array([[-1.0]]), np.array([0.0]), tau)
+    assert tau[0, 0] == 1.25
+    _, lo, hi = hinge_sweep(np.array([[-1.0], [0.5], [2.0]]), np.array([-1.0, 1.0, 1.0]),
+                            [0.0])
+    assert (lo[0, 0], hi[0, 0]) == (-1.0, 0.5)
+    # all candidates equal (a constant feature at C = 0): every row goes left
+    sign_rule_thresholds(np.zeros((1, 2)), np.zeros((1, 1)), np.array([0.0]), tau)
+    assert tau[0, 0] == np.inf
+
+
+def _sign_rule_as_written(x, t, C):
+    """The author's loop transcribed plainly (sort, merge ties, two counters)."""
+    s = np.sort((C - t * x) / t)
+    xs, cnt = np.unique(s, return_counts=True)
+    if xs.size == 1:
+        return np.inf
+    value, below, above = 0.0, 0, 0
+    for j in range(xs.size - 1, 0, -1):
+        if xs[j] > 0:
+            above += cnt[j]
+            value += (xs[j] - xs[0]) * cnt[j]
+        else:
+            break
+    best, split = np.inf, np.inf
+    for j in range(xs.size - 1):
+        if value < best:
+            best, split = value, -(xs[j] + xs[j + 1]) / 2
+        if xs[j] < 0:
+            below += cnt[j]
+        else:
+            above -= cnt[j]
+        value += (below - above) * (xs[j + 1] - xs[j])
+    return split
+
+
+def test_sign_rule_merge_equals_the_sorted_loop():
+    """The kernel's merge of the two classes' sorted values against a plain sort, on
+    rounded values (ties within and across classes, candidates exactly 0)."""
+    rng = np.random.default_rng(5)
+    Z = np.round(rng.normal(size=(60, 3)) * 2) / 2
+    t = np.where(rng.random(60) < 0.3, -1.0, 1.0)
+    Cs = np.array([-1.0, -0.5, 0.0, 0.5, 1.5])
+    tau = np.empty((Cs.size, 3))
+    sign_rule_thresholds(np.sort(Z[t > 0].T, axis=1), np.sort(Z[t < 0].T, axis=1), Cs, tau)
+    for m, C in enumerate(Cs):
+        for f in range(3):
+            assert tau[m, f] == _sign_rule_as_written(Z[:, f], t, C)
+
+
+@pytest.mark.parametrize("by_validation", [False, True])
+def test_choose_margin_with_three_classes_equals_brute_force(by_validation):
+    """choose_margin against error_of_split over every (C, feature) pair, K = 3."""
+    rng = np.random.default_rng(3)
+    Xl, yl = rng.normal(size=(40, 3)), rng.integers(0, 3, 40)
+    Xv, yv = rng.normal(size=(15, 3)), rng.integers(0, 3, 15)
+    thr = rng.normal(scale=0.7, size=(6, 3))
+    order = np.argsort(yl, kind="stable")
+    offsets = np.searchsorted(yl[order], np.arange(4)).astype(np.int64)
+    blocks = Xl[order].copy()
+    for k in range(3):
+        blocks[offsets[k]:offsets[k + 1]].sort(axis=0)
+
+    def err(X, y, f, t):
+        left = np.bincount(y[X[:, f] <= t], minlength=3)
+        return error_of_split(left, np.bincount(y, minlength=3) - left)
+
+    k, best_f = choose_margin(blocks, offsets, thr, np.ones(3, bool), Xv, yv, by_validation)
+    if by_validation:
+        scores = np.array([[err(Xv, yv, f, thr[c, f]) for f in range(3)] for c in range(6)])
+        assert scores[k, best_f[k]] == scores.min()
+        assert np.argmin(scores.ravel()) == k * 3 + best_f[k]  # first on ties
+    else:
+        learn = np.array([[err(Xl, yl, f, thr[c, f]) for f in range(3)] for c in range(6)])
+        assert (best_f == learn.argmin(axis=1)).all()
+        val = [err(Xv, yv, best_f[c], thr[c, best_f[c]]) for c in range(6)]
+        assert k == int(np.argmin(val))
+
+
+def test_sign_sweep_and_validation_choice_grow_valid_trees():
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(300, 4))
+    y = (X[:, 0] + 0.5 * rng.normal(size=300) > 0).astype(int)
+    for params in ({"sweep": "sign"}, {"feature_by": "validation"}):
+        a = make_estimator("umt", random_state=11, **params).fit(X, y)
+        b = make_estimator("umt", random_state=11, **params).fit(X, y)
+        assert a.tree_.to_json() == b.tree_.to_json()
+        assert (rule_predictions(a, X) == a.predict(X)).all()
+        assert (a.predict(X) == y).mean() > 0.8
+    with pytest.raises(ObliqError, match="sweep"):
+        make_estimator("umt", sweep="isell").fit(X, y)

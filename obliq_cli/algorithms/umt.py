@@ -71,7 +71,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from ..parameters import Interval, ParameterError, Real
+from ..parameters import Interval, ParameterError, Real, StrOptions
 from ..registry import register_algorithm
 from ..tree.builder import Node, Split, SplitFinder
 from ..tree.sorted_sweep import hinge_slack_sweep
@@ -151,65 +151,189 @@ def stratified_quarter(y: np.ndarray, rng: np.random.Generator, mod: int = 4) ->
 
 
 @numba.njit(cache=True, nogil=True)
-def _split_error(l0, l1, r0, r1):
-    """``error_of_split`` of one two-class split, operation for operation."""
-    n = (l0 + l1) + (r0 + r1)
-    return 1.0 - (max(l0, l1) + max(r0, r1)) / (n if n > 0 else 1.0)
+def _counts_at_most(blocks, offsets, f, t, out):
+    """Per class, how many of its rows have feature ``f`` <= ``t``: ``blocks`` holds
+    each class's learn rows (class k at rows offsets[k]:offsets[k+1]) with every column
+    sorted within its block, so a binary search per class counts them
+    (np.searchsorted(.., side="right"))."""
+    for k in range(out.size):
+        a = offsets[k]
+        b = offsets[k + 1]
+        start = a
+        while a < b:
+            mid = (a + b) // 2
+            if blocks[mid, f] <= t:
+                a = mid + 1
+            else:
+                b = mid
+        out[k] = a - start
 
 
 @numba.njit(cache=True, nogil=True)
-def choose_margin(sorted0, sorted1, thr, varies, X_val, y_val):
-    """Index of the chosen C and each C's feature: per C the feature of least learn
-    error (first on ties; constant features never), then the C of least validation
-    error (first on ties). ``sorted0``/``sorted1`` [n_c, d]: each class's learn rows,
-    every column sorted; ``thr`` [m, d] raw thresholds; rows x <= t go left."""
+def _split_error_counts(left, total):
+    """``error_of_split`` of one split from its left class counts and the node's class
+    totals: 1 - (majority left + majority right) / N. For two classes the additions
+    are those of the two-class formula, (l0 + l1) + (r0 + r1), so the numbers are the
+    same."""
+    n_left = 0.0
+    n_right = 0.0
+    best_left = 0.0
+    best_right = 0.0
+    for k in range(left.size):
+        right = total[k] - left[k]
+        n_left += left[k]
+        n_right += right
+        best_left = max(best_left, left[k])
+        best_right = max(best_right, right)
+    n = n_left + n_right
+    return 1.0 - (best_left + best_right) / (n if n > 0 else 1.0)
+
+
+@numba.njit(cache=True, nogil=True)
+def _validation_error(X_val, y_val, val_total, f, t, left):
+    left[:] = 0.0
+    for r in range(y_val.size):
+        if X_val[r, f] <= t:
+            left[y_val[r]] += 1.0
+    return _split_error_counts(left, val_total)
+
+
+@numba.njit(cache=True, nogil=True)
+def choose_margin(blocks, offsets, thr, varies, X_val, y_val, by_validation):
+    """Index of the chosen C and each C's feature, with K classes (K = offsets.size - 1).
+
+    ``by_validation`` False (the author's code): per C the feature of least learn error
+    (first on ties; constant features never), then the C of least validation error
+    (first on ties). True (the paper's Fig. 1): every (C, feature) pair is scored on the
+    validation rows and the first least one wins (C outer, feature inner), so a C's
+    feature is its pair's. ``blocks``/``offsets``: the learn rows grouped by class, every
+    column sorted within its class (``_counts_at_most``); ``thr`` [m, d] raw thresholds;
+    rows x <= t go left; errors are ``error_of_split``.
+    """
     m, d = thr.shape
-    n0, n1 = sorted0.shape[0], sorted1.shape[0]
+    n_classes = offsets.size - 1
+    learn_total = np.empty(n_classes)
+    for k in range(n_classes):
+        learn_total[k] = offsets[k + 1] - offsets[k]
+    val_total = np.zeros(n_classes)
+    for r in range(y_val.size):
+        val_total[y_val[r]] += 1.0
+    counts = np.zeros(n_classes, dtype=np.int64)
+    left = np.zeros(n_classes)
     best_f = np.zeros(m, dtype=np.int64)
+    chosen, best = 0, np.inf
     for c in range(m):
-        best = np.inf
+        best_c = np.inf
         for f in range(d):
             if not varies[f]:
                 continue
-            t = thr[c, f]
-            counts = np.zeros(2)
-            for cls in range(2):
-                col = sorted0 if cls == 0 else sorted1
-                a = 0
-                b = n0 if cls == 0 else n1
-                while a < b:  # rows <= t: np.searchsorted(.., side="right")
-                    mid = (a + b) // 2
-                    if col[mid, f] <= t:
-                        a = mid + 1
-                    else:
-                        b = mid
-                counts[cls] = a
-            err = _split_error(counts[0], counts[1], n0 - counts[0], n1 - counts[1])
-            if err < best:
-                best, best_f[c] = err, f
-    val_total = np.zeros(2)
-    for r in range(y_val.size):
-        val_total[y_val[r]] += 1.0
-    chosen, best = 0, np.inf
+            if by_validation:
+                err = _validation_error(X_val, y_val, val_total, f, thr[c, f], left)
+            else:
+                _counts_at_most(blocks, offsets, f, thr[c, f], counts)
+                for k in range(n_classes):
+                    left[k] = counts[k]
+                err = _split_error_counts(left, learn_total)
+            if err < best_c:
+                best_c, best_f[c] = err, f
+        if by_validation:
+            if best_c < best:
+                chosen, best = c, best_c
+    if by_validation:
+        return chosen, best_f
     for c in range(m):
-        f, t = best_f[c], thr[c, best_f[c]]
-        left = np.zeros(2)
-        for r in range(y_val.size):
-            if X_val[r, f] <= t:
-                left[y_val[r]] += 1.0
-        err = _split_error(left[0], left[1], val_total[0] - left[0], val_total[1] - left[1])
+        err = _validation_error(X_val, y_val, val_total, best_f[c], thr[c, best_f[c]], left)
         if err < best:
             chosen, best = c, err
     return chosen, best_f
 
 
-def best_margin_split(X, y, mu, sd, Cs, learn_mask, refit=False, both_sides=False):
+@numba.njit(cache=True, nogil=True)
+def sign_rule_thresholds(z_rest, z_pos, Cs, tau):
+    """The author's sweep (ISELL ``svmtree.c``), for every margin and feature: writes the
+    x-threshold it keeps into ``tau`` [m, d] (normalised units; +inf where a feature's
+    candidates are all equal, which sends every row left).
+
+    ``z_rest`` [d, n_rest], ``z_pos`` [d, n_pos]: each feature's values of the rows
+    outside / inside the positive class, each row sorted ascending. The code takes the
+    candidates w0 = (C - t x) / t of eq. 9 (t = -1 for the positive class, +1 for the
+    rest: C - x and -(C + x)), sorts them and merges ties, and then sweeps a convex
+    piecewise-linear function whose slope steps by each candidate's count; but it
+    decides whether a candidate's hinge rises or falls by the candidate's sign, not by
+    its class: it minimises ``sum_{s > 0} max(0, s - w0) + sum_{s <= 0} max(0, w0 - s)``
+    over the candidates s, keeps the first minimising candidate (strict ``<``, the last
+    one never) and the threshold x = -(s_j + s_{j+1}) / 2. A candidate exactly 0 is taken
+    off the count of positive candidates though it was never on it, as in the code. This
+    is not eq. 4 (``hinge_sweep`` minimises that): the threshold sits where the
+    candidates' counts balance, near the median of the shifted values. Both classes'
+    candidates fall as x rises, so walking each sorted row from its end and merging
+    gives them in ascending order without a sort per margin.
+    """
+    d, n_rest = z_rest.shape
+    n_pos = z_pos.shape[1]
+    n = n_rest + n_pos
+    xs = np.empty(n)
+    cnt = np.empty(n, dtype=np.int64)
+    for m in range(Cs.size):
+        C = Cs[m]
+        for f in range(d):
+            a = n_rest - 1
+            b = n_pos - 1
+            k = 0
+            for _ in range(n):
+                if b < 0 or (a >= 0 and C - z_rest[f, a] <= -(C + z_pos[f, b])):
+                    value = C - z_rest[f, a]
+                    a -= 1
+                else:
+                    value = -(C + z_pos[f, b])
+                    b -= 1
+                if k > 0 and xs[k - 1] == value:
+                    cnt[k - 1] += 1
+                else:
+                    xs[k] = value
+                    cnt[k] = 1
+                    k += 1
+            if k == 1:
+                tau[m, f] = np.inf
+                continue
+            # value = f(w0) at w0 = xs[j]; ``above``: positive candidates right of w0,
+            # ``below``: negative candidates passed (the code's two counters)
+            value = 0.0
+            below = 0
+            above = 0
+            for j in range(k - 1, 0, -1):
+                if xs[j] > 0:
+                    above += cnt[j]
+                    value += (xs[j] - xs[0]) * cnt[j]
+                else:
+                    break
+            best = np.inf
+            split = np.inf
+            for j in range(k - 1):
+                if value < best:
+                    best = value
+                    split = -(xs[j] + xs[j + 1]) / 2.0
+                if xs[j] < 0:
+                    below += cnt[j]
+                else:
+                    above -= cnt[j]
+                value += (below - above) * (xs[j + 1] - xs[j])
+            tau[m, f] = split
+
+
+def best_margin_split(X, y, mu, sd, Cs, learn_mask, refit=False, both_sides=False,
+                      sweep="eq4", feature_by="learn", positive=0, n_classes=2):
     """The UMT split of one node (module docstring): (feature, raw threshold, C) or None.
 
-    ``X`` raw node rows, ``y`` codes in {0, 1}, ``mu``/``sd`` the normalisation,
-    ``learn_mask`` the rows used to fit thresholds (the rest validate C).
-    ``both_sides``: also fit eq. 4 with class 1 expected on the low side of the threshold
-    (the univariate discriminant ``-x_j + w0``); every (C, feature, side) competes.
+    ``X`` raw node rows, ``y`` class codes in 0..n_classes-1, ``mu``/``sd`` the
+    normalisation, ``learn_mask`` the rows used to fit thresholds (the rest validate C).
+    The rows of class ``positive`` get y = -1 in eq. 4, all others +1 (with two classes
+    and ``positive`` 0 this is the module's convention); the split errors count all
+    ``n_classes`` classes. ``both_sides``: also fit eq. 4 with the positive class
+    expected on the high side (the univariate discriminant ``-x_j + w0``); every
+    (C, feature, side) competes. ``sweep``: "eq4" minimises eq. 4 (``hinge_sweep``),
+    "sign" takes the author's code's threshold (``sign_rule_thresholds``).
+    ``feature_by``: "learn" or "validation" (``choose_margin``).
     """
     Z = (X - mu) / sd
     if both_sides:
@@ -217,7 +341,7 @@ def best_margin_split(X, y, mu, sd, Cs, learn_mask, refit=False, both_sides=Fals
         d0 = X.shape[1]
         X, Z, mu, sd = (np.hstack([X, -X]), np.hstack([Z, -Z]), np.concatenate([mu, -mu]),
                         np.concatenate([sd, sd]))
-    y_sign = np.where(y == 1, 1.0, -1.0)
+    y_sign = np.where(y == positive, -1.0, 1.0)
     learn = learn_mask
     val = ~learn_mask
     if not val.any():
@@ -226,23 +350,40 @@ def best_margin_split(X, y, mu, sd, Cs, learn_mask, refit=False, both_sides=Fals
     varies = Xl.max(axis=0) > Xl.min(axis=0)
     if not varies.any():
         return None
-    _, lo, hi = hinge_sweep(Z[learn], y_sign[learn], Cs)
-    tau = (lo + hi) / 2.0  # [m, d], in normalised units
+    tau = _thresholds(Z[learn], y_sign[learn], Cs, sweep)  # [m, d], normalised units
     thr = mu + sd * tau  # raw thresholds
     # Learn error of every (C, feature) from per-class sorted columns, then each C's
     # validation error (error_of_split both times).
-    sorted0, sorted1 = (np.sort(Xl[yl == c], axis=0) for c in (0, 1))
-    k, best_f = choose_margin(sorted0, sorted1, thr, varies, X[val],
-                              y[val].astype(np.int64))
+    order = np.argsort(yl, kind="stable")
+    offsets = np.searchsorted(yl[order], np.arange(n_classes + 1)).astype(np.int64)
+    blocks = Xl[order]
+    for k in range(n_classes):  # a loop per class: sort each class's columns
+        blocks[offsets[k]:offsets[k + 1]].sort(axis=0)
+    k, best_f = choose_margin(blocks, offsets, thr, varies, X[val],
+                              y[val].astype(np.int64), feature_by == "validation")
     feature, threshold, C = int(best_f[k]), float(thr[k, best_f[k]]), float(Cs[k])
     if refit:
-        _, lo_all, hi_all = hinge_sweep(Z[:, [feature]], y_sign, [C])
-        threshold = float(mu[feature] + sd[feature] * (lo_all[0, 0] + hi_all[0, 0]) / 2.0)
+        tau_all = _thresholds(Z[:, [feature]], y_sign, np.array([C]), sweep)
+        threshold = float(mu[feature] + sd[feature] * tau_all[0, 0])
     if both_sides and feature >= d0:
         # -x <= t goes left, i.e. x >= -t: the same partition up to rows exactly at -t,
         # which the midpoint threshold never meets; store it on x_j itself.
         feature, threshold = feature - d0, float(np.nextafter(-threshold, -np.inf))
     return feature, threshold, C
+
+
+def _thresholds(Z, y_sign, Cs, sweep: str) -> np.ndarray:
+    """Each (C, feature)'s x-threshold [m, d] in normalised units: eq. 4's minimisers'
+    midpoint, or the author's code's (``sign_rule_thresholds``)."""
+    if sweep == "sign":
+        Z = np.asarray(Z, dtype=np.float64)
+        positive = np.asarray(y_sign) < 0
+        tau = np.empty((np.size(Cs), Z.shape[1]))
+        sign_rule_thresholds(np.sort(Z[~positive].T, axis=1), np.sort(Z[positive].T, axis=1),
+                             np.asarray(Cs, dtype=np.float64), tau)
+        return tau
+    _, lo, hi = hinge_sweep(Z, y_sign, Cs)
+    return (lo + hi) / 2.0
 
 
 @register_algorithm(
@@ -260,6 +401,13 @@ class UMTClassifier(TreeClassifier):
         quarters; True refits it on all the node's rows with the chosen C.
     normalize : z-score features with the training set's mean and std (paper §2.2).
     both_sides : fit eq. 4 with class 1 on either side of the threshold (see above).
+    sweep : "eq4" (default): the threshold minimises eq. 4; "sign": the threshold the
+        author's code keeps, whose sweep tells a hinge's direction by the sign of its
+        candidate instead of its class (``sign_rule_thresholds``; an ablation of
+        docs/reproduction.md).
+    feature_by : "learn" (default, the author's code): each C's feature by its error on
+        the node's learn rows, the C by the validation error; "validation" (paper
+        Fig. 1): every (C, feature) pair by its validation error.
     min_samples_split, max_depth : builder stopping rules.
     random_state : seed or Generator for the per-node validation quarter.
     """
@@ -272,10 +420,13 @@ class UMTClassifier(TreeClassifier):
         "refit": ["boolean"],
         "normalize": ["boolean"],
         "both_sides": ["boolean"],
+        "sweep": [StrOptions({"eq4", "sign"})],
+        "feature_by": [StrOptions({"learn", "validation"})],
     }
 
     def __init__(self, c_min: float = -2.0, c_max: float = 2.0, c_step: float = 0.1,
                  refit: bool = False, normalize: bool = True, both_sides: bool = False,
+                 sweep: str = "eq4", feature_by: str = "learn",
                  min_samples_split: int = 2, max_depth: int | None = None,
                  random_state=None):
         self.c_min = c_min
@@ -284,6 +435,8 @@ class UMTClassifier(TreeClassifier):
         self.refit = refit
         self.normalize = normalize
         self.both_sides = both_sides
+        self.sweep = sweep
+        self.feature_by = feature_by
         self.min_samples_split = min_samples_split
         self.max_depth = max_depth
         self.random_state = random_state
@@ -306,20 +459,28 @@ class UMTClassifier(TreeClassifier):
             raise binary_only(f"umt handles two classes, got {n_classes}; use umt-ovo or "
                               "umt-ovr")
 
+    def _positive_code(self) -> int:
+        """The code of the class whose rows get y = -1 in eq. 4 (code 0)."""
+        return 0
+
     def _make_split_finder(self) -> SplitFinder:
         return UMTSplitFinder(margin_grid(self.c_min, self.c_max, self.c_step),
-                              bool(self.normalize), bool(self.refit), bool(self.both_sides))
+                              bool(self.normalize), bool(self.refit), bool(self.both_sides),
+                              self.sweep, self.feature_by, self._positive_code())
 
 
 class UMTSplitFinder(SplitFinder):
     """UMT's split at one node (``best_margin_split``), features z-scored with the
     training set's mean and standard deviation (paper §2.2) when ``normalize``."""
 
-    def __init__(self, Cs, normalize: bool, refit: bool, both_sides: bool):
+    def __init__(self, Cs, normalize: bool, refit: bool, both_sides: bool,
+                 sweep: str = "eq4", feature_by: str = "learn", positive: int = 0):
         self.Cs, self.normalize, self.refit, self.both_sides = Cs, normalize, refit, both_sides
+        self.sweep, self.feature_by, self.positive = sweep, feature_by, positive
 
     def prepare(self, X, y, n_classes, rng) -> None:
         super().prepare(X, y, n_classes, rng)
+        self.n_classes = n_classes
         if self.normalize and X.shape[0] > 0:
             sd = X.std(axis=0)
             self.mu, self.sd = X.mean(axis=0), np.where(sd > 0, sd, 1.0)
@@ -330,8 +491,35 @@ class UMTSplitFinder(SplitFinder):
         X, y = self.node_data(node)
         held = stratified_quarter(y, self.rng)
         found = best_margin_split(X, y, self.mu, self.sd, self.Cs, ~held, self.refit,
-                                  self.both_sides)
+                                  self.both_sides, self.sweep, self.feature_by,
+                                  self.positive, self.n_classes)
         if found is None:
             return None
         feature, threshold, _ = found
         return Split(threshold=threshold, feature=feature)
+
+
+class UMTOneVsRestMember(UMTClassifier):
+    """One tree of the author's one-vs-rest UMT (ISELL ``train_svmtree``): grown on all
+    K classes, with the rows of ``positive_class`` on one side of eq. 4 and every
+    other row on the other, split errors and leaves counting all K classes, and a node
+    split until it is pure in the K classes. Not registered: ``umt-ovr`` with
+    ``members="all_classes"`` grows one per class."""
+
+    def __init__(self, positive_class=0, c_min: float = -2.0, c_max: float = 2.0,
+                 c_step: float = 0.1, refit: bool = False, normalize: bool = True,
+                 both_sides: bool = False, sweep: str = "eq4", feature_by: str = "learn",
+                 min_samples_split: int = 2, max_depth: int | None = None,
+                 random_state=None):
+        super().__init__(c_min, c_max, c_step, refit, normalize, both_sides, sweep,
+                         feature_by, min_samples_split, max_depth, random_state)
+        self.positive_class = positive_class
+
+    def check_n_classes(self, n_classes: int) -> None:
+        pass
+
+    def _positive_code(self) -> int:
+        """The tree's code of ``positive_class``; -1 (no row is positive) when the
+        training rows lack it."""
+        found = np.flatnonzero(self.classes_ == self.positive_class)
+        return int(found[0]) if found.size else -1
