@@ -157,3 +157,143 @@ def test_the_tree_does_not_depend_on_the_eigensolvers_signs(monkeypatch, algorit
     np.testing.assert_array_equal(a.children_left, b.children_left)
     np.testing.assert_allclose(a.weights, b.weights, atol=1e-12)
     np.testing.assert_allclose(a.threshold, b.threshold, atol=1e-12)
+
+
+# The readings of docs/ablations/hhcart.md: each option against a hand-checkable answer.
+
+def explicit_search(X, y, n_classes, mode, *, min_rows=2, skip_null=False, with_ap=True):
+    """Independent route: every H of every qualifying class, X reflected and searched,
+    the first best kept (h_ap first when it competes)."""
+    best = (find_best_axis_split(X, y, n_classes, TWOING), np.eye(X.shape[1])) if with_ap \
+        else (None, None)
+    for k in range(n_classes):
+        for d in class_eigenvectors(X[y == k], mode, min_rows, skip_null).T:
+            if parallel_to_axis(d, 0.05):
+                continue
+            H = householder_matrix(d)
+            found = find_best_axis_split(X @ H, y, n_classes, TWOING)
+            if best[0] is None or found.score < best[0].score:
+                best = (found, H)
+    return best
+
+
+def test_two_row_class_gives_the_direction_between_its_points_unless_min_rows_is_three():
+    pair = np.array([[1.0, 1.0, 0.0], [4.0, 5.0, 0.0]])
+    d = class_eigenvectors(pair, "D")[:, 0]
+    np.testing.assert_allclose(d, [0.6, 0.8, 0.0], atol=1e-12)  # (3, 4, 0) / 5
+    assert class_eigenvectors(pair, "A", min_rows=3).shape == (3, 0)
+    four = np.vstack([pair, [[0.0, 2.0, 1.0], [2.0, 0.0, 3.0]]])  # p + 1 = 4 rows
+    assert class_eigenvectors(four[:3], "D", min_rows=4).shape == (3, 0)
+    assert class_eigenvectors(four, "D", min_rows=4).shape == (3, 1)
+
+
+def test_full_rank_reading_leaves_out_classes_with_at_most_p_rows():
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(60, 3)) @ rng.normal(size=(3, 3))
+    y = (X @ [1.0, 1.0, -1.0] > 0).astype(int)
+    y[np.argsort(X[:, 0])[:3]] = 2  # a third class of p = 3 rows
+    for mode in "AD":
+        split = find_householder_split(X, y, 3, TWOING, mode, 0.05, min_class_rows="full_rank")
+        found, H = explicit_search(X, y, 3, mode, min_rows=4)
+        assert split.score == pytest.approx(found.score, abs=1e-12)
+        expected = (X @ H)[:, found.feature] <= found.threshold
+        np.testing.assert_array_equal(split.projection(X) <= split.threshold, expected)
+    # No class can qualify: only h_ap remains, so the tree is CART's with twoing.
+    hh = make_estimator("hhcart-d", min_class_rows=10_000, min_samples_split=2).fit(X, y)
+    cart = make_estimator("cart-ap", criterion="twoing").fit(X, y)
+    np.testing.assert_array_equal(hh.tree_.feature, cart.tree_.feature)
+    np.testing.assert_allclose(hh.tree_.threshold, cart.tree_.threshold)
+
+
+def test_skip_null_keeps_only_the_eigenvectors_of_nonzero_eigenvalues():
+    rng = np.random.default_rng(3)
+    line = np.outer(rng.uniform(-1, 1, 20), [1.0, 2.0, -2.0])  # rank-1 covariance
+    assert class_eigenvectors(line, "A").shape == (3, 3)
+    kept = class_eigenvectors(line, "A", skip_null=True)
+    assert kept.shape == (3, 1)
+    # the line direction, its first largest component positive
+    np.testing.assert_allclose(kept[:, 0], [1 / 3, 2 / 3, -2 / 3], atol=1e-12)
+    # HHCART(D)'s dominant eigenvector is never a null one.
+    np.testing.assert_array_equal(class_eigenvectors(line, "D", skip_null=True),
+                                  class_eigenvectors(line, "D"))
+
+
+def test_without_h_ap_the_split_is_the_best_reflected_one():
+    rng = np.random.default_rng(8)
+    X = rng.normal(size=(120, 3)) @ rng.normal(size=(3, 3))
+    y = (X[:, 1] > 0.2).astype(int)  # an axis-parallel boundary
+    X[:, 2] += 0.01 * rng.normal(size=120)
+    for mode in "AD":
+        split = find_householder_split(X, y, 2, TWOING, mode, 0.05, axis_parallel=False)
+        found, H = explicit_search(X, y, 2, mode, with_ap=False)
+        assert split.score == pytest.approx(found.score, abs=1e-12)
+        assert split.score >= find_best_axis_split(X, y, 2, TWOING).score
+    # With every class left out, §3.1's axis-parallel split is still made.
+    plain = find_householder_split(X, y, 2, TWOING, "D", 0.05)
+    none = find_householder_split(X, y, 2, TWOING, "D", 0.05, min_class_rows=1000,
+                                  axis_parallel=False)
+    assert none.feature == find_best_axis_split(X, y, 2, TWOING).feature
+    assert plain.score <= none.score
+
+
+def test_small_nodes_get_reflected_splits_when_the_row_rule_is_off():
+    # 4 rows, 2 features: n <= 2p, so by default only axis-parallel splits, none of which
+    # separates the classes; class 0 lies along (1, 1), and the reflected axis
+    # perpendicular to it separates them.
+    X = np.array([[0.0, 1.0], [1.0, 2.0], [1.0, 0.0], [2.0, 1.0]])
+    y = np.array([0, 0, 1, 1])
+    gated = find_householder_split(X, y, 2, TWOING, "D", 0.05)
+    assert gated.feature >= 0
+    left = X[:, gated.feature] <= gated.threshold
+    assert len(set(y[left])) == 2 or len(set(y[~left])) == 2
+    free = find_householder_split(X, y, 2, TWOING, "D", 0.05, min_oblique_ratio=0.0)
+    left = free.projection(X) <= free.threshold
+    assert len(set(y[left])) == 1 and len(set(y[~left])) == 1 and free.feature < 0
+    est = make_estimator("hhcart-d", oblique_rows_per_feature=0).fit(X, y)
+    assert est.n_leaves_ == 2
+
+
+def test_eigenvector_sign_readings():
+    pair = np.array([[1.0, 5.0, 0.0], [4.0, 1.0, 0.0]])  # along (3, -4, 0) / 5
+    np.testing.assert_allclose(class_eigenvectors(pair, "D")[:, 0], [-0.6, 0.8, 0.0])
+    np.testing.assert_allclose(class_eigenvectors(pair, "D", sign="first_positive")[:, 0],
+                               [0.6, -0.8, 0.0])
+    both = class_eigenvectors(pair, "D", sign="both")
+    np.testing.assert_allclose(both, [[-0.6, 0.6], [0.8, -0.8], [0.0, 0.0]])
+    # The sign matters: H(d) and H(-d) both send d's line to axis 1, but their other
+    # axes are other bases of d's complement, so they search other directions.
+    d = np.array([2.0, -1.0, 2.0]) / 3
+    np.testing.assert_allclose(householder_matrix(-d)[:, 0], -d, atol=1e-12)
+    assert not np.allclose(np.abs(householder_matrix(d)[:, 1:]),
+                           np.abs(householder_matrix(-d)[:, 1:]))
+    # Both signs search a superset of either one's candidates.
+    rng = np.random.default_rng(9)
+    X = rng.normal(size=(150, 4)) @ rng.normal(size=(4, 4))
+    y = (X @ [1.0, -1.0, 0.5, 2.0] + rng.normal(0, 1, 150) > 0).astype(int) + (X[:, 0] > 1)
+    scores = {sign: find_householder_split(X, y, 3, TWOING, "D", 0.05, eigenvector_sign=sign)
+              .score for sign in ("largest_positive", "first_positive", "both")}
+    assert scores["both"] <= min(scores["largest_positive"], scores["first_positive"])
+
+
+@pytest.mark.parametrize("params", [{"min_class_rows": 1}, {"min_class_rows": "rank"},
+                                    {"null_eigenvectors": "drop"}, {"axis_parallel": "no"},
+                                    {"eigenvector_sign": "negative"},
+                                    {"oblique_rows_per_feature": -1}])
+def test_bad_reading_values_are_one_line_errors(params):
+    X, y = rotated_strips(n=40)
+    with pytest.raises(ObliqError, match=next(iter(params))):
+        make_estimator("hhcart-a", **params).fit(X, y)
+
+
+def test_sklearn_estimator_checks_pass_with_the_readings_of_the_ablation():
+    from sklearn.utils.estimator_checks import check_estimator
+
+    from obliq_cli import expected_failed_checks
+
+    for name, params in (("hhcart-a", {"min_class_rows": "full_rank",
+                                       "null_eigenvectors": "skip", "axis_parallel": False,
+                                       "oblique_rows_per_feature": 0}),
+                         ("hhcart-d", {"min_class_rows": 3, "eigenvector_sign": "both"}),
+                         ("hhcart-d", {"eigenvector_sign": "first_positive"})):
+        check_estimator(make_estimator(name, **params),
+                        expected_failed_checks=expected_failed_checks(name))

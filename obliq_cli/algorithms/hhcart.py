@@ -23,8 +23,33 @@ Choices, with where they come from:
   of the eigen-analysis; a singular covariance still gives its eigenvectors and they
   are used ("the reflection is done using the available eigenvectors"); oblique
   splits are searched only when the node has more than twice as many rows as features
-  (the OC1 rule the paper adopts). Otherwise, and when no class qualifies, the
+  (the rule §3.1 quotes from OC1). Otherwise, and when no class qualifies, the
   split is axis-parallel.
+- Whether the covariance is the sample (n - 1) or the ML (n) estimate does not matter:
+  the two differ by a factor, which changes no eigenvector and no eigenvalue order.
+
+Readings the text leaves open, each a parameter (defaults as above; the ablation
+``configs/ablation_hhcart_uci.yaml`` and docs/ablations/hhcart.md compare them):
+- ``min_class_rows`` (§3.1 "classes with only one example ... are disregarded"): the
+  rows a class needs at the node to enter the eigen-analysis, 2 (the text's minimum)
+  or more, or 'full_rank' (p + 1 rows, so its covariance can be of full rank).
+- ``null_eigenvectors`` (§3.1, item 1): 'use' the eigenvectors of zero eigenvalues of a
+  singular covariance too (HHCART(A)), or 'skip' them, reading "the available
+  eigenvectors" as the informative ones. HHCART(D)'s dominant one is never null.
+- ``axis_parallel`` (§3, Algorithm 1: "Out of h_t and h_t^ap the better one is
+  chosen"): True lets the original space's split h_ap compete (the text); False keeps
+  only the reflected splits, with the original axes searched only where §3 says no
+  reflection is done: an eigenvector within tau of an axis, no class qualifying, or a
+  node too small for oblique splits.
+- ``eigenvector_sign`` (eq. 2): H maps d onto e_1, and H for -d is another matrix whose
+  other p - 1 axes differ, so the sign an eigenvector is taken with chooses the
+  directions searched; the paper does not say which. 'largest_positive' (the default,
+  above), 'first_positive' (its first non-zero component positive, another fixed
+  rule), or 'both' (reflect with d and with -d: twice the reflections, and no sign
+  rule at all).
+- ``oblique_rows_per_feature`` (§3.1 (a)): oblique splits are searched only in nodes
+  with more than this many rows per feature, 2 (OC1's suggestion, quoted in §3.1) or
+  0 (always; §3.1 quotes the rule without saying HHCART applies it).
 - Stopping (§3): a node stops when its misclassification rate is 0 or at most MisRate,
   or when it has at most MinParent rows. MinParent = 2 and MisRate = 0 in §4.1.1, so
   ``min_samples_split = 3`` (a node with 2 rows is a leaf) and
@@ -45,7 +70,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..parameters import Interval, Real
+from ..parameters import Integral, Interval, Real, StrOptions
 from ..registry import register_algorithm
 from ..tree.axis_first import best_axis_split, strictly_better
 from ..tree.axis_search import find_best_projection_split
@@ -77,18 +102,34 @@ def householder_matrix(d: np.ndarray) -> np.ndarray:
     return np.eye(u.size) - 2.0 * np.outer(u, u)
 
 
-def class_eigenvectors(X: np.ndarray, mode: str) -> np.ndarray:
+def class_eigenvectors(X: np.ndarray, mode: str, min_rows: int = 2,
+                       skip_null: bool = False, sign: str = "largest_positive") -> np.ndarray:
     """Unit eigenvectors (as columns) of the covariance of ``X`` (one class's rows):
     all of them for mode 'A', the dominant one for mode 'D'; none (shape [p, 0]) when
-    the class has fewer than two distinct points (§3.1)."""
+    the class has fewer than ``min_rows`` rows or fewer than two distinct points
+    (§3.1). ``skip_null`` leaves out the eigenvectors of (numerically) zero
+    eigenvalues, those at most p * eps * the largest (``numpy.linalg.matrix_rank``'s
+    tolerance). ``sign``: each vector with its largest-magnitude component positive
+    ('largest_positive'), its first non-zero one positive ('first_positive'), or both
+    signs, v then -v ('both')."""
     p = X.shape[1]
-    if X.shape[0] < 2 or not np.any(X.max(axis=0) > X.min(axis=0)):
+    if X.shape[0] < max(2, min_rows) or not np.any(X.max(axis=0) > X.min(axis=0)):
         return np.zeros((p, 0))
     cov = np.cov(X, rowvar=False).reshape(p, p)
     lam, vec = np.linalg.eigh(cov)
     if mode == "D":
         vec = vec[:, [int(np.argmax(lam))]]
-    return vec * canonical_signs(vec)
+    elif skip_null:
+        vec = vec[:, lam > lam.max() * p * np.finfo(np.float64).eps]
+    vec = vec * canonical_signs(vec)
+    if sign == "first_positive" and vec.shape[1]:
+        # "non-zero" relative to the vector's largest entry (rounding leaves 1e-17s)
+        nonzero = np.abs(vec) > 1e-12 * np.abs(vec).max(axis=0)
+        first = vec[np.argmax(nonzero, axis=0), np.arange(vec.shape[1])]
+        vec = vec * np.where(first < 0, -1.0, 1.0)
+    elif sign == "both":
+        vec = np.repeat(vec, 2, axis=1) * np.tile([1.0, -1.0], vec.shape[1])
+    return vec
 
 
 def parallel_to_axis(d: np.ndarray, tau: float) -> bool:
@@ -110,18 +151,35 @@ def parallel_to_axes(vectors: np.ndarray, tau: float) -> np.ndarray:
 
 
 def find_householder_split(X, y, n_classes, criterion, mode="A", tau=0.05,
-                           min_oblique_ratio=2.0) -> Split | None:
-    """The best split of HHCART(A) (mode 'A') or HHCART(D) (mode 'D') at a node."""
-    split = best_axis_split(X, y, n_classes, criterion)
-    if split is None:
+                           min_oblique_ratio=2.0, min_class_rows=2, null_eigenvectors="use",
+                           axis_parallel=True, eigenvector_sign="largest_positive"
+                           ) -> Split | None:
+    """The best split of HHCART(A) (mode 'A') or HHCART(D) (mode 'D') at a node.
+
+    ``min_oblique_ratio``, ``min_class_rows``, ``null_eigenvectors`` and
+    ``axis_parallel`` are the estimator's ``oblique_rows_per_feature``,
+    ``min_class_rows``, ``null_eigenvectors``, ``axis_parallel`` and ``eigenvector_sign``
+    (module docstring).
+    """
+    axis_split = best_axis_split(X, y, n_classes, criterion)
+    if axis_split is None:
         return None
     n, p = X.shape
     if n <= min_oblique_ratio * p or p < 2:
-        return split
+        return axis_split
+    min_rows = p + 1 if min_class_rows == "full_rank" else int(min_class_rows)
+    # Ties keep the earlier candidate: h_ap first (Algorithm 1), then the classes in order.
+    split = axis_split if axis_parallel else None
     Xt = X.T
     for k in np.unique(y):
-        vectors = class_eigenvectors(X[y == k], mode)
-        vectors = vectors[:, ~parallel_to_axes(vectors, tau)].T
+        vectors = class_eigenvectors(X[y == k], mode, min_rows, null_eigenvectors == "skip",
+                                     eigenvector_sign)
+        parallel = parallel_to_axes(vectors, tau)
+        if parallel.any() and not axis_parallel:
+            # "no reflection is done" for an eigenvector along an axis: its space is the
+            # original one, searched by h_ap.
+            split = axis_split if split is None else strictly_better(split, axis_split)
+        vectors = vectors[:, ~parallel].T
         if not len(vectors):
             continue
         per_chunk = max(1, _CHUNK_VALUES // (n * p))
@@ -138,10 +196,10 @@ def find_householder_split(X, y, n_classes, criterion, mode="A", tau=0.05,
             u = U[which]
             weights = -2.0 * u[column] * u
             weights[column] += 1.0  # column j of H = e_j - 2 u_j u
-            # Ties keep the earlier candidate (h_ap first).
-            split = strictly_better(split, Split(threshold=found[1], weights=weights,
-                                                 score=found[2]))
-    return split
+            candidate = Split(threshold=found[1], weights=weights, score=found[2])
+            split = candidate if split is None else strictly_better(split, candidate)
+    # No class reflected anything: "axis parallel splits are performed" (§3.1).
+    return axis_split if split is None else split
 
 
 class _HHCARTBase(TreeClassifier):
@@ -150,6 +208,12 @@ class _HHCARTBase(TreeClassifier):
         "criterion": CRITERION,
         # ||e - d|| of unit vectors is at most 2: tau >= 2 would skip every eigenvector
         "tau": [Interval(Real, 0, 2, closed="left")],
+        "min_class_rows": [Interval(Integral, 2, None, closed="left"),
+                           StrOptions({"full_rank"})],
+        "null_eigenvectors": [StrOptions({"use", "skip"})],
+        "axis_parallel": ["boolean"],
+        "eigenvector_sign": [StrOptions({"largest_positive", "first_positive", "both"})],
+        "oblique_rows_per_feature": [Interval(Real, 0, None, closed="left")],
     }
 
     def __init__(
@@ -161,6 +225,11 @@ class _HHCARTBase(TreeClassifier):
         max_misclassification_rate: float = 0.0,
         categorical_features=None,
         random_state=None,
+        min_class_rows: int | str = 2,
+        null_eigenvectors: str = "use",
+        axis_parallel: bool = True,
+        oblique_rows_per_feature: float = 2.0,
+        eigenvector_sign: str = "largest_positive",
     ):
         self.criterion = criterion
         self.tau = tau
@@ -169,22 +238,31 @@ class _HHCARTBase(TreeClassifier):
         self.max_misclassification_rate = max_misclassification_rate
         self.categorical_features = categorical_features
         self.random_state = random_state
+        self.min_class_rows = min_class_rows
+        self.null_eigenvectors = null_eigenvectors
+        self.axis_parallel = axis_parallel
+        self.oblique_rows_per_feature = oblique_rows_per_feature
+        self.eigenvector_sign = eigenvector_sign
 
     def _make_split_finder(self) -> SplitFinder:
-        return HouseholderSplitFinder(split_criterion(self.criterion), self._mode,
-                                      float(self.tau))
+        return HouseholderSplitFinder(
+            split_criterion(self.criterion), self._mode, float(self.tau),
+            min_oblique_ratio=float(self.oblique_rows_per_feature),
+            min_class_rows=self.min_class_rows, null_eigenvectors=self.null_eigenvectors,
+            axis_parallel=bool(self.axis_parallel), eigenvector_sign=self.eigenvector_sign)
 
 
 class HouseholderSplitFinder(SplitFinder):
     """HHCART(A) or HHCART(D)'s search at one node (``find_householder_split``)."""
 
-    def __init__(self, criterion, mode, tau):
+    def __init__(self, criterion, mode, tau, **options):
         self.criterion, self.mode, self.tau = criterion, mode, tau
+        self.options = options  # find_householder_split's keyword arguments
 
     def split(self, node: Node) -> Split | None:
         X, y = self.node_data(node)
         return find_householder_split(X, y, self.n_classes, self.criterion, self.mode,
-                                      self.tau)
+                                      self.tau, **self.options)
 
 
 @register_algorithm(
@@ -205,6 +283,18 @@ class HHCARTAClassifier(_HHCARTBase):
     categorical_features : indices of qualitative columns, mapped to CRIMCOORDs at
         each node (§3.2); None lets the runner take them from the dataset.
     random_state : unused (the search is deterministic); kept for a uniform API.
+    min_class_rows : rows a class needs at a node to enter the eigen-analysis: an int
+        >= 2 (2, the default: any class with two distinct points, §3.1) or 'full_rank'
+        (p + 1 rows).
+    null_eigenvectors : 'use' (default) or 'skip' the eigenvectors of zero eigenvalues
+        of a singular class covariance (§3.1, "the available eigenvectors").
+    axis_parallel : whether the best split in the original space competes with the
+        reflected ones (True, Algorithm 1); False keeps it only where no reflection is
+        done (module docstring).
+    oblique_rows_per_feature : reflected splits are searched only in nodes with more
+        than this many rows per feature (2.0, the OC1 rule quoted in §3.1; 0: always).
+    eigenvector_sign : the sign each eigenvector is reflected with (eq. 2):
+        'largest_positive' (default), 'first_positive', or 'both' signs.
     """
 
     _mode = "A"
