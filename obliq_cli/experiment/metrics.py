@@ -72,7 +72,9 @@ class Metric:
     ``column`` names one of schema.RUN_COLUMNS, else in the row's ``extra`` JSON);
     ``derive(runs)`` instead makes the value from stored columns when results are read.
     ``unit`` is shown in captions and axis labels; ``percent``: a percentage (tolerances in
-    percentage points); ``fraction``: a rate in [0, 1] (its agreement floor is 0.02)."""
+    percentage points); ``fraction``: a rate in [0, 1] (its agreement floor is 0.02);
+    ``paper_metric``: the metric this one is a reading of, whose published values it is
+    compared with when a reference file has none of its own (macro_f1_pr -> macro_f1)."""
 
     name: str
     unit: str
@@ -84,6 +86,7 @@ class Metric:
     derive: Callable | None = None
     column: str | None = None
     title: str = ""
+    paper_metric: str = ""
 
     @property
     def label(self) -> str:
@@ -137,6 +140,49 @@ def _macro_f1(m: Measured) -> float:
     return float(np.nanmean(np.where(occurring, f1, np.nan)))
 
 
+def macro_f1_of_means(matrix: np.ndarray, skip_unpredicted: bool = False) -> float:
+    """F1 of the macro precision and macro recall of one confusion matrix (rows true,
+    columns predicted; Sokolova & Lapalme 2009, Table 3), over the classes that occur in
+    the test rows or the predictions (those of ``macro_f1``). An undefined rate (0/0)
+    counts as 0, except that ``skip_unpredicted`` leaves a class that is never predicted
+    out of the macro precision. NaN for an empty matrix."""
+    matrix = np.asarray(matrix, dtype=np.float64)
+    tp = np.diag(matrix)
+    true_n, pred_n = matrix.sum(axis=1), matrix.sum(axis=0)
+    occurring = (true_n + pred_n) > 0
+    if not occurring.any():
+        return float("nan")
+    precision = tp / np.maximum(pred_n, 1)
+    recall = tp / np.maximum(true_n, 1)
+    precise = occurring & (pred_n > 0) if skip_unpredicted else occurring
+    macro_p = precision[precise].mean() if precise.any() else 0.0
+    macro_r = recall[occurring].mean()
+    return 0.0 if macro_p + macro_r == 0 else float(2 * macro_p * macro_r / (macro_p + macro_r))
+
+
+def _stored_f1_of_means(cell, skip_unpredicted: bool) -> float:
+    """``macro_f1_of_means`` of one stored confusion cell (JSON); NaN for a cell that is
+    not a non-empty square matrix of counts (a failed task's blank, a hand-made row), so
+    reading results never fails on it."""
+    try:
+        matrix = np.asarray(json.loads(cell), dtype=np.float64)
+    except (TypeError, ValueError):
+        return float("nan")
+    if matrix.ndim != 2 or matrix.shape[0] != matrix.shape[1] or matrix.size == 0:
+        return float("nan")
+    return macro_f1_of_means(matrix, skip_unpredicted)
+
+
+def _from_confusion(skip_unpredicted: bool):
+    """A ``derive`` that applies ``macro_f1_of_means`` to each row's stored confusion
+    matrix."""
+    def derive(runs) -> np.ndarray:
+        cells = runs["confusion"] if "confusion" in runs else [None] * len(runs)
+        return np.array([_stored_f1_of_means(c, skip_unpredicted) for c in cells],
+                        dtype=np.float64)
+    return derive
+
+
 for _metric in (
     Metric("test_accuracy", "%", True, 2, percent=True, column="test_accuracy",
            compute=lambda m: 100.0 * _correct(m) / max(m.y_test.size, 1)),
@@ -147,6 +193,11 @@ for _metric in (
                                            == np.asarray(m.y_fit))) * 100.0),
     Metric("macro_f1", "", True, 3, fraction=True, column="macro_f1", compute=_macro_f1,
            title="macro F"),
+    Metric("macro_f1_pr", "", True, 3, fraction=True, derive=_from_confusion(False),
+           title="F of macro precision and recall", paper_metric="macro_f1"),
+    Metric("macro_f1_pr_skip", "", True, 3, fraction=True, derive=_from_confusion(True),
+           title="F of macro precision (predicted classes) and recall",
+           paper_metric="macro_f1"),
     Metric("n_leaves", "leaves", False, 1, column="n_leaves", compute=_size_of("n_leaves_"),
            title="tree size"),
     Metric("n_internal", "internal nodes", False, 1, column="n_internal",

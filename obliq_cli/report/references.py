@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..experiment.metrics import METRICS
 from ..reference_file import COLUMNS, read_reference  # noqa: F401  (read here by the report)
 
 TOLERANCE_POINTS = 2.0
@@ -37,8 +38,16 @@ def values_for(ref: pd.DataFrame, metric: str) -> tuple[pd.DataFrame, str]:
 
     Accuracy and error stand in for each other (value = 100 - value, same sd, same printed
     precision) when the file has only the other: the UMT paper prints error, HHCART accuracy.
+    A metric that is a reading of another (its ``paper_metric``: macro_f1_pr of macro_f1)
+    is compared with that one's values when the file has none of its own.
     """
     rows = ref[ref["metric"] == metric]
+    declared = METRICS.get(metric)
+    if not len(rows) and declared is not None and declared.paper_metric:
+        rows = ref[ref["metric"] == declared.paper_metric].copy()
+        if len(rows):
+            rows["metric"] = metric
+            return rows, f"the paper's {declared.paper_metric} is compared with {metric}"
     other = COMPLEMENTS.get(metric)
     if len(rows) or other is None or not (ref["metric"] == other).any():
         return rows.copy(), ""
