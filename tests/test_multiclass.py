@@ -41,13 +41,31 @@ def test_votes_are_summed_member_posteriors():
         votes[:, i] += p[:, 0]
         votes[:, j] += p[:, 1]
     assert np.allclose(ovo.votes(X), votes)
-    ovr = make_estimator("umt-ovr", random_state=2).fit(X, y)
+    ovr = make_estimator("umt-ovr", random_state=2, members="two_class").fit(X, y)
     votes = np.c_[[t.predict_proba(X)[:, 0] for t in ovr.estimators_]].T
     assert np.allclose(ovr.votes(X), votes)
     # member problems: pair rows only / everything relabelled
     assert len(ovo.estimators_[0].tree_.value[0]) == 2
     assert ovo.estimators_[0].tree_.value[0].sum() == np.isin(y, ["a", "b"]).sum()
     assert ovr.estimators_[2].tree_.value[0].tolist() == [(y == "c").sum(), (y != "c").sum()]
+
+
+def test_author_one_vs_rest_members_are_k_class_trees_that_vote_every_class():
+    """umt-ovr's default (ISELL train_svmtree): member i grows on all rows with their
+    three labels, only eq. 4 sees class i against the rest, and every member adds all
+    three leaf posteriors to the votes."""
+    X, y = blobs(seed=1)
+    ovr = make_estimator("umt-ovr", random_state=2).fit(X, y)
+    assert ovr.members == "all_classes"
+    votes = sum(t.predict_proba(X) for t in ovr.estimators_)
+    assert np.allclose(ovr.votes(X), votes)
+    counts = [(y == c).sum() for c in "abc"]
+    for i, member in enumerate(ovr.estimators_):
+        assert member.positive_class == i
+        assert member.tree_.value[0].tolist() == counts
+        leaves = member.tree_.value[member.tree_.is_leaf]
+        # grown until every leaf is pure in the three classes (or cannot be split)
+        assert (leaves > 0).sum(axis=1).min() == 1
 
 
 def test_generic_wrappers_take_any_two_class_tree_and_seed_reproduces():
@@ -93,7 +111,12 @@ def test_rules_name_the_data_columns_and_the_wrapper_classes(name):
               if "class " in line}
     assert leaves <= {"a", "b", "c", "rest"} and leaves - {"rest"}
     if name == "umt-ovr":
-        assert "# tree a vs rest" in text and "rest" in leaves
+        # the author's members keep the three classes in their leaves; the two-class
+        # members name their other side "rest"
+        assert "# tree a vs rest" in text and "rest" not in leaves
+        two = make_estimator(name, random_state=0, members="two_class").fit(frame, y)
+        assert "rest" in {line.split("class ")[1].split(" [")[0]
+                          for line in two.export_text().splitlines() if "class " in line}
     # names given explicitly win; the generic wrapper does the same
     m = OneVsOneTrees(make_estimator("cart-ap"), random_state=0).fit(X, y)
     named = m.export_text(["u", "v"])

@@ -118,7 +118,7 @@ def test_same_seed_same_tree_and_predictions_equal_rules():
     b = make_estimator("umt", random_state=11).fit(X, y)
     assert a.tree_.to_json() == b.tree_.to_json()
     assert (rule_predictions(a, X) == a.predict(X)).all()
-    refit = make_estimator("umt", random_state=11, refit=True).fit(X, y)
+    refit = make_estimator("umt", random_state=11, refit=True, sweep="eq4").fit(X, y)
     assert (refit.predict(X) == y).mean() > 0.9
 
 
@@ -131,12 +131,13 @@ def test_both_sides_splits_a_feature_with_class_one_low():
     y = np.array([1] * 10 + [0] * 100)
     X = x[:, None]
     args = (X, y, np.zeros(1), np.ones(1), margin_grid(0.5, 2, 0.1), np.ones(110, bool))
-    feature, threshold, _ = best_margin_split(*args, both_sides=True)
+    args_eq4 = {"sweep": "eq4"}
+    feature, threshold, _ = best_margin_split(*args, both_sides=True, **args_eq4)
     assert feature == 0 and 1.0 < threshold < 2.0
     assert ((X[:, 0] <= threshold) == (y == 1)).all()
-    _, printed, _ = best_margin_split(*args, both_sides=False)
+    _, printed, _ = best_margin_split(*args, both_sides=False, **args_eq4)
     assert not 1.0 < printed < 2.0
-    tree = make_estimator("umt", both_sides=True, random_state=0).fit(X, y)
+    tree = make_estimator("umt", both_sides=True, sweep="eq4", random_state=0).fit(X, y)
     assert tree.n_leaves_ == 2 and (tree.predict(X) == y).all()
 
 

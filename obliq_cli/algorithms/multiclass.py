@@ -9,12 +9,18 @@ docs/reference-programs.md):
 * OVO grows K(K-1)/2 trees, one per class pair (i, j), i < j, on the rows of those two
   classes; tree (i, j) adds its leaf posterior of class i to vote i and of class j to
   vote j.
-* OVR grows K trees; tree i separates class i from the rest. Here the member is a plain
+* OVR grows K trees; tree i separates class i from the rest. The generic wrapper
+  (``OneVsRestTrees``, and ``umt-ovr`` with ``members="two_class"``) grows a plain
   two-class tree on the relabelled problem (class i -> code 0, the rest -> code 1, so
-  class i is the code's ``positive`` class), and it adds its posterior of "class i" to
-  vote i. (The author's OVR trees keep the K-class counts in their leaves and every tree
-  adds all K posteriors; a generic wrapper around any two-class estimator cannot, so
-  it uses the relabelled two-class problem described here.)
+  class i is the code's ``positive`` class), which adds its posterior of "class i" to
+  vote i. The author's code does otherwise, and ``umt-ovr``'s default
+  ``members="all_classes"`` follows it: tree i grows on all rows with their K labels;
+  only eq. 4 sees class i against the rest, while the split errors, the stopping rule
+  (a node is split until it is pure in the K classes), the leaves and the pruning keep
+  the K classes, and every tree adds all K leaf posteriors to the votes. Each member is
+  then a K-class tree of its own, so the K trees vote as an ensemble (the ablation in
+  docs/reproduction.md: on the UMT paper's Table 4 this is what makes one-vs-rest the
+  more accurate decomposition, as the paper reports).
 * The votes are normalised to sum to one (``predict_proba``) and the prediction is the
   argmax (ties: the lowest class).
 
@@ -36,10 +42,10 @@ from sklearn.base import clone
 from sklearn.utils._param_validation import HasMethods
 
 from ..errors import ObliqError
-from ..parameters import RANDOM_STATE
+from ..parameters import RANDOM_STATE, StrOptions
 from ..registry import register_algorithm
 from .base import ObliqClassifier, as_rng, fit_input, predict_input
-from .umt import UMTClassifier
+from .umt import UMTClassifier, UMTOneVsRestMember
 
 
 class _DecompositionTrees(ObliqClassifier):
@@ -53,6 +59,14 @@ class _DecompositionTrees(ObliqClassifier):
 
     def _make_member(self):  # pragma: no cover - overridden
         return clone(self.estimator)
+
+    def _members_keep_all_classes(self) -> bool:
+        """Whether every member grows on all rows with their K labels (the author's
+        one-vs-rest UMT) instead of its two-class problem."""
+        return False
+
+    def _member_for(self, m: int):
+        return self._make_member()
 
     def validate_params(self) -> None:
         super().validate_params()
@@ -69,6 +83,8 @@ class _DecompositionTrees(ObliqClassifier):
         labels them 0 (first class) / 1; OVR keeps every row, 0 = its class, 1 = rest."""
         y_codes = np.asarray(y_codes)
         prob = self.problems_[m]
+        if self._members_keep_all_classes():
+            return X, y_codes
         if len(prob) == 2:
             keep = (y_codes == prob[0]) | (y_codes == prob[1])
             return X[keep], (y_codes[keep] == prob[1]).astype(np.int64)
@@ -87,7 +103,7 @@ class _DecompositionTrees(ObliqClassifier):
         self.estimators_ = []
         for m in range(len(self.problems_)):  # a loop per member tree
             Xm, ym = self.member_problem(m, X, codes)
-            member = self._make_member()
+            member = self._member_for(m)
             if "random_state" in member.get_params():
                 member.set_params(random_state=np.random.default_rng(int(seeds[m])))
             self.estimators_.append(member.fit(Xm, ym))
@@ -111,6 +127,10 @@ class _DecompositionTrees(ObliqClassifier):
         X = predict_input(self, X)
         votes = np.zeros((X.shape[0], len(self.classes_)))
         for prob, member in zip(self.problems_, self.estimators_):
+            if self._members_keep_all_classes():
+                votes[:, np.asarray(member.classes_, dtype=np.int64)] += \
+                    member.predict_proba(X)
+                continue
             post = self._member_posterior(member, X)
             votes[:, prob[0]] += post[:, 0]
             if len(prob) == 2:
@@ -149,8 +169,11 @@ class _DecompositionTrees(ObliqClassifier):
         for prob, member in zip(self.problems_, self.estimators_):
             names = [str(self.classes_[c]) for c in prob]
             title = " vs ".join(names) if len(prob) == 2 else f"{names[0]} vs rest"
-            coded = names if len(prob) == 2 else [names[0], "rest"]  # member codes 0, 1
-            member_names = [coded[int(c)] for c in member.classes_]
+            if self._members_keep_all_classes():
+                member_names = [str(self.classes_[int(c)]) for c in member.classes_]
+            else:
+                coded = names if len(prob) == 2 else [names[0], "rest"]  # member codes 0, 1
+                member_names = [coded[int(c)] for c in member.classes_]
             if "class_names" in inspect.signature(member.export_text).parameters:
                 text = member.export_text(feature_names, class_names=member_names)
             else:  # a member of another kind names its leaves itself
@@ -200,8 +223,8 @@ class OneVsRestTrees(_DecompositionTrees):
         return [(i,) for i in range(k)]
 
 
-_UMT_PARAMS = ("c_min", "c_max", "c_step", "refit", "normalize", "both_sides",
-               "min_samples_split", "max_depth")
+_UMT_PARAMS = ("c_min", "c_max", "c_step", "refit", "normalize", "both_sides", "sweep",
+               "feature_by", "min_samples_split", "max_depth")
 
 
 class _UMTMembers:
@@ -229,7 +252,33 @@ class UMTOneVsOneClassifier(_UMTMembers, OneVsOneTrees):
     "summed posteriors vote (Yildiz 2011 §3.2)",
 )
 class UMTOneVsRestClassifier(_UMTMembers, OneVsRestTrees):
-    """UMT one-vs-rest; parameters as ``umt`` (each member gets its own rng stream)."""
+    """UMT one-vs-rest; parameters as ``umt`` (each member gets its own rng stream),
+    and ``members``: "all_classes" (default, the author's code): member i is a K-class
+    tree whose eq. 4 sees class i against the rest (``UMTOneVsRestMember``);
+    "two_class": member i is a two-class UMT on the relabelled problem (module
+    docstring)."""
+
+    _parameter_constraints = {**UMTClassifier._parameter_constraints,
+                              "members": [StrOptions({"all_classes", "two_class"})]}
+
+    def __init__(self, c_min: float = -2.0, c_max: float = 2.0, c_step: float = 0.1,
+                 refit: bool = False, normalize: bool = True, both_sides: bool = False,
+                 sweep: str = "sign", feature_by: str = "learn",
+                 min_samples_split: int = 2, max_depth: int | None = None,
+                 random_state=None, members: str = "all_classes"):
+        UMTClassifier.__init__(self, c_min, c_max, c_step, refit, normalize, both_sides,
+                               sweep, feature_by, min_samples_split, max_depth,
+                               random_state)
+        self.members = members
+
+    def _members_keep_all_classes(self) -> bool:
+        return self.members == "all_classes"
+
+    def _member_for(self, m: int):
+        if not self._members_keep_all_classes():
+            return self._make_member()
+        return UMTOneVsRestMember(positive_class=self.problems_[m][0],
+                                  **{p: getattr(self, p) for p in _UMT_PARAMS})
 
 
 # The names these classes had before the estimators were named alike.
