@@ -264,7 +264,8 @@ import json, sys
 import numpy as np
 from obliq_cli import load_dataset, make_estimator
 X, y, _ = load_dataset("apdt_problem1")
-tree = make_estimator("apdt", random_state=0).fit(X[:150], y[:150]).tree_
+n, params = json.loads(sys.argv[1])
+tree = make_estimator("apdt", random_state=0, **params).fit(X[:n], y[:n]).tree_
 json.dump([np.asarray(tree.children_left).tolist(), np.asarray(tree.weights).tolist(),
            np.asarray(tree.threshold).tolist()], sys.stdout)
 """
@@ -278,12 +279,139 @@ def test_compiled_and_pure_python_kernels_grow_the_same_tree():
     import subprocess
     import sys
 
-    def tree(disable_jit):
+    def tree(disable_jit, case):
         env = dict(os.environ, NUMBA_DISABLE_JIT=disable_jit)
-        run = subprocess.run([sys.executable, "-c", _APDT_TREE], env=env, check=True,
-                             capture_output=True, text=True)
+        run = subprocess.run([sys.executable, "-c", _APDT_TREE, json.dumps(case)], env=env,
+                             check=True, capture_output=True, text=True)
         return json.loads(run.stdout)
 
-    compiled = tree("0")
-    assert len(compiled[0]) > 3  # a tree with several splits
-    assert compiled == tree("1")
+    # Each reading of a Perceptron iteration; the interpreted "pass" reading is slow, so
+    # it runs on fewer rows and Alopex iterations.
+    for case in ([150, {"perceptron_iteration": "pattern"}],
+                 [100, {"perceptron_iteration": "pass", "alopex_iterations": 40}]):
+        compiled = tree("0", case)
+        assert len(compiled[0]) > 3  # a tree with several splits
+        assert compiled == tree("1", case)
+
+
+# ------------------------------------------------ the readings of docs/ablations/apdt.md
+def reference_errors_at_cycle_ends(Z, s, n_iter):
+    """Plain Python: the errors of the cyclic Perceptron's hyperplane at every cycle's
+    end and at the end, and the final hyperplane's errors."""
+    w = np.zeros(Z.shape[1])
+    seen = []
+    for it in range(n_iter):
+        i = it % Z.shape[0]
+        if s[i] * float(Z[i] @ w) <= 0:
+            w = w + s[i] * Z[i]
+        if (it + 1) % Z.shape[0] == 0:
+            seen.append(int(np.sum(s * (Z @ w) <= 0)))
+    final = int(np.sum(s * (Z @ w) <= 0))
+    return min(seen + [final]), final
+
+
+def test_pass_reading_runs_max_300_n_cycles_and_finds_a_thin_margin():
+    # A separable set whose margin one cycle (the "pattern" reading's 300 presentations
+    # of 300 patterns) does not find: the "pass" reading runs 300 cycles and does.
+    X, y = separable_with_gap(300, 0.002, 11)
+    Z, s = augmented(X), np.where(y == 1, 1.0, -1.0)
+    nsp_pattern, w_pattern = nonseparable(Z, s, perceptron_iteration="pattern")
+    nsp_pass, w_pass = nonseparable(Z, s)  # the default
+    assert nsp_pattern > 0 and w_pattern is None
+    assert nsp_pass == 0 and np.all(s * (Z @ w_pass) > 0)
+    # "pass" is "pattern" with max(300, n) * n presentations
+    assert apdt._perceptron_iterations(300, 300, True) == 300 * 300
+    assert apdt._perceptron_iterations(400, 300, False) == 400
+    xor = augmented(np.random.default_rng(12).uniform(-1, 1, size=(40, 2)))
+    s_xor = np.where(xor[:, 1] * xor[:, 2] > 0, 1.0, -1.0)
+    w, counts = perceptron_counts(xor, s_xor, 300 * 40)
+    expected = int(np.sum(counts >= 0.6 * counts.max()))
+    assert nonseparable(xor, s_xor, perceptron_iteration="pass")[0] == expected
+    assert nonseparable(xor, s_xor, perceptron_iteration="pattern",
+                        perceptron_min_iterations=300 * 40)[0] == expected
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_error_readings_count_the_misclassified_patterns(seed):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(10, 50))
+    Z = augmented(rng.uniform(-1, 1, size=(n, 2)))
+    s = np.where(Z[:, 1] * Z[:, 2] + 0.2 > 0, 1.0, -1.0)
+    for iteration, n_iter in (("pattern", max(300, n)), ("pass", max(300, n) * n)):
+        pocket, final = reference_errors_at_cycle_ends(Z, s, n_iter)
+        assert nonseparable(Z, s, separability="final_errors",
+                            perceptron_iteration=iteration)[0] == final
+        assert nonseparable(Z, s, separability="pocket_errors",
+                            perceptron_iteration=iteration)[0] == pocket <= final
+    # A separable set is separable under every reading, with its separating hyperplane.
+    X, y = separable_with_gap(150, 0.15, 1)
+    Zs, ss = augmented(X), np.where(y == 1, 1.0, -1.0)
+    for reading in ("updates", "final_errors", "pocket_errors"):
+        nsp, w = nonseparable(Zs, ss, separability=reading)
+        assert nsp == 0 and np.all(ss * (Zs @ w) > 0)
+
+
+def test_printed_temperature_is_delta_times_the_window_mean():
+    dE = np.array([0.0, 1, -2, 3, -4, 5, -6, 7, -8, 9, -10, 0.5])
+    for reading, factor in (("mean", 1.0), ("printed", 0.05)):
+        x = np.ones(2)
+        T = apdt._next_direction(x, np.zeros(2), dE, 10, 1000.0, 10,
+                                 apdt._temperature_scale(reading, 0.05))
+        assert T == pytest.approx(factor * np.mean(np.abs(dE[:10])))
+        # u = 0 < p keeps every direction: dE(10) = -10 < 0 makes p > 1/2
+        np.testing.assert_array_equal(x, np.ones(2))
+    # between window ends the temperature is carried over
+    assert apdt._next_direction(np.ones(2), np.zeros(2), dE, 11, 7.0, 10, 0.05) == 7.0
+
+
+@pytest.mark.parametrize("readings", [
+    {"perceptron_iteration": "pass"}, {"separability": "pocket_errors"},
+    {"separability": "final_errors"}, {"temperature": "printed"}])
+def test_compiled_node_search_follows_each_reading(readings):
+    # As test_compiled_node_search_is_alopex_over_eq_1, under each reading.
+    rng = np.random.default_rng(3)
+    X = rng.uniform(-1, 1, size=(60, 3))
+    s = np.where(X[:, 0] * X[:, 1] + 0.3 * rng.standard_normal(60) > 0, 1.0, -1.0)
+    Z = augmented(X)
+    finder = make_estimator("apdt", alopex_iterations=100, **readings)._make_split_finder()
+    ours_rng, ref_rng = np.random.default_rng(13), np.random.default_rng(13)
+    finder.rng = ours_rng
+    ours = finder._search_node(Z, s)
+    perceptron = {k: v for k, v in readings.items() if k != "temperature"}
+
+    class Score(ReferenceNodeScore):
+        def __call__(self, W):
+            left = self.Z @ W <= 0
+            n_left = int(left.sum())
+            nsp = [nonseparable(self.Z[side], self.s[side], **perceptron)[0]
+                   if side.any() else 0 for side in (left, ~left)]
+            value = split_score(n_left, left.size - n_left, nsp[0], nsp[1], 4)
+            if 0 < n_left < left.size and value < self.best[0]:
+                self.best = (value, W.copy())
+            return value
+
+    w0 = apdt._initial_hyperplane(Z, s, ref_rng)
+    score = Score(Z, s)
+    alopex(score, w0, ref_rng, n_iter=100, stop_at=0.0,
+           temperature=readings.get("temperature", "mean"))
+    np.testing.assert_array_equal(ours, score.best[1])
+    assert ours_rng.random() == ref_rng.random()
+
+
+def test_scikit_learn_checks_pass_under_the_readings():
+    from sklearn.utils.estimator_checks import check_estimator
+
+    from obliq_cli import expected_failed_checks
+
+    check_estimator(make_estimator("apdt", alopex_iterations=30, perceptron_iteration="pass",
+                                   separability="pocket_errors", temperature="printed"),
+                    expected_failed_checks=expected_failed_checks("apdt"))
+
+
+@pytest.mark.parametrize("params", [{"perceptron_iteration": "epoch"},
+                                    {"separability": "errors"}, {"temperature": "1000"},
+                                    {"perceptron_min_iterations": 0}])
+def test_bad_readings_are_one_line_errors(params):
+    with pytest.raises(ObliqError) as err:
+        make_estimator("apdt", **params).validate_params()
+    assert "\n" not in str(err.value)

@@ -6,18 +6,41 @@ patterns* of each child, estimated with the Perceptron (§II, second paragraph).
 
 Separability estimate (§II; Roychowdhury, Siu & Kailath 1995, Th. 6)
     The Perceptron (augmented patterns z = (1, x), labels s = +-1, w(0) = 0, update
-    w += s z when s w.z <= 0) runs for max(300, |S|) iterations (§III), one presented
-    pattern per iteration. Patterns are presented *cyclically* in a fixed order: the
-    paper says "we classify the next pattern". The order is one random permutation of the
-    node's rows, drawn from the finder's rng once per node, and each child keeps its rows
-    in that order, so F is a deterministic function of W within a node (Alopex compares F
-    values over iterations, eq. 4). The number of updates of each pattern is counted; with
-    M the largest count, patterns updated at least rho M times (rho = 0.6) are
-    nonseparable. The set is declared separable (nsp = 0) when the final Perceptron
-    hyperplane classifies every pattern correctly -- the rho rule alone would always flag
-    the most-updated pattern -- and that hyperplane is returned (Table I, step 4).
-    A single-class set is separable without running the Perceptron; the loop also stops
-    once a whole cycle passes without an update (nothing can change after that).
+    w += s z when s w.z <= 0) runs for max(300, |S|) iterations (§III), each iteration
+    one full cycle through S (``perceptron_iteration="pass"``, the default). Patterns
+    are presented *cyclically* in a fixed order: the paper says "we classify the next
+    pattern". The order is one random permutation of the node's rows, drawn from the
+    finder's rng once per node, and each child keeps its rows in that order, so F is a
+    deterministic function of W within a node (Alopex compares F values over iterations,
+    eq. 4). The number of updates of each pattern is counted; with M the largest count,
+    patterns updated at least rho M times (rho = 0.6) are nonseparable. The set is
+    declared separable (nsp = 0) when the final Perceptron hyperplane classifies every
+    pattern correctly -- the rho rule alone would always flag the most-updated pattern
+    -- and that hyperplane is returned (Table I, step 4). A single-class set is separable
+    without running the Perceptron; the loop also stops once a whole cycle passes
+    without an update (nothing can change after that).
+
+    What an "iteration" is (docs/ablations/apdt.md). §II calls one presented pattern an
+    iteration ("at each iteration we classify the next pattern"); read so
+    (``perceptron_iteration="pattern"``, obliq's default before the ablation), the
+    max(300, |S|) iterations of §III are a single cycle for any node of 300 patterns or
+    more: every count is then 0 or 1, M = 1, the rho rule of §II selects nothing (every
+    pattern updated once is "nonseparable") and the patterns that update "infinitely
+    often" (the theorem the estimate rests on) cannot be told from the others. A
+    separable child of a few hundred uniform points is then almost never recognised
+    (its margin needs tens of cycles), the one-step look-ahead rarely fires, and the
+    trees of Tables II-III come out 2-4x larger than the paper's. Read as cycles,
+    rho means what §II says and the tree sizes of Problems 1 and 3 agree with the
+    paper's; that is the default. It costs: a node of n nonseparable patterns runs
+    max(300, n) n presentations per child and Alopex iteration (a 1000-point problem
+    grows in about 10 s instead of 0.05 s).
+
+    Readings of how the run is scored (``separability``; not in the paper, ablated):
+    "updates" is §II's rho M rule above; "final_errors" counts the patterns the final
+    hyperplane misclassifies; "pocket_errors" the fewest misclassified by the hyperplane
+    in hand at the end of any cycle (Gallant's pocket algorithm). All three declare a
+    set separable exactly when a hyperplane seen separates it (the last two stop at the
+    first cycle that ends clean).
 
 Compiled kernels
     The Perceptron, the separability test and each node's whole Alopex search
@@ -53,7 +76,9 @@ Alopex, eqs. (2)-(5) (Unnikrishnan & Venugopal 1994, as given in §II-B)
     keep the ratio of the original ("comparing current dE with its recent averaged value",
     §II-B); with delta kept, |dE|/T is about 1/delta = 20, p is 0 or 1, and the search
     falls into a deterministic 2- or 4-cycle (we saw 17 distinct partitions in 500
-    iterations at the root of Problem 1). When T = 0 (F did not change over the window)
+    iterations at the root of Problem 1). ``temperature="printed"`` keeps delta/N as
+    printed, for the ablation (docs/ablations/apdt.md: it grows larger trees). When
+    T = 0 (F did not change over the window)
     p is 1/2 for dE = 0 and 0 or 1 by the sign of dE otherwise (the limit of eq. 4). The
     best W seen is kept; the search stops early when F* = 0 (Table I, step 4). W(0) is
     the hyperplane through the midpoint of two random patterns of different classes,
@@ -97,13 +122,40 @@ PERCEPTRON_MIN_ITERATIONS = 300
 
 
 # ---------------------------------------------------------------- perceptron
+# Codes of the readings, as the compiled kernels take them.
+SEPARABILITY_CODES = {"updates": 0, "final_errors": 1, "pocket_errors": 2}
+PERCEPTRON_ITERATION_CODES = {"pattern": 0, "pass": 1}
+
+
 @numba.njit(cache=True, nogil=True)
-def _perceptron(Z, s, rows, n_iter):
-    """Cyclic Perceptron over ``Z[rows]`` (presentation order = ``rows``' order):
-    final weights and per-pattern update counts (see the module docstring)."""
+def _errors(Z, s, rows, w):
+    """Number of ``Z[rows]`` that ``w`` misclassifies (s w.z <= 0)."""
+    d = Z.shape[1]
+    wrong = 0
+    for i in range(rows.size):
+        r = rows[i]
+        dot = 0.0
+        for j in range(d):
+            dot += Z[r, j] * w[j]
+        if not s[r] * dot > 0.0:
+            wrong += 1
+    return wrong
+
+
+@numba.njit(cache=True, nogil=True)
+def _perceptron(Z, s, rows, n_iter, pocket):
+    """Cyclic Perceptron over ``Z[rows]`` (presentation order = ``rows``' order).
+
+    Returns (final weights, per-pattern update counts, pocket weights, pocket errors).
+    With ``pocket`` the hyperplane in hand at the end of every cycle through the rows
+    (and at the end) is scored on all of them and the one with the fewest errors is kept
+    (Gallant's pocket; -1 errors when not asked for). See the module docstring.
+    """
     m, d = rows.size, Z.shape[1]
     w = np.zeros(d)
     counts = np.zeros(m, dtype=np.int64)
+    best_w = w.copy()
+    best_errors = -1
     pos = 0
     clean = 0
     for _ in range(n_iter):
@@ -123,11 +175,31 @@ def _perceptron(Z, s, rows, n_iter):
         pos += 1
         if pos == m:
             pos = 0
-    return w, counts
+            if pocket:
+                wrong = _errors(Z, s, rows, w)
+                if best_errors < 0 or wrong < best_errors:
+                    best_errors = wrong
+                    best_w = w.copy()
+                    if wrong == 0:
+                        break
+    if pocket:
+        wrong = _errors(Z, s, rows, w)
+        if best_errors < 0 or wrong < best_errors:
+            best_errors = wrong
+            best_w = w.copy()
+    return w, counts, best_w, best_errors
 
 
 @numba.njit(cache=True, nogil=True)
-def _nonseparable(Z, s, rows, rho):
+def _perceptron_iterations(m, min_iterations, per_pass):
+    """Presented patterns: max(min_iterations, m) iterations (§III), each one pattern
+    (``per_pass`` False) or one full cycle through the m patterns (True)."""
+    n_iter = max(min_iterations, m)
+    return n_iter * m if per_pass else n_iter
+
+
+@numba.njit(cache=True, nogil=True)
+def _nonseparable(Z, s, rows, rho, min_iterations, per_pass, separability):
     """(nsp, w, separable) of ``Z[rows]``: see ``nonseparable``."""
     m, d = rows.size, Z.shape[1]
     w = np.zeros(d)
@@ -141,19 +213,18 @@ def _nonseparable(Z, s, rows, rho):
             break
     if single:
         return 0, w, False
-    w, counts = _perceptron(Z, s, rows, max(PERCEPTRON_MIN_ITERATIONS, m))
-    clean = True
-    for i in range(m):
-        r = rows[i]
-        dot = 0.0
-        for j in range(d):
-            dot += Z[r, j] * w[j]
-        if not s[r] * dot > 0.0:
-            clean = False
-            break
-    if clean:
+    n_iter = _perceptron_iterations(m, min_iterations, per_pass)
+    w, counts, pocket_w, pocket_errors = _perceptron(Z, s, rows, n_iter, separability == 2)
+    if separability == 2:  # the fewest errors of any hyperplane seen
+        if pocket_errors == 0:
+            return 0, pocket_w, True
+        return pocket_errors, pocket_w, False
+    wrong = _errors(Z, s, rows, w)
+    if wrong == 0:
         return 0, w, True
-    cut = rho * counts.max()
+    if separability == 1:  # the errors of the final hyperplane
+        return wrong, w, False
+    cut = rho * counts.max()  # §II: updated at least rho M times
     nsp = 0
     for i in range(m):
         if counts[i] >= cut:
@@ -173,15 +244,25 @@ def perceptron_counts(Z: np.ndarray, s: np.ndarray, n_iter: int | None = None):
         n_iter = max(PERCEPTRON_MIN_ITERATIONS, Z.shape[0])
     if Z.shape[0] == 0:
         return np.zeros(Z.shape[1]), np.zeros(0, dtype=np.int64)
-    return _perceptron(Z, s, np.arange(Z.shape[0]), int(n_iter))
+    w, counts, _, _ = _perceptron(Z, s, np.arange(Z.shape[0]), int(n_iter), False)
+    return w, counts
 
 
-def nonseparable(Z: np.ndarray, s: np.ndarray, rho: float = 0.6):
+def nonseparable(Z: np.ndarray, s: np.ndarray, rho: float = 0.6, *,
+                 perceptron_iteration: str = "pass",
+                 perceptron_min_iterations: int = PERCEPTRON_MIN_ITERATIONS,
+                 separability: str = "updates"):
     """``(nsp, w)``: the estimated number of nonseparable patterns (§II) and, when it is
-    0 and the set has both classes, the Perceptron's separating hyperplane (else None)."""
+    0 and the set has both classes, the Perceptron's separating hyperplane (else None).
+
+    ``perceptron_iteration``, ``perceptron_min_iterations`` and ``separability`` are the
+    readings of ``APDTClassifier`` (module docstring)."""
     Z = np.ascontiguousarray(Z, dtype=np.float64)
     s = np.ascontiguousarray(s, dtype=np.float64)
-    nsp, w, separable = _nonseparable(Z, s, np.arange(Z.shape[0]), float(rho))
+    nsp, w, separable = _nonseparable(
+        Z, s, np.arange(Z.shape[0]), float(rho), int(perceptron_min_iterations),
+        PERCEPTRON_ITERATION_CODES[perceptron_iteration] == 1,
+        SEPARABILITY_CODES[separability])
     return int(nsp), (w if separable else None)
 
 
@@ -272,12 +353,13 @@ def _pairwise_sum(a, lo, n):
 
 
 @numba.njit(cache=True, nogil=True)
-def _next_direction(x, u, dE, j, T, window):
+def _next_direction(x, u, dE, j, T, window, scale):
     """Eqs. (3)-(5): the temperature T(j) and x(j) from x(j-1), the uniforms ``u`` and
-    the history dE; returns the new temperature (``x`` is updated in place)."""
+    the history dE; returns the new temperature (``x`` is updated in place). ``scale``
+    multiplies the window's mean |dE| (1, or delta for eq. (5) as printed)."""
     if j % window == 0:
         abs_dE = np.abs(dE[j - window:j])
-        T = _pairwise_sum(abs_dE, 0, window) / window
+        T = scale * (_pairwise_sum(abs_dE, 0, window) / window)
     if T > 0:
         p = 1.0 / (1.0 + np.exp(min(dE[j] / T, 700.0)))
     else:
@@ -289,14 +371,17 @@ def _next_direction(x, u, dE, j, T, window):
 
 
 def alopex(E, w0, rng: np.random.Generator, n_iter: int = 500, delta: float = 0.05,
-           temperature0: float = 1000.0, window: int = 10, stop_at: float | None = None):
+           temperature0: float = 1000.0, window: int = 10, stop_at: float | None = None,
+           temperature: str = "mean"):
     """Minimise any ``E`` with Alopex (§II-B, eqs. 2-5); returns ``(w_best, E_best, trace)``.
 
     W(0) = ``w0``, W(1) = W(0) + delta x(0) with x(0) uniform on {-1, +1}^n, then
     W(2), ..., W(n_iter) by eqs. (2)-(4) (Table I, step 4); ``trace`` holds E(W(k)).
     A Python loop around a Python ``E``, for studying Alopex; APDT's nodes run the
-    compiled ``_alopex_split`` (same update rule, same random draws).
+    compiled ``_alopex_split`` (same update rule, same random draws). ``temperature``:
+    "mean" or "printed" (``APDTClassifier``'s reading of eq. (5)).
     """
+    scale = _temperature_scale(temperature, delta)
     w = np.array(w0, dtype=np.float64)
     d = w.size
     trace = np.empty(n_iter + 1)
@@ -310,7 +395,7 @@ def alopex(E, w0, rng: np.random.Generator, n_iter: int = 500, delta: float = 0.
     last = 0
     for k in range(1, n_iter + 1):
         if k >= 2:  # p(k-1) from dE(k-1) and T(k-1) gives x(k-1); W(k) = W(k-1) + delta x
-            T = _next_direction(x, rng.random(d), dE, k - 1, T, window)
+            T = _next_direction(x, rng.random(d), dE, k - 1, T, window, scale)
         w = w + delta * x
         e = float(E(w))
         trace[k] = e
@@ -322,6 +407,11 @@ def alopex(E, w0, rng: np.random.Generator, n_iter: int = 500, delta: float = 0.
             if stop_at is not None and best_e <= stop_at:
                 break
     return best_w, best_e, trace[:last + 1]
+
+
+def _temperature_scale(temperature: str, delta: float) -> float:
+    """The factor of eq. (5)'s window mean: 1 ("mean") or delta ("printed")."""
+    return float(delta) if temperature == "printed" else 1.0
 
 
 # ------------------------------------------------------------------ the node
@@ -340,11 +430,13 @@ def _initial_hyperplane(Z: np.ndarray, s: np.ndarray, rng: np.random.Generator):
 
 
 @numba.njit(cache=True, nogil=True)
-def _alopex_split(Z, s, w0, uniforms, delta, temperature0, window, rho, M):
+def _alopex_split(Z, s, w0, uniforms, delta, temperature0, window, scale, rho, M,
+                  min_iterations, per_pass, separability):
     """Alopex (§II-B) over F(W, S^t) at one node, as ``alopex`` runs it with stop_at=0.
 
     ``Z`` holds the node's augmented patterns in presentation order, ``s`` labels +-1,
-    ``uniforms`` the (n_iter, d) uniform draws: row 0 gives x(0), row k-1 gives x(k-1).
+    ``uniforms`` the (n_iter, d) uniform draws: row 0 gives x(0), row k-1 gives x(k-1);
+    ``scale`` the temperature's factor, the last three the Perceptron's readings.
     Returns (the best W that sends rows both ways, whether there is one, the number of
     rows of ``uniforms`` used). F depends on W only through the partition, so each
     partition is scored once: an open-addressing table keyed by the packed partition,
@@ -379,7 +471,7 @@ def _alopex_split(Z, s, w0, uniforms, delta, temperature0, window, rho, M):
                 x[i] = -1.0 if uniforms[0, i] < 0.5 else 1.0
             used = 1
         elif k >= 2:
-            T = _next_direction(x, uniforms[k - 1], dE, k - 1, T, window)
+            T = _next_direction(x, uniforms[k - 1], dE, k - 1, T, window, scale)
             used = k
         if k >= 1:
             for i in range(d):
@@ -418,8 +510,13 @@ def _alopex_split(Z, s, w0, uniforms, delta, temperature0, window, rho, M):
                 break
             slot = (slot + 1) & (size - 1)
         if slots[slot] < 0:  # a new partition: run the Perceptron on both children
-            nsp_l = _nonseparable(Z, s, rows_l[:n_left], rho)[0] if n_left else 0
-            nsp_r = _nonseparable(Z, s, rows_r[:n_right], rho)[0] if n_right else 0
+            nsp_l = nsp_r = 0
+            if n_left:
+                nsp_l = _nonseparable(Z, s, rows_l[:n_left], rho, min_iterations,
+                                      per_pass, separability)[0]
+            if n_right:
+                nsp_r = _nonseparable(Z, s, rows_r[:n_right], rho, min_iterations,
+                                      per_pass, separability)[0]
             e = _split_score(float(n_left), float(n_right), float(nsp_l), float(nsp_r), M)
             keys[n_keys] = packed
             values[n_keys] = e
@@ -458,6 +555,19 @@ class APDTClassifier(TreeClassifier):
     normalize : None, or "max" to divide each attribute by its training maximum
         (§III-B2, WINE).
     multiclass : None (two classes only, as in the paper) or "ovr" (extension, §V).
+    perceptron_iteration : what one of the Perceptron's max(300, |S|) iterations (§III)
+        is: "pass" (one cycle through all |S| patterns; the default, the reading under
+        which §II's rho rule means something: module docstring) or "pattern" (one
+        presented pattern, as §II words it: "at each iteration we classify the next
+        pattern"; obliq's default before docs/ablations/apdt.md).
+    perceptron_min_iterations : the 300 of max(300, |S|) (§III).
+    separability : how the Perceptron's run is scored: "updates" (§II: patterns updated
+        at least rho M times; 0 when the final hyperplane separates), "final_errors"
+        (patterns the final hyperplane misclassifies) or "pocket_errors" (the fewest
+        misclassified by the hyperplane in hand at the end of any cycle; Gallant's
+        pocket). The last two are readings the paper does not state (module docstring).
+    temperature : eq. (5)'s temperature: "mean" (the window's mean |dE|, the ratio of
+        the original Alopex) or "printed" (delta/N times the window's sum, as printed).
     random_state : seed or numpy Generator; every random draw uses it.
     """
 
@@ -471,12 +581,19 @@ class APDTClassifier(TreeClassifier):
         "temperature_window": [Interval(Integral, 1, None, closed="left")],
         "normalize": [StrOptions({"max"}), None],
         "multiclass": [StrOptions({"ovr"}), None],
+        "perceptron_iteration": [StrOptions(set(PERCEPTRON_ITERATION_CODES))],
+        "perceptron_min_iterations": [Interval(Integral, 1, 1_000_000, closed="both")],
+        "separability": [StrOptions(set(SEPARABILITY_CODES))],
+        "temperature": [StrOptions({"mean", "printed"})],
     }
 
     def __init__(self, rho: float = 0.6, M: float = 4, alopex_iterations: int = 500,
                  delta: float = 0.05, temperature0: float = 1000.0,
                  temperature_window: int = 10, normalize: str | None = None,
-                 multiclass: str | None = None, random_state=None):
+                 multiclass: str | None = None, perceptron_iteration: str = "pass",
+                 perceptron_min_iterations: int = PERCEPTRON_MIN_ITERATIONS,
+                 separability: str = "updates", temperature: str = "mean",
+                 random_state=None):
         self.rho = rho
         self.M = M
         self.alopex_iterations = alopex_iterations
@@ -485,6 +602,10 @@ class APDTClassifier(TreeClassifier):
         self.temperature_window = temperature_window
         self.normalize = normalize
         self.multiclass = multiclass
+        self.perceptron_iteration = perceptron_iteration
+        self.perceptron_min_iterations = perceptron_min_iterations
+        self.separability = separability
+        self.temperature = temperature
         self.random_state = random_state
 
     def check_n_classes(self, n_classes: int) -> None:
@@ -495,7 +616,9 @@ class APDTClassifier(TreeClassifier):
     def _make_split_finder(self) -> SplitFinder:
         return APDTSplitFinder(self.rho, self.M, self.alopex_iterations, self.delta,
                                self.temperature0, self.temperature_window,
-                               self.normalize == "max")
+                               self.normalize == "max", self.perceptron_iteration,
+                               self.perceptron_min_iterations, self.separability,
+                               self.temperature)
 
 
 class APDTSplitFinder(SplitFinder):
@@ -509,11 +632,21 @@ class APDTSplitFinder(SplitFinder):
     """
 
     def __init__(self, rho, M, alopex_iterations, delta, temperature0,
-                 temperature_window, normalize_max: bool):
+                 temperature_window, normalize_max: bool, perceptron_iteration="pass",
+                 perceptron_min_iterations=PERCEPTRON_MIN_ITERATIONS,
+                 separability="updates", temperature="mean"):
         self.rho, self.M = rho, M
         self.alopex_iterations, self.delta = alopex_iterations, delta
         self.temperature0, self.temperature_window = temperature0, temperature_window
         self.normalize_max = normalize_max
+        self.perceptron = {"perceptron_iteration": perceptron_iteration,
+                           "perceptron_min_iterations": int(perceptron_min_iterations),
+                           "separability": separability}
+        self.temperature_scale = _temperature_scale(temperature, delta)
+
+    def _nonseparable(self, Z, s):
+        """``nonseparable`` under this tree's readings."""
+        return nonseparable(Z, s, self.rho, **self.perceptron)
 
     def prepare(self, X, y, n_classes, rng) -> None:
         super().prepare(X, y, n_classes, rng)
@@ -541,7 +674,10 @@ class APDTSplitFinder(SplitFinder):
         W, found, used = _alopex_split(
             np.ascontiguousarray(Z), np.ascontiguousarray(s), w0, uniforms,
             float(self.delta), float(self.temperature0), int(self.temperature_window),
-            float(self.rho), float(self.M))
+            self.temperature_scale, float(self.rho), float(self.M),
+            self.perceptron["perceptron_min_iterations"],
+            PERCEPTRON_ITERATION_CODES[self.perceptron["perceptron_iteration"]] == 1,
+            SEPARABILITY_CODES[self.perceptron["separability"]])
         rng.bit_generator.state = state
         rng.random((used, Z.shape[1]))
         return W if found else None
@@ -554,7 +690,7 @@ class APDTSplitFinder(SplitFinder):
             # stages whose class no longer occurs here (K = 2: stage 0 only).
             while node.counts[stage] == 0:
                 stage += 1
-            nsp, W = nonseparable(self.Z[rows], self._labels(rows, stage), self.rho)
+            nsp, W = self._nonseparable(self.Z[rows], self._labels(rows, stage))
             kind = "plane" if nsp == 0 else "grow"
         order = None
         if kind == "grow":
@@ -575,7 +711,7 @@ class APDTSplitFinder(SplitFinder):
             sub = shown[mask]  # in this node's presentation order
             state = ("new", stage, None)
             if np.unique(self.y[sub]).size > 1:
-                nsp, child_W = nonseparable(self.Z[sub], self._labels(sub, stage), self.rho)
+                nsp, child_W = self._nonseparable(self.Z[sub], self._labels(sub, stage))
                 if nsp:
                     state = ("grow", stage, None)
                 elif child_W is not None:
