@@ -404,3 +404,20 @@ def test_recomputed_from_the_csv_the_tally_is_the_same(results):
             (algorithm, metric)]
         assert row["within"] == part["within"].sum() and row["compared"] == len(part)
         assert math.isclose(row["mean_abs_delta"], part["delta"].abs().mean())
+
+
+def test_a_config_metric_that_reads_a_paper_metric_is_compared_after_it(tmp_path):
+    """macro_f1_pr_skip is a reading of the paper's macro_f1 (its paper_metric): when the
+    config lists it, agree compares it too, right after macro_f1; a config that does not
+    list it compares the reference's metrics only."""
+    from obliq_cli.report.agreement import _reference_metrics
+
+    ref = tmp_path / "ref.csv"
+    ref.write_text("dataset,method,metric,mean,sd\nd1,A,test_accuracy,80,\n"
+                   "d1,A,macro_f1,0.5,\nd1,A,n_leaves,3,\n")
+    meta = {"reference": str(ref),
+            "config": {"metrics": ["test_accuracy", "macro_f1", "macro_f1_pr_skip"]}}
+    assert _reference_metrics(meta) == ["test_accuracy", "macro_f1", "macro_f1_pr_skip",
+                                        "n_leaves"]
+    meta["config"]["metrics"] = ["test_accuracy", "macro_f1"]
+    assert _reference_metrics(meta) == ["test_accuracy", "macro_f1", "n_leaves"]

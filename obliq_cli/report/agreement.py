@@ -22,6 +22,7 @@ from datetime import datetime
 import pandas as pd
 
 from ..errors import ObliqError
+from ..experiment.metrics import METRICS
 from .aggregate import check_metric, each_experiment, failed_tasks, load_results
 from .references import (
     TOLERANCE_POINTS,
@@ -129,7 +130,8 @@ def _tasks(part: pd.DataFrame, meta: dict) -> tuple[int, int | None, int]:
 def _reference_metrics(meta: dict) -> list[str]:
     """The metrics of the experiment's reference file in the file's order, except that the
     per-class rates of a kind stand together by class: tpr:1, tpr:2, ... where "tpr:"
-    first occurs."""
+    first occurs; each metric of the config's ``metrics`` that is a reading of one of
+    them (its ``paper_metric``, e.g. macro_f1_pr_skip of macro_f1) follows that one."""
     names = list(dict.fromkeys(read_reference(resolve_reference(meta))["metric"]))
     first: dict[str, int] = {}
     for i, name in enumerate(names):
@@ -139,7 +141,16 @@ def _reference_metrics(meta: dict) -> list[str]:
         kind, _, k = name.partition(":")
         return first[kind], int(k) if k.isdigit() else -1, name
 
-    return sorted(names, key=key)
+    ordered = sorted(names, key=key)
+    readings = [m for m in (meta.get("config") or {}).get("metrics") or []
+                if m in METRICS and METRICS[m].paper_metric in ordered]
+    for reading in readings:
+        if reading not in ordered:
+            at = ordered.index(METRICS[reading].paper_metric) + 1
+            while at < len(ordered) and ordered[at] in readings:
+                at += 1
+            ordered.insert(at, reading)
+    return ordered
 
 
 def _order(values: pd.Series, order: list[str]) -> pd.Series:
