@@ -545,3 +545,19 @@ def test_holdout_cv_reports_mean_and_sd_over_every_training_fold(tmp_path):
     plain = write_results(tmp_path / "k", rows, algorithms=["A"], protocol="kfold")
     assert md_table(render_tables([plain], "test_error"))["d"]["A"] == \
         f"25.00 ± {np.std([15.0, 35.0], ddof=1):.2f}"
+
+
+def test_a_moved_shipped_reference_resolves_to_this_installs_file(tmp_path):
+    """Results copied from another checkout name its absolute reference path; when that
+    path is gone and it names a shipped reference, this install's file of that name is
+    read. Any other missing path stays as it is (and is reported as not found)."""
+    from obliq_cli.report.references import resolve_reference
+    from obliq_cli.resources import shipped_path
+
+    gone = tmp_path / "old-checkout" / "obliq_cli" / "configs" / "references" / "umt_tables.csv"
+    assert resolve_reference({"reference": str(gone)}) == \
+        shipped_path("configs", "references", "umt_tables.csv")
+    mine = tmp_path / "mine" / "umt_tables.csv"
+    assert resolve_reference({"reference": str(mine)}) == mine
+    unknown = tmp_path / "configs" / "references" / "no_such_paper.csv"
+    assert resolve_reference({"reference": str(unknown)}) == unknown

@@ -22,6 +22,7 @@ import pandas as pd
 
 from ..experiment.metrics import METRICS
 from ..reference_file import COLUMNS, read_reference  # noqa: F401  (read here by the report)
+from ..resources import shipped_path
 
 TOLERANCE_POINTS = 2.0
 TOLERANCE_SDS = 2.0
@@ -75,12 +76,20 @@ def agrees(ours, paper, paper_sd, floor: float = TOLERANCE_POINTS) -> np.ndarray
 def resolve_reference(meta: dict) -> Path | None:
     """The reference file named by meta.json (absolute as the runner writes it; a relative
     path is tried against the working directory, the results directory, then the config's
-    folder). None when the experiment has no reference."""
+    folder). An absolute path that no longer exists and names a shipped reference
+    (``.../configs/references/NAME``) resolves to this install's shipped NAME. None when
+    the experiment has no reference."""
     name = meta.get("reference")
     if not name:
         return None
     path = Path(name)
     if path.is_absolute():
+        if not path.is_file() and path.parent.parts[-2:] == ("configs", "references"):
+            # a shipped reference of another install or checkout (results copied from
+            # another machine, a removed worktree): this install's file of that name
+            shipped = shipped_path("configs", "references", path.name)
+            if shipped.is_file():
+                return shipped
         return path
     bases = [Path.cwd(), Path(meta.get("results_dir", ".")),
              Path(meta.get("config_path") or ".").parent]
