@@ -73,13 +73,13 @@ def test_two_by_two_checkerboard_grows_four_leaves_at_depth_two():
     assert est.score(X, y) > 0.97
 
 
-def gdt_stops(counts, parent, eta_of_root=False, n_train=1000):
+def gdt_stops(counts, parent, eta_of="node", n_train=1000):
     """Whether GDT's finder stops a child with class ``counts`` of a parent with
     ``parent`` counts (epsilon1 = 0.1, epsilon2 = 0.9), fitted on ``n_train`` rows."""
     from obliq_cli.algorithms.gdt import GDTSplitFinder
     from obliq_cli.tree.builder import Node
 
-    finder = GDTSplitFinder(0.1, 0.9, eta_of_root)
+    finder = GDTSplitFinder(0.1, 0.9, eta_of)
     finder.prepare(np.zeros((n_train, 1)), np.zeros(n_train, dtype=np.int64), len(counts),
                    np.random.default_rng(0))
     counts = np.asarray(counts, dtype=np.int64)
@@ -100,7 +100,7 @@ def test_the_root_is_never_stopped_by_the_eta_rules():
     from obliq_cli.algorithms.gdt import GDTSplitFinder
     from obliq_cli.tree.builder import Node
 
-    finder = GDTSplitFinder(0.1, 0.9, False)
+    finder = GDTSplitFinder(0.1, 0.9, "node")
     finder.prepare(np.zeros((54, 1)), np.zeros(54, dtype=np.int64), 2,
                    np.random.default_rng(0))
     assert not finder.stops(Node(np.arange(54), np.array([50, 4])))  # root: no parent
@@ -117,8 +117,105 @@ def test_eta_of_root_divides_by_the_training_rows():
     parent = np.array([600, 400])
     # A child of 100 rows with 30 minority rows: 30% of the node, 3% of 1000 rows.
     assert not gdt_stops([70, 30], parent)
-    assert gdt_stops([70, 30], parent, eta_of_root=True, n_train=1000)
+    assert gdt_stops([70, 30], parent, eta_of="root", n_train=1000)
     X, y, _ = load_dataset("pima")
     node = make_estimator("gdt", eta_of="node").fit(X, y)
     root = make_estimator("gdt", eta_of="root").fit(X, y)
     assert root.n_leaves_ < node.n_leaves_ / 5
+
+
+def test_eta_of_parent_divides_by_the_parent_rows():
+    # A child of 100 rows (70 / 30) of a parent of 400: its minority is 30% of the child
+    # but 7.5% of the parent, so only the parent reading stops it.
+    parent = np.array([240, 160])
+    assert not gdt_stops([70, 30], parent, eta_of="node")
+    assert gdt_stops([70, 30], parent, eta_of="parent")
+    assert not gdt_stops([70, 50], parent, eta_of="parent")  # 50 / 400 = 12.5%
+    # The parent reading lies between the others: a child stops no later than with
+    # 'node' and no earlier than with 'root' (every node has at most the training rows).
+    X, y, _ = load_dataset("pima")
+    leaves = {eta: make_estimator("gdt", eta_of=eta).fit(X, y).n_leaves_
+              for eta in ("node", "parent", "root")}
+    assert leaves["root"] <= leaves["parent"] <= leaves["node"]
+
+
+def test_epsilon1_grid_picks_the_best_cross_validated_value():
+    from sklearn.model_selection import StratifiedKFold
+
+    from obliq_cli.algorithms.base import as_rng
+
+    X, y, _ = load_dataset("heart")
+    grid = [0.1, 0.15, 0.2]
+    est = make_estimator("gdt", epsilon1_grid=grid, random_state=3).fit(X, y)
+    # The same five folds by hand: each value's mean accuracy, the first best wins.
+    seed = int(as_rng(3).integers(2**31 - 1))
+    folds = StratifiedKFold(5, shuffle=True, random_state=seed)
+    scores = [np.mean([make_estimator("gdt", epsilon1=e).fit(X[tr], y[tr]).score(X[te], y[te])
+                       for tr, te in folds.split(X, y)]) for e in grid]
+    assert est.best_params_ == {"epsilon1": grid[int(np.argmax(scores))]}
+    # ... and the tree is grown on all rows with that value.
+    fixed = make_estimator("gdt", epsilon1=est.best_params_["epsilon1"]).fit(X, y)
+    np.testing.assert_array_equal(est.predict(X), fixed.predict(X))
+    assert est.n_leaves_ == fixed.n_leaves_
+    # A one-value grid is that value, whatever epsilon1 says.
+    one = make_estimator("gdt", epsilon1=0.1, epsilon1_grid=[0.2]).fit(X, y)
+    assert one.n_leaves_ == make_estimator("gdt", epsilon1=0.2).fit(X, y).n_leaves_
+
+
+def test_gini_of_classes_is_the_same_split_with_two_classes_and_the_class_gini():
+    from obliq_cli.algorithms.gdt import GDTSplitFinder
+    from obliq_cli.tree.builder import split_whole
+
+    X, y, _ = load_dataset("pima")
+    groups = make_estimator("gdt", gini_of="groups").fit(X, y)
+    classes = make_estimator("gdt", gini_of="classes").fit(X, y)
+    np.testing.assert_array_equal(groups.tree_.weights, classes.tree_.weights)
+    # Three classes: the score is the gini over the classes of the children.
+    X, y, _ = load_dataset("wine")
+    codes = np.unique(y, return_inverse=True)[1]
+    split = split_whole(GDTSplitFinder(0.1, 0.9, gini_of="classes"), X, codes, 3)
+    left = X @ split.weights <= split.threshold
+    by_hand = sum(side.mean() * (1 - np.sum(np.bincount(codes[side], minlength=3) ** 2)
+                                 / side.sum() ** 2) for side in (left, ~left))
+    assert split.score == pytest.approx(by_hand, rel=1e-12)
+
+
+def test_a_denominator_singular_to_working_precision_takes_the_null_space_path():
+    # Standardised balance-scale rows: at some node a column is constant on one class,
+    # G's smallest eigenvalue lies just above the rank tolerance and its Cholesky
+    # factor fails; the tree must take the null-space rule there, not raise.
+    from sklearn.model_selection import KFold
+
+    X, y, _ = load_dataset("balance")
+    train = next(KFold(10, shuffle=True, random_state=0).split(X))[0]
+    Z = (X[train] - X[train].mean(0)) / X[train].std(0)
+    est = make_estimator("gdt", epsilon1=0.1).fit(Z, y[train])
+    assert est.score(Z, y[train]) > 0.85
+
+
+def test_cholesky_failure_falls_back_to_the_smallest_eigenvectors(monkeypatch):
+    from obliq_cli.algorithms import gdt
+
+    rng = np.random.default_rng(5)
+    Q = np.linalg.qr(rng.normal(size=(4, 4)))[0]
+    den = Q @ np.diag([1e-14, 1.0, 2.0, 3.0]) @ Q.T  # above the rank tolerance
+    num = np.eye(4)
+
+    def failing(a, b):
+        raise np.linalg.LinAlgError("not positive definite")
+
+    monkeypatch.setattr(gdt, "_generalized_eigh", failing)
+    w = gdt.most_favoured_direction(num, den)
+    # The null space taken is den's smallest eigenvector, so w is that vector.
+    assert abs(w @ Q[:, 0]) / np.linalg.norm(w) == pytest.approx(1.0, abs=1e-12)
+
+
+def test_sklearn_estimator_checks_pass_with_the_readings_of_the_ablation():
+    from sklearn.utils.estimator_checks import check_estimator
+
+    from obliq_cli import expected_failed_checks
+
+    for params in ({"eta_of": "parent", "gini_of": "classes"},
+                   {"eta_of": "root", "epsilon1_grid": [0.1, 0.2], "random_state": 0}):
+        check_estimator(make_estimator("gdt", **params),
+                        expected_failed_checks=expected_failed_checks("gdt"))
