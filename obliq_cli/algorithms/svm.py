@@ -22,6 +22,12 @@ so tables leave the size columns empty.
   kernel version holds an n x n kernel, so it is meant for the small sets the paper
   uses it on (up to a few thousand rows). Only the eigenpair used is computed, through
   one SVD per split and width shared by all deltas (``proximal_planes``).
+  Readings the GDT paper leaves open (it implemented GEPSVM itself in MATLAB and names
+  only the Gaussian width as tuned, §IV), each a parameter (docs/ablations/gdt.md):
+  ``scaling`` (standardised features or the raw ones: with delta -> 0 the planes do not
+  depend on an affine change of the features, but the nearest-plane distance does),
+  ``regularize`` (delta I on the augmented z = [w; b] as in Mangasarian & Wild's eq. 4-5,
+  or on w only), and a fixed ``delta`` instead of the CV.
 """
 
 from __future__ import annotations
@@ -152,9 +158,14 @@ def _rbf(X: np.ndarray, C: np.ndarray, sigma: float) -> np.ndarray:
     return np.exp(-np.maximum(sq, 0) / (2 * sigma**2))
 
 
-def proximal_planes(E: np.ndarray, F: np.ndarray, deltas) -> np.ndarray:
+def proximal_planes(E: np.ndarray, F: np.ndarray, deltas,
+                    penalty: np.ndarray | None = None) -> np.ndarray:
     """Column k: the z minimising (|E z|^2 + delta_k |z|^2) / |F z|^2, close to rows E
     and far from rows F (Mangasarian & Wild 2006, eq. 9-11), for every delta at once.
+
+    ``penalty``: the diagonal of the Tikhonov term, delta_k diag(penalty) instead of
+    delta_k I (e.g. zero on the offset, to regularise w only); such a term is solved as
+    the dense N x N pencil, which is slow for the kernel version's N = n + 1.
 
     The smallest eigenvalue of (E'E + delta I) z = lambda F'F z is the largest mu of
     F'F z = mu G z, G = E'E + delta I (positive definite), and only that eigenpair is
@@ -170,10 +181,12 @@ def proximal_planes(E: np.ndarray, F: np.ndarray, deltas) -> np.ndarray:
     deltas = np.asarray(deltas, dtype=np.float64)
     n_cols = E.shape[1]
     out = np.empty((n_cols, deltas.size))
-    if n_cols <= F.shape[0]:
+    identity = penalty is None or bool(np.all(np.asarray(penalty) == 1.0))
+    if n_cols <= F.shape[0] or not identity:
         right = F.T @ F
+        tikhonov = np.eye(n_cols) if identity else np.diag(np.asarray(penalty, float))
         for k, delta in enumerate(deltas):
-            left = E.T @ E + delta * np.eye(n_cols)
+            left = E.T @ E + delta * tikhonov
             out[:, k] = scipy.linalg.eigh(right, left,
                                           subset_by_index=[n_cols - 1, n_cols - 1])[1][:, 0]
         return out
@@ -227,16 +240,25 @@ class _Planes:
     norms: np.ndarray
 
 
-def _fit_planes(X, codes, kernel: str, sigma: float, deltas) -> list[_Planes]:
-    """GEPSVM fitted on (X, codes) for each delta (one kernel and one SVD for all)."""
-    center, scale = X.mean(0), X.std(0) + 1e-12
+def _fit_planes(X, codes, kernel: str, sigma: float, deltas, scaling: str = "standardize",
+                regularize: str = "augmented") -> list[_Planes]:
+    """GEPSVM fitted on (X, codes) for each delta (one kernel and one SVD for all);
+    ``scaling`` and ``regularize`` as the estimator's parameters."""
+    if scaling == "standardize":
+        center, scale = X.mean(0), X.std(0) + 1e-12
+    else:
+        center, scale = np.zeros(X.shape[1]), np.ones(X.shape[1])
     Z = (X - center) / scale
     # Scale-free kernels: the Gaussian width is relative to the data's spread.
     width = float(sigma) * np.sqrt(Z.shape[1])
     K = _rbf(Z, Z, width) if kernel == "rbf" else Z
     aug = np.hstack([K, np.ones((K.shape[0], 1))])
     A, B = aug[codes == 0], aug[codes == 1]
-    first, second = proximal_planes(A, B, deltas), proximal_planes(B, A, deltas)
+    penalty = None
+    if regularize == "weights":  # no Tikhonov term on the offset b
+        penalty = np.append(np.ones(K.shape[1]), 0.0)
+    first = proximal_planes(A, B, deltas, penalty)
+    second = proximal_planes(B, A, deltas, penalty)
     fitted = []
     for k in range(len(deltas)):
         planes = np.column_stack([first[:, k], second[:, k]])
@@ -261,7 +283,18 @@ def _nearer_plane(fit: _Planes, kernel: str, X) -> np.ndarray:
                     check_params={"delta_grid": (1e-3, 1.0)})
 class GEPSVMClassifier(_NotATree, ObliqClassifier):
     """kernel 'linear' or 'rbf'; delta (and the Gaussian width sigma) tuned by 5-fold CV
-    over ``delta_grid`` and ``sigma_grid`` unless ``delta`` / ``sigma`` are given."""
+    over ``delta_grid`` and ``sigma_grid`` unless ``delta`` / ``sigma`` are given.
+
+    scaling : 'standardize' (default): each feature centred and divided by its sd on
+        the training rows; 'none': the raw features. Neither the GDT paper (§IV: "We
+        have implemented GEPSVM in MATLAB") nor Mangasarian & Wild prescribe a scaling;
+        with a small delta the planes are the same in either space, the nearest-plane
+        distance |w'x + b| / |w| that classifies is not.
+    regularize : 'augmented' (default): delta I added to [A e]'[A e], the Tikhonov term
+        on z = [w; b] of Mangasarian & Wild's eq. 4-5 (and eq. 9-11 for the other
+        plane); 'weights': on w only, the offset b unpenalised (for the Gaussian kernel
+        this is solved densely, n x n per delta: slow).
+    """
 
     _parameter_constraints = {
         "kernel": _KERNEL,
@@ -270,18 +303,23 @@ class GEPSVMClassifier(_NotATree, ObliqClassifier):
         "delta_grid": [ListOf(Interval(Real, 0, None, closed="left"), min_len=1,
                               max_len=100)],
         "sigma_grid": _POSITIVE_GRID,
+        "scaling": [StrOptions({"standardize", "none"})],
+        "regularize": [StrOptions({"augmented", "weights"})],
         "random_state": RANDOM_STATE,
     }
 
     def __init__(self, kernel: str = "linear", delta: float | None = None,
                  sigma: float | None = None,
                  delta_grid=tuple(10.0**i for i in range(-7, 8, 2)),
-                 sigma_grid=(0.25, 0.5, 1.0, 2.0), random_state=None):
+                 sigma_grid=(0.25, 0.5, 1.0, 2.0), scaling: str = "standardize",
+                 regularize: str = "augmented", random_state=None):
         self.kernel = kernel
         self.delta = delta
         self.sigma = sigma
         self.delta_grid = delta_grid
         self.sigma_grid = sigma_grid
+        self.scaling = scaling
+        self.regularize = regularize
         self.random_state = random_state
 
     def check_n_classes(self, n_classes: int) -> None:
@@ -305,7 +343,8 @@ class GEPSVMClassifier(_NotATree, ObliqClassifier):
             scores = np.zeros((len(deltas), len(sigmas), 5))
             for split, (train, test) in enumerate(_cv(self.random_state).split(X, codes)):
                 for j, width in enumerate(sigmas):
-                    fits = _fit_planes(X[train], codes[train], self.kernel, width, deltas)
+                    fits = _fit_planes(X[train], codes[train], self.kernel, width, deltas,
+                                       self.scaling, self.regularize)
                     for i, fit in enumerate(fits):
                         predicted = _nearer_plane(fit, self.kernel, X[test])
                         scores[i, j, split] = np.mean(predicted == codes[test])
@@ -317,7 +356,8 @@ class GEPSVMClassifier(_NotATree, ObliqClassifier):
                 self.best_params_["delta"] = delta
             if self.kernel == "rbf" and self.sigma is None:
                 self.best_params_["sigma"] = sigma
-        fit = _fit_planes(X, codes, self.kernel, sigma, [delta])[0]
+        fit = _fit_planes(X, codes, self.kernel, sigma, [delta], self.scaling,
+                          self.regularize)[0]
         self.center_, self.scale_, self.sigma_ = fit.center, fit.scale, fit.sigma
         self.support_, self.planes_, self.norms_ = fit.support, fit.planes, fit.norms
         return self
