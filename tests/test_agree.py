@@ -421,3 +421,19 @@ def test_a_config_metric_that_reads_a_paper_metric_is_compared_after_it(tmp_path
                                         "n_leaves"]
     meta["config"]["metrics"] = ["test_accuracy", "macro_f1"]
     assert _reference_metrics(meta) == ["test_accuracy", "macro_f1", "n_leaves"]
+
+
+def test_summary_counts_per_class_rates_of_a_kind_together():
+    """tpr:1 and tpr:2 read as one "tpr:*" entry whose counts are the classes' sums."""
+    from obliq_cli.report.agreement import ExperimentAgreement
+
+    rows = [("d1", "A", "tpr:1", True), ("d2", "A", "tpr:1", False),
+            ("d1", "A", "tpr:2", True), ("d1", "B", "tpr:2", True),
+            ("d1", "A", "test_accuracy", False)]
+    cells = pd.DataFrame([{"experiment": "e", "dataset": d, "algorithm": a, "method": a,
+                           "metric": m, "mean": 0.5, "paper_mean": 0.5, "paper_sd": 0.0,
+                           "delta": 0.0, "tolerance": 0.02, "within": w, "decimals": 2}
+                          for d, a, m, w in rows])
+    result = ExperimentAgreement("e", cells=cells,
+                                 metrics=["test_accuracy", "tpr:1", "tpr:2"])
+    assert agreement_text(result) == "test_accuracy: A 0/1; tpr:*: A 2/3, B 1/1"

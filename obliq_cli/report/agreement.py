@@ -256,18 +256,29 @@ def tally(cells: pd.DataFrame) -> pd.DataFrame:
 
 def agreement_text(result: ExperimentAgreement) -> str:
     """The compact agreement of one experiment: "test_accuracy: A 9/9, B 8/9; n_leaves:
-    ..." (metrics in the reference's order, algorithms in the config's), or its status."""
+    ...; tpr:*: A 20/24" (metrics in the reference's order, algorithms in the config's;
+    per-class rates summed over the classes), or its status."""
     if result.status:
         return result.status
     if result.cells.empty:
         return NOTHING_COMPARED
     counts = tally(result.cells)
+    # The per-class rates of a kind (tpr:1, tpr:2, ...) count together as "tpr:*", so a
+    # table of rates reads as one entry per algorithm.
+    counts["kind"] = counts["metric"].map(_metric_kind)
     parts = []
-    for metric in result.metrics:
-        rows = counts[counts["metric"] == metric]
-        parts.append(f"{metric}: " + ", ".join(
-            f"{r.algorithm} {r.within}/{r.compared}" for r in rows.itertuples()))
+    for kind in dict.fromkeys(map(_metric_kind, result.metrics)):
+        rows = counts[counts["kind"] == kind].groupby("algorithm", sort=False)[
+            ["within", "compared"]].sum()
+        parts.append(f"{kind}: " + ", ".join(
+            f"{a} {r.within}/{r.compared}" for a, r in rows.iterrows()))
     return "; ".join(parts)
+
+
+def _metric_kind(metric: str) -> str:
+    """"tpr:*" for tpr:1, tpr:2, ...; any other metric is its own kind."""
+    kind, sep, _ = metric.partition(":")
+    return f"{kind}:*" if sep else metric
 
 
 def _rule() -> str:
