@@ -247,3 +247,24 @@ def test_network_rules_read_as_the_tree_rules():
     body = wrapped.export_text().splitlines()[1:]
     assert body and all("x1" not in line and "x2" not in line for line in body)
     assert any("*p" in line or "*q" in line for line in body)
+
+
+# The GA selection readings of docs/ablations/apdt.md.
+def test_linear_scaling_is_goldbergs():
+    # Worst would go negative: mapped to 0, mean kept (f' = 2 f - 2).
+    np.testing.assert_allclose(netmod.linear_scaling(np.array([1.0, 2.0, 3.0])), [0, 2, 4])
+    # Otherwise the best gets C_mult = 2 times the mean (f' = 3 f - 4.5), mean kept.
+    np.testing.assert_allclose(netmod.linear_scaling(np.array([2.0, 2, 2, 3])),
+                               [1.5, 1.5, 1.5, 4.5])
+    # Equal fitness: nothing to scale.
+    np.testing.assert_array_equal(netmod.linear_scaling(np.full(4, 0.55)), np.full(4, 0.55))
+
+
+def test_scaled_selection_is_a_parameter_of_the_ga_pruner(oblique_tree):
+    est, X, y = oblique_tree
+    out = prune_genetic(est, X, y, None, None, n_generations=20, selection="scaled",
+                        random_state=np.random.default_rng(0), n_timing_vectors=0)
+    assert out.pruning_["selection"] == "scaled"
+    assert out.pruning_["train_accuracy"] >= max(np.mean(y == 0), np.mean(y == 1))
+    with pytest.raises(ObliqError, match="'selection' parameter"):
+        prune_genetic(est, X, y, None, None, selection="tournament", n_timing_vectors=0)

@@ -35,7 +35,13 @@ Pruning (§IV, Tables V-VII)
     reference [14]: fitness-proportionate (roulette-wheel) selection, single-point
     crossover of consecutive mates, independent bit-flip mutation, no elitism, an initial
     population of uniform random bits. The paper gives neither population size nor
-    number of generations: defaults 50 and 300 (documented choices).
+    number of generations: defaults 50 and 300 (documented choices). Goldberg's simple
+    GA also comes with linear fitness scaling (1989, ch. 3: f' = a f + b keeping the
+    mean, the best string expecting C_mult = 2 copies, the worst mapped to 0 when it
+    would go negative); ``selection="scaled"`` selects on scaled accuracies, the
+    default "roulette" on the raw ones. The ablation (docs/ablations/apdt.md) found that
+    scaling does not rescue the paper's start: a population of equal fitness has
+    nothing to scale.
 
     The sample is the paper's: the training data the tree was grown on (§IV: "the
     goodness of any choice can be assessed using a training set"; Table VII prunes on the
@@ -57,7 +63,10 @@ Pruning (§IV, Tables V-VII)
     hopeless. ``q0="sparse"`` (LA) and ``initial_density="sparse"`` (GA) start instead at
     1/H, i.e. two selected inputs per AND unit on average, so that (1 - 1/H)^H ~ e^-1 of
     the units fire on a pattern whatever H is. This is OUR extension, not the paper's;
-    the defaults stay 0.5.
+    the defaults stay 0.5. The ablation (docs/ablations/apdt.md) locates the collapse:
+    from 0.5, LA and GA reach 91 % on a CART-LC tree of our Problem 2 cut to 7
+    hyperplanes and 85-89 % at 13, and give the majority answer from about 21 on; a
+    longer LA run (10^6 patterns) or Goldberg's fitness scaling does not change that.
 
     Keep-the-best: the paper returns the converged network (LA) or the final population
     (GA) and is silent about which network is kept. Both pruners return the network with
@@ -512,16 +521,44 @@ def prune_learning_automata(
 
 
 # ------------------------------------------------------------------------------ GA
+SCALING_MULTIPLE = 2.0
+"""Goldberg's linear scaling: the best string expects this many copies (C_mult, 1989 ch. 3)."""
+
+
+def linear_scaling(fitness: np.ndarray, multiple: float = SCALING_MULTIPLE) -> np.ndarray:
+    """Goldberg's (1989, ch. 3, "prescale"/"scale") linear fitness scaling f' = a f + b.
+
+    The mean is kept and the best string gets ``multiple`` times the mean; when that
+    would make the worst negative, the worst is mapped to 0 instead (the mean still
+    kept). A population of equal fitness is left as it is.
+    """
+    f = np.asarray(fitness, dtype=np.float64)
+    f_min, f_avg, f_max = f.min(), f.mean(), f.max()
+    if f_max <= f_avg:
+        return f.copy()
+    if f_min > (multiple * f_avg - f_max) / (multiple - 1.0):
+        spread = f_max - f_avg
+        a = (multiple - 1.0) * f_avg / spread
+        b = f_avg * (f_max - multiple * f_avg) / spread
+    else:
+        spread = f_avg - f_min
+        a = f_avg / spread
+        b = -f_min * f_avg / spread
+    return np.maximum(a * f + b, 0.0)
+
+
 def genetic_search(Y: np.ndarray, target: np.ndarray, n_units: int, population_size: int,
                    n_generations: int, crossover: float, mutation: float,
-                   rng: np.random.Generator, initial_density: float = 0.5):
+                   rng: np.random.Generator, initial_density: float = 0.5,
+                   selection: str = "roulette"):
     """Goldberg's simple GA over bit strings of the L x M choices (§IV-B).
 
     Returns (best record, learning curve = best accuracy after each generation). One
     generation: score the population (one matrix product), keep the best, roulette-wheel
-    selection of a mating pool, single-point crossover of consecutive pairs with
-    probability ``crossover``, bit flips with probability ``mutation``. The first
-    population's bits are 1 with probability ``initial_density``.
+    selection of a mating pool (on the raw accuracies, or with ``selection="scaled"`` on
+    Goldberg's linearly scaled ones, ``linear_scaling``), single-point crossover of
+    consecutive pairs with probability ``crossover``, bit flips with probability
+    ``mutation``. The first population's bits are 1 with probability ``initial_density``.
     """
     m = Y.shape[1]
     bits = n_units * m
@@ -536,8 +573,9 @@ def genetic_search(Y: np.ndarray, target: np.ndarray, n_units: int, population_s
         curve.append(best.accuracy)
         if generation == n_generations:
             break
-        total = fitness.sum()
-        p = fitness / total if total > 0 else np.full(population_size, 1.0 / population_size)
+        weight = linear_scaling(fitness) if selection == "scaled" else fitness
+        total = weight.sum()
+        p = weight / total if total > 0 else np.full(population_size, 1.0 / population_size)
         pool = pop[rng.choice(population_size, size=population_size, p=p)]
         n_pairs = population_size // 2
         mates_a, mates_b = pool[0:2 * n_pairs:2], pool[1:2 * n_pairs:2]
@@ -557,7 +595,8 @@ def genetic_search(Y: np.ndarray, target: np.ndarray, n_units: int, population_s
     "GA pruning (Shah & Sastry 1999, §IV-B): the tree as a 3-layer AND-OR network of its "
     "hyperplanes; a simple GA chooses the AND units' inputs (fitness on training data)",
     params={"n_units": 2, "population_size": 50, "n_generations": 300, "crossover": 0.7,
-            "mutation": 0.03, "initial_density": 0.5, "n_timing_vectors": 1000},
+            "mutation": 0.03, "initial_density": 0.5, "selection": "roulette",
+            "n_timing_vectors": 1000},
     uses_prune_set=False,
 )
 @pruner_parameters("ga", {
@@ -567,20 +606,22 @@ def genetic_search(Y: np.ndarray, target: np.ndarray, n_units: int, population_s
     "crossover": _PROBABILITY,
     "mutation": _PROBABILITY,
     "initial_density": _START,
+    "selection": [StrOptions({"roulette", "scaled"})],
     "n_timing_vectors": _TIMING,
 })
 def prune_genetic(
     estimator, X_grow, y_grow, X_prune=None, y_prune=None, *, random_state=None,
     n_units: int = 2, population_size: int = 50, n_generations: int = 300,
     crossover: float = 0.7, mutation: float = 0.03, initial_density: float | str = 0.5,
-    n_timing_vectors: int = 1000,
+    selection: str = "roulette", n_timing_vectors: int = 1000,
 ):
     """GA pruning of a fitted two-class tree; returns a ``NetworkClassifier``.
 
     Fitness = accuracy on (X_grow, y_grow), the training data; X_prune is ignored.
     ``initial_density``: probability of a 1 bit in the first population (0.5, uniform
     random strings as Goldberg's simple GA, or "sparse" = 1/H, our extension: module
-    docstring).
+    docstring). ``selection``: "roulette" on the raw accuracies, or "scaled" on
+    Goldberg's linearly scaled ones (module docstring).
     """
     start = time.perf_counter()
     base, Y, target = _setup("ga", estimator, X_grow, y_grow, n_units)
@@ -590,9 +631,9 @@ def prune_genetic(
     rng = np.random.default_rng(random_state)
     best, curve = genetic_search(Y, target, int(n_units), int(population_size),
                                  int(n_generations), float(crossover), float(mutation), rng,
-                                 initial_density=density)
+                                 initial_density=density, selection=selection)
     record = {"method": "ga", "sample": "training data", "n_units": int(n_units),
-              "initial_density": density,
+              "initial_density": density, "selection": selection,
               "population_size": int(population_size), "n_generations": int(n_generations),
               "crossover": float(crossover), "mutation": float(mutation),
               "learning_curve": curve}
