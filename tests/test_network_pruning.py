@@ -268,3 +268,16 @@ def test_scaled_selection_is_a_parameter_of_the_ga_pruner(oblique_tree):
     assert out.pruning_["train_accuracy"] >= max(np.mean(y == 0), np.mean(y == 1))
     with pytest.raises(ObliqError, match="'selection' parameter"):
         prune_genetic(est, X, y, None, None, selection="tournament", n_timing_vectors=0)
+
+
+def test_a_start_within_tol_of_a_corner_is_not_converged():
+    # q(0) = 0.005 is within tol = 0.01 of 0: with the tolerance taken as given, the
+    # first rewarded pattern would end the search. It is narrowed to 0.0025: every
+    # pattern is rewarded here, and an automaton at 0.005 takes 69 rewards at
+    # lambda = 0.01 to fall below it (0.005 * 0.99^69 < 0.0025 < 0.005 * 0.99^68).
+    Y = np.ones((1, 4), dtype=bool)  # every unit fires: every network answers 1, right
+    _, q, iterations, converged, _ = learning_automata_search(
+        Y, np.array([1]), 1, 0.01, 20000, 0.01, np.random.default_rng(5),
+        q0=np.full((1, 4), 0.005))
+    assert converged and iterations >= 69
+    assert np.all((q < 0.0025) | (q > 0.9975))

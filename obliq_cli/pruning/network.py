@@ -25,7 +25,10 @@ Pruning (§IV, Tables V-VII)
     and applies the reward-inaction update of eq. (9) with step ``step`` (lambda = 0.003).
     Step 9 ("stop when q has converged") needs a convergence test and a cap the paper does
     not give: we stop when every q_li is within ``tol`` (0.01) of 0 or 1, or after
-    ``max_iterations`` (50 000) patterns. "The next pattern" is read as cycling through
+    ``max_iterations`` (50 000) patterns. A start already that close to a corner (the
+    sparse start 1/H for H > 100, e.g. OC1's 166 hyperplanes on Table VII's noisy
+    sample) would stop at the first reward, so the tolerance is then narrowed to half the
+    start's distance from its corner. "The next pattern" is read as cycling through
     the sample, in a fresh random order on each pass (a sample sorted by class would
     otherwise drive the automata in long one-class runs).
 
@@ -442,7 +445,9 @@ def learning_automata_search(Y: np.ndarray, target: np.ndarray, n_units: int, st
     c = target.astype(bool)
     zero = ~Y
     q = np.full((n_units, m), 0.5) if q0 is None else np.array(q0, dtype=np.float64)
-    margin = 0.5 - tol  # converged when every |q - 0.5| exceeds this
+    # Converged when every |q - 0.5| exceeds margin; never at the start (module docstring).
+    start_distance = float(np.minimum(q, 1.0 - q).min()) if q.size else 0.5
+    margin = 0.5 - min(tol, start_distance / 2)
     best = _Best(m // 2)
     curve = []
     order = np.empty(0, dtype=np.int64)
