@@ -31,6 +31,14 @@ def test_householder_matrix_is_orthogonal_symmetric_and_maps_d_to_e1(seed):
     np.testing.assert_array_equal(householder_matrix(np.eye(5)[0]), np.eye(5))
 
 
+def assert_grows_twoing_cart(hh, X, y):
+    """hh's tree has CART-AP's (twoing) features and thresholds: only axis-parallel
+    splits were left to it."""
+    cart = make_estimator("cart-ap", criterion="twoing").fit(X, y)
+    np.testing.assert_array_equal(hh.tree_.feature, cart.tree_.feature)
+    np.testing.assert_allclose(hh.tree_.threshold, cart.tree_.threshold)
+
+
 def test_parallel_to_axis_uses_tau_and_either_sign():
     assert parallel_to_axis(np.array([0.0, -1.0, 0.0]), 0.05)
     d = np.array([0.04, 0.999, 0.0])
@@ -92,9 +100,7 @@ def test_large_tau_turns_hhcart_into_cart_with_twoing():
     X = rng.normal(size=(300, 4))
     y = (X[:, 0] + X[:, 1] * X[:, 2] > 0).astype(int)
     hh = make_estimator("hhcart-a", tau=1.5, min_samples_split=2).fit(X, y)
-    cart = make_estimator("cart-ap", criterion="twoing").fit(X, y)
-    np.testing.assert_array_equal(hh.tree_.feature, cart.tree_.feature)
-    np.testing.assert_allclose(hh.tree_.threshold, cart.tree_.threshold)
+    assert_grows_twoing_cart(hh, X, y)
 
 
 def test_all_eigenvectors_can_only_help_the_dominant_one():
@@ -200,9 +206,7 @@ def test_full_rank_reading_leaves_out_classes_with_at_most_p_rows():
         np.testing.assert_array_equal(split.projection(X) <= split.threshold, expected)
     # No class can qualify: only h_ap remains, so the tree is CART's with twoing.
     hh = make_estimator("hhcart-d", min_class_rows=10_000, min_samples_split=2).fit(X, y)
-    cart = make_estimator("cart-ap", criterion="twoing").fit(X, y)
-    np.testing.assert_array_equal(hh.tree_.feature, cart.tree_.feature)
-    np.testing.assert_allclose(hh.tree_.threshold, cart.tree_.threshold)
+    assert_grows_twoing_cart(hh, X, y)
 
 
 def test_skip_null_keeps_only_the_eigenvectors_of_nonzero_eigenvalues():
