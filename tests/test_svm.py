@@ -189,8 +189,9 @@ def test_gepsvm_without_scaling_solves_the_raw_augmented_pencils():
     # Standardising makes the model blind to a per-feature affine change; raw
     # features are not (the nearest-plane distance is measured in the given space).
     stretch, shift = np.array([100.0, 0.01, 1.0]), np.array([5.0, -3.0, 0.0])
-    standard = make_estimator("gepsvm", delta=1e-6).fit(X, y)
-    moved = make_estimator("gepsvm", delta=1e-6).fit(X * stretch + shift, y)
+    standard = make_estimator("gepsvm", delta=1e-6, scaling="standardize").fit(X, y)
+    moved = make_estimator("gepsvm", delta=1e-6, scaling="standardize").fit(
+        X * stretch + shift, y)
     np.testing.assert_array_equal(standard.predict(X), moved.predict(X * stretch + shift))
 
 

@@ -26,8 +26,8 @@ so tables leave the size columns empty.
   only the Gaussian width as tuned, §IV), each a parameter (docs/ablations/gdt.md):
   ``scaling`` (standardised features or the raw ones: with delta -> 0 the planes do not
   depend on an affine change of the features, but the nearest-plane distance does),
-  ``regularize`` (delta I on the augmented z = [w; b] as in Mangasarian & Wild's eq. 4-5,
-  or on w only), and a fixed ``delta`` instead of the CV.
+  ``regularize`` (delta I on the augmented z = [w; b], Mangasarian & Wild's Tikhonov
+  term of eq. 9-11, or on w only), and a fixed ``delta`` instead of the CV.
 """
 
 from __future__ import annotations
@@ -289,11 +289,12 @@ class GEPSVMClassifier(_NotATree, ObliqClassifier):
         the training rows; 'none': the raw features. Neither the GDT paper (§IV: "We
         have implemented GEPSVM in MATLAB") nor Mangasarian & Wild prescribe a scaling;
         with a small delta the planes are the same in either space, the nearest-plane
-        distance |w'x + b| / |w| that classifies is not.
-    regularize : 'augmented' (default): delta I added to [A e]'[A e], the Tikhonov term
-        on z = [w; b] of Mangasarian & Wild's eq. 4-5 (and eq. 9-11 for the other
-        plane); 'weights': on w only, the offset b unpenalised (for the Gaussian kernel
-        this is solved densely, n x n per delta: slow).
+        distance |w'x + b| / |w| that classifies is not (magic6000: 66.8 %
+        standardised, 73.6 % raw; the GDT paper 74.5 %, docs/ablations/gdt.md).
+    regularize : 'augmented' (default): delta I added to [A e]'[A e], Mangasarian &
+        Wild's Tikhonov term on z = [w; b] (the eq. 9-11 solved here, for both planes);
+        'weights': on w only, the offset b unpenalised (for the Gaussian kernel this is
+        solved densely, n x n per delta: slow).
     """
 
     _parameter_constraints = {
