@@ -95,28 +95,20 @@ def _explicit(ctx, name, value):
 def run(ctx, config, output, n_jobs, backend, scheduler, resume, force, no_progress):
     """Run the experiment CONFIG (a YAML file, or a shipped config's name: obliq configs)
     and print its table."""
-    from .config import load_config
-    from .experiment.runner import run_experiment
+    from .api import run_experiment
     from .logs import show_progress
-    from .report.tables import render_tables
 
-    overrides = {"output": output, "n_jobs": _explicit(ctx, "n_jobs", n_jobs),
-                 "backend": _explicit(ctx, "backend", backend)}
-    if resume and force:
-        raise ObliqError("--resume and --force exclude each other")
-    spec = load_config(config, overrides)
-    log.debug("config %s: %d dataset(s) x %d algorithm(s), %s protocol, %d job(s) on %s",
-              spec.path, len(spec.datasets), len(spec.algorithms), spec.protocol.name,
-              spec.n_jobs, spec.backend)
-    summary = run_experiment(spec, n_jobs=spec.n_jobs, backend=spec.backend,
-                             scheduler=scheduler, resume=resume, force=force,
-                             progress=show_progress(not no_progress))
+    results = run_experiment(config, output=output, n_jobs=_explicit(ctx, "n_jobs", n_jobs),
+                             backend=_explicit(ctx, "backend", backend), resume=resume,
+                             force=force, progress=show_progress(not no_progress),
+                             scheduler=scheduler)
+    summary = results.summary
     for note in summary.notes:
         log.warning("note: %s", note)
     log.info("%d task(s) run, %d already done, %d failed; results in %s", summary.ran,
              summary.skipped, len(summary.failed), summary.output)
-    for metric in spec.metrics:
-        click.echo(render_tables([summary.output], metric=metric))
+    for metric in results.config.metrics:
+        click.echo(results.table(metric=metric))
         click.echo()
     if summary.failed:
         for line in summary.failed[:10]:
@@ -190,11 +182,13 @@ _TEST_HELP = ("Per-fold test for the v / * marks: t (paired t), 5x2t (Dietterich
               help="Also the stored rows of tasks that are no longer in the config.")
 def table(results, metric, fmt, layout, sig, alpha, pooled, best, test, show_all):
     """Aggregate RESULTS (experiment folders, or a folder of them) into a table."""
-    from .report.tables import render_tables
+    from .api import load_results
+    from .report.tables import check_table_options
 
-    click.echo(render_tables(list(results), metric=metric, fmt=fmt, layout=layout, sig=sig,
-                             pooled=pooled, alpha=alpha, best=best, test=test,
-                             show_all=show_all))
+    check_table_options(metric, fmt, layout, pooled, alpha, sig, test)  # before reading
+    click.echo(load_results(results, show_all).table(
+        metric=metric, fmt=fmt, layout=layout, sig=sig, pooled=pooled, alpha=alpha,
+        best=best, test=test))
 
 
 @main.command()
@@ -208,9 +202,11 @@ def table(results, metric, fmt, layout, sig, alpha, pooled, best, test, show_all
 def stats(results, metric, test, alpha, fmt):
     """Significance tests of every pair of algorithms in RESULTS: per-dataset w/t/l by the
     per-fold test, Wilcoxon across datasets, Friedman / Iman-Davenport / Nemenyi CD."""
-    from .report.significance import render_stats
+    from .api import load_results
+    from .report.significance import check_stats_options
 
-    click.echo(render_stats(list(results), metric=metric, test=test, alpha=alpha, fmt=fmt))
+    check_stats_options(test, alpha, fmt)  # before reading
+    click.echo(load_results(results).stats(metric=metric, test=test, alpha=alpha, fmt=fmt))
 
 
 @main.command()
