@@ -1,14 +1,20 @@
-"""Start-up: what ``import obliq_cli``, ``obliq --help`` and ``obliq run`` load, and
-the registry's table of built-in algorithms."""
+"""Start-up: what ``import obliq_cli``, ``obliq --help`` and ``obliq run`` load, the
+registry's table of built-in algorithms, and the command summaries of ``--help``."""
 
 import json
 import os
+import re
 import subprocess
 import sys
 import textwrap
 from pathlib import Path
 
+import click
+import pytest
+from click.testing import CliRunner
+
 from obliq_cli import registry
+from obliq_cli.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
 HEAVY = ("pandas", "sklearn", "scipy", "numba", "matplotlib")
@@ -45,7 +51,8 @@ def test_import_obliq_cli_loads_no_heavy_package():
 def test_obliq_help_loads_no_heavy_package():
     seen = loaded_after("""
         import io, contextlib
-                with contextlib.redirect_stdout(io.StringIO()):
+        from obliq_cli.cli import main
+        with contextlib.redirect_stdout(io.StringIO()):
             try:
                 main(["--help"])
             except SystemExit:
@@ -64,7 +71,9 @@ def test_a_run_loads_only_the_algorithms_its_config_names(tmp_path):
         output: out
     """))
     seen = loaded_after("""
-                        result = CliRunner().invoke(main, ["run", "c.yaml", "--no-progress"])
+        from click.testing import CliRunner
+        from obliq_cli.cli import main
+        result = CliRunner().invoke(main, ["run", "c.yaml", "--no-progress"])
         assert result.exit_code == 0, result.output
     """, cwd=tmp_path)
     algorithms = {m.rsplit(".", 1)[1] for m in seen["obliq"]
@@ -96,3 +105,38 @@ def test_a_plugin_cannot_take_a_builtin_name_before_its_module_loads():
             raise AssertionError("a plugin took the built-in name gdt")
     """)
     assert "obliq_cli.algorithms.gdt" not in seen["obliq"]
+
+
+def _groups(command, path=()):
+    """(command path, group) for main and every group below it."""
+    if isinstance(command, click.Group):
+        yield path, command
+        for name, sub in command.commands.items():
+            yield from _groups(sub, (*path, name))
+
+
+def _first_sentence(text: str) -> str:
+    flat = " ".join(text.split())
+    match = re.match(r"(.+?[.!?])(\s|$)", flat)
+    return match.group(1) if match else flat
+
+
+@pytest.mark.parametrize("path, group", list(_groups(main)),
+                         ids=lambda p: " ".join(p) if isinstance(p, tuple) else "")
+def test_every_command_summary_is_a_whole_sentence(path, group):
+    shown = CliRunner().invoke(main, [*path, "--help"], terminal_width=80)
+    assert shown.exit_code == 0
+    listing = shown.output.split("Commands:\n", 1)[1]
+    summaries = {}
+    for line in listing.splitlines():
+        if not line.strip():
+            continue
+        name, _, text = line.strip().partition(" ")
+        assert line.startswith("  ") and name in group.commands, line  # one line each
+        summaries[name] = text.strip()
+    assert set(summaries) == set(group.commands)
+    for name, text in summaries.items():
+        command = group.commands[name]
+        assert not text.endswith("..."), f"{name}: cut mid-phrase: {text!r}"
+        assert text.endswith("."), f"{name}: {text!r}"
+        assert text in (command.short_help, _first_sentence(command.help or "")), name
