@@ -71,7 +71,7 @@ DATASETS: dict[str, Entry] = {}
 _BUILTIN_PACKAGES = ("obliq_cli.pruning", "obliq_cli.data")
 # Built-in algorithm name -> its module under obliq_cli.algorithms (the module registers
 # it on import). A static table, so that a lookup imports one module rather than all;
-# tests/test_registries.py checks it against the registrations of every module.
+# tests/test_startup.py checks it against the registrations of every module.
 BUILTIN_ALGORITHMS = {
     "apdt": "apdt", "c45": "c45", "cart-ap": "cart", "cart-lc": "cart_lc", "fdt": "fdt",
     "gdt": "gdt", "gepsvm": "svm", "hhcart-a": "hhcart", "hhcart-d": "hhcart", "id3": "id3",
@@ -183,10 +183,10 @@ def _lookup(table: dict[str, Entry], kind: str, name: str) -> Entry:
     try:
         return table[name]
     except KeyError:
-        known = set(table) | (set(BUILTIN_ALGORITHMS) if table is ALGORITHMS else set())
+        known = sorted(set(table) | (set(BUILTIN_ALGORITHMS) if table is ALGORITHMS else set()))
         raise UnknownNameError(
             f"unknown {kind} {name!r}{suggest(name, known)}; "
-            f"known: {', '.join(sorted(known)) or 'none'}"
+            f"known: {', '.join(known) or 'none'}"
         ) from None
 
 
