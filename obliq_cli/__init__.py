@@ -1,7 +1,10 @@
 """obliq: regenerate the benchmark tables of oblique decision-tree papers from YAML configs.
 
-The estimator classes are importable by name (``from obliq_cli import OC1Classifier``);
-they load on first use, so that ``import obliq_cli`` stays light.
+The estimator classes are importable by name (``from obliq_cli import OC1Classifier``),
+and so are ``run_experiment`` / ``load_results`` (``obliq_cli.api``) and ``load_model`` /
+``save_model``; they load on first use, so that ``import obliq_cli`` (and ``obliq
+--help``) imports neither pandas, scikit-learn, scipy nor numba
+(``tests/test_startup.py`` checks).
 """
 
 import importlib
@@ -10,11 +13,19 @@ from . import jit_cache
 
 jit_cache.configure()  # before anything imports numba
 
+from .errors import ObliqError  # noqa: E402
 from .registry import expected_failed_checks, load_dataset, make_estimator  # noqa: E402
 
 __version__ = "0.1.0"
 
-from .model import load_model, save_model  # noqa: E402  (model reads __version__)
+# function or class name -> module of obliq_cli that defines it (imported on first use)
+_FUNCTIONS = {
+    "load_model": "model",
+    "save_model": "model",
+    "run_experiment": "api",
+    "load_results": "api",
+    "Results": "api",
+}
 
 # class name -> module of obliq_cli.algorithms that defines it
 _CLASSES = {
@@ -46,11 +57,13 @@ _CLASSES = {
     "UMTOneVsRest": "multiclass",
 }
 
-__all__ = ["expected_failed_checks", "load_dataset", "load_model", "make_estimator",
-           "save_model", "__version__", *_CLASSES]
+__all__ = ["ObliqError", "expected_failed_checks", "load_dataset", "make_estimator",
+           "__version__", *_FUNCTIONS, *_CLASSES]
 
 
 def __getattr__(name):
+    if name in _FUNCTIONS:
+        return getattr(importlib.import_module(f"{__name__}.{_FUNCTIONS[name]}"), name)
     module = _CLASSES.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
@@ -58,4 +71,4 @@ def __getattr__(name):
 
 
 def __dir__():
-    return sorted(set(globals()) | set(_CLASSES))
+    return sorted(set(globals()) | set(_FUNCTIONS) | set(_CLASSES))

@@ -78,7 +78,7 @@ def _explicit(ctx, name, value):
     return value if source == click.core.ParameterSource.COMMANDLINE else None
 
 
-@main.command()
+@main.command(short_help="Run an experiment config and print its tables.")
 @click.argument("config")
 @click.option("-o", "--output",
               help="Results directory (default: the config's, or results/<name>).")
@@ -95,28 +95,20 @@ def _explicit(ctx, name, value):
 def run(ctx, config, output, n_jobs, backend, scheduler, resume, force, no_progress):
     """Run the experiment CONFIG (a YAML file, or a shipped config's name: obliq configs)
     and print its table."""
-    from .config import load_config
-    from .experiment.runner import run_experiment
+    from .api import run_experiment
     from .logs import show_progress
-    from .report.tables import render_tables
 
-    overrides = {"output": output, "n_jobs": _explicit(ctx, "n_jobs", n_jobs),
-                 "backend": _explicit(ctx, "backend", backend)}
-    if resume and force:
-        raise ObliqError("--resume and --force exclude each other")
-    spec = load_config(config, overrides)
-    log.debug("config %s: %d dataset(s) x %d algorithm(s), %s protocol, %d job(s) on %s",
-              spec.path, len(spec.datasets), len(spec.algorithms), spec.protocol.name,
-              spec.n_jobs, spec.backend)
-    summary = run_experiment(spec, n_jobs=spec.n_jobs, backend=spec.backend,
-                             scheduler=scheduler, resume=resume, force=force,
-                             progress=show_progress(not no_progress))
+    results = run_experiment(config, output=output, n_jobs=_explicit(ctx, "n_jobs", n_jobs),
+                             backend=_explicit(ctx, "backend", backend), resume=resume,
+                             force=force, progress=show_progress(not no_progress),
+                             scheduler=scheduler)
+    summary = results.summary
     for note in summary.notes:
         log.warning("note: %s", note)
     log.info("%d task(s) run, %d already done, %d failed; results in %s", summary.ran,
              summary.skipped, len(summary.failed), summary.output)
-    for metric in spec.metrics:
-        click.echo(render_tables([summary.output], metric=metric))
+    for metric in results.config.metrics:
+        click.echo(results.table(metric=metric))
         click.echo()
     if summary.failed:
         for line in summary.failed[:10]:
@@ -127,7 +119,8 @@ def run(ctx, config, output, n_jobs, backend, scheduler, resume, force, no_progr
         sys.exit(1)
 
 
-@main.group(invoke_without_command=True)
+@main.group(invoke_without_command=True,
+            short_help="List, show or copy the paper configs shipped with obliq.")
 @click.pass_context
 def configs(ctx):
     """The paper configs shipped with obliq: list them, show one, copy one out to edit.
@@ -155,7 +148,7 @@ def configs_show(name):
     click.echo(resolve_config(name).read_text(encoding="utf-8"), nl=False)
 
 
-@configs.command("copy")
+@configs.command("copy", short_help="Copy a shipped config and its reference file to edit.")
 @click.argument("name")
 @click.argument("folder", default=".", type=click.Path(file_okay=False))
 @click.option("--force", is_flag=True, help="Overwrite files that exist.")
@@ -173,7 +166,7 @@ _TEST_HELP = ("Per-fold test for the v / * marks: t (paired t), 5x2t (Dietterich
               "(Alpaydin's combined F), 5x2t-combined (Yildiz), corrected-t (Nadeau-Bengio).")
 
 
-@main.command()
+@main.command(short_help="Tabulate results, beside the papers' values.")
 @click.argument("results", nargs=-1, required=True, type=click.Path())
 @click.option("--metric", default="test_accuracy", show_default=True,
               help="test_accuracy, test_error, n_leaves, n_nodes, depth, fit_time, macro_f1, ...")
@@ -190,14 +183,16 @@ _TEST_HELP = ("Per-fold test for the v / * marks: t (paired t), 5x2t (Dietterich
               help="Also the stored rows of tasks that are no longer in the config.")
 def table(results, metric, fmt, layout, sig, alpha, pooled, best, test, show_all):
     """Aggregate RESULTS (experiment folders, or a folder of them) into a table."""
-    from .report.tables import render_tables
+    from .api import load_results
+    from .report.tables import check_table_options
 
-    click.echo(render_tables(list(results), metric=metric, fmt=fmt, layout=layout, sig=sig,
-                             pooled=pooled, alpha=alpha, best=best, test=test,
-                             show_all=show_all))
+    check_table_options(metric, fmt, layout, pooled, alpha, sig, test)  # before reading
+    click.echo(load_results(results, show_all).table(
+        metric=metric, fmt=fmt, layout=layout, sig=sig, pooled=pooled, alpha=alpha,
+        best=best, test=test))
 
 
-@main.command()
+@main.command(short_help="Test every pair of algorithms for significant differences.")
 @click.argument("results", nargs=-1, required=True, type=click.Path())
 @click.option("--metric", default="test_accuracy", show_default=True,
               help="test_accuracy, test_error, n_leaves, n_nodes, depth, fit_time, macro_f1, ...")
@@ -208,12 +203,14 @@ def table(results, metric, fmt, layout, sig, alpha, pooled, best, test, show_all
 def stats(results, metric, test, alpha, fmt):
     """Significance tests of every pair of algorithms in RESULTS: per-dataset w/t/l by the
     per-fold test, Wilcoxon across datasets, Friedman / Iman-Davenport / Nemenyi CD."""
-    from .report.significance import render_stats
+    from .api import load_results
+    from .report.significance import check_stats_options
 
-    click.echo(render_stats(list(results), metric=metric, test=test, alpha=alpha, fmt=fmt))
+    check_stats_options(test, alpha, fmt)  # before reading
+    click.echo(load_results(results).stats(metric=metric, test=test, alpha=alpha, fmt=fmt))
 
 
-@main.command()
+@main.command(short_help="Count our values that agree with the papers', and the misses.")
 @click.argument("results", nargs=-1, required=True, type=click.Path())
 @click.option("--metric", "metrics", multiple=True, metavar="M",
               help="Compare only this metric (repeatable; M@best: the best repetition). "
@@ -283,7 +280,8 @@ def _catalog_rows() -> list[dict]:
     return rows
 
 
-@main.group(invoke_without_command=True)
+@main.group(invoke_without_command=True,
+            short_help="List, show or check the dataset catalog and your own files.")
 @click.pass_context
 def datasets(ctx):
     """The dataset catalog (obliq_cli/data/catalog.yaml) and your own files."""
@@ -291,7 +289,7 @@ def datasets(ctx):
         ctx.invoke(datasets_list)
 
 
-@datasets.command("list")
+@datasets.command("list", short_help="Rows, features, classes, source and status of each dataset.")
 @click.option("--format", "fmt", type=click.Choice(["plain", "md"]), default="plain",
               show_default=True)
 def datasets_list(fmt):
@@ -306,7 +304,7 @@ def datasets_list(fmt):
                         tablefmt="pipe" if fmt == "md" else "simple", disable_numparse=True))
 
 
-@datasets.command("show")
+@datasets.command("show", short_help="One dataset: its catalog entry, classes and features.")
 @click.argument("name")
 def datasets_show(name):
     """One dataset: its catalog entry, class counts, a feature summary, the differences."""
@@ -338,7 +336,7 @@ def datasets_show(name):
         click.echo(f"differences from the paper: {item['notes']}")
 
 
-@datasets.command("check")
+@datasets.command("check", short_help="Load every available catalog entry and verify its counts.")
 def datasets_check():
     """Load every available catalog entry and verify its counts; exit 1 on a mismatch."""
     failures = 0
@@ -452,7 +450,7 @@ def _fit_options(func):
     return func
 
 
-@main.command()
+@main.command(short_help="Grow one tree on a whole dataset and keep it as a JSON model.")
 @click.option("--dataset", required=True, help="A registered dataset (obliq datasets).")
 @click.option("--algorithm", required=True, help="A registered algorithm.")
 @click.option("--param", "params", multiple=True, metavar="KEY=VALUE",
@@ -482,7 +480,7 @@ def fit(dataset, algorithm, params, pruner, pruner_params, seed, output):
     click.echo(str(path))
 
 
-@main.command()
+@main.command(short_help="Predict the rows of a CSV file with a model from obliq fit.")
 @click.argument("model", type=click.Path(dir_okay=False))
 @click.argument("data", type=click.Path(dir_okay=False))
 @click.option("-o", "--output", metavar="FILE",
@@ -512,12 +510,12 @@ def _fit_title(dataset, algorithm, pruner, task, seed, results) -> str:
     return f"{what} on {dataset}: fitted on all {task.X.shape[0]} rows (seed {seed}{leaves})"
 
 
-@main.group()
+@main.group(short_help="Draw decision regions, trees, CD diagrams and pruning curves.")
 def plot():
     """Pictures: decision regions, tree diagrams, CD diagrams, accuracy vs size, pruning."""
 
 
-@plot.command("boundary")
+@plot.command("boundary", short_help="Decision regions of a tree on a 2-D dataset.")
 @_fit_options
 def plot_boundary(dataset, algorithm, params, pruner, pruner_params, seed, results,
                   repetition, fold, output):
@@ -536,7 +534,7 @@ def plot_boundary(dataset, algorithm, params, pruner, pruner_params, seed, resul
     _save_figure(fig, _figure_base(output, f"figures/{dataset}_{algorithm}{suffix}"))
 
 
-@plot.command("tree")
+@plot.command("tree", short_help="A fitted tree as a diagram of its rules and class counts.")
 @_fit_options
 @click.option("--max-depth", type=int, help="Draw the nodes down to this depth only.")
 def plot_tree(dataset, algorithm, params, pruner, pruner_params, seed, results, repetition,
@@ -573,7 +571,7 @@ def _one_experiment(results: str):
     return runs, metas[0]
 
 
-@plot.command("cd")
+@plot.command("cd", short_help="Demšar's critical-difference diagram of one experiment.")
 @click.argument("results", type=click.Path())
 @click.option("--metric", default="test_accuracy", show_default=True)
 @click.option("--alpha", type=float, default=0.05, show_default=True)
@@ -621,7 +619,7 @@ def _curve_steps(record: dict, n_points: int):
     return np.arange(n_points), "step"
 
 
-@plot.command("pruning")
+@plot.command("pruning", short_help="Learning curves of LA and GA pruning (APDT paper, Figure 6).")
 @click.option("--dataset", required=True, help="A registered two-class dataset.")
 @click.option("--algorithm", required=True, help="A registered algorithm.")
 @click.option("--param", "params", multiple=True, metavar="KEY=VALUE",
@@ -677,7 +675,7 @@ def plot_pruning(dataset, algorithm, params, pruners, pruner_params, seed, outpu
     _save_figure(fig, _figure_base(output, f"figures/{dataset}_{algorithm}_pruning"))
 
 
-@main.command()
+@main.command(short_help="Write one self-contained HTML page of the results.")
 @click.argument("results", nargs=-1, required=True, type=click.Path())
 @click.option("-o", "--output", metavar="FILE",
               help="The HTML file (default: RESULTS/report.html of the first RESULTS).")

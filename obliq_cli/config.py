@@ -567,14 +567,14 @@ def _imports(r: _Reader, value, config_dir: Path) -> tuple[str, ...]:
     return tuple(refs)
 
 
-def _reference(r: _Reader, value, path: Path, algorithms) -> tuple[str | None, dict]:
+def _reference(r: _Reader, value, folder: Path, algorithms) -> tuple[str | None, dict]:
     """``reference: FILE`` or ``{file: FILE, methods: {our label: paper method}}``."""
     if value is None:
         return None, {}
     if isinstance(value, str):
         value = {"file": value}
     value = r.mapping(value, "reference", ("file", "methods"), required=("file",))
-    ref_path = (path.parent / r.string(value["file"], "reference.file")).resolve()
+    ref_path = (folder / r.string(value["file"], "reference.file")).resolve()
     if not ref_path.is_file():
         r.fail("reference.file", f"no such file {ref_path}")
     # Read now, not when the run's tables are printed: a binary file or one without the
@@ -599,8 +599,37 @@ def load_config(path, overrides: dict | None = None) -> ExperimentConfig:
     name); ``overrides`` are CLI values. Every problem found is reported at once (the
     checks of one field or list item stop at its first problem; the others still run)."""
     path = resolve_config(path)
-    file = str(path)
-    data = _read_yaml(path)
+    return _validated(_read_yaml(path), str(path), path.parent, overrides)
+
+
+DICT_SOURCE = "<config dict>"
+
+
+def config_from_dict(data: dict, overrides: dict | None = None, folder=None,
+                     source: str = DICT_SOURCE) -> ExperimentConfig:
+    """``load_config`` for a config given as the YAML file's content (a dict, as
+    ``yaml.safe_load`` gives it; tuples are read as lists). Relative paths in it (data
+    files, ``reference``, ``imports``) are taken from ``folder`` (default: the current
+    folder); errors name ``source`` where they would name the file."""
+    if not isinstance(data, dict):
+        raise ConfigError(f"{source}: the config must be a mapping of settings "
+                          f"(got {type(data).__name__})")
+    return _validated(_as_yaml_data(data), source, Path(folder or Path.cwd()), overrides)
+
+
+def _as_yaml_data(value):
+    """A copy of a config given in code with tuples as lists (what YAML would give), so
+    the checks read it as they read a file; the caller's dict is never changed."""
+    if isinstance(value, dict):
+        return {k: _as_yaml_data(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_as_yaml_data(v) for v in value]
+    return value
+
+
+def _validated(data, file: str, folder: Path, overrides: dict | None) -> ExperimentConfig:
+    """The checks of ``load_config`` on a config's content; ``file`` names it in errors,
+    relative paths are taken from ``folder``."""
     r = _Reader(file)
     if not isinstance(data, dict):
         raise ConfigError(f"{file}: the file must hold a mapping of settings")
@@ -620,9 +649,9 @@ def load_config(path, overrides: dict | None = None) -> ExperimentConfig:
     name = r.collect(_name, r, data["name"], default="")
     seed = r.collect(r.integer, data.get("seed", 0), "seed", 0, default=0)
     # imports first: they register names the datasets and algorithms may use
-    imports = r.collect(_imports, r, data.get("imports"), path.parent, default=())
+    imports = r.collect(_imports, r, data.get("imports"), folder, default=())
     n_errors = len(r.errors)
-    datasets = r.collect(_datasets, r, data["datasets"], path.parent)
+    datasets = r.collect(_datasets, r, data["datasets"], folder)
     datasets_ok = datasets is not None and len(r.errors) == n_errors
     n_errors = len(r.errors)
     algorithms = r.collect(_algorithms, r, data["algorithms"],
@@ -641,7 +670,7 @@ def load_config(path, overrides: dict | None = None) -> ExperimentConfig:
                   f"{suggest(str(backend), BACKENDS)}; known: {', '.join(BACKENDS)}")
     reference, methods = None, {}
     if algorithms_ok:  # its methods name algorithm labels
-        reference, methods = r.collect(_reference, r, data.get("reference"), path,
+        reference, methods = r.collect(_reference, r, data.get("reference"), folder,
                                        algorithms, default=(None, {}))
     r.raise_collected()
     config = ExperimentConfig(file, name, seed, datasets, algorithms, protocol, tuple(metrics),

@@ -1,8 +1,10 @@
 """The one place where algorithms, pruners and datasets are registered by name.
 
 Built-in entries register themselves when their module is imported; ``_ensure_builtins``
-imports the packages that hold them the first time a lookup happens, so the runner and
-CLI never import an algorithm module directly.
+imports the pruners and datasets the first time a lookup happens, and an algorithm's
+module is imported when its name is first looked up (``BUILTIN_ALGORITHMS``), so the
+runner and CLI never import an algorithm module directly and a run loads only the
+algorithms its config names (each pulls in scikit-learn or numba's kernels).
 
 Plugins register the same way from outside the package:
 
@@ -66,7 +68,17 @@ ALGORITHMS: dict[str, Entry] = {}
 PRUNERS: dict[str, Entry] = {}
 DATASETS: dict[str, Entry] = {}
 
-_BUILTIN_PACKAGES = ("obliq_cli.algorithms", "obliq_cli.pruning", "obliq_cli.data")
+_BUILTIN_PACKAGES = ("obliq_cli.pruning", "obliq_cli.data")
+# Built-in algorithm name -> its module under obliq_cli.algorithms (the module registers
+# it on import). A static table, so that a lookup imports one module rather than all;
+# tests/test_startup.py checks it against the registrations of every module.
+BUILTIN_ALGORITHMS = {
+    "apdt": "apdt", "c45": "c45", "cart-ap": "cart", "cart-lc": "cart_lc", "fdt": "fdt",
+    "gdt": "gdt", "gepsvm": "svm", "hhcart-a": "hhcart", "hhcart-d": "hhcart", "id3": "id3",
+    "ldt": "ldt", "oc1": "oc1", "oc1-ap": "oc1", "oc1-lc": "oc1", "quest": "quest",
+    "svm": "svm", "umt": "umt", "umt-ovo": "multiclass", "umt-ovr": "multiclass",
+}
+_ALGORITHM_PACKAGE = "obliq_cli.algorithms"
 ENTRY_POINT_GROUPS = ("obliq.algorithms", "obliq.pruners", "obliq.datasets")
 _builtins_loaded = False
 # module name given to a plugin loaded from a file -> that file (workers import it again)
@@ -80,6 +92,18 @@ def _ensure_builtins() -> None:
         for package in _BUILTIN_PACKAGES:
             importlib.import_module(package)
         load_entry_points()
+
+
+def _import_builtin_algorithm(name: str) -> None:
+    """Import the module that registers the built-in algorithm ``name`` (if it is one)."""
+    module = BUILTIN_ALGORITHMS.get(name)
+    if module is not None and name not in ALGORITHMS:
+        importlib.import_module(f"{_ALGORITHM_PACKAGE}.{module}")
+
+
+def _import_all_builtin_algorithms() -> None:
+    for name in BUILTIN_ALGORITHMS:
+        _import_builtin_algorithm(name)
 
 
 def load_entry_points() -> list[str]:
@@ -138,6 +162,11 @@ def plugin_ref(module: str) -> str:
 def _add(table: dict[str, Entry], kind: str, entry: Entry) -> None:
     if entry.name in table and table[entry.name].obj is not entry.obj:
         raise ValueError(f"{kind} {entry.name!r} is registered twice")
+    # A built-in algorithm's name is taken even while its module is not imported yet.
+    builtin = BUILTIN_ALGORITHMS.get(entry.name) if table is ALGORITHMS else None
+    if builtin is not None and getattr(entry.obj, "__module__", None) != \
+            f"{_ALGORITHM_PACKAGE}.{builtin}":
+        raise ValueError(f"{kind} {entry.name!r} is registered twice (it is built in)")
     table[entry.name] = entry
 
 
@@ -149,12 +178,15 @@ def suggest(name: str, choices) -> str:
 
 def _lookup(table: dict[str, Entry], kind: str, name: str) -> Entry:
     _ensure_builtins()
+    if table is ALGORITHMS and isinstance(name, str):
+        _import_builtin_algorithm(name)
     try:
         return table[name]
     except KeyError:
+        known = sorted(set(table) | (set(BUILTIN_ALGORITHMS) if table is ALGORITHMS else set()))
         raise UnknownNameError(
-            f"unknown {kind} {name!r}{suggest(name, table)}; "
-            f"known: {', '.join(sorted(table)) or 'none'}"
+            f"unknown {kind} {name!r}{suggest(name, known)}; "
+            f"known: {', '.join(known) or 'none'}"
         ) from None
 
 
@@ -262,7 +294,9 @@ def load_dataset(name: str, **params):
 
 
 def list_algorithms() -> list[Entry]:
+    """Every registered algorithm (this imports every built-in algorithm module)."""
     _ensure_builtins()
+    _import_all_builtin_algorithms()
     return [ALGORITHMS[k] for k in sorted(ALGORITHMS)]
 
 

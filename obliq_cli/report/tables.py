@@ -38,11 +38,13 @@ LAYOUTS = ("wide", "long")
 _TABLEFMT = {"md": "pipe", "latex": "latex_booktabs", "html": "html"}
 # The first seven are the columns csv had before the paper's; keep them first, in this order.
 # method .. within: the paper's value the row is compared with (empty without one).
+# versus .. mark: --sig REF's per-fold test against REF ("v" / "*" / "", empty without it).
 CSV_COLUMNS = ["dataset", "algorithm", "metric", "mean", "sd", "n_repetitions", "experiment",
-               "method", "paper_mean", "paper_sd", "delta", "tolerance", "within"]
+               "method", "paper_mean", "paper_sd", "delta", "tolerance", "within",
+               "versus", "test", "pvalue", "mark"]
 
 
-def _check_options(metric: str, fmt: str, layout: str, pooled: bool, alpha: float,
+def check_table_options(metric: str, fmt: str, layout: str, pooled: bool, alpha: float,
                    sig: str | None = None, test: str = "t") -> None:
     """The options' checks but the metric's name (``render_tables`` checks it once the
     results are read: their config's plugins may register it)."""
@@ -77,7 +79,8 @@ def experiment_table(runs: pd.DataFrame, meta: dict, metric: str, sig: str | Non
     """The numbers of one experiment's table, before formatting.
 
     Returns (tidy, datasets, algorithms, caption, notes): ``tidy`` has one row per
-    (dataset, algorithm) with a result: mean, sd, n_repetitions, mark ("v", "*", ""), and
+    (dataset, algorithm) with a result: mean, sd, n_repetitions, mark ("v", "*", "") and
+    pvalue of the test against ``sig`` (NaN without one, and for ``sig`` itself), and
     when the reference covers it paper_mean, paper_sd, paper_text, method, delta,
     tolerance (references.tolerance: max(floor, 2 × paper sd)) and agrees (references.agrees;
     False without a paper value); ``datasets`` and ``algorithms`` are in config order;
@@ -97,14 +100,17 @@ def experiment_table(runs: pd.DataFrame, meta: dict, metric: str, sig: str | Non
     notes: list[str] = []
 
     tidy["mark"] = ""
+    tidy["pvalue"] = np.nan
     if sig is not None:
         if sig not in algorithms:
             raise ObliqError(f"--sig: no algorithm {sig!r} in experiment {meta['name']!r} "
                              f"(algorithms: {', '.join(algorithms)})")
         tests = compare_to(runs, metric, sig, alpha, test)
-        tidy = tidy.drop(columns="mark").merge(tests[["dataset", "algorithm", "mark"]],
-                                               on=["dataset", "algorithm"], how="left")
+        tidy = tidy.drop(columns=["mark", "pvalue"]).merge(
+            tests[["dataset", "algorithm", "mark", "pvalue"]], on=["dataset", "algorithm"],
+            how="left")
         tidy["mark"] = tidy["mark"].fillna("")
+        tidy["pvalue"] = tidy["pvalue"].astype(np.float64)
         better = "higher" if m.higher else "lower"
         if test == "t":
             notes.append(f"v / *: significantly better / worse than {sig} ({better} {metric} "
@@ -256,17 +262,18 @@ def render_tables(paths, metric: str = "test_accuracy", fmt: str = "md", layout:
                   best: bool = False, test: str = "t", show_all: bool = False) -> str:
     """One table per experiment under ``paths`` (a heading each when there are several).
 
-    ``fmt``: md (pipe table), latex (booktabs, ± as $\\pm$), html, or csv (one tidy frame
-    for all experiments with columns CSV_COLUMNS, plain numbers, no marks: each row's
-    paper method, paper_mean, paper_sd, delta = mean - paper_mean, tolerance and within
-    ("true" / "false" by references.agrees), all empty where the paper has no value).
+    ``fmt``: md (pipe table), latex (booktabs, ± as $\\pm$), html, or csv (``table_frame``
+    as text: one tidy row per experiment, dataset and algorithm with columns CSV_COLUMNS,
+    plain numbers; each row's paper method, paper_mean, paper_sd, delta = mean -
+    paper_mean, tolerance and within ("true" / "false" by references.agrees), all empty
+    where the paper has no value; with ``sig`` the test's versus, test, pvalue and mark).
     ``layout``: wide or long (ignored by csv). ``sig``: mark cells against that algorithm
     at level ``alpha`` by the per-fold test ``test`` (stats.TESTS). ``pooled``: OC1's
     pooled accuracy instead of the fold mean.
     ``best``: each algorithm's best repetition (highest test accuracy) instead of the mean.
     ``show_all``: also the rows of tasks that left the config (``aggregate._visible``).
     """
-    _check_options(metric, fmt, layout, pooled, alpha, sig, test)
+    check_table_options(metric, fmt, layout, pooled, alpha, sig, test)
     runs, metas = load_results(paths, show_all)
     check_metric(metric)
     return format_tables(runs, metas, metric, fmt, layout, sig, pooled, alpha, best, test)
@@ -277,8 +284,12 @@ def format_tables(runs: pd.DataFrame, metas: list[dict], metric: str = "test_acc
                   pooled: bool = False, alpha: float = 0.05, best: bool = False,
                   test: str = "t") -> str:
     """``render_tables`` on results already read (``load_results``), options checked."""
+    if fmt == "csv":
+        out = table_frame(runs, metas, metric, sig, pooled, alpha, best, test)
+        out = out.assign(within=out["within"].map({True: "true", False: "false"}).fillna(""))
+        return out.to_csv(index=False, float_format=lambda v: repr(float(v)))
     decimals = check_metric(metric).decimals
-    texts, frames = [], []
+    texts = []
     for meta, part, title in each_experiment(runs, metas):
         if not (part["status"] == "ok").any():
             failed = failed_tasks(part)
@@ -290,10 +301,6 @@ def format_tables(runs: pd.DataFrame, metas: list[dict], metric: str = "test_acc
         if tidy.empty:
             texts.append(f"{meta['name']}: {caption}")
             continue
-        if fmt == "csv":
-            frames.append(tidy.assign(metric=metric, experiment=meta["name"],
-                                      within=within_text(tidy))[CSV_COLUMNS])
-            continue
         build = _wide_rows if layout == "wide" else _long_rows
         headers, rows = build(tidy, datasets, algorithms, sig, decimals)
         if layout == "long" and sig is not None:
@@ -301,10 +308,28 @@ def format_tables(runs: pd.DataFrame, metas: list[dict], metric: str = "test_acc
             notes.insert(1, f"(w/t/l) vs {sig}: " + "; ".join(
                 f"{a} {counts[a]}" for a in algorithms if a in counts))
         texts.append(_render(headers, rows, fmt, caption, notes, title))
-    if fmt == "csv":
-        if not frames:
-            return ",".join(CSV_COLUMNS) + "\n"
-        out = pd.concat(frames, ignore_index=True)
-        return out.to_csv(index=False, float_format=lambda v: repr(float(v)))
     return "\n\n".join(texts)
+
+
+def table_frame(runs: pd.DataFrame, metas: list[dict], metric: str = "test_accuracy",
+                sig: str | None = None, pooled: bool = False, alpha: float = 0.05,
+                best: bool = False, test: str = "t") -> pd.DataFrame:
+    """The numbers of ``format_tables`` as one frame (what ``--format csv`` writes): one
+    row per (experiment, dataset, algorithm) with a result, columns CSV_COLUMNS, numbers
+    as floats; ``within`` True / False, NA without a paper value; without ``sig`` the
+    columns versus, test and mark are empty and pvalue NaN. Experiments without a
+    finished task have no rows."""
+    frames = []
+    for meta, part, _ in each_experiment(runs, metas):
+        if not (part["status"] == "ok").any():
+            continue
+        tidy = experiment_table(part, meta, metric, sig, pooled, alpha, best, test)[0]
+        if tidy.empty:
+            continue
+        within = tidy["agrees"].astype("boolean").where(tidy["paper_mean"].notna())
+        frames.append(tidy.assign(metric=metric, experiment=meta["name"], within=within,
+                                  versus=sig or "", test=test if sig else "")[CSV_COLUMNS])
+    if not frames:
+        return pd.DataFrame(columns=CSV_COLUMNS)
+    return pd.concat(frames, ignore_index=True)
 
