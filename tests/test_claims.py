@@ -361,3 +361,46 @@ def test_shipped_claims_name_the_shipped_configs_labels_and_datasets():
 def test_shipped_claims_are_package_data():
     pyproject = (Path(__file__).resolve().parents[1] / "pyproject.toml").read_text()
     assert '"configs/references/claims/*.yaml"' in pyproject
+
+
+# --- make reproductions: the claims table into README.md ------------------------------------
+
+def splicer():
+    import importlib.util
+
+    root = Path(__file__).resolve().parents[1]
+    spec = importlib.util.spec_from_file_location("update_reproductions",
+                                                  root / "docs" / "update_reproductions.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_readme_has_one_claims_section_and_make_reproductions_fills_it():
+    root = Path(__file__).resolve().parents[1]
+    readme = (root / "README.md").read_text(encoding="utf-8")
+    begin, end = splicer().markers("obliq claims")
+    assert readme.count(begin + "\n") == 1 and readme.count(end + "\n") == 1
+    assert readme.index(begin) < readme.index(end)
+    makefile = (root / "Makefile").read_text()
+    assert "obliq claims $(RESULTS) > build/claims.md" in makefile
+    assert 'update_reproductions.py README.md build/claims.md "obliq claims"' in makefile
+
+
+def test_claims_spliced_between_their_markers_leave_the_agree_section(results, tmp_path):
+    up = splicer()
+    begin, end = up.markers("obliq claims")
+    readme = tmp_path / "README.md"
+    readme.write_text(f"# r\n{up.BEGIN}\nagree table\n{up.END}\n{begin}\n{end}\ntail\n",
+                      encoding="utf-8")
+    generated = tmp_path / "claims.md"
+    path = claims_file(tmp_path, [c for c, _, _ in CASES[:2]])
+    generated.write_text(render_claims([results], [path]), encoding="utf-8")
+    assert up.main([str(readme), str(generated), "obliq claims"]) == 0
+    text = readme.read_text(encoding="utf-8")
+    assert text.startswith(f"# r\n{up.BEGIN}\nagree table\n{up.END}\n{begin}\n\n")
+    assert text.endswith(f"not testable here 0.\n\n{end}\ntail\n")
+    assert "“claim net”" in text
+    # the default name is still the agree section's
+    with pytest.raises(up.MarkerError, match="obliq claims: begin"):
+        up.splice("no markers\n", "x", "obliq claims")
