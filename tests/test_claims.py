@@ -56,6 +56,12 @@ def accuracy(dataset: str, algorithm: str, k: int) -> float:
     return {"A": a, "B": b, "C": a - A_VS_C[dataset][k]}[algorithm]
 
 
+def rates(accuracy: float) -> list[float]:
+    """Per-class rates that order the algorithms as accuracy does (class 0) and the other
+    way round (class 1); x / 128 keeps them exact, so equal means stay equal."""
+    return [accuracy / 128, 1 - accuracy / 128]
+
+
 def write_experiment(directory: Path, name="e", repetitions=2, folds=3,
                      fit_time=True) -> Path:
     directory.mkdir(parents=True)
@@ -73,8 +79,9 @@ def write_experiment(directory: Path, name="e", repetitions=2, folds=3,
                                n_test=50, test_accuracy=accuracy(dataset, algorithm, k),
                                train_accuracy=100.0, n_leaves=leaves, n_internal=leaves - 1,
                                depth=2, fit_time=FIT_TIME[algorithm] if fit_time else "",
-                               predict_time=0.01, classes="[]", tpr="[]", tnr="[]",
-                               confusion="[]")
+                               predict_time=0.01, classes="[0, 1]",
+                               tpr=json.dumps(rates(accuracy(dataset, algorithm, k))),
+                               tnr="[]", confusion="[]")
                     rows.append(row)
     pd.DataFrame(rows, columns=RUN_COLUMNS).to_csv(directory / "runs.csv", index=False)
     config = {"name": name, "algorithms": [{"label": a} for a in "ABC"],
@@ -141,6 +148,11 @@ CASES = [
            metric="test_accuracy"), PARTLY, (1, 0, 1, 2)),
     (claim("rank-b", "rank_above", algorithm="B", versus=["A", "C"], metric="test_accuracy"),
      FAILS, (0, 0, 2, 2)),
+    # each dataset its own metric (the HHCART paper's minority-class TPR): tpr:1 orders as
+    # accuracy, tpr:2 reverses it. d1: A 1, B 2.5, C 2.5; d2 (tpr:2): B 1, A 2.5, C 2.5;
+    # d4: B 1, A 2.5, C 2.5; average ranks B 1.5, A 2.0, C 2.5
+    (claim("rank-tpr", "rank_above", algorithm="B", versus=["A", "C"],
+           metric={"d1": "tpr:1", "d2": "tpr:2", "d4": "tpr:1"}), HOLDS, (2, 0, 0, 2)),
     # fit times: A / B = 0.125 (faster by a factor of 8, the bound included), A / C = 2
     (claim("fast", "faster", algorithm="A", versus="B", factor=8), HOLDS, (4, 0, 0, 4)),
     (claim("slow", "faster", algorithm="A", versus="C"), FAILS, (0, 0, 4, 4)),
@@ -188,6 +200,10 @@ def test_evidence_says_counts_test_and_paper_in_one_line(results, tmp_path):
     assert "difference > 2 × the larger sd" in outcomes["gap2"].evidence
     rank = outcomes["rank"].evidence
     assert "A 1.75, B 2.12, C 2.12" in rank or "A 1.75, C 2.12, B 2.12" in rank
+    assert outcomes["rank-tpr"].evidence.startswith(
+        "average ranks over 3 datasets (1 = best): B 1.50, A 2.00, C 2.50")
+    assert "metric d1 tpr:1, d2 tpr:2, d4 tpr:1 (higher is better)" in \
+        outcomes["rank-tpr"].evidence
     assert "median 0.125" in outcomes["fast"].evidence
     assert "<= 0.125 on 4 of 4" in outcomes["fast"].evidence
     # at least as good also gives the Friedman ranks of the algorithms it names
@@ -295,6 +311,11 @@ def test_markdown_quotes_each_claim_with_its_verdict(results, tmp_path):
      "claims[0].between: low 3 > high 1"),
     (claim("k", "better_means", algorithm="A", versus="B", metric={"d1": "n_leaves"}),
      "claims[0].metric: a mapping of dataset -> metric is for rank_above only"),
+    (claim("k", "rank_above", algorithm="A", versus="B",
+           metric={"d1": "n_leaves", "d2": "tpr:1"}),
+     "claims[0].metric: the datasets' metrics must all be better higher, or all lower"),
+    (claim("k", "rank_above", algorithm="A", versus="B", metric={"d1": "tpr:1"},
+           datasets=["d1"]), "claims[0].datasets: not with a per-dataset metric"),
 ])
 def test_a_bad_claim_is_one_error_naming_file_and_field(tmp_path, entry, message):
     path = claims_file(tmp_path, [entry])

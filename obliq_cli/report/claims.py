@@ -87,11 +87,16 @@ KINDS: dict[str, set[str]] = {
     "faster": {"algorithm", "versus", "datasets", "factor", "over"},
     "not_testable": {"why"},
 }
-_REQUIRED = {kind: ({"algorithm", "versus"} if kind.startswith(("time", "faster")) else
-                    {"why"} if kind == "not_testable" else {"algorithm", "versus", "metric"})
-             for kind in KINDS}
-_REQUIRED["significantly_better_count"] |= {"test"}
-_REQUIRED["at_least_as_good"] |= {"test"}
+_PAIR = {"algorithm", "versus"}
+_REQUIRED: dict[str, set[str]] = {
+    "significantly_better_count": _PAIR | {"metric", "test"},
+    "better_means": _PAIR | {"metric"},
+    "at_least_as_good": _PAIR | {"metric", "test"},
+    "rank_above": _PAIR | {"metric"},
+    "time_ratio": _PAIR | {"between"},
+    "faster": _PAIR,
+    "not_testable": {"why"},
+}
 _TIME = "fit_time"
 
 
@@ -221,6 +226,12 @@ def parse_claim(entry, paper: str, where: str) -> Claim:
                                  f"rank_above only, and not empty")
             for dataset, name in metric.items():
                 _check_metric_name(str(name), f"{where}.metric.{dataset}")
+            if len({check_metric(str(m)).higher for m in metric.values()}) > 1:
+                raise ObliqError(f"{where}.metric: the datasets' metrics must all be better "
+                                 f"higher, or all lower, to be ranked together")
+            if "datasets" in entry:
+                raise ObliqError(f"{where}.datasets: not with a per-dataset metric (its "
+                                 f"datasets are the metric's keys)")
             args["metric_by_dataset"] = {str(d): str(m) for d, m in metric.items()}
         else:
             args["metrics"] = _names(metric, f"{where}.metric")
@@ -346,17 +357,20 @@ def _pair_marks(part: pd.DataFrame, meta: dict, claim: Claim, metric: str, a: st
 
 
 def _datasets(part: pd.DataFrame, meta: dict, claim: Claim) -> tuple[list[str], str]:
-    """The datasets the claim is about that the results have (config order), and a note
-    naming those of the claim's that are missing."""
-    config_order = [d.get("label") for d in (meta.get("config") or {}).get("datasets", [])
-                    if isinstance(d, dict)]
-    present = list(dict.fromkeys([d for d in config_order if d in set(part["dataset"])]
-                                 + list(pd.unique(part["dataset"]))))
-    if not claim.datasets:
+    """The datasets the claim is about (its ``datasets``, the keys of a per-dataset metric,
+    else all) that the results have, in the claim's or the config's order; and a note naming
+    those of the claim's that are missing."""
+    config = [d.get("label") for d in (meta.get("config") or {}).get("datasets", [])
+              if isinstance(d, dict)]
+    have = set(part["dataset"])
+    present = [d for d in dict.fromkeys(config + list(pd.unique(part["dataset"])))
+               if d in have]
+    wanted = list(claim.datasets or claim.metric_by_dataset)
+    if not wanted:
         return present, ""
-    missing = [d for d in claim.datasets if d not in present]
-    note = f"no results for {', '.join(missing)}" if missing else ""
-    return [d for d in claim.datasets if d in present], note
+    missing = [d for d in wanted if d not in have]
+    return [d for d in wanted if d in have], (f"no results for {', '.join(missing)}"
+                                              if missing else "")
 
 
 def _pairs(claim: Claim) -> list[tuple[str, str]]:
@@ -478,21 +492,13 @@ def _rank_claim(part, meta, claim: Claim) -> Outcome:
     datasets, missing = _datasets(part, meta, claim)
     labels = list(dict.fromkeys(claim.algorithms + claim.versus))
     chosen = part[part["algorithm"].isin(labels)]
-    frames = []
     if claim.metric_by_dataset:
-        unnamed = [d for d in datasets if d not in claim.metric_by_dataset]
-        datasets = [d for d in datasets if d in claim.metric_by_dataset]
-        missing = "; ".join(filter(None, [missing, (f"{', '.join(unnamed)} not ranked (no "
-                                                    f"metric named)") if unnamed and
-                                          claim.datasets else ""]))
-        for d in datasets:
-            frames.append(dataset_scores(chosen[chosen["dataset"] == d],
-                                         claim.metric_by_dataset[d]))
+        frames = [dataset_scores(chosen[chosen["dataset"] == d], claim.metric_by_dataset[d])
+                  for d in datasets]
         higher = all(check_metric(m).higher for m in claim.metric_by_dataset.values())
         metric_text = ", ".join(f"{d} {claim.metric_by_dataset[d]}" for d in datasets)
     else:
-        frames.append(dataset_scores(chosen[chosen["dataset"].isin(datasets)],
-                                     claim.metrics[0]))
+        frames = [dataset_scores(chosen[chosen["dataset"].isin(datasets)], claim.metrics[0])]
         higher = check_metric(claim.metrics[0]).higher
         metric_text = claim.metrics[0]
     scores = pd.concat(frames) if frames else pd.DataFrame()
