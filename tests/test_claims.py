@@ -204,8 +204,8 @@ def test_evidence_says_counts_test_and_paper_in_one_line(results, tmp_path):
         "average ranks over 3 datasets (1 = best): B 1.50, A 2.00, C 2.50")
     assert "metric d1 tpr:1, d2 tpr:2, d4 tpr:1 (higher is better)" in \
         outcomes["rank-tpr"].evidence
-    assert "median 0.125" in outcomes["fast"].evidence
-    assert "<= 0.125 on 4 of 4" in outcomes["fast"].evidence
+    assert "A/B median 0.125 over 4 datasets" in outcomes["fast"].evidence
+    assert "<= 0.125 on 4 of 4 (dataset, pair)s" in outcomes["fast"].evidence
     # at least as good also gives the Friedman ranks of the algorithms it names
     assert "average ranks A 1.75" in outcomes["good"].evidence
 

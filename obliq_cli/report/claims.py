@@ -553,10 +553,15 @@ def _time_claim(part, meta, claim: Claim) -> Outcome:
     verdict = HOLDS if enough else PARTLY if k else FAILS
     bound = ("<= " + _g(high) if low is None else ">= " + _g(low) if high is None
              else f"in [{_g(low)}, {_g(high)}]")
-    pairs = sorted({f"{a}/{b}" for _, a, b in ratios})
-    bits = [f"fit time {', '.join(pairs)} per dataset: median {_g(np.median(values))}, "
-            f"range {_g(values.min())}-{_g(values.max())}",
-            f"{bound} on {k} of {n}",
+    per_pair = []
+    for a, b in _pairs(claim):
+        mine = [r for (_, x, y), r in ratios.items() if (x, y) == (a, b)]
+        if mine:
+            spread = f" ({_g(min(mine))}-{_g(max(mine))})" if min(mine) < max(mine) else ""
+            per_pair.append(f"{a}/{b} median {_g(float(np.median(mine)))}{spread} over "
+                            f"{len(mine)} dataset{'s' if len(mine) != 1 else ''}")
+    bits = [f"fit time ratio {', '.join(per_pair)}",
+            f"{bound} on {k} of {n} (dataset, pair)s",
             "ratio of the summed fit times of the tasks both finished in the same run"]
     if missing:
         bits.append(missing)
