@@ -280,6 +280,9 @@ def test_csv_has_one_row_per_claim_with_the_counts(results, tmp_path):
     assert (short.paper_wins, short.paper_losses, short.paper_of, short.test) == (
         "2", "", "4", "t")
     assert frame.set_index("claim").loc["rank", "unit"] == "algorithm pairs"
+    smaller = frame.set_index("claim").loc["smaller"]
+    assert (smaller.kind, smaller.test) == ("better_means", "means")
+    assert frame.set_index("claim").loc["fast", "test"] == ""
 
 
 def test_markdown_quotes_each_claim_with_its_verdict(results, tmp_path):
@@ -303,6 +306,8 @@ def test_markdown_quotes_each_claim_with_its_verdict(results, tmp_path):
      "claims[0].metric: unknown metric 'leaves'"),
     (claim("k", "significantly_better_count", algorithm="A", versus="B",
            metric="n_leaves", test="z"), "claims[0].test: must be one of"),
+    (claim("k", "significantly_better_count", algorithm="A", versus="B",
+           metric="n_leaves", test="means"), "claims[0].test: means are no significance"),
     (claim("k", "better_means", algorithm="A", versus=[], metric="n_leaves"),
      "claims[0].versus: must be a name or a list of names"),
     (claim("k", "better_means", algorithm="A", versus="B", metric="n_leaves",

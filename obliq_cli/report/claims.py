@@ -241,6 +241,9 @@ def parse_claim(entry, paper: str, where: str) -> Claim:
     if test not in (*TESTS, *SD_TESTS, MEANS):
         raise ObliqError(f"{where}.test: must be one of {', '.join((*TESTS, *SD_TESTS, MEANS))}"
                          f" (got {test!r})")
+    if kind == "significantly_better_count" and test == MEANS:
+        raise ObliqError(f"{where}.test: means are no significance test; the kind for a "
+                         f"claim on means is better_means")
     args["test"] = test
     if "alpha" in entry:
         try:
@@ -249,10 +252,10 @@ def parse_claim(entry, paper: str, where: str) -> Claim:
             raise ObliqError(f"{where}.alpha: {exc}") from None
     if "sds" in entry:
         args["sds"] = _number_in(entry["sds"], f"{where}.sds", 0.0)
-    if "over" in entry:
-        if entry["over"] not in OVER:
-            raise ObliqError(f"{where}.over: must be one of {', '.join(OVER)}")
-        args["over"] = entry["over"]
+    # a speed claim is about every problem unless it says otherwise; a count, net
+    args["over"] = entry.get("over", "all" if kind in ("time_ratio", "faster") else "net")
+    if args["over"] not in OVER:
+        raise ObliqError(f"{where}.over: must be one of {', '.join(OVER)}")
     if "paper_counts" in entry:
         args["paper_counts"] = _counts(entry["paper_counts"], f"{where}.paper_counts")
     if "paper_ranks" in entry:
@@ -273,8 +276,6 @@ def parse_claim(entry, paper: str, where: str) -> Claim:
     if kind == "faster":
         factor = _number_in(entry.get("factor", 1), f"{where}.factor", 0.0)
         args["between"] = (None, 1.0 / factor)
-    if kind == "better_means":
-        args["kind"], args["test"] = "significantly_better_count", MEANS
     return Claim(**args)
 
 
@@ -444,7 +445,7 @@ def _count_claim(part, meta, claim: Claim) -> Outcome:
     some = any(_condition(claim, w, lo, n) for w, _, lo in per_pair.values())
     if joint:
         verdict = HOLDS
-    elif some or (claim.kind == "significantly_better_count" and wins > losses):
+    elif some or (claim.kind != "at_least_as_good" and wins > losses):
         verdict = PARTLY
     else:
         verdict = FAILS
