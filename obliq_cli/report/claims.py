@@ -509,7 +509,7 @@ def _rank_claim(part, meta, claim: Claim) -> Outcome:
                           f"{', '.join(labels)} ({len(scores)} here)")
     result = friedman_test(scores, higher, claim.alpha)
     ranks = result.average_ranks
-    pairs = [(a, b) for a, b in _pairs(claim)]
+    pairs = _pairs(claim)
     above = [ranks[a] < ranks[b] for a, b in pairs]
     verdict = HOLDS if all(above) else PARTLY if any(above) else FAILS
     beyond = [f"{a} vs {b}" for a, b in pairs
@@ -622,14 +622,17 @@ def check_claims(paths, claim_files=()) -> list[Outcome]:
 # --- output ---------------------------------------------------------------------------------
 
 RULES = ("Each paper's claims, quoted with their section, checked against these results "
-         "with the test the paper itself uses (`obliq claims`; claims in "
-         "obliq_cli/configs/references/claims/, rules in obliq_cli/report/claims.py). A win "
-         "is a dataset where the claimed algorithm is better than every algorithm it is "
-         "compared with, a loss one where it is worse than any. *Better than*: holds when "
-         "wins > losses and the share of wins is at least the paper's own; *at least as "
-         "good*: holds when losses <= wins or their share is at most the paper's own; "
-         "*partly*: it holds against some of the algorithms compared, or wins > losses "
-         "short of the paper's share; speed: ratios of fit times of the same run.")
+         "with the test the paper itself uses (`obliq claims`; the claims are data in "
+         "obliq_cli/configs/references/claims/, the rules in obliq_cli/report/claims.py). A "
+         "win is a dataset where the claimed algorithm is better than every algorithm it is "
+         "compared with, a loss one where it is worse than any. *Better*: holds when wins > "
+         "losses and the share of wins is at least the paper's own (without the paper's "
+         "counts: wins on every dataset, on most, or more wins than losses, as the claim "
+         "says); *as good*: holds when losses <= wins or their share is at most the paper's "
+         "own; *ranks*: holds when every claimed algorithm has a better Friedman average "
+         "rank than every other named; *speed*: holds when the ratio of fit times of the "
+         "same run is within the claimed bounds on every dataset. *Partly*: it holds "
+         "against some of the algorithms compared, or wins > losses short of the claim.")
 
 
 def _quote(claim: Claim) -> str:
@@ -658,8 +661,9 @@ def render_claims(paths, claim_files=(), fmt: str = "md") -> str:
         return frame.to_csv(index=False)
     if not outcomes:
         return "No claim of the papers concerns the experiments here."
-    rows = [[o.claim.paper, o.claim.section, _quote(o.claim), o.claim.experiment or "-",
-             o.verdict, o.evidence.replace("|", "/")] for o in outcomes]
+    rows = [[cell.replace("|", "/") for cell in (
+        o.claim.paper, o.claim.section, _quote(o.claim), o.claim.experiment or "-",
+        o.verdict, o.evidence)] for o in outcomes]
     counts = pd.Series([o.verdict for o in outcomes]).value_counts()
     tally = ", ".join(f"{v} {int(counts.get(v, 0))}" for v in (HOLDS, PARTLY, FAILS,
                                                                  UNTESTABLE))
