@@ -230,7 +230,7 @@ def agree(results, metrics, algorithms, fmt, summary):
     click.echo(render_agreement(list(results), metrics, algorithms, fmt, summary).rstrip("\n"))
 
 
-@main.command()
+@main.command(short_help="Check the papers' headline claims against the results.")
 @click.argument("results", nargs=-1, required=True, type=click.Path())
 @click.option("--format", "fmt", type=click.Choice(["md", "csv"]), default="md",
               show_default=True)
