@@ -40,13 +40,16 @@ report: $(STAMP)
 
 ## reproductions: every experiment under RESULTS (a folder of results folders, default
 ## results) against its paper: `obliq agree --summary` into README.md between the lines
-## <!-- obliq agree: begin/end --> (docs/update_reproductions.py), the full `obliq agree`
+## <!-- obliq agree: begin/end --> (docs/update_reproductions.py), `obliq claims` (the
+## papers' claims checked) between <!-- obliq claims: begin/end -->, the full `obliq agree`
 ## into docs/agreement.md. RESULTS itself, not RESULTS/*: obliq finds the sub-folders that
 ## hold a runs.csv, so a results/figures folder does not stop it.
 reproductions: $(STAMP)
 	mkdir -p build
 	$(BIN)/obliq agree --summary $(RESULTS) > build/agree-summary.md
 	$(BIN)/python docs/update_reproductions.py README.md build/agree-summary.md
+	$(BIN)/obliq claims $(RESULTS) > build/claims.md
+	$(BIN)/python docs/update_reproductions.py README.md build/claims.md "obliq claims"
 	{ printf '# Agreement with the papers\n\n`obliq agree` as `make reproductions` wrote it.\n\n'; \
 	  $(BIN)/obliq agree $(RESULTS); } > build/agreement.md
 	mv build/agreement.md docs/agreement.md

@@ -1,8 +1,10 @@
-"""Put a generated text into README.md between its two "obliq agree" marker lines.
+"""Put a generated text into README.md between two marker lines.
 
-    python docs/update_reproductions.py README.md SUMMARY.md
+    python docs/update_reproductions.py README.md SUMMARY.md [NAME]
 
-``make reproductions`` runs it with the output of ``obliq agree --summary RESULTS``. The
+The markers are ``<!-- NAME: begin -->`` and ``<!-- NAME: end -->``, NAME "obliq agree" by
+default. ``make reproductions`` runs it with the output of ``obliq agree --summary RESULTS``
+(NAME "obliq agree") and of ``obliq claims RESULTS`` (NAME "obliq claims"). The
 marker lines stay; everything between them is replaced by SUMMARY's text, everything
 outside them is kept byte for byte. A README without exactly one begin and one end marker
 (begin first), or an empty SUMMARY, is refused with one line on standard error and exit
@@ -16,26 +18,34 @@ import os
 import sys
 from pathlib import Path
 
-BEGIN = "<!-- obliq agree: begin -->"
-END = "<!-- obliq agree: end -->"
+AGREE = "obliq agree"
+
+
+def markers(name: str = AGREE) -> tuple[str, str]:
+    """The begin and end lines of the section ``name``."""
+    return f"<!-- {name}: begin -->", f"<!-- {name}: end -->"
+
+
+BEGIN, END = markers(AGREE)
 
 
 class MarkerError(ValueError):
     """The README's markers or the generated text do not allow a splice."""
 
 
-def splice(readme: str, generated: str) -> str:
-    """``readme`` with the lines between the BEGIN and END lines replaced by ``generated``
-    (set off by blank lines, so that a markdown table in it is one block)."""
+def splice(readme: str, generated: str, name: str = AGREE) -> str:
+    """``readme`` with the lines between the begin and end lines of ``name`` replaced by
+    ``generated`` (set off by blank lines, so that a markdown table in it is one block)."""
+    first, last = markers(name)
     lines = readme.splitlines(keepends=True)
-    begins = [i for i, line in enumerate(lines) if line.strip() == BEGIN]
-    ends = [i for i, line in enumerate(lines) if line.strip() == END]
+    begins = [i for i, line in enumerate(lines) if line.strip() == first]
+    ends = [i for i, line in enumerate(lines) if line.strip() == last]
     if len(begins) != 1 or len(ends) != 1:
-        raise MarkerError(f"needs exactly one line {BEGIN} and one line {END} (found "
+        raise MarkerError(f"needs exactly one line {first} and one line {last} (found "
                           f"{len(begins)} and {len(ends)})")
     begin, end = begins[0], ends[0]
     if end < begin:
-        raise MarkerError(f"the line {END} comes before {BEGIN}")
+        raise MarkerError(f"the line {last} comes before {first}")
     body = generated.strip("\n")
     if not body.strip():
         raise MarkerError("the text to put between the markers is empty")
@@ -44,13 +54,14 @@ def splice(readme: str, generated: str) -> str:
     return "".join(lines[:begin + 1]) + middle + "".join(lines[end:])
 
 
-def update(readme_path, generated_path) -> None:
-    """Splice the text of ``generated_path`` into ``readme_path`` (written through a
-    temporary file and a rename: an interrupted update leaves the old README)."""
+def update(readme_path, generated_path, name: str = AGREE) -> None:
+    """Splice the text of ``generated_path`` into ``readme_path`` between the markers of
+    ``name`` (written through a temporary file and a rename: an interrupted update leaves
+    the old README)."""
     readme_path = Path(readme_path)
     readme = readme_path.read_text(encoding="utf-8")
     try:
-        text = splice(readme, Path(generated_path).read_text(encoding="utf-8"))
+        text = splice(readme, Path(generated_path).read_text(encoding="utf-8"), name)
     except MarkerError as exc:
         raise MarkerError(f"{readme_path}: {exc}") from None
     temporary = readme_path.with_name(readme_path.name + ".tmp")
@@ -59,8 +70,9 @@ def update(readme_path, generated_path) -> None:
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) != 2:
-        print("usage: python docs/update_reproductions.py README.md SUMMARY.md", file=sys.stderr)
+    if len(argv) not in (2, 3):
+        print("usage: python docs/update_reproductions.py README.md SUMMARY.md [NAME]",
+              file=sys.stderr)
         return 2
     try:
         update(*argv)

@@ -230,6 +230,22 @@ def agree(results, metrics, algorithms, fmt, summary):
     click.echo(render_agreement(list(results), metrics, algorithms, fmt, summary).rstrip("\n"))
 
 
+@main.command(short_help="Check the papers' headline claims against the results.")
+@click.argument("results", nargs=-1, required=True, type=click.Path())
+@click.option("--format", "fmt", type=click.Choice(["md", "csv"]), default="md",
+              show_default=True)
+@click.option("--claims", "claim_files", multiple=True, type=click.Path(), metavar="FILE",
+              help="Check the claims of this YAML file (repeatable) instead of the papers' "
+                   "shipped ones (obliq_cli/configs/references/claims/).")
+def claims(results, fmt, claim_files):
+    """The papers' headline claims checked against RESULTS (experiment folders, or a folder
+    of them), each with the test its paper uses: holds / partly / does not hold / not
+    testable here, with the evidence. Verdicts are findings: the exit code is 0."""
+    from .report.claims import render_claims
+
+    click.echo(render_claims(list(results), list(claim_files), fmt).rstrip("\n"))
+
+
 def _params_text(params: dict) -> str:
     return ", ".join(f"{k}={v!r}" for k, v in params.items())
 

@@ -261,7 +261,8 @@ def test_csv_has_one_row_per_cell_enough_to_recompute(results):
     frame = pd.read_csv(io.StringIO(text), float_precision="round_trip")
     assert list(frame.columns) == CELL_COLUMNS == [
         "experiment", "dataset", "algorithm", "method", "metric", "mean", "paper_mean",
-        "paper_sd", "delta", "tolerance", "within"]
+        "paper_sd", "delta", "tolerance", "within", "counted"]
+    assert frame["counted"].all()   # no reading here: every cell is a paper cell once
     assert len(frame) == len(EXPECTED) and set(frame["experiment"]) == {"exp"}
     assert (frame["delta"] == frame["mean"] - frame["paper_mean"]).all()
     assert (frame["within"] == (frame["delta"].abs() <= frame["tolerance"])).all()
@@ -437,3 +438,59 @@ def test_summary_counts_per_class_rates_of_a_kind_together():
     result = ExperimentAgreement("e", cells=cells,
                                  metrics=["test_accuracy", "tpr:1", "tpr:2"])
     assert agreement_text(result) == "test_accuracy: A 0/1; tpr:*: A 2/3, B 1/1"
+
+
+# --- a reading of a paper metric counts the paper's cell once -------------------------------
+
+def reading_experiment(tmp_path) -> Path:
+    """The paper gives macro_f1 only; the config also lists its reading macro_f1_pr_skip.
+    Every task's confusion matrix is [[40, 10], [0, 50]]: macro precision (1 + 50/60) / 2
+    = 0.9167, macro recall (0.8 + 1) / 2 = 0.9, so macro_f1_pr_skip = 2PR/(P+R) = 0.9083;
+    the stored macro_f1 is 0.5. Against the paper's A 0.515 only macro_f1 is within, against
+    its B 0.90 only the reading is."""
+    reference = tmp_path / "paper.csv"
+    reference.write_text("dataset,method,metric,mean,sd\nd1,A,macro_f1,0.515,\n"
+                         "d1,B-paper,macro_f1,0.90,\n")
+    d = write_experiment(tmp_path / "e", name="e", reference=reference)
+    runs = pd.read_csv(d / "runs.csv", dtype=str, keep_default_na=False)
+    runs["confusion"] = "[[40, 10], [0, 50]]"
+    runs.to_csv(d / "runs.csv", index=False)
+    meta = json.loads((d / "meta.json").read_text())
+    meta["config"]["metrics"] = ["macro_f1", "macro_f1_pr_skip"]
+    (d / "meta.json").write_text(json.dumps(meta))
+    return d
+
+
+def test_a_reading_is_shown_beside_the_paper_metric_but_the_cell_counts_once(tmp_path):
+    d = reading_experiment(tmp_path)
+    exp = compare([d])[0]
+    assert exp.metrics == ["macro_f1", "macro_f1_pr_skip"]
+    assert exp.readings == {"macro_f1_pr_skip": "macro_f1"}
+    cells = cells_by_key(exp.cells)
+    assert cells[("d1", "A", "macro_f1_pr_skip")].mean == pytest.approx(
+        2 * (11 / 12) * 0.9 / (11 / 12 + 0.9))
+    verdicts = {k: (bool(c.within), bool(c.counted)) for k, c in cells.items()}
+    assert verdicts == {("d1", "A", "macro_f1"): (True, True),
+                        ("d1", "B", "macro_f1"): (False, True),
+                        ("d1", "A", "macro_f1_pr_skip"): (False, False),
+                        ("d1", "B", "macro_f1_pr_skip"): (True, False)}
+    # two paper cells, counted by the paper's own metric: 1 of 2 (either reading: 2 of 2)
+    text = render_agreement([d])
+    assert "- e: 1 of 2 cells within tolerance" in text
+    assert "macro_f1_pr_skip reads the paper's macro_f1: shown beside it, not counted" in text
+    assert ["e", "B", "macro_f1_pr_skip (reads macro_f1; not counted)", "1/1", "0.008"] in \
+        md_rows(text, "experiment")
+    assert agreement_text(exp) == ("macro_f1: A 1/1, B 0/1; macro_f1_pr_skip (reads "
+                                   "macro_f1; not counted): A 0/1, B 1/1")
+    # the csv says which cells count; the total recomputes from it
+    frame = pd.read_csv(io.StringIO(render_agreement([d], fmt="csv")))
+    assert list(frame["counted"]) == [True, False, True, False]
+    assert frame.loc[frame["counted"], "within"].sum() == 1
+
+
+def test_a_reading_compared_alone_is_the_cell_s_only_reading_and_counts(tmp_path):
+    d = reading_experiment(tmp_path)
+    exp = compare([d], metrics=["macro_f1_pr_skip"])[0]
+    assert exp.readings == {} and exp.cells["counted"].all()
+    text = render_agreement([d], metrics=["macro_f1_pr_skip"])
+    assert "- e: 1 of 2 cells within tolerance" in text and "not counted" not in text

@@ -12,6 +12,14 @@ file's order), or those asked for. Accuracy and error stand in for each other as
 ``references.values_for`` lets them; ``<metric>@best`` is the best repetition (``obliq table
 --best``). Times (NOT_COMPARED) depend on the machine that ran them and are never compared;
 each experiment whose reference has them says so once.
+
+A paper's cell counts once. A config metric that is a reading of a paper metric (its
+``paper_metric``: HHCART's ``macro_f1_pr_skip`` of the paper's F-measure, ``macro_f1``) is
+compared with the same published values and reported beside the paper's metric, but when
+both are compared the experiment's total counts the cell by the paper's own metric only
+(``counted`` false on the reading's cells): picking, cell by cell, whichever reading happens
+to land nearer would make agreement a matter of trying readings. A reading compared alone
+(``--metric macro_f1_pr_skip``) is the only reading of its cells and counts.
 """
 
 from __future__ import annotations
@@ -36,9 +44,10 @@ from .tables import _number, experiment_table, pipe_table, within_text
 FORMATS = ("md", "csv")
 BEST = "@best"
 NOT_COMPARED = ("fit_time", "predict_time")  # seconds on the machine that ran them
-# One row per compared cell; within is "true" / "false" (tables.within_text).
+# counted: "false" on a reading's cells when the paper's own metric is compared too
+# (each paper cell counts once); within is "true" / "false" (tables.within_text).
 CELL_COLUMNS = ["experiment", "dataset", "algorithm", "method", "metric", "mean",
-                "paper_mean", "paper_sd", "delta", "tolerance", "within"]
+                "paper_mean", "paper_sd", "delta", "tolerance", "within", "counted"]
 NOTHING_COMPARED = "no cell has both a value of ours and the paper's"
 SUMMARY_COLUMNS = ["experiment", "tasks_ok", "tasks_total", "run_time_s", "unfinished_runs",
                    "agreement"]
@@ -49,10 +58,11 @@ class ExperimentAgreement:
     """One experiment's comparison with its paper.
 
     ``status`` is "" when it was compared, else why not ("no reference", ...). ``cells``:
-    CELL_COLUMNS (``within`` boolean) plus sd, paper_text and decimals, ordered by
-    algorithm (config order), metric, dataset (config order). ``notes``: how the paper's
-    values were matched and what was not compared; ``times_skipped``: the reference's
-    NOT_COMPARED metrics for these algorithms.
+    CELL_COLUMNS (``within`` and ``counted`` boolean) plus sd, paper_text and decimals,
+    ordered by algorithm (config order), metric, dataset (config order). ``notes``: how the
+    paper's values were matched and what was not compared; ``times_skipped``: the
+    reference's NOT_COMPARED metrics for these algorithms; ``readings``: reading -> the
+    paper metric it reads, for the readings not counted (the paper's own metric was).
     """
 
     name: str
@@ -61,6 +71,7 @@ class ExperimentAgreement:
     metrics: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     times_skipped: list[str] = field(default_factory=list)
+    readings: dict[str, str] = field(default_factory=dict)
     tasks_ok: int = 0
     tasks_total: int | None = None
     tasks_failed: int = 0
@@ -153,6 +164,16 @@ def _reference_metrics(meta: dict) -> list[str]:
     return ordered
 
 
+def reading_of(metric: str) -> str:
+    """The paper metric that ``metric`` (optionally with @best) is a reading of, with the
+    same suffix ("macro_f1" for "macro_f1_pr_skip"); "" when it is no reading."""
+    base, best = split_metric(metric)
+    declared = METRICS.get(base)
+    if declared is None or not declared.paper_metric:
+        return ""
+    return declared.paper_metric + (BEST if best else "")
+
+
 def _order(values: pd.Series, order: list[str]) -> pd.Series:
     rank = {v: i for i, v in enumerate(order)}
     return values.map(lambda v: rank.get(v, len(rank)))
@@ -206,10 +227,16 @@ def compare_experiment(part: pd.DataFrame, meta: dict, asked: list[str] = (),
             continue
         frames.append(tidy.assign(
             experiment=out.name, metric=metric, within=tidy["agrees"], decimals=decimals,
+            counted=True,
             _a=_order(tidy["algorithm"], algorithm_order),
             _d=_order(tidy["dataset"], dataset_order),
             _m=len(frames)))
         out.metrics.append(metric)
+    # a reading whose paper metric is compared too: beside it, not counted again
+    out.readings = {m: reading_of(m) for m in out.metrics if reading_of(m) in out.metrics}
+    for i, metric in enumerate(out.metrics):
+        if metric in out.readings:
+            frames[i] = frames[i].assign(counted=False)
     if frames:
         cells = pd.concat(frames, ignore_index=True).sort_values(["_a", "_m", "_d"],
                                                                  kind="stable")
@@ -219,6 +246,9 @@ def compare_experiment(part: pd.DataFrame, meta: dict, asked: list[str] = (),
     if out.times_skipped:
         out.notes.append(f"{', '.join(out.times_skipped)} not compared (times depend on the "
                          f"machine)")
+    for reading, paper in out.readings.items():
+        out.notes.append(f"{reading} reads the paper's {paper}: shown beside it, not "
+                         f"counted in the total (each paper cell counts once, by {paper})")
     if unknown:
         out.notes.append(f"{', '.join(unknown)} not compared (not a metric obliq knows)")
     if asked and without:
@@ -270,6 +300,7 @@ def agreement_text(result: ExperimentAgreement) -> str:
     for kind in dict.fromkeys(map(_metric_kind, result.metrics)):
         rows = counts[counts["kind"] == kind].groupby("algorithm", sort=False)[
             ["within", "compared"]].sum()
+        kind = _reading_text(kind, result.readings.get(kind))
         parts.append(f"{kind}: " + ", ".join(
             f"{a} {r.within}/{r.compared}" for a, r in rows.iterrows()))
     return "; ".join(parts)
@@ -294,8 +325,11 @@ def _total_line(result: ExperimentAgreement) -> str:
     if result.status:
         return f"- {result.name}: {result.status}"
     cells = result.cells
-    head = (f"{int(cells['within'].sum())} of {len(cells)} cells within tolerance"
-            if len(cells) else NOTHING_COMPARED)
+    if len(cells):
+        counted = cells[cells["counted"].astype(bool)]
+        head = f"{int(counted['within'].sum())} of {len(counted)} cells within tolerance"
+    else:
+        head = NOTHING_COMPARED
     return f"- {result.name}: " + "; ".join([head] + result.notes)
 
 
@@ -321,12 +355,19 @@ def _misses_rows(results: list[ExperimentAgreement]) -> list[list[str]]:
     return rows
 
 
+def _reading_text(metric: str, paper: str | None) -> str:
+    """The metric's name, marked when it is a reading not counted in the total."""
+    return f"{metric} (reads {paper}; not counted)" if paper else metric
+
+
 def _markdown(results: list[ExperimentAgreement]) -> str:
     compared = [r for r in results if not r.cells.empty]
     parts = [_rule()]
     if compared:
         counts = pd.concat([tally(r.cells) for r in compared], ignore_index=True)
-        rows = [[r.experiment, r.algorithm, r.metric, f"{r.within}/{r.compared}",
+        readings = {(r.name, m): p for r in compared for m, p in r.readings.items()}
+        rows = [[r.experiment, r.algorithm, _reading_text(r.metric, readings.get(
+                    (r.experiment, r.metric))), f"{r.within}/{r.compared}",
                  _number(r.mean_abs_delta, int(r.decimals))] for r in counts.itertuples()]
         parts.append(pipe_table(rows, ["experiment", "algorithm", "metric", "within/compared",
                                        "mean abs diff"]))
@@ -346,7 +387,8 @@ def _cells_csv(results: list[ExperimentAgreement]) -> str:
     if not frames:
         return ",".join(CELL_COLUMNS) + "\n"
     cells = pd.concat(frames, ignore_index=True)
-    cells = cells.assign(within=within_text(cells.assign(agrees=cells["within"].astype(bool))))
+    cells = cells.assign(within=within_text(cells.assign(agrees=cells["within"].astype(bool))),
+                         counted=within_text(cells.assign(agrees=cells["counted"].astype(bool))))
     return cells[CELL_COLUMNS].to_csv(index=False, float_format=lambda v: repr(float(v)))
 
 

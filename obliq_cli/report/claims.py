@@ -1,0 +1,676 @@
+"""``obliq claims``: the papers' headline claims, checked against our runs.
+
+``obliq agree`` counts table cells; this module checks what the papers conclude from their
+tables. The claims are data, not code: one YAML file per paper
+(``obliq_cli/configs/references/claims/*.yaml``, beside the reference tables) quotes each
+claim verbatim with its section and states it as one of a few kinds with parameters; one
+evaluator here reads every kind. A claim is checked with the test its paper uses:
+
+- the paired t-test over the shared folds at alpha (UMT §3.1: "k-fold paired t test
+  (alpha = 0.05)"), or any other per-fold test of ``stats.TESTS`` (``--test`` of ``obliq
+  stats``);
+- ``sd_gap``: a difference larger than ``sds`` times the larger of the two sds over the
+  repetitions (HHCART §4.1.1 "significantly (more than 2 standard deviations) higher",
+  §4.1.2 "more than one standard deviation");
+- ``sd_intervals``: the intervals mean ± ``sds`` × sd do not overlap (GDT §IV: "the
+  confidence interval ... one standard deviation on either side of the average ...
+  significantly better ... if the confidence intervals ... [are] completely to the right");
+- ``means``: the means alone, as ``obliq table`` prints them (APDT, which states no test);
+- Friedman's average ranks with Nemenyi's critical difference (Demšar 2006) where a paper
+  ranks (HHCART Table 3);
+- ratios of fit times measured in the same run for speed claims.
+
+Kinds (the parameters each takes are in KINDS):
+
+``significantly_better_count`` / ``better_means``
+    ``algorithm`` better than every ``versus`` on a dataset (every pair marked better by
+    the test; with several metrics, on each) is a win; worse than any is a loss. Holds when
+    wins > losses and, when the claim gives the paper's own counts (``paper_counts``), the
+    share of wins is at least the paper's; without them ``over`` says what is claimed: all
+    datasets won, most (more than half), or net (wins > losses, the default). Partly when
+    the joint count falls short but wins > losses, or the condition holds against some of
+    the ``versus`` alone. ``better_means`` is the same with ``test: means``.
+``at_least_as_good``
+    No worse: holds when losses <= wins, or the share of losses is at most the paper's own
+    (the paper called its own counts "as good"); ``over: all`` asks for no loss at all.
+    Partly when it holds against some of the ``versus`` alone.
+``rank_above``
+    Friedman's average ranks of the metric over the datasets: holds when every
+    ``algorithm`` ranks better than every ``versus``, partly when some pairs do.
+    ``metric`` may map each dataset to its own metric (the minority class's tpr:K).
+``time_ratio`` / ``faster``
+    fit time of ``algorithm`` / fit time of ``versus`` per dataset, over the (repetition,
+    fold) tasks both finished in the same run: holds when every ratio lies in ``between``
+    ([low, high], either may be null; ``over: most`` asks for more than half), partly when
+    some do. ``faster``: ratio <= 1 / ``factor`` (default 1).
+``not_testable``
+    A claim quoted for completeness that these runs cannot test; ``why`` says why.
+
+A results folder lacking what a claim needs (the experiment, an algorithm, a metric, two
+repetitions for an sd, two folds for a 5x2 test) gives "not testable here (why)", never an
+error. Only the papers with at least one experiment among the results are listed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ..errors import ObliqError
+from ..experiment.protocols import measured_per_task
+from ..resources import shipped_path
+from ..yaml_input import load_yaml
+from .aggregate import as_single_folds, check_metric, each_experiment, load_results, summarise
+from .stats import TESTS, check_alpha, compare_to, dataset_scores, friedman_test
+from .tables import pipe_table
+
+FORMATS = ("md", "csv")
+HOLDS, PARTLY, FAILS, UNTESTABLE = "holds", "partly", "does not hold", "not testable here"
+SD_TESTS = ("sd_gap", "sd_intervals")
+MEANS = "means"
+OVER = ("net", "most", "all")
+CSV_COLUMNS = ["paper", "claim", "section", "quote", "experiment", "kind", "test", "verdict",
+               "unit", "wins", "ties", "losses", "n", "paper_wins", "paper_losses",
+               "paper_of", "evidence"]
+
+_COMMON = {"id", "section", "quote", "experiment", "kind", "note"}
+_COMPARE = {"algorithm", "versus", "metric", "datasets"}
+KINDS: dict[str, set[str]] = {
+    "significantly_better_count": _COMPARE | {"test", "alpha", "sds", "paper_counts", "over"},
+    "better_means": _COMPARE | {"paper_counts", "over"},
+    "at_least_as_good": _COMPARE | {"test", "alpha", "sds", "paper_counts", "over"},
+    "rank_above": _COMPARE | {"alpha", "paper_ranks"},
+    "time_ratio": {"algorithm", "versus", "datasets", "between", "over"},
+    "faster": {"algorithm", "versus", "datasets", "factor", "over"},
+    "not_testable": {"why"},
+}
+_PAIR = {"algorithm", "versus"}
+_REQUIRED: dict[str, set[str]] = {
+    "significantly_better_count": _PAIR | {"metric", "test"},
+    "better_means": _PAIR | {"metric"},
+    "at_least_as_good": _PAIR | {"metric", "test"},
+    "rank_above": _PAIR | {"metric"},
+    "time_ratio": _PAIR | {"between"},
+    "faster": _PAIR,
+    "not_testable": {"why"},
+}
+_TIME = "fit_time"
+
+
+class NotTestable(Exception):
+    """What a claim needs and the results lack (said in the verdict, never raised out)."""
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One claim of a paper, as its file states it (see the module docstring)."""
+
+    paper: str
+    source: str                      # "<file>: claims[i]" for error lines
+    id: str
+    section: str
+    quote: str
+    kind: str
+    experiment: str = ""
+    algorithms: tuple = ()
+    versus: tuple = ()
+    metrics: tuple = ()              # names; empty when metric_by_dataset is given
+    metric_by_dataset: dict = field(default_factory=dict)
+    datasets: tuple = ()
+    test: str = MEANS
+    alpha: float = 0.05
+    sds: float = 1.0
+    over: str = "net"
+    paper_counts: dict = field(default_factory=dict)
+    paper_ranks: dict = field(default_factory=dict)
+    between: tuple = (None, None)
+    note: str = ""
+    why: str = ""
+
+
+@dataclass
+class Outcome:
+    """A claim's verdict with its one-line evidence and the counts behind it."""
+
+    claim: Claim
+    verdict: str
+    evidence: str
+    unit: str = ""
+    wins: int | None = None
+    ties: int | None = None
+    losses: int | None = None
+    n: int | None = None
+
+
+# --- reading the claims files ---------------------------------------------------------------
+
+def shipped_claims() -> list[Path]:
+    """The shipped claims files, one per paper, in name order."""
+    return sorted(shipped_path("configs", "references", "claims").glob("*.yaml"))
+
+
+def _names(value, where: str) -> tuple:
+    values = [value] if isinstance(value, str) else value
+    if not isinstance(values, list) or not values or not all(
+            isinstance(v, str) and v for v in values):
+        raise ObliqError(f"{where}: must be a name or a list of names")
+    return tuple(values)
+
+
+def _number_in(value, where: str, low: float, high: float | None = None) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not (
+            low < value and (high is None or value < high)):
+        bound = f"in ({low:g}, {high:g})" if high is not None else f"> {low:g}"
+        raise ObliqError(f"{where}: must be a number {bound} (got {value!r})")
+    return float(value)
+
+
+def _check_metric_name(name: str, where: str) -> None:
+    try:
+        check_metric(name.removesuffix("@best"))
+    except ObliqError as exc:
+        raise ObliqError(f"{where}: {exc}") from None
+
+
+def _counts(value, where: str) -> dict:
+    if not isinstance(value, dict) or "of" not in value or not set(value) <= {
+            "wins", "losses", "of"}:
+        raise ObliqError(f"{where}: must be {{wins, losses, of}} with of (the paper's "
+                         f"datasets) and wins or losses")
+    for key, count in value.items():
+        if isinstance(count, bool) or not isinstance(count, int) or count < 0:
+            raise ObliqError(f"{where}.{key}: must be a count >= 0 (got {count!r})")
+    if value["of"] < 1 or max(value.get("wins", 0), value.get("losses", 0)) > value["of"]:
+        raise ObliqError(f"{where}: counts must not exceed of = {value['of']} (>= 1)")
+    return dict(value)
+
+
+def parse_claim(entry, paper: str, where: str) -> Claim:
+    """One entry of a claims file checked into a Claim; ObliqError naming ``where`` and the
+    field on anything wrong."""
+    if not isinstance(entry, dict):
+        raise ObliqError(f"{where}: must be a mapping")
+    kind = entry.get("kind")
+    if kind not in KINDS:
+        raise ObliqError(f"{where}.kind: must be one of {', '.join(KINDS)} (got {kind!r})")
+    unknown = sorted(set(entry) - _COMMON - KINDS[kind])
+    if unknown:
+        raise ObliqError(f"{where}.{unknown[0]}: not a field of kind {kind} (fields: "
+                         f"{', '.join(sorted(_COMMON | KINDS[kind]))})")
+    required = {"id", "section", "quote"} | _REQUIRED[kind] | (
+        set() if kind == "not_testable" else {"experiment"})
+    for name in sorted(required):
+        if name not in entry:
+            raise ObliqError(f"{where}.{name}: missing")
+    for name in ("id", "section", "quote", "experiment", "note", "why"):
+        if name in entry and (not isinstance(entry[name], str) or not entry[name].strip()):
+            raise ObliqError(f"{where}.{name}: must be a non-empty text")
+    args: dict = dict(paper=paper, source=where, id=entry["id"], section=entry["section"],
+                      quote=" ".join(entry["quote"].split()), kind=kind,
+                      experiment=entry.get("experiment", ""), note=entry.get("note", ""),
+                      why=entry.get("why", ""))
+    if kind == "not_testable":
+        return Claim(**args)
+    args["algorithms"] = _names(entry["algorithm"], f"{where}.algorithm")
+    args["versus"] = _names(entry["versus"], f"{where}.versus")
+    if "datasets" in entry:
+        args["datasets"] = _names(entry["datasets"], f"{where}.datasets")
+    if "metric" in entry:
+        metric = entry["metric"]
+        if isinstance(metric, dict):
+            if kind != "rank_above" or not metric:
+                raise ObliqError(f"{where}.metric: a mapping of dataset -> metric is for "
+                                 f"rank_above only, and not empty")
+            for dataset, name in metric.items():
+                _check_metric_name(str(name), f"{where}.metric.{dataset}")
+            if len({check_metric(str(m)).higher for m in metric.values()}) > 1:
+                raise ObliqError(f"{where}.metric: the datasets' metrics must all be better "
+                                 f"higher, or all lower, to be ranked together")
+            if "datasets" in entry:
+                raise ObliqError(f"{where}.datasets: not with a per-dataset metric (its "
+                                 f"datasets are the metric's keys)")
+            args["metric_by_dataset"] = {str(d): str(m) for d, m in metric.items()}
+        else:
+            args["metrics"] = _names(metric, f"{where}.metric")
+            for name in args["metrics"]:
+                _check_metric_name(name, f"{where}.metric")
+    test = entry.get("test", MEANS)
+    if test not in (*TESTS, *SD_TESTS, MEANS):
+        raise ObliqError(f"{where}.test: must be one of {', '.join((*TESTS, *SD_TESTS, MEANS))}"
+                         f" (got {test!r})")
+    if kind == "significantly_better_count" and test == MEANS:
+        raise ObliqError(f"{where}.test: means are no significance test; the kind for a "
+                         f"claim on means is better_means")
+    args["test"] = test
+    if "alpha" in entry:
+        try:
+            args["alpha"] = check_alpha(entry["alpha"])
+        except ObliqError as exc:
+            raise ObliqError(f"{where}.alpha: {exc}") from None
+    if "sds" in entry:
+        args["sds"] = _number_in(entry["sds"], f"{where}.sds", 0.0)
+    # a speed claim is about every problem unless it says otherwise; a count, net
+    args["over"] = entry.get("over", "all" if kind in ("time_ratio", "faster") else "net")
+    if args["over"] not in OVER:
+        raise ObliqError(f"{where}.over: must be one of {', '.join(OVER)}")
+    if "paper_counts" in entry:
+        args["paper_counts"] = _counts(entry["paper_counts"], f"{where}.paper_counts")
+    if "paper_ranks" in entry:
+        ranks = entry["paper_ranks"]
+        if not isinstance(ranks, dict) or not all(
+                isinstance(r, (int, float)) and not isinstance(r, bool) for r in ranks.values()):
+            raise ObliqError(f"{where}.paper_ranks: must map algorithm -> average rank")
+        args["paper_ranks"] = {str(a): float(r) for a, r in ranks.items()}
+    if kind == "time_ratio":
+        between = entry.get("between")
+        if not isinstance(between, list) or len(between) != 2 or all(b is None for b in between):
+            raise ObliqError(f"{where}.between: must be [low, high] (either may be null)")
+        low, high = (None if b is None else _number_in(b, f"{where}.between", 0.0)
+                     for b in between)
+        if low is not None and high is not None and low > high:
+            raise ObliqError(f"{where}.between: low {low:g} > high {high:g}")
+        args["between"] = (low, high)
+    if kind == "faster":
+        factor = _number_in(entry.get("factor", 1), f"{where}.factor", 0.0)
+        args["between"] = (None, 1.0 / factor)
+    return Claim(**args)
+
+
+def read_claims(path) -> list[Claim]:
+    """The claims of one file: ``paper`` (a short name), optional ``source`` (the citation),
+    ``claims`` (a list). Every field is checked; ids are unique within the file."""
+    path = Path(path)
+    data = load_yaml(path)
+    if not isinstance(data, dict) or not isinstance(data.get("paper"), str) or not isinstance(
+            data.get("claims"), list) or not data["claims"]:
+        raise ObliqError(f"{path}: must be a mapping with paper (a name) and claims (a "
+                         f"non-empty list)")
+    extra = sorted(set(data) - {"paper", "source", "claims"})
+    if extra:
+        raise ObliqError(f"{path}: {extra[0]}: not a field (fields: paper, source, claims)")
+    claims = [parse_claim(entry, data["paper"], f"{path}: claims[{i}]")
+              for i, entry in enumerate(data["claims"])]
+    ids = [c.id for c in claims]
+    twice = sorted({i for i in ids if ids.count(i) > 1})
+    if twice:
+        raise ObliqError(f"{path}: claims: id {twice[0]!r} given twice")
+    return claims
+
+
+# --- evaluating -----------------------------------------------------------------------------
+
+def _test_text(claim: Claim) -> str:
+    if claim.test in TESTS:
+        name = {"t": "paired t-test"}.get(claim.test, TESTS[claim.test].name)
+        return f"{name} over the shared folds, alpha {claim.alpha:g}"
+    if claim.test == "sd_gap":
+        return f"difference > {claim.sds:g} × the larger sd"
+    if claim.test == "sd_intervals":
+        return f"mean ± {claim.sds:g} sd intervals apart"
+    return "means compared"
+
+
+def _summary(part: pd.DataFrame, meta: dict, metric: str) -> pd.DataFrame:
+    """Mean and sd per (dataset, algorithm) as ``obliq table`` prints them (per task for a
+    protocol whose tasks share one test part)."""
+    base, best = metric.removesuffix("@best"), metric.endswith("@best")
+    per_task = measured_per_task((meta.get("config") or {}).get("protocol")) and not best
+    return summarise(as_single_folds(part) if per_task else part, base, best=best)
+
+
+def _pair_marks(part: pd.DataFrame, meta: dict, claim: Claim, metric: str, a: str,
+                b: str) -> pd.Series:
+    """Per dataset with results of both: "v" when ``a`` is better than ``b`` by the claim's
+    test, "*" when worse, "" when neither."""
+    higher = check_metric(metric.removesuffix("@best")).higher
+    both = part[part["algorithm"].isin([a, b])]
+    if claim.test in TESTS:
+        if metric.endswith("@best"):
+            raise NotTestable(f"a per-fold test has no best repetition ({metric})")
+        try:
+            tests = compare_to(both, metric, b, claim.alpha, claim.test)
+        except ObliqError as exc:
+            raise NotTestable(str(exc)) from None
+        tests = tests[tests["algorithm"] == a]
+        return pd.Series(tests["mark"].to_numpy(), index=tests["dataset"].to_numpy(),
+                         dtype=object)
+    table = _summary(both, meta, metric)
+    mean = table.pivot(index="dataset", columns="algorithm", values="mean")
+    sd = table.pivot(index="dataset", columns="algorithm", values="sd")
+    if a not in mean.columns or b not in mean.columns:
+        return pd.Series(dtype=object)
+    keep = mean[[a, b]].dropna().index
+    gain = (mean.loc[keep, a] - mean.loc[keep, b]) * (1.0 if higher else -1.0)
+    if claim.test == MEANS:
+        threshold = pd.Series(0.0, index=keep)
+    else:
+        sds = sd.loc[keep, [a, b]]
+        if sds.isna().any().any():
+            raise NotTestable(f"{claim.test} needs an sd over at least 2 repetitions of "
+                              f"{a} and {b}")
+        spread = sds.max(axis=1) if claim.test == "sd_gap" else sds.sum(axis=1)
+        threshold = claim.sds * spread
+    return pd.Series(np.where(gain > threshold, "v", np.where(-gain > threshold, "*", "")),
+                     index=keep, dtype=object)
+
+
+def _datasets(part: pd.DataFrame, meta: dict, claim: Claim) -> tuple[list[str], str]:
+    """The datasets the claim is about (its ``datasets``, the keys of a per-dataset metric,
+    else all) that the results have, in the claim's or the config's order; and a note naming
+    those of the claim's that are missing."""
+    config = [d.get("label") for d in (meta.get("config") or {}).get("datasets", [])
+              if isinstance(d, dict)]
+    have = set(part["dataset"])
+    present = [d for d in dict.fromkeys(config + list(pd.unique(part["dataset"])))
+               if d in have]
+    wanted = list(claim.datasets or claim.metric_by_dataset)
+    if not wanted:
+        return present, ""
+    missing = [d for d in wanted if d not in have]
+    return [d for d in wanted if d in have], (f"no results for {', '.join(missing)}"
+                                              if missing else "")
+
+
+def _pairs(claim: Claim) -> list[tuple[str, str]]:
+    return [(a, b) for a in claim.algorithms for b in claim.versus if a != b]
+
+
+def _marks(part, meta, claim, datasets) -> pd.DataFrame:
+    """One column per (algorithm, versus, metric): the marks on the datasets where every
+    pair has a result."""
+    columns = {}
+    for a, b in _pairs(claim):
+        for metric in claim.metrics:
+            marks = _pair_marks(part, meta, claim, metric, a, b)
+            columns[(a, b, metric)] = marks.reindex(datasets)
+    frame = pd.DataFrame(columns, index=datasets)
+    return frame.dropna()
+
+
+def _condition(claim: Claim, wins: int, losses: int, n: int) -> bool:
+    """Whether counts of ``n`` datasets satisfy the claim (see the module docstring)."""
+    counts = claim.paper_counts
+    if claim.kind == "at_least_as_good":
+        if claim.over == "all":
+            return losses == 0
+        share = counts.get("losses") / counts["of"] if "losses" in counts else None
+        return losses <= wins or (share is not None and losses / n <= share)
+    if "wins" in counts:
+        return wins > losses and wins / n >= counts["wins"] / counts["of"]
+    if claim.over == "all":
+        return wins == n
+    if claim.over == "most":
+        return wins > n / 2
+    return wins > losses
+
+
+def _wtl(marks: pd.Series) -> tuple[int, int, int]:
+    wins, losses = int((marks == "v").sum()), int((marks == "*").sum())
+    return wins, len(marks) - wins - losses, losses
+
+
+def _pair_label(key, claim: Claim) -> str:
+    a, b, metric = key
+    parts = [f"{a} vs {b}" if len(claim.algorithms) > 1 else f"vs {b}"]
+    if len(claim.metrics) > 1:
+        parts.append(metric)
+    return " ".join(parts)
+
+
+def _paper_counts_text(claim: Claim) -> str:
+    c = claim.paper_counts
+    if not c:
+        return ""
+    said = [f"{c[k]} {word}" for k, word in (("wins", "won"), ("losses", "lost")) if k in c]
+    return f" (paper: {' and '.join(said)} of {c['of']})"
+
+
+def _count_claim(part, meta, claim: Claim) -> Outcome:
+    datasets, missing = _datasets(part, meta, claim)
+    marks = _marks(part, meta, claim, datasets)
+    n = len(marks)
+    if not n:
+        raise NotTestable(f"no dataset with results of {', '.join(claim.algorithms)} and "
+                          f"{', '.join(claim.versus)}"
+                          + (f" for {', '.join(claim.metrics)}" if claim.metrics else ""))
+    win = (marks == "v").all(axis=1)
+    loss = (marks == "*").any(axis=1)
+    wins, losses = int(win.sum()), int(loss.sum())
+    ties = n - wins - losses
+    joint = _condition(claim, wins, losses, n)
+    per_pair = {key: _wtl(marks[key]) for key in marks.columns}
+    some = any(_condition(claim, w, lo, n) for w, _, lo in per_pair.values())
+    if joint:
+        verdict = HOLDS
+    elif some or (claim.kind != "at_least_as_good" and wins > losses):
+        verdict = PARTLY
+    else:
+        verdict = FAILS
+    who = " and ".join(claim.algorithms)
+    every = (claim.versus[0] if len(claim.versus) == 1
+             else f"each of {', '.join(claim.versus)}")
+    any_of = " or ".join(claim.versus)
+    metric = ", ".join(claim.metrics)
+    direction = "; ".join(
+        f"{m} {'higher' if check_metric(m.removesuffix('@best')).higher else 'lower'} is better"
+        for m in claim.metrics)
+    if claim.kind == "at_least_as_good":
+        head = (f"{who} worse than {any_of} on {losses} of {n} datasets, better than {every} "
+                f"on {wins}{_paper_counts_text(claim)}")
+    else:
+        head = (f"{who} better than {every} on {wins} of {n} datasets, worse than {any_of} "
+                f"on {losses}{_paper_counts_text(claim)}")
+    pairs = ", ".join(f"{_pair_label(k, claim)} {w}/{t}/{lo}" for k, (w, t, lo)
+                      in per_pair.items())
+    bits = [head, f"w/t/l {pairs}", f"{metric} by {_test_text(claim)} ({direction})"]
+    if claim.kind == "at_least_as_good" and len(claim.metrics) == 1:
+        ranks = _ranks_text(part, claim, list(marks.index), claim.metrics[0])
+        if ranks:
+            bits.append(ranks)
+    if missing:
+        bits.append(missing)
+    return Outcome(claim, verdict, "; ".join(bits), "datasets", wins, ties, losses, n)
+
+
+def _ranks_text(part, claim: Claim, datasets: list[str], metric: str) -> str:
+    """Friedman's average ranks of the claim's algorithms on ``datasets`` (as evidence)."""
+    labels = list(dict.fromkeys(claim.algorithms + claim.versus))
+    try:
+        scores = dataset_scores(part[part["algorithm"].isin(labels)
+                                     & part["dataset"].isin(datasets)], metric)
+        result = friedman_test(scores.reindex(columns=labels), check_metric(metric).higher,
+                               claim.alpha)
+    except ObliqError:
+        return ""
+    ranks = ", ".join(f"{a} {r:.2f}" for a, r in result.average_ranks.items())
+    return f"average ranks {ranks} (Nemenyi CD {result.critical_difference:.2f})"
+
+
+def _rank_claim(part, meta, claim: Claim) -> Outcome:
+    datasets, missing = _datasets(part, meta, claim)
+    labels = list(dict.fromkeys(claim.algorithms + claim.versus))
+    chosen = part[part["algorithm"].isin(labels)]
+    if claim.metric_by_dataset:
+        frames = [dataset_scores(chosen[chosen["dataset"] == d], claim.metric_by_dataset[d])
+                  for d in datasets]
+        higher = all(check_metric(m).higher for m in claim.metric_by_dataset.values())
+        metric_text = ", ".join(f"{d} {claim.metric_by_dataset[d]}" for d in datasets)
+    else:
+        frames = [dataset_scores(chosen[chosen["dataset"].isin(datasets)], claim.metrics[0])]
+        higher = check_metric(claim.metrics[0]).higher
+        metric_text = claim.metrics[0]
+    scores = pd.concat(frames) if frames else pd.DataFrame()
+    scores = scores.reindex(columns=labels).dropna()
+    if len(scores) < 2:
+        raise NotTestable(f"ranks need at least 2 datasets with results of every one of "
+                          f"{', '.join(labels)} ({len(scores)} here)")
+    result = friedman_test(scores, higher, claim.alpha)
+    ranks = result.average_ranks
+    pairs = _pairs(claim)
+    above = [ranks[a] < ranks[b] for a, b in pairs]
+    verdict = HOLDS if all(above) else PARTLY if any(above) else FAILS
+    beyond = [f"{a} vs {b}" for a, b in pairs
+              if abs(ranks[a] - ranks[b]) >= result.critical_difference]
+    bits = [f"average ranks over {len(scores)} datasets (1 = best): "
+            + ", ".join(f"{a} {r:.2f}" for a, r in ranks.items())
+            + (" (paper: " + ", ".join(f"{a} {r:g}" for a, r in claim.paper_ranks.items())
+               + ")" if claim.paper_ranks else ""),
+            f"{sum(above)} of {len(pairs)} pairs ranked as claimed",
+            f"Nemenyi CD {result.critical_difference:.2f} at alpha {claim.alpha:g}: "
+            + (f"beyond it {', '.join(beyond)}" if beyond else "no claimed pair beyond it"),
+            f"metric {metric_text} ({'higher' if higher else 'lower'} is better)"]
+    if missing:
+        bits.append(missing)
+    return Outcome(claim, verdict, "; ".join(bits), "algorithm pairs", sum(above), 0,
+                   len(pairs) - sum(above), len(pairs))
+
+
+def _time_claim(part, meta, claim: Claim) -> Outcome:
+    datasets, missing = _datasets(part, meta, claim)
+    keys = ["dataset", "repetition", "fold"]
+    ok = part[part["dataset"].isin(datasets)]
+    times = ok.pivot_table(index=keys, columns="algorithm", values=_TIME, aggfunc="mean")
+    low, high = claim.between
+    ratios = {}
+    for a, b in _pairs(claim):
+        if a not in times.columns or b not in times.columns:
+            continue
+        both = times[[a, b]].dropna()
+        for dataset, group in both.groupby(level="dataset", sort=False):
+            total = float(group[b].sum())
+            if total > 0:
+                ratios[(dataset, a, b)] = float(group[a].sum()) / total
+    if not ratios:
+        raise NotTestable(f"no fit times of {', '.join(claim.algorithms)} and "
+                          f"{', '.join(claim.versus)} on the same tasks")
+    values = np.array(list(ratios.values()))
+    inside = (values >= (low if low is not None else -np.inf)) & (
+        values <= (high if high is not None else np.inf))
+    n, k = len(values), int(inside.sum())
+    enough = k == n if claim.over == "all" else k > n / 2 if claim.over == "most" else k > n - k
+    verdict = HOLDS if enough else PARTLY if k else FAILS
+    bound = ("<= " + _g(high) if low is None else ">= " + _g(low) if high is None
+             else f"in [{_g(low)}, {_g(high)}]")
+    per_pair = []
+    for a, b in _pairs(claim):
+        mine = [r for (_, x, y), r in ratios.items() if (x, y) == (a, b)]
+        if mine:
+            spread = f" ({_g(min(mine))}-{_g(max(mine))})" if min(mine) < max(mine) else ""
+            per_pair.append(f"{a}/{b} median {_g(float(np.median(mine)))}{spread} over "
+                            f"{len(mine)} dataset{'s' if len(mine) != 1 else ''}")
+    bits = [f"fit time ratio {', '.join(per_pair)}",
+            f"{bound} on {k} of {n} (dataset, pair)s",
+            "ratio of the summed fit times of the tasks both finished in the same run"]
+    if missing:
+        bits.append(missing)
+    return Outcome(claim, verdict, "; ".join(bits), "dataset pairs", k, 0, n - k, n)
+
+
+def _g(value: float) -> str:
+    return f"{value:.3g}"
+
+
+def evaluate(claim: Claim, experiments: dict) -> Outcome:
+    """The verdict of one claim on ``experiments`` (name -> (meta, rows of runs.csv))."""
+    if claim.kind == "not_testable":
+        return Outcome(claim, UNTESTABLE, claim.why)
+    if claim.experiment not in experiments:
+        return Outcome(claim, UNTESTABLE, f"no results of experiment {claim.experiment}")
+    meta, part = experiments[claim.experiment]
+    ok = part[part["status"] == "ok"]
+    have = set(ok["algorithm"])
+    missing = [a for a in dict.fromkeys(claim.algorithms + claim.versus) if a not in have]
+    try:
+        if missing:
+            raise NotTestable(f"no finished task of {', '.join(missing)} in "
+                              f"{claim.experiment}")
+        if claim.kind == "rank_above":
+            outcome = _rank_claim(ok, meta, claim)
+        elif claim.kind in ("time_ratio", "faster"):
+            if _TIME not in ok.columns or ok[_TIME].isna().all():
+                raise NotTestable(f"no fit times stored in {claim.experiment}")
+            outcome = _time_claim(ok, meta, claim)
+        else:
+            outcome = _count_claim(ok, meta, claim)
+    except (NotTestable, ObliqError) as why:
+        # what the results lack (a metric left blank, too few folds for a test) is a
+        # verdict; the claims files themselves were checked when they were read
+        return Outcome(claim, UNTESTABLE, str(why))
+    if claim.note:
+        outcome.evidence += f"; {claim.note}"
+    return outcome
+
+
+def check_claims(paths, claim_files=()) -> list[Outcome]:
+    """Every claim of the papers that have at least one experiment under ``paths``, in file
+    order, evaluated. ``claim_files``: these files instead of the shipped ones."""
+    runs, metas = load_results(paths)
+    experiments = {meta["name"]: (meta, part) for meta, part, _ in each_experiment(runs, metas)}
+    # read after the results: their configs may import a plugin that registers a metric
+    files = list(claim_files) or shipped_claims()
+    outcomes = []
+    for path in files:
+        claims = read_claims(path)
+        if any(c.experiment in experiments for c in claims):
+            outcomes += [evaluate(c, experiments) for c in claims]
+    return outcomes
+
+
+# --- output ---------------------------------------------------------------------------------
+
+RULES = ("Each paper's claims, quoted with their section, checked against these results "
+         "with the test the paper itself uses (`obliq claims`; the claims are data in "
+         "obliq_cli/configs/references/claims/, the rules in obliq_cli/report/claims.py). A "
+         "win is a dataset where the claimed algorithm is better than every algorithm it is "
+         "compared with, a loss one where it is worse than any. *Better*: holds when wins > "
+         "losses and the share of wins is at least the paper's own (without the paper's "
+         "counts: wins on every dataset, on most, or more wins than losses, as the claim "
+         "says); *as good*: holds when losses <= wins or their share is at most the paper's "
+         "own; *ranks*: holds when every claimed algorithm has a better Friedman average "
+         "rank than every other named; *speed*: holds when the ratio of fit times of the "
+         "same run is within the claimed bounds on every dataset. *Partly*: it holds "
+         "against some of the algorithms compared, or wins > losses short of the claim.")
+
+
+def _quote(claim: Claim) -> str:
+    return f"“{claim.quote}”"
+
+
+def render_claims(paths, claim_files=(), fmt: str = "md") -> str:
+    """``obliq claims``: md (the rules, then one table row per claim) or csv
+    (CSV_COLUMNS)."""
+    if fmt not in FORMATS:
+        raise ObliqError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
+    outcomes = check_claims(paths, claim_files)
+    if fmt == "csv":
+        rows = []
+        for o in outcomes:
+            c = o.claim
+            rows.append([c.paper, c.id, c.section, c.quote, c.experiment, c.kind,
+                         "" if c.kind in ("not_testable", "time_ratio", "faster") else
+                         "friedman" if c.kind == "rank_above" else c.test, o.verdict, o.unit,
+                         o.wins, o.ties, o.losses, o.n, c.paper_counts.get("wins"),
+                         c.paper_counts.get("losses"), c.paper_counts.get("of"), o.evidence])
+        frame = pd.DataFrame(rows, columns=CSV_COLUMNS)
+        for column in ("wins", "ties", "losses", "n", "paper_wins", "paper_losses",
+                       "paper_of"):
+            frame[column] = frame[column].astype("Int64")
+        return frame.to_csv(index=False)
+    if not outcomes:
+        return "No claim of the papers concerns the experiments here."
+    rows = [[cell.replace("|", "/") for cell in (
+        o.claim.paper, o.claim.section, _quote(o.claim), o.claim.experiment or "-",
+        o.verdict, o.evidence)] for o in outcomes]
+    counts = pd.Series([o.verdict for o in outcomes]).value_counts()
+    tally = ", ".join(f"{v} {int(counts.get(v, 0))}" for v in (HOLDS, PARTLY, FAILS,
+                                                                 UNTESTABLE))
+    return "\n\n".join([RULES, pipe_table(rows, ["paper", "section", "claim", "experiment",
+                                                 "verdict", "evidence"]),
+                        f"{len(outcomes)} claims: {tally}."])
+
+
+__all__ = ["CSV_COLUMNS", "Claim", "KINDS", "Outcome", "check_claims", "evaluate",
+           "parse_claim", "read_claims", "render_claims", "shipped_claims"]
