@@ -311,9 +311,9 @@ def build_arrays(entry: dict, frame: pd.DataFrame, files: np.ndarray | None,
             keep &= window
         elif op not in ("keep_classes", "one_vs_rest", "subsample_per_class", "impute_median"):
             raise DataError(f"dataset {name!r}: unknown preprocessing step {op!r}")
-    missing = entry.get("missing", "error")  # the entry's policy (preprocess.py)
+    policy = entry.get("missing", "error")  # the entry's missing-value rule (preprocess.py)
     dropped = 0
-    if missing == "drop":
+    if policy == "drop":
         incomplete = frame.isin(MISSING).any(axis=1).to_numpy() & keep
         dropped = int(incomplete.sum())
         keep &= ~incomplete
@@ -345,7 +345,7 @@ def build_arrays(entry: dict, frame: pd.DataFrame, files: np.ndarray | None,
                  else f"row {row + 1}")
         return f"dataset {name!r}: {{}} in column {names[col]}, {place}"
 
-    X = parse_numeric(features, where, allow_missing=missing in ("impute", "native"))
+    X = parse_numeric(features, where, allow_missing=policy in ("impute", "native"))
     for step in entry.get("preprocess", []):
         if isinstance(step, dict) and "keep_classes" in step:
             mask = np.isin(y, [str(c) for c in step["keep_classes"]])
