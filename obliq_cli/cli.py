@@ -610,8 +610,14 @@ def predict(model, data, output, proba, delimiter):
     """Predict the rows of DATA (a CSV with a header naming the model's columns, in any
     order, other columns ignored; the raw file the model was trained from works as it
     is) with the tree in MODEL (from `obliq fit`)."""
-    from .model import (load_model, model_preprocessor, predictions_csv, read_raw_rows,
-                        read_rows, write_text)
+    from .model import (
+        load_model,
+        model_preprocessor,
+        predictions_csv,
+        read_raw_rows,
+        read_rows,
+        write_text,
+    )
 
     estimator, meta = load_model(model)
     prep = model_preprocessor(meta)
