@@ -304,6 +304,11 @@ def _dataset(r: _Reader, i: int, item, value: list, config_dir: Path) -> Dataset
                      required=("name",))
     if "path" in item:  # the user's own file: {name: mine, path: ..., target: ...}
         item = _file_dataset(r, item, where, config_dir)
+    else:  # a registered dataset declares its own columns and missing-value rule
+        stray = [key for key in _FILE_KEYS if key in item]
+        if stray:
+            r.fail(f"{where}.{stray[0]}", "applies to your own file only (give its path:); "
+                   "a registered dataset declares its own (catalog.yaml)")
     name = r.string(item["name"], f"{where}.name")
     try:
         entry = registry.dataset_entry(name)

@@ -148,8 +148,9 @@ def fit_on_all_rows(dataset: str, algo: AlgorithmSpec, seed: int,
     needs (checked before fitting, and again on the columns the algorithm took)."""
     label = label or dataset
     X, y, info = registry.load_dataset(dataset, **(params or {}))
+    flag = f"--data {params['path']}" if params and params.get("path") else f"--dataset {label}"
     if n_features is not None and X.shape[1] != n_features:
-        raise ObliqError(f"--dataset {label}: decision regions need a dataset with "
+        raise ObliqError(f"{flag}: decision regions need a dataset with "
                          f"{n_features} features (it has {X.shape[1]})")
     estimator = registry.make_estimator(algo.name, **algo.params)
     check_missing_support(estimator, info, repr(algo.name))
@@ -160,7 +161,7 @@ def fit_on_all_rows(dataset: str, algo: AlgorithmSpec, seed: int,
     fitted = fit_task(algo, label, X, y, info, rows, rows[:0],
                       (seed, label, "plot", 0, algo.name))
     if n_features is not None and fitted.X.shape[1] != n_features:
-        raise ObliqError(f"--dataset {label}: decision regions need {n_features} features; "
+        raise ObliqError(f"{flag}: decision regions need {n_features} features; "
                          f"{algo.name} takes {fitted.X.shape[1]} "
                          f"({', '.join(fitted.preprocess.output_names_)})")
     return Replay(fitted.X, y, _as_fitted(info, fitted), fitted.grow, fitted.prune, rows[:0],
