@@ -338,3 +338,32 @@ def test_plot_tree_of_your_file_writes_the_picture(tiny, tmp_path):
     assert "colour=red" in svg  # the rules name the one-hot columns
     result = invoke(["plot", "tree", "--target", "class", "--algorithm", "cart-ap"])
     assert result.exit_code == 2 and "--target needs --data" in result.output
+
+
+def test_a_catalog_entry_may_declare_its_own_rules():
+    """``missing`` / ``nominal`` in a catalog entry act as in a config; an entry without
+    them (every paper's) gives the arrays it always gave, with no levels."""
+    from obliq_cli.data.catalog import build_arrays
+
+    frame = pd.DataFrame({0: ["1", "?", "3", "4"], 1: ["b", "a", "", "b"],
+                          2: ["x", "y", "x", "y"]})
+    entry = {"name": "t", "columns": ["a", "c", "class"], "categorical": ["c"]}
+    dropped = build_arrays({**entry, "missing": "drop", "nominal": "onehot"}, frame, None)
+    assert dropped["rows_dropped"] == 2 and dropped["categories"] == [["b"]]
+    np.testing.assert_array_equal(dropped["X"], [[1.0, 0.0], [4.0, 0.0]])
+    kept = build_arrays({**entry, "missing": "impute"}, frame, None)
+    np.testing.assert_array_equal(kept["X"], [[1, 1], [np.nan, 0], [3, np.nan], [4, 1]])
+    assert kept["categories"] == [["a", "b"]]
+    plain = build_arrays(entry, frame.iloc[[0, 3]], None)
+    assert "categories" not in plain and "rows_dropped" not in plain
+
+
+def test_a_registered_dataset_refuses_a_files_options(tmp_path):
+    config = tmp_path / "x.yaml"
+    config.write_text("name: x\ndatasets: [{name: pima, missing: impute}]\n"
+                      "algorithms: [cart-ap]\nprotocol: {name: kfold}\n")
+    result = invoke(["run", config])
+    assert result.exit_code == 2
+    assert result.output.strip() == (f"error: {config}: datasets[0].missing: applies to your "
+                                     "own file only (give its path:); a registered dataset "
+                                     "declares its own (catalog.yaml)")
