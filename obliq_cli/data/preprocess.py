@@ -114,7 +114,9 @@ class Preprocessor:
     @classmethod
     def for_task(cls, estimator, info: dict, n_features: int) -> Preprocessor:
         """The preprocessor a task builds for ``estimator`` on a dataset's ``info``."""
-        names = info.get("feature_names") or [f"x{j + 1}" for j in range(n_features)]
+        names = info.get("feature_names") or []
+        if len(names) != n_features:  # a loader that names no (or not every) column
+            names = [f"x{j + 1}" for j in range(n_features)]
         categorical = list(info.get("categorical") or [])
         categories = info.get("categories")
         encoding = encoding_for(estimator, info) if categorical else "codes"
@@ -168,11 +170,19 @@ class Preprocessor:
         self.fill_ = fill
         return self
 
+    @property
+    def needs_fit(self) -> bool:
+        """Only imputation learns from rows."""
+        return self.missing == "impute"
+
     def transform(self, X) -> np.ndarray:
-        """``X`` (loaded columns: numbers, codes, NaN) as the algorithm takes it."""
-        X = self._check(X)
+        """``X`` (loaded columns: numbers, codes, NaN) as the algorithm takes it; with
+        nothing to do, ``X`` itself (not even its dtype changes)."""
         if self.identity:
+            if np.ndim(X) != 2 or np.shape(X)[1] != len(self.feature_names):
+                self._check(X)  # the error message
             return X
+        X = self._check(X)
         if self.missing == "impute":
             if self.fill_ is None:
                 raise ObliqError("the preprocessor imputes but was not fitted")
