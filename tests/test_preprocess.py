@@ -367,3 +367,27 @@ def test_a_registered_dataset_refuses_a_files_options(tmp_path):
     assert result.output.strip() == (f"error: {config}: datasets[0].missing: applies to your "
                                      "own file only (give its path:); a registered dataset "
                                      "declares its own (catalog.yaml)")
+
+
+def test_an_arff_headers_levels_are_the_declared_categories(tmp_path):
+    """A level the ARFF header declares but no row holds still gets its one-hot column
+    (zero in training), so a new row holding it is predicted, not refused."""
+    arff = tmp_path / "t.arff"
+    rows = "\n".join(f"{s},{c},{k}" for s, c, k in [
+        (1, "red", "a"), (2, "green", "b"), ("?", "red", "a"), (4, "?", "b"),
+        (5, "red", "a"), (6, "green", "b")])
+    arff.write_text("@relation t\n@attribute size numeric\n"
+                    "@attribute colour {red,green,white}\n@attribute class {a,b}\n"
+                    f"@data\n{rows}\n")
+    X, y, info = load(arff, categorical=["colour"], missing="impute")
+    assert info["categories"] == [["green", "red", "white"]]
+    model = tmp_path / "m.json"
+    assert invoke(["fit", "--data", arff, "--categorical", "colour", "--missing", "impute",
+                   "--algorithm", "cart-ap", "-o", model]).exit_code == 0
+    assert json.loads(model.read_text())["feature_names"] == [
+        "size", "colour=green", "colour=red", "colour=white"]
+    new = tmp_path / "new.csv"
+    new.write_text("size,colour\n3,white\n3,red\n")
+    result = invoke(["predict", model, new])
+    assert result.exit_code == 0, result.output
+    assert result.output.splitlines()[2] == "a"  # red rows are class a

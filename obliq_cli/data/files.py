@@ -133,6 +133,9 @@ def _arff_cells(path: str) -> tuple[pd.DataFrame, np.ndarray]:
     start = next(i for i, line in enumerate(text) if line.strip().lower().startswith("@data"))
     lines = np.array([i + 1 for i, line in enumerate(text) if i > start and line.strip()
                       and not line.startswith("%")])
+    # the header's declared levels of each nominal attribute (some may occur in no row)
+    frame.attrs["levels"] = {name: [str(v) for v in meta[name][1]] for name in meta.names()
+                             if meta[name][0] == "nominal"}
     return frame, lines[: len(frame)]
 
 
@@ -162,6 +165,7 @@ def _read(path: str, target: str | None, delimiter: str, categorical: tuple, mti
         frame, lines = _csv_cells(path, delimiter, header)
     if frame.empty:
         raise DataError(f"{path}: the file has a header but no rows")
+    declared = dict(frame.attrs.get("levels", {}))  # an ARFF header's nominal levels
     target = target if target is not None else frame.columns[-1]
     if target not in frame.columns:
         raise DataError(f"{path}: no target column {target!r}; columns are "
@@ -187,9 +191,12 @@ def _read(path: str, target: str | None, delimiter: str, categorical: tuple, mti
     features = frame.drop(columns=[target])
     levels = []
     for col in categorical:
-        known = features[col].where(~features[col].isin(MISSING))
-        levels.append([str(v) for v in pd.Categorical(known.dropna()).categories])
-        features[col] = category_codes(features[col])
+        # sorted, as category_codes numbers them; with an ARFF header's levels too, so a
+        # declared level no row holds still has its code (and one-hot column)
+        known = features[col][~features[col].isin(MISSING)]
+        levels.append(sorted(set(known) | set(declared.get(col, []))))
+        codes = pd.Index(levels[-1]).get_indexer(features[col]).astype(str)
+        features[col] = np.where(features[col].isin(MISSING), "?", codes)
     X = parse_numeric(features, lambda row, col: f"{path}: {{}} in column "
                       f"{features.columns[col]!r}, line {lines[row]}",
                       allow_missing=missing in ("impute", "native"))
