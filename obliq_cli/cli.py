@@ -338,6 +338,9 @@ def _data_source(dataset, data_path, target, categorical, missing, nominal, deli
                              f"own columns and missing-value rule)")
         if not dataset:
             raise ObliqError("give --dataset NAME (obliq datasets) or --data PATH")
+        if registry.dataset_entry(dataset).obj is registry.dataset_entry("file").obj:
+            raise ObliqError(f"--dataset {dataset}: give your file as --data PATH (with "
+                             f"--target, --categorical, --missing as needed)")
         return dataset, {}, dataset
     params = {"path": str(data_path)}
     values = {"target": target, "missing": missing, "nominal": nominal,

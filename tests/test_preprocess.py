@@ -391,3 +391,11 @@ def test_an_arff_headers_levels_are_the_declared_categories(tmp_path):
     result = invoke(["predict", model, new])
     assert result.exit_code == 0, result.output
     assert result.output.splitlines()[2] == "a"  # red rows are class a
+
+
+def test_dataset_file_on_the_command_line_points_to_data(tmp_path):
+    result = invoke(["fit", "--dataset", "file", "--algorithm", "cart-ap", "-o",
+                     tmp_path / "m.json"])
+    assert result.exit_code == 2 and result.output.strip() == (
+        "error: --dataset file: give your file as --data PATH (with --target, --categorical, "
+        "--missing as needed)")

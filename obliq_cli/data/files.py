@@ -236,7 +236,8 @@ def load_file(path=None, target=None, categorical=(), delimiter=",", header=True
         raise DataError(f"{path}: nominal must be one of {', '.join(NOMINAL_RULES)}, "
                         f"not {nominal!r}")
     if not path:
-        raise DataError("dataset 'file': params.path is required")
+        raise DataError("dataset 'file': params.path is required (on the command line: "
+                        "--data PATH)")
     if not isinstance(header, bool):
         raise DataError(f"{path}: header must be true or false, not {header!r}")
     file = Path(path)
