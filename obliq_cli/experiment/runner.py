@@ -54,6 +54,7 @@ from .seeds import rng_for
 
 log = logging.getLogger("obliq")
 
+
 @dataclass(frozen=True, eq=False)
 class Task:
     config_hash: str
