@@ -296,6 +296,61 @@ def _catalog_rows() -> list[dict]:
     return rows
 
 
+_MISSING_CHOICES = ("error", "drop", "impute", "native")
+
+
+def _data_options(func):
+    """``--data PATH --target COL [--categorical C ...] [--missing P] [--nominal R]
+    [--delimiter D]``: the user's own CSV or ARFF file instead of ``--dataset``."""
+    options = [
+        click.option("--data", "data_path", type=click.Path(dir_okay=False), metavar="PATH",
+                     help="Your own CSV (header row) or ARFF file instead of --dataset."),
+        click.option("--target", help="With --data: the class column (default: the last)."),
+        click.option("--categorical", multiple=True, metavar="COL",
+                     help="With --data: a nominal column (repeatable)."),
+        click.option("--missing", type=click.Choice(_MISSING_CHOICES),
+                     help="With --data: what a blank, ? or NA cell means: error (the "
+                          "default), drop the row, impute (medians / most frequent level "
+                          "of the rows grown on) or native (the algorithm takes NaN)."),
+        click.option("--nominal", type=click.Choice(("onehot", "codes")),
+                     help="With --data: nominal columns for algorithms without "
+                          "categorical_features: onehot (the default) or codes."),
+        click.option("--delimiter", help="With --data: the CSV's delimiter (default ',')."),
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
+
+
+def _data_source(dataset, data_path, target, categorical, missing, nominal, delimiter):
+    """(registered dataset name, its parameters, label) from ``--dataset`` or ``--data``;
+    giving both, or neither, or a file option without ``--data`` is one error line."""
+    from pathlib import Path
+
+    given = {"--target": target, "--categorical": categorical or None, "--missing": missing,
+             "--nominal": nominal, "--delimiter": delimiter}
+    if dataset and data_path:
+        raise ObliqError("give --dataset NAME or --data PATH, not both")
+    if not data_path:
+        stray = [flag for flag, value in given.items() if value is not None]
+        if stray:
+            raise ObliqError(f"{stray[0]} needs --data PATH (a catalog dataset declares its "
+                             f"own columns and missing-value rule)")
+        if not dataset:
+            raise ObliqError("give --dataset NAME (obliq datasets) or --data PATH")
+        if registry.dataset_entry(dataset).obj is registry.dataset_entry("file").obj:
+            raise ObliqError(f"--dataset {dataset}: give your file as --data PATH (with "
+                             f"--target, --categorical, --missing as needed)")
+        return dataset, {}, dataset
+    params = {"path": str(data_path)}
+    values = {"target": target, "missing": missing, "nominal": nominal,
+              "delimiter": delimiter}
+    params.update({k: v for k, v in values.items() if v is not None})
+    if categorical:
+        params["categorical"] = list(categorical)
+    return "file", params, Path(data_path).stem
+
+
 @main.group(invoke_without_command=True,
             short_help="List, show or check the dataset catalog and your own files.")
 @click.pass_context
@@ -320,29 +375,48 @@ def datasets_list(fmt):
                         tablefmt="pipe" if fmt == "md" else "simple", disable_numparse=True))
 
 
-@datasets.command("show", short_help="One dataset: its catalog entry, classes and features.")
-@click.argument("name")
-def datasets_show(name):
-    """One dataset: its catalog entry, class counts, a feature summary, the differences."""
+@datasets.command("show", short_help="One dataset (or your file): its entry, classes and features.")
+@click.argument("name", required=False)
+@_data_options
+def datasets_show(name, data_path, target, categorical, missing, nominal, delimiter):
+    """One dataset (NAME, or your file: --data PATH): its catalog entry, class counts, a
+    feature summary (missing cells, levels), the differences from the paper."""
+    import numpy as np
     import yaml
 
+    name, params, label = _data_source(name, data_path, target, categorical, missing,
+                                       nominal, delimiter)
     entry = registry.dataset_entry(name)
     item = entry.extra.get("entry")
     if item is not None:
         click.echo(yaml.safe_dump(item, sort_keys=False, allow_unicode=True).rstrip())
         click.echo()
-    X, y, info = registry.load_dataset(name)
+    X, y, info = registry.load_dataset(name, **params)
     click.echo(f"loaded: {X.shape[0]} rows x {X.shape[1]} features from {info['source']}")
     click.echo("classes: " + ", ".join(f"{k}: {v}" for k, v in info["class_counts"].items()))
+    if info.get("missing", "error") != "error":
+        dropped = int(info.get("rows_dropped") or 0)
+        click.echo(f"missing: {info['missing']}" + (f" ({dropped} incomplete rows dropped)"
+                                                     if info["missing"] == "drop" else
+                                                     f" ({int(np.isnan(X).sum())} cells)"))
     names = info.get("feature_names") or [f"x{i + 1}" for i in range(X.shape[1])]
-    cat = set(info.get("categorical", []))
+    cat = list(info.get("categorical", []))
+    levels = dict(zip(cat, info.get("categories") or [None] * len(cat)))
     shown = min(X.shape[1], 30)
     click.echo(f"{'feature':24} {'min':>12} {'mean':>12} {'max':>12}  kind")
     for j in range(shown):
         col = X[:, j]
-        kind = "qualitative (codes)" if j in cat else "numeric"
-        click.echo(f"{str(names[j])[:24]:24} {col.min():12.4g} {col.mean():12.4g} "
-                   f"{col.max():12.4g}  {kind}")
+        known = col[~np.isnan(col)]
+        if j in levels and levels[j] is not None:
+            kind = f"nominal: {', '.join(levels[j][:8])}" + (
+                f" and {len(levels[j]) - 8} more" if len(levels[j]) > 8 else "")
+        else:
+            kind = "qualitative (codes)" if j in levels else "numeric"
+        if known.size < col.size:
+            kind += f"; {col.size - known.size} missing"
+        low, mean, high = ((known.min(), known.mean(), known.max()) if known.size
+                           else (np.nan,) * 3)
+        click.echo(f"{str(names[j])[:24]:24} {low:12.4g} {mean:12.4g} {high:12.4g}  {kind}")
     if X.shape[1] > shown:
         click.echo(f"... {X.shape[1] - shown} more features")
     if "fixed_split" in info:
@@ -420,15 +494,19 @@ def _save_figure(fig, base) -> None:
 
 def _plot_fit(dataset: str, algorithm: str, params: dict, pruner: str | None,
               pruner_params: dict, seed: int, results: str | None, repetition: int,
-              fold: int, need_2d: bool = False):
+              fold: int, need_2d: bool = False, source: tuple | None = None):
     """The tree of a picture: with RESULTS, the stored task (dataset and algorithm labels,
     repetition, fold) replayed (``replay.replay_task``); else ALGORITHM fitted on every
-    row of DATASET as a task would be (``replay.fit_on_all_rows``)."""
+    row of DATASET (``source``: name, params, label from ``_data_source``) as a task
+    would be (``replay.fit_on_all_rows``)."""
     from .experiment.replay import check_fit_options, fit_on_all_rows, replay_task
 
     if results is None:
         algo = check_fit_options(algorithm, params, pruner, pruner_params)
-        return fit_on_all_rows(dataset, algo, seed, 2 if need_2d else None)
+        name, data_params, label = source or (dataset, {}, dataset)
+        return fit_on_all_rows(name, algo, seed, 2 if need_2d else None,
+                               params=data_params, label=label)
+
     if params or pruner or pruner_params:
         raise ObliqError("--results replays a stored task as it ran: --param, --pruner and "
                          "--pruner-param do not apply")
@@ -439,10 +517,25 @@ def _plot_fit(dataset: str, algorithm: str, params: dict, pruner: str | None,
     return task
 
 
+def _picture_source(dataset, data_path, target, categorical, missing, nominal, delimiter,
+                    results):
+    """``_data_source`` for a picture fitted now; None with ``--results`` (which names a
+    stored task by the config's dataset label)."""
+    if results is None:
+        return _data_source(dataset, data_path, target, categorical, missing, nominal,
+                            delimiter)
+    if data_path:
+        raise ObliqError("--results replays a stored task: --data does not apply")
+    if not dataset:
+        raise ObliqError("--results needs --dataset LABEL (the config's dataset label)")
+    return None
+
+
 def _fit_options(func):
     """The options shared by the commands that fit one tree for a picture."""
     options = [
-        click.option("--dataset", required=True, help="A registered dataset."),
+        click.option("--dataset", help="A registered dataset (or --data PATH)."),
+        _data_options,
         click.option("--algorithm", required=True, help="A registered algorithm."),
         click.option("--param", "params", multiple=True, metavar="KEY=VALUE",
                      help="An algorithm parameter (repeatable)."),
@@ -466,8 +559,9 @@ def _fit_options(func):
     return func
 
 
-@main.command(short_help="Grow one tree on a whole dataset and keep it as a JSON model.")
-@click.option("--dataset", required=True, help="A registered dataset (obliq datasets).")
+@main.command(short_help="Grow one tree on a whole dataset or file; keep it as a JSON model.")
+@click.option("--dataset", help="A registered dataset (obliq datasets), or --data PATH.")
+@_data_options
 @click.option("--algorithm", required=True, help="A registered algorithm.")
 @click.option("--param", "params", multiple=True, metavar="KEY=VALUE",
               help="An algorithm parameter (repeatable).")
@@ -478,21 +572,33 @@ def _fit_options(func):
               help="Seed of the names (seed, dataset, 'plot', 0, algorithm).")
 @click.option("-o", "--output", required=True, metavar="FILE",
               help="The model file to write (JSON).")
-def fit(dataset, algorithm, params, pruner, pruner_params, seed, output):
-    """Grow (and prune) one tree on all rows of DATASET and keep it as a JSON model file
-    for `obliq predict` (feature names, classes, algorithm, parameters, obliq version)."""
+def fit(dataset, data_path, target, categorical, missing, nominal, delimiter, algorithm,
+        params, pruner, pruner_params, seed, output):
+    """Grow (and prune) one tree on all rows of DATASET (or your file, --data) and keep it
+    as a JSON model file for `obliq predict` (feature names, category levels, the
+    missing-value rule, classes, algorithm, parameters, obliq version)."""
     from .experiment.replay import check_fit_options, fit_on_all_rows
     from .model import save_model
 
+    name, data_params, label = _data_source(dataset, data_path, target, categorical, missing,
+                                            nominal, delimiter)
     pruner_values = _key_values(pruner_params, "--pruner-param")
     algo = check_fit_options(algorithm, _key_values(params, "--param"), pruner, pruner_values)
-    task = fit_on_all_rows(dataset, algo, seed)
+    task = fit_on_all_rows(name, algo, seed, params=data_params, label=label)
     estimator, X, info = task.estimator, task.X, task.info
-    names = info.get("feature_names") or [f"x{i + 1}" for i in range(X.shape[1])]
-    path = save_model(output, estimator, algorithm=algorithm, feature_names=names,
-                      pruner=pruner, pruner_params=pruner_values, dataset=dataset, seed=seed)
-    log.info("%s: %s on %s (%d rows, %s leaves)", path, algorithm, dataset, X.shape[0],
-             getattr(estimator, "n_leaves_", "?"))
+    trained_on = {}
+    if data_params:
+        trained_on = {"path": data_params["path"], "target": info.get("target"),
+                      "delimiter": data_params.get("delimiter", ","),
+                      "rows_dropped": int(info.get("rows_dropped") or 0)}
+    path = save_model(output, estimator, algorithm=algorithm,
+                      feature_names=info["feature_names"], pruner=pruner,
+                      pruner_params=pruner_values, dataset=label, seed=seed,
+                      preprocess=info["preprocess"], trained_on=trained_on)
+    dropped = int(info.get("rows_dropped") or 0)
+    log.info("%s: %s on %s (%d rows%s, %s; %s leaves)", path, algorithm, label, X.shape[0],
+             f", {dropped} incomplete dropped" if dropped else "",
+             info["preprocess"].describe(), getattr(estimator, "n_leaves_", "?"))
     click.echo(str(path))
 
 
@@ -502,13 +608,27 @@ def fit(dataset, algorithm, params, pruner, pruner_params, seed, output):
 @click.option("-o", "--output", metavar="FILE",
               help="Write the predictions here (CSV) instead of to standard output.")
 @click.option("--proba", is_flag=True, help="Add one column of class probability per class.")
-def predict(model, data, output, proba):
-    """Predict the rows of DATA (a CSV with a header naming the model's features, in any
-    order; other columns are ignored) with the tree in MODEL (from `obliq fit`)."""
-    from .model import load_model, predictions_csv, read_rows, write_text
+@click.option("--delimiter", help="The CSV's delimiter (default: the training file's, or ',').")
+def predict(model, data, output, proba, delimiter):
+    """Predict the rows of DATA (a CSV with a header naming the model's columns, in any
+    order, other columns ignored; the raw file the model was trained from works as it
+    is) with the tree in MODEL (from `obliq fit`)."""
+    from .model import (
+        load_model,
+        model_preprocessor,
+        predictions_csv,
+        read_raw_rows,
+        read_rows,
+        write_text,
+    )
 
     estimator, meta = load_model(model)
-    X = read_rows(data, meta["feature_names"])
+    prep = model_preprocessor(meta)
+    if prep is None:  # a version-1 model: numeric columns, qualitative ones as codes
+        X = read_rows(data, meta["feature_names"])
+    else:
+        sep = delimiter or (meta.get("trained_on") or {}).get("delimiter") or ","
+        X = prep.transform(read_raw_rows(data, prep, sep))
     text = predictions_csv(estimator, X, proba)
     if output:
         log.info("%s: %d predictions", write_text(output, text), X.shape[0])
@@ -533,15 +653,20 @@ def plot():
 
 @plot.command("boundary", short_help="Decision regions of a tree on a 2-D dataset.")
 @_fit_options
-def plot_boundary(dataset, algorithm, params, pruner, pruner_params, seed, results,
-                  repetition, fold, output):
-    """Decision regions (and a tree's hyperplanes) on a 2-D dataset, fitted on all rows
-    (or a stored task replayed, --results); the points are the rows it grew on."""
+def plot_boundary(dataset, data_path, target, categorical, missing, nominal, delimiter,
+                  algorithm, params, pruner, pruner_params, seed, results, repetition, fold,
+                  output):
+    """Decision regions (and a tree's hyperplanes) on a 2-D dataset (or your file, --data),
+    fitted on all rows (or a stored task replayed, --results); the points are the rows it
+    grew on."""
     from .report.plots import plot_decision_regions
 
+    source = _picture_source(dataset, data_path, target, categorical, missing, nominal,
+                             delimiter, results)
+    dataset = source[2] if source else dataset
     task = _plot_fit(dataset, algorithm, _key_values(params, "--param"), pruner,
                      _key_values(pruner_params, "--pruner-param"), seed, results,
-                     repetition, fold, need_2d=True)
+                     repetition, fold, need_2d=True, source=source)
     fig = plot_decision_regions(task.estimator, task.X[task.grow], task.y[task.grow],
                                 task.info.get("feature_names"),
                                 title=_fit_title(dataset, algorithm, pruner, task, seed,
@@ -553,16 +678,20 @@ def plot_boundary(dataset, algorithm, params, pruner, pruner_params, seed, resul
 @plot.command("tree", short_help="A fitted tree as a diagram of its rules and class counts.")
 @_fit_options
 @click.option("--max-depth", type=int, help="Draw the nodes down to this depth only.")
-def plot_tree(dataset, algorithm, params, pruner, pruner_params, seed, results, repetition,
-              fold, output, max_depth):
-    """A fitted tree as a diagram of its rules and class counts, fitted on all rows (or a
-    stored task replayed, --results)."""
+def plot_tree(dataset, data_path, target, categorical, missing, nominal, delimiter, algorithm,
+              params, pruner, pruner_params, seed, results, repetition, fold, output,
+              max_depth):
+    """A fitted tree as a diagram of its rules and class counts, fitted on all rows of
+    DATASET (or your file, --data), or a stored task replayed (--results)."""
     from .report.plots import plot_tree_diagram
     from .tree.structure import Tree
 
+    source = _picture_source(dataset, data_path, target, categorical, missing, nominal,
+                             delimiter, results)
+    dataset = source[2] if source else dataset
     task = _plot_fit(dataset, algorithm, _key_values(params, "--param"), pruner,
                      _key_values(pruner_params, "--pruner-param"), seed, results, repetition,
-                     fold)
+                     fold, source=source)
     estimator, info = task.estimator, task.info
     tree = getattr(estimator, "tree_", None)
     if not isinstance(tree, Tree):

@@ -258,18 +258,18 @@ def _read_yaml(path: Path) -> Any:
     return load_yaml(path)  # safe_load without duplicate keys, alias bombs, deep nesting
 
 
-_FILE_KEYS = ("path", "target", "categorical", "delimiter", "header")
+_FILE_KEYS = ("path", "target", "categorical", "delimiter", "header", "missing", "nominal")
 
 
 def _file_dataset(r: _Reader, item: dict, where: str, config_dir: Path) -> dict:
     """``{name: mine, path: F, ...}`` as ``{name: file, label: mine, params: {...}}``; a
     relative path is taken from the config's folder, wherever obliq runs."""
     if "params" in item:
-        r.fail(f"{where}.params", "give path, target, categorical, delimiter and header "
-               "directly")
+        r.fail(f"{where}.params", "give path, target, categorical, delimiter, header, "
+               "missing and nominal directly")
     path = config_dir / Path(r.string(str(item["path"]), f"{where}.path")).expanduser()
     params = {"path": str(path.resolve())}
-    for key in ("target", "delimiter"):
+    for key in ("target", "delimiter", "missing", "nominal"):
         if key in item:
             params[key] = r.string(item[key], f"{where}.{key}")
     if "header" in item:
@@ -304,6 +304,11 @@ def _dataset(r: _Reader, i: int, item, value: list, config_dir: Path) -> Dataset
                      required=("name",))
     if "path" in item:  # the user's own file: {name: mine, path: ..., target: ...}
         item = _file_dataset(r, item, where, config_dir)
+    else:  # a registered dataset declares its own columns and missing-value rule
+        stray = [key for key in _FILE_KEYS if key in item]
+        if stray:
+            r.fail(f"{where}.{stray[0]}", "applies to your own file only (give its path:); "
+                   "a registered dataset declares its own (catalog.yaml)")
     name = r.string(item["name"], f"{where}.name")
     try:
         entry = registry.dataset_entry(name)

@@ -4,11 +4,18 @@
 by people and by other programs, and loading it runs no code. It carries what is needed
 to use the tree later and to know where it came from::
 
-    {"format": "obliq-model", "format_version": 1, "obliq_version": "0.1.0",
+    {"format": "obliq-model", "format_version": 2, "obliq_version": "0.1.0",
      "algorithm": "cart-ap", "params": {...}, "pruner": {"name": "cc", "params": {}},
-     "trained_on": {"dataset": "pima", "rows": 768, "seed": 0},
+     "trained_on": {"dataset": "pima", "seed": 0},
      "feature_names": ["preg", "plas", ...], "classes": ["tested_negative", ...],
+     "preprocess": {... data.preprocess.Preprocessor.to_dict() ...},
      "estimator": {... TreeClassifier.export_json() ...}}
+
+``feature_names`` are the columns the tree splits on; version 2 adds ``preprocess``: the
+file's columns, the nominal ones' levels, the missing-value rule with its fill values and
+the encoding, so ``obliq predict`` reads the raw file the model was trained from (strings
+and blanks included) and repeats the fit's preprocessing exactly. Version 1 files (no
+``preprocess``: numeric columns, qualitative ones as codes) are still read.
 
 Only single trees (the estimators with ``load_tree``) can be kept this way for now; a
 multiclass decomposition or a network-pruned tree is refused when it is saved.
@@ -25,10 +32,12 @@ import numpy as np
 import pandas as pd
 
 from . import __version__, registry
+from .data.preprocess import Preprocessor
 from .errors import DataError, ObliqError
 
 FORMAT = "obliq-model"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+READABLE_VERSIONS = (1, 2)  # 2 added ``preprocess``
 
 
 def _plain(value):
@@ -55,8 +64,11 @@ def _write_atomically(path: Path, text: str) -> None:
 
 def model_dict(estimator, *, algorithm: str, feature_names, pruner: str | None = None,
                pruner_params: dict | None = None, dataset: str | None = None,
-               seed: int | None = None) -> dict:
-    """The model file's content for a fitted single-tree ``estimator``."""
+               seed: int | None = None, preprocess: Preprocessor | None = None,
+               trained_on: dict | None = None) -> dict:
+    """The model file's content for a fitted single-tree ``estimator``; ``preprocess``:
+    the fitted preprocessor its rows went through (None: the rows are the features);
+    ``trained_on``: more to say where it came from (a file's path and delimiter)."""
     if not hasattr(estimator, "load_tree") or not hasattr(estimator, "export_json"):
         what = f"{algorithm} + {pruner}" if pruner else algorithm
         raise ObliqError(f"{what} gives a {type(estimator).__name__}, which cannot be kept "
@@ -68,13 +80,18 @@ def model_dict(estimator, *, algorithm: str, feature_names, pruner: str | None =
     params = {k: _plain(v) for k, v in estimator.get_params(deep=False).items()}
     if "random_state" in params:  # the fit's generator came from ``seed``
         params["random_state"] = None
+    if preprocess is None:
+        preprocess = Preprocessor(names)
+    elif list(preprocess.output_names_) != names:
+        raise ObliqError("the preprocessor's output columns are not the tree's features")
     return {
         "format": FORMAT, "format_version": FORMAT_VERSION, "obliq_version": __version__,
         "algorithm": algorithm, "params": params,
         "pruner": ({"name": pruner, "params": _plain(dict(pruner_params or {}))}
                    if pruner else None),
-        "trained_on": {"dataset": dataset, "seed": seed},
+        "trained_on": {"dataset": dataset, "seed": seed, **_plain(dict(trained_on or {}))},
         "feature_names": names, "classes": _plain(estimator.classes_.tolist()),
+        "preprocess": preprocess.to_dict(),
         "estimator": estimator.export_json(),
     }
 
@@ -98,9 +115,10 @@ def load_model(path):
         raise ObliqError(f"{path}: not a model file ({str(exc).splitlines()[0]})") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise ObliqError(f"{path}: not an obliq model file (no \"format\": \"{FORMAT}\")")
-    if data.get("format_version") != FORMAT_VERSION:
+    if data.get("format_version") not in READABLE_VERSIONS:
         raise ObliqError(f"{path}: model format version {data.get('format_version')!r}; "
-                         f"this obliq ({__version__}) reads version {FORMAT_VERSION}")
+                         f"this obliq ({__version__}) reads versions "
+                         f"{', '.join(map(str, READABLE_VERSIONS))}")
     try:
         estimator = registry.make_estimator(data["algorithm"], **(data.get("params") or {}))
         estimator.load_tree(data["estimator"])
@@ -113,7 +131,39 @@ def load_model(path):
         raise ObliqError(f"{path}: {len(names)} feature names for a tree of "
                          f"{estimator.n_features_in_} features")
     estimator.feature_names_in_ = np.asarray(names, dtype=object)
+    if data.get("preprocess") is not None:
+        try:
+            prep = Preprocessor.from_dict(data["preprocess"])
+        except (KeyError, TypeError, ValueError, IndexError) as exc:
+            raise ObliqError(f"{path}: damaged preprocess ({type(exc).__name__}: "
+                             f"{exc})") from None
+        if prep.output_names_ != list(names):
+            raise ObliqError(f"{path}: the preprocess's output columns are not the "
+                             f"model's feature_names")
     return estimator, data
+
+
+def model_preprocessor(meta: dict) -> Preprocessor | None:
+    """The fitted preprocessor a model file keeps (None in a version-1 file)."""
+    stored = meta.get("preprocess")
+    return None if stored is None else Preprocessor.from_dict(stored)
+
+
+def read_raw_rows(path, prep: Preprocessor, delimiter: str = ",") -> np.ndarray:
+    """The rows of a CSV (header row) or ARFF file as the preprocessor's input: the raw
+    cells of its columns (strings, blanks) read as the loader reads a training file."""
+    from .data.files import _arff_cells, _csv_cells
+
+    path = Path(path)
+    if not path.is_file():
+        raise DataError(f"{path}: no such file")
+    if str(path).lower().endswith(".arff"):
+        frame, lines = _arff_cells(str(path))
+    else:
+        frame, lines = _csv_cells(str(path), delimiter, True)
+    if frame.empty:
+        raise DataError(f"{path}: no rows")
+    return prep.encode(frame, lines, str(path))
 
 
 def read_rows(path, feature_names: list[str]) -> np.ndarray:

@@ -35,6 +35,7 @@ from ..resources import catalog_file
 from ..yaml_input import load_yaml
 from . import generators
 from .files import MISSING, category_codes, parse_numeric
+from .preprocess import MISSING_POLICIES, NOMINAL_RULES
 
 # bumped when a load gives other arrays or names for the same entry (2: KEEL header names)
 CATALOG_FORMAT = 2
@@ -69,6 +70,11 @@ def read_catalog(path: str | None = None) -> dict[str, dict]:
                 raise DataError(f"{file}: {name}: missing {key!r}")
         if entry["status"] not in STATUSES:
             raise DataError(f"{file}: {name}: status must be one of {', '.join(STATUSES)}")
+        if entry.get("missing", "error") not in MISSING_POLICIES:
+            raise DataError(f"{file}: {name}: missing must be one of "
+                            f"{', '.join(MISSING_POLICIES)}")
+        if entry.get("nominal", "codes") not in NOMINAL_RULES:
+            raise DataError(f"{file}: {name}: nominal must be one of {', '.join(NOMINAL_RULES)}")
         out[name] = entry
     return out
 
@@ -305,13 +311,22 @@ def build_arrays(entry: dict, frame: pd.DataFrame, files: np.ndarray | None,
             keep &= window
         elif op not in ("keep_classes", "one_vs_rest", "subsample_per_class", "impute_median"):
             raise DataError(f"dataset {name!r}: unknown preprocessing step {op!r}")
+    policy = entry.get("missing", "error")  # the entry's missing-value rule (preprocess.py)
+    dropped = 0
+    if policy == "drop":
+        incomplete = frame.isin(MISSING).any(axis=1).to_numpy() & keep
+        dropped = int(incomplete.sum())
+        keep &= ~incomplete
     frame, files = frame[keep].reset_index(drop=True), None if files is None else files[keep]
     origin = None if origin is None else (origin[0][keep], origin[1][keep])
     target = _column(frame, entry.get("target", "last"), name)
     y = frame[target].to_numpy(dtype=str)
     features = frame.drop(columns=[target])
     categorical = [_column(features, c, name) for c in entry.get("categorical", [])]
+    levels = []
     for col in categorical:
+        known = features[col].where(~features[col].isin(MISSING)).dropna()
+        levels.append([str(v) for v in pd.Categorical(known).categories])
         features[col] = category_codes(features[col])
     impute = any((s == "impute_median" or (isinstance(s, dict) and "impute_median" in s))
                  for s in entry.get("preprocess", []))
@@ -330,7 +345,7 @@ def build_arrays(entry: dict, frame: pd.DataFrame, files: np.ndarray | None,
                  else f"row {row + 1}")
         return f"dataset {name!r}: {{}} in column {names[col]}, {place}"
 
-    X = parse_numeric(features, where)
+    X = parse_numeric(features, where, allow_missing=policy in ("impute", "native"))
     for step in entry.get("preprocess", []):
         if isinstance(step, dict) and "keep_classes" in step:
             mask = np.isin(y, [str(c) for c in step["keep_classes"]])
@@ -354,7 +369,10 @@ def build_arrays(entry: dict, frame: pd.DataFrame, files: np.ndarray | None,
     elif isinstance(split, dict) and "train_rows" in split:
         fixed = (np.arange(split["train_rows"]), np.arange(split["train_rows"], len(y)))
     cat_idx = [list(features.columns).index(c) for c in categorical]
-    return {"X": X, "y": y, "feature_names": names, "categorical": cat_idx, "fixed": fixed}
+    out = {"X": X, "y": y, "feature_names": names, "categorical": cat_idx, "fixed": fixed}
+    if "missing" in entry or "nominal" in entry:  # the paper entries' arrays stay as they were
+        out.update(categories=levels, rows_dropped=dropped)
+    return out
 
 
 def check_expected(entry: dict, X: np.ndarray, y: np.ndarray, where: str) -> None:
@@ -430,7 +448,8 @@ def _load_cached(name: str, params_json: str) -> dict:
             pass  # an unreadable cache file is rebuilt below
     arrays = _load_entry(entry, params)
     if use_disk:
-        meta = {k: arrays[k] for k in ("feature_names", "categorical", "source")}
+        meta = {k: arrays[k] for k in ("feature_names", "categorical", "source",
+                                       "categories", "rows_dropped") if k in arrays}
         extra = {"train": arrays["fixed"][0], "test": arrays["fixed"][1]} if arrays["fixed"] \
             else {}
         buffer = io.BytesIO()
@@ -466,7 +485,13 @@ def load_catalog_dataset(name: str, **params):
         "classes": labels.tolist(), "class_counts": dict(zip(labels.tolist(),
                                                               counts.tolist())),
         "status": entry["status"], "papers": entry.get("papers", []),
+        # how a task treats its gaps and nominal columns (preprocess.py); the levels only
+        # where the entry declares a rule, so the papers' entries keep their codes
+        "missing": entry.get("missing", "error"), "nominal": entry.get("nominal", "codes"),
+        "rows_dropped": int(arrays.get("rows_dropped", 0)),
     }
+    if arrays.get("categories") is not None:
+        info["categories"] = [list(levels) for levels in arrays["categories"]]
     if arrays.get("fixed") is not None:
         info["fixed_split"] = arrays["fixed"]
     return X, y, info

@@ -1,11 +1,14 @@
 """The user's own data: a CSV file with a header row, or an ARFF file, named in a config as
 
 ``{name: mine, path: data/mine.csv, target: class, categorical: [colour]}`` (or
-``{name: file, params: {path: ..., target: ...}}``).
+``{name: file, params: {path: ..., target: ...}}``), with ``missing: error | drop |
+impute | native`` and ``nominal: onehot | codes`` (see ``preprocess``).
 
 Feature columns must be numeric unless listed as categorical; the target may hold any
-labels. Every problem is a one-line DataError naming the file (and the line and column
-where there is one).
+labels. A blank cell, ``?`` (ARFF, UCI) or ``NA`` is missing: an error unless the
+dataset's ``missing`` policy says otherwise (then NaN, or the row is dropped here). Every
+problem is a one-line DataError naming the file (and the line and column where there is
+one).
 """
 
 from __future__ import annotations
@@ -21,18 +24,21 @@ from sklearn.utils._param_validation import Options
 from ..errors import DataError
 from ..parameters import ListOf
 from ..registry import register_dataset
+from .preprocess import MISSING_MARKS, MISSING_POLICIES, NOMINAL_RULES, POLICY_HINT
 
-MISSING = ["?", "", "NA", "NaN", "nan", "<null>"]
+MISSING = list(MISSING_MARKS)
 
 # The parameters of the `file` dataset (and its alias `csv`) with their defaults.
 FILE_PARAMS = {"path": None, "target": None, "categorical": [], "delimiter": ",",
-               "header": True}
+               "header": True, "missing": "error", "nominal": "onehot"}
 # What each may be (scikit-learn's constraint language, checked before a run); the
 # delimiter is one of the single characters CSV files use.
 FILE_CONSTRAINTS = {"path": [str], "target": [str, None],
                     "categorical": [ListOf(str, min_len=0)],
                     "delimiter": [Options(str, {",", ";", "\t", "|", " ", ":"})],
-                    "header": ["boolean"]}
+                    "header": ["boolean"],
+                    "missing": [Options(str, set(MISSING_POLICIES))],
+                    "nominal": [Options(str, set(NOMINAL_RULES))]}
 
 
 def category_codes(values: pd.Series) -> pd.Series:
@@ -43,26 +49,28 @@ def category_codes(values: pd.Series) -> pd.Series:
     return codes.where(known.notna(), "?")
 
 
-def parse_numeric(features: pd.DataFrame, where) -> np.ndarray:
+def parse_numeric(features: pd.DataFrame, where, allow_missing: bool = False) -> np.ndarray:
     """A float64 matrix from string cells, or a DataError at the first bad cell.
 
     ``where(row, col)`` returns the message template with ``{}`` for what is wrong.
     numpy parses each string exactly (pandas' fast parser can be off in the last bit).
+    With ``allow_missing`` a missing cell is NaN instead of an error.
     """
     cells = features.to_numpy(dtype=str)
     missing = np.isin(cells, MISSING)
-    if missing.any():
+    if missing.any() and not allow_missing:
         row, col = np.argwhere(missing)[0]
         raise DataError(where(row, col).format("missing value"))
+    cells = np.where(missing, "nan", cells)
     try:
         X = cells.astype(np.float64)
     except ValueError:
-        bad = features.apply(pd.to_numeric, errors="coerce").isna().to_numpy()
+        bad = features.apply(pd.to_numeric, errors="coerce").isna().to_numpy() & ~missing
         row, col = np.argwhere(bad)[0]
         raise DataError(where(row, col).format(f"non-numeric value {str(cells[row, col])!r}")) \
             from None
-    if not np.isfinite(X).all():
-        row, col = np.argwhere(~np.isfinite(X))[0]
+    if not np.isfinite(X[~missing]).all():
+        row, col = np.argwhere(~np.isfinite(X) & ~missing)[0]
         raise DataError(where(row, col).format("missing or infinite value"))
     return np.ascontiguousarray(X)
 
@@ -125,6 +133,9 @@ def _arff_cells(path: str) -> tuple[pd.DataFrame, np.ndarray]:
     start = next(i for i, line in enumerate(text) if line.strip().lower().startswith("@data"))
     lines = np.array([i + 1 for i, line in enumerate(text) if i > start and line.strip()
                       and not line.startswith("%")])
+    # the header's declared levels of each nominal attribute (some may occur in no row)
+    frame.attrs["levels"] = {name: [str(v) for v in meta[name][1]] for name in meta.names()
+                             if meta[name][0] == "nominal"}
     return frame, lines[: len(frame)]
 
 
@@ -147,40 +158,60 @@ def canonical_labels(y: np.ndarray) -> np.ndarray:
 
 @functools.lru_cache(maxsize=8)
 def _read(path: str, target: str | None, delimiter: str, categorical: tuple, mtime: float,
-          header: bool = True):
+          header: bool = True, missing: str = "error"):
     if path.lower().endswith(".arff"):
         frame, lines = _arff_cells(path)
     else:
         frame, lines = _csv_cells(path, delimiter, header)
     if frame.empty:
         raise DataError(f"{path}: the file has a header but no rows")
+    declared = dict(frame.attrs.get("levels", {}))  # an ARFF header's nominal levels
     target = target if target is not None else frame.columns[-1]
     if target not in frame.columns:
         raise DataError(f"{path}: no target column {target!r}; columns are "
                         f"{', '.join(frame.columns)}")
     frame = frame.apply(lambda col: col.str.strip())
-    features = frame.drop(columns=[target])
     for col in categorical:
-        if col not in features.columns:
+        if col not in frame.columns or col == target:
             raise DataError(f"{path}: categorical column {col!r} is not a feature column")
-        bad = features[col].isin(MISSING).to_numpy()
-        if bad.any():
-            raise DataError(f"{path}: missing value in column {col!r}, "
-                            f"line {lines[int(np.flatnonzero(bad)[0])]}")
-        features[col] = category_codes(features[col])
+    gaps = frame.drop(columns=[target]).isin(MISSING).to_numpy()
+    dropped = 0
+    if missing == "drop":  # incomplete rows (a missing label too) leave before anything
+        incomplete = gaps.any(axis=1) | frame[target].isin(MISSING).to_numpy()
+        dropped = int(incomplete.sum())
+        if dropped == len(frame):
+            raise DataError(f"{path}: missing: drop leaves no row (every row has a "
+                            f"missing value)")
+        frame, lines = frame[~incomplete].reset_index(drop=True), lines[~incomplete]
+    elif missing == "error" and gaps.any():
+        row, col = np.argwhere(gaps)[0]
+        name = frame.drop(columns=[target]).columns[col]
+        raise DataError(f"{path}: missing value in column {name!r}, line {lines[row]}; "
+                        f"{POLICY_HINT}")
+    features = frame.drop(columns=[target])
+    levels = []
+    for col in categorical:
+        # sorted, as category_codes numbers them; with an ARFF header's levels too, so a
+        # declared level no row holds still has its code (and one-hot column)
+        known = features[col][~features[col].isin(MISSING)]
+        levels.append(sorted(set(known) | set(declared.get(col, []))))
+        codes = pd.Index(levels[-1]).get_indexer(features[col]).astype(str)
+        features[col] = np.where(features[col].isin(MISSING), "?", codes)
     X = parse_numeric(features, lambda row, col: f"{path}: {{}} in column "
-                      f"{features.columns[col]!r}, line {lines[row]}")
+                      f"{features.columns[col]!r}, line {lines[row]}",
+                      allow_missing=missing in ("impute", "native"))
     y = frame[target].to_numpy(dtype=str)
     if np.isin(y, MISSING).any():
         row = int(np.flatnonzero(np.isin(y, MISSING))[0])
-        raise DataError(f"{path}: missing target in line {lines[row]}")
+        raise DataError(f"{path}: missing target in line {lines[row]} (a row without a "
+                        f"class cannot be learned from; missing: drop removes it)")
     y = canonical_labels(y)
     if np.unique(y).size < 2:
         raise DataError(f"{path}: the target column {target!r} has a single class")
     X.setflags(write=False)
     y.setflags(write=False)
     cat_idx = [list(features.columns).index(c) for c in categorical]
-    return X, y, list(features.columns), target, cat_idx
+    return X, y, list(features.columns), target, cat_idx, levels, dropped
 
 
 @register_dataset(
@@ -188,28 +219,40 @@ def _read(path: str, target: str | None, delimiter: str, categorical: tuple, mti
             "listed categorical features",
     params=FILE_PARAMS, constraints=FILE_CONSTRAINTS, source="user file",
 )
-def load_file(path=None, target=None, categorical=(), delimiter=",", header=True):
+def load_file(path=None, target=None, categorical=(), delimiter=",", header=True,
+              missing="error", nominal="onehot"):
     """(X, y, info) of a user's CSV or ARFF file; ``target`` defaults to the last column.
 
     ``header=False`` reads a CSV whose first line is data; its columns are then x1, x2, ...
     (so ``target`` can name one of those). X and y are read-only: they are the memoised
-    arrays, shared by every caller in the process.
+    arrays, shared by every caller in the process. Nominal columns hold the codes of
+    their sorted levels (``info["categories"]``); missing cells are NaN under ``missing:
+    impute`` or ``native``; ``info["rows_dropped"]`` counts the rows ``drop`` removed.
     """
+    if missing not in MISSING_POLICIES:
+        raise DataError(f"{path}: missing must be one of {', '.join(MISSING_POLICIES)}, "
+                        f"not {missing!r}")
+    if nominal not in NOMINAL_RULES:
+        raise DataError(f"{path}: nominal must be one of {', '.join(NOMINAL_RULES)}, "
+                        f"not {nominal!r}")
     if not path:
-        raise DataError("dataset 'file': params.path is required")
+        raise DataError("dataset 'file': params.path is required (on the command line: "
+                        "--data PATH)")
     if not isinstance(header, bool):
         raise DataError(f"{path}: header must be true or false, not {header!r}")
     file = Path(path)
     if not file.is_file():
         raise DataError(f"{path}: no such file")
-    X, y, names, target, cat_idx = _read(str(file.resolve()), target, delimiter,
-                                         tuple(categorical or ()), file.stat().st_mtime,
-                                         header)
+    X, y, names, target, cat_idx, levels, dropped = _read(
+        str(file.resolve()), target, delimiter, tuple(categorical or ()),
+        file.stat().st_mtime, header, missing)
     labels, counts = np.unique(y, return_counts=True)
     info = {
         "name": file.stem, "feature_names": names, "source": str(path), "target": target,
         "categorical": cat_idx, "n_samples": X.shape[0], "n_features": X.shape[1],
         "classes": labels.tolist(), "class_counts": dict(zip(labels.tolist(), counts.tolist())),
+        "categories": levels, "missing": missing, "nominal": nominal, "rows_dropped": dropped,
+        "delimiter": delimiter,
     }
     return X, y, info
 

@@ -17,6 +17,7 @@ import numpy as np
 
 from .. import registry
 from ..config import AlgorithmSpec, ExperimentConfig, PrunerSpec
+from ..data.preprocess import check_missing_support
 from ..errors import ObliqError
 from . import results
 from .protocols import ROLE_PRUNE, ROLE_TEST, ROLE_TRAIN, Split
@@ -95,8 +96,16 @@ def replay_task(results_dir, dataset: str, algorithm: str, repetition: int = 0,
     y = task_labels(config.seed, spec.label, split, config.protocol.label_noise, y)
     fitted = fit_task(algo, spec.label, X, y, info, split.train, split.prune,
                       (config.seed, spec.label, repetition, fold, algo.label))
-    return Replay(X, y, info, fitted.grow, fitted.prune, split.test, fitted.estimator, config,
-                  spec, algo, repetition, fold)
+    return Replay(fitted.X, y, _as_fitted(info, fitted), fitted.grow, fitted.prune,
+                  split.test, fitted.estimator, config, spec, algo, repetition, fold)
+
+
+def _as_fitted(info: dict, fitted) -> dict:
+    """``info`` describing the columns the estimator took (one-hot ones by their names),
+    with the task's preprocessor under ``preprocess``."""
+    prep = fitted.preprocess
+    return {**info, "feature_names": list(prep.output_names_),
+            "categorical": list(prep.categorical_out_), "preprocess": prep}
 
 
 def check_fit_options(algorithm: str, params: dict, pruner: str | None,
@@ -131,19 +140,29 @@ def check_fit_options(algorithm: str, params: dict, pruner: str | None,
 
 
 def fit_on_all_rows(dataset: str, algo: AlgorithmSpec, seed: int,
-                    n_features: int | None = None) -> Replay:
-    """One task whose grow part is every row of registered ``dataset`` (no prune or test
-    rows), under the seed names (seed, dataset, "plot", 0, algorithm); ``n_features``: the
-    number of features a picture needs (checked before fitting)."""
-    X, y, info = registry.load_dataset(dataset)
+                    n_features: int | None = None, *, params: dict | None = None,
+                    label: str | None = None) -> Replay:
+    """One task whose grow part is every row of registered ``dataset`` (loaded with
+    ``params``: a user's file), under the seed names (seed, label, "plot", 0, algorithm);
+    ``label`` defaults to ``dataset``; ``n_features``: the number of features a picture
+    needs (checked before fitting, and again on the columns the algorithm took)."""
+    label = label or dataset
+    X, y, info = registry.load_dataset(dataset, **(params or {}))
+    flag = f"--data {params['path']}" if params and params.get("path") else f"--dataset {label}"
     if n_features is not None and X.shape[1] != n_features:
-        raise ObliqError(f"--dataset {dataset}: decision regions need a dataset with "
+        raise ObliqError(f"{flag}: decision regions need a dataset with "
                          f"{n_features} features (it has {X.shape[1]})")
-    check = getattr(registry.make_estimator(algo.name, **algo.params), "check_n_classes", None)
+    estimator = registry.make_estimator(algo.name, **algo.params)
+    check_missing_support(estimator, info, repr(algo.name))
+    check = getattr(estimator, "check_n_classes", None)
     if check is not None:
         check(int(np.unique(y).size))
     rows = np.arange(len(y))
-    fitted = fit_task(algo, dataset, X, y, info, rows, rows[:0],
-                      (seed, dataset, "plot", 0, algo.name))
-    return Replay(X, y, info, fitted.grow, fitted.prune, rows[:0], fitted.estimator, None,
-                  None, algo, 0, 0)
+    fitted = fit_task(algo, label, X, y, info, rows, rows[:0],
+                      (seed, label, "plot", 0, algo.name))
+    if n_features is not None and fitted.X.shape[1] != n_features:
+        raise ObliqError(f"{flag}: decision regions need {n_features} features; "
+                         f"{algo.name} takes {fitted.X.shape[1]} "
+                         f"({', '.join(fitted.preprocess.output_names_)})")
+    return Replay(fitted.X, y, _as_fitted(info, fitted), fitted.grow, fitted.prune, rows[:0],
+                  fitted.estimator, None, None, algo, 0, 0)

@@ -28,6 +28,7 @@ import contextlib
 import csv
 import functools
 import json
+import logging
 import os
 import platform
 import socket
@@ -41,6 +42,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import __version__, registry
+from ..data.preprocess import Preprocessor, check_missing_support, encoding_for
 from ..errors import Interrupted, ObliqError, naming_file
 from . import results
 from .backends import BACKENDS, FORK_AVAILABLE
@@ -49,6 +51,8 @@ from .metrics import METRICS, task_metrics
 from .protocols import Split, flip_labels, fold_record, make_splits
 from .schema import RUN_COLUMNS
 from .seeds import rng_for
+
+log = logging.getLogger("obliq")
 
 
 @dataclass(frozen=True, eq=False)
@@ -120,12 +124,15 @@ def _one_line(exc: BaseException) -> str:
 @dataclass
 class FittedTask:
     """One grown (and pruned) estimator: the rows it grew on, the rows its pruner got
-    (empty when none), and the seconds fit + prune took."""
+    (empty when none), and the seconds fit + prune took; ``X`` is every row as the
+    estimator takes it (``preprocess`` applied: the loaded X itself when it does nothing)."""
 
     estimator: object
     grow: np.ndarray
     prune: np.ndarray
     fit_time: float
+    X: np.ndarray = None
+    preprocess: Preprocessor = None
 
 
 def make_task_estimator(algo, dataset_label: str, info: dict, names: tuple):
@@ -176,11 +183,16 @@ def fit_task(algo, dataset_label: str, X, y, info: dict, train: np.ndarray,
     """
     estimator = make_task_estimator(algo, dataset_label, info, names)
     grow, prune = grow_and_prune_rows(algo.pruner, train, prune)
+    # missing values and nominal columns (data/preprocess.py), learned on the grow rows only
+    prep = Preprocessor.for_task(estimator, info, X.shape[1])
+    if prep.needs_fit:
+        prep.fit(X[grow])
+    X = prep.transform(X)
     start = time.perf_counter()
     estimator.fit(X[grow], y[grow])
     if algo.pruner is not None:
         estimator = prune_task_estimator(estimator, algo.pruner, X, y, grow, prune, names)
-    return FittedTask(estimator, grow, prune, time.perf_counter() - start)
+    return FittedTask(estimator, grow, prune, time.perf_counter() - start, X, prep)
 
 
 def task_labels(seed: int, dataset_label: str, split: Split, label_noise, y):
@@ -208,7 +220,7 @@ def run_task(task: Task) -> dict:
         names = (task.seed, task.dataset.label, split.repetition, split.fold, algo.label)
         fitted = fit_task(algo, task.dataset.label, X, y, info, split.train, split.prune,
                           names)
-        grow, prune = fitted.grow, fitted.prune
+        grow, prune, X = fitted.grow, fitted.prune, fitted.X
         row.update(task_metrics(fitted.estimator, X[grow], y[grow], X[split.test],
                                 y[split.test], task.extra_metrics))
         row.update(status="ok", error="", fit_time=fitted.fit_time, n_train=int(grow.size),
@@ -270,9 +282,14 @@ def plan(config) -> tuple[list[Task], dict[str, dict]]:
             raise ObliqError(f"{where}: {exc}") from None
         except (ValueError, TypeError, LookupError, MemoryError) as exc:  # a loader's own
             raise ObliqError(f"{where}: cannot load it ({_one_line(exc)})") from None
-        if not np.isfinite(np.asarray(X, dtype=np.float64)).all():
-            row = int(np.argwhere(~np.isfinite(X))[0][0])
-            raise ObliqError(f"{where}: the data has a missing or infinite value (row {row})")
+        values = np.asarray(X, dtype=np.float64)
+        # NaN is a missing value the dataset's policy fills or passes on (impute, native)
+        bad = np.isinf(values) if info.get("missing") in ("impute", "native") \
+            else ~np.isfinite(values)
+        if bad.any():
+            row = int(np.argwhere(bad)[0][0])
+            raise ObliqError(f"{where}: the data has a missing or infinite value (row {row})"
+                             f"; missing: impute, drop or native says what to do with gaps")
         if np.unique(y).size < 2:
             raise ObliqError(f"{where}: the data has a single class")
         try:
@@ -286,6 +303,10 @@ def plan(config) -> tuple[list[Task], dict[str, dict]]:
             if not algo.runs_on(spec.label):
                 continue
             estimator = registry.make_estimator(algo.name, **algo.params_for(spec.label))
+            try:  # before the run: no task of it would get far
+                check_missing_support(estimator, info, f"{algo.name!r} (algorithms[{j}])")
+            except ObliqError as exc:
+                raise ObliqError(f"{where}: {exc}") from None
             try:
                 if hasattr(estimator, "check_n_classes"):
                     estimator.check_n_classes(n_classes)
@@ -305,15 +326,45 @@ def plan(config) -> tuple[list[Task], dict[str, dict]]:
     return tasks, records
 
 
+def data_notes(config) -> dict:
+    """Per dataset label, what preprocessing its tasks get (data/preprocess.py): the
+    missing-value policy, the rows ``drop`` removed and, where it has nominal columns,
+    each algorithm's encoding of them (native, onehot or codes). Datasets with neither
+    are left out."""
+    notes = {}
+    for spec in config.datasets:
+        _, _, info = load_dataset_spec(spec)
+        note = {}
+        missing = info.get("missing") or "error"
+        if missing != "error":
+            note["missing"] = missing
+            note["rows_dropped"] = int(info.get("rows_dropped") or 0)
+            if missing == "drop":
+                log.info("%s: %d incomplete row(s) dropped (missing: drop)", spec.label,
+                         note["rows_dropped"])
+        if info.get("categorical"):
+            note["nominal"] = {
+                algo.label: encoding_for(registry.make_estimator(
+                    algo.name, **algo.params_for(spec.label)), info)
+                for algo in config.algorithms if algo.runs_on(spec.label)}
+        if note:
+            notes[spec.label] = note
+    return notes
+
+
 def _history_entry(config, resume: bool, force: bool, n_jobs: int, backend: str,
                    total: int, skipped: int) -> dict:
     """One invocation of ``obliq run`` in meta.json's history (finished when it ends)."""
     command = "run --resume" if resume else "run --force" if force else "run"
-    return {"started": datetime.now(UTC).isoformat(), "finished": None, "command": command,
+    entry = {"started": datetime.now(UTC).isoformat(), "finished": None, "command": command,
             "config_hash": config.hash(), "config_path": config.path,
             "tasks": {"total": total, "skipped": skipped, "ran": 0, "failed": 0},
             "n_jobs": n_jobs, "backend": backend, "host": socket.gethostname(),
             "pid": os.getpid(), "versions": _versions()}
+    data = data_notes(config)
+    if data:  # missing values and nominal columns: what each algorithm got
+        entry["data"] = data
+    return entry
 
 
 def _meta(config, meta: dict) -> dict:
