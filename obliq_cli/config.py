@@ -259,24 +259,28 @@ def _read_yaml(path: Path) -> Any:
     return load_yaml(path)  # safe_load without duplicate keys, alias bombs, deep nesting
 
 
-_FILE_KEYS = ("path", "target", "categorical", "delimiter", "header")
+_FILE_KEYS = ("path", "target", "categorical", "delimiter", "header", "target_is_label")
 
 
 def _file_dataset(r: _Reader, item: dict, where: str, config_dir: Path) -> dict:
     """``{name: mine, path: F, ...}`` as ``{name: file, label: mine, params: {...}}``; a
     relative path is taken from the config's folder, wherever obliq runs."""
     if "params" in item:
-        r.fail(f"{where}.params", "give path, target, categorical, delimiter and header "
-               "directly")
+        r.fail(f"{where}.params", "give path, target, categorical, delimiter, header and "
+               "target_is_label directly")
     # the path as given, not str() of it: 3 or [a, b] is no file name (the long form's
     # declaration refuses them too)
     path = config_dir / Path(r.string(item["path"], f"{where}.path")).expanduser()
-    params = {"path": str(path.resolve())}
+    try:
+        params = {"path": str(path.resolve())}
+    except (RuntimeError, OSError):  # Python 3.11 raises RuntimeError on a symlink loop
+        r.fail(f"{where}.path", f"{path}: a symbolic link loop")
     for key in ("target", "delimiter"):
         if key in item:
             params[key] = r.string(item[key], f"{where}.{key}")
-    if "header" in item:
-        params["header"] = r.boolean(item["header"], f"{where}.header")
+    for key in ("header", "target_is_label"):
+        if key in item:
+            params[key] = r.boolean(item[key], f"{where}.{key}")
     if "categorical" in item:
         cats = item["categorical"]
         if not isinstance(cats, list) or not all(isinstance(c, str) for c in cats):

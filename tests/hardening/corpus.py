@@ -503,3 +503,38 @@ CASES += [
     Case("output-empty", base("output:\n"), ("output: must be a folder path", "got null")),
     Case("output-list", base("output: [a, b]\n"), ("output: must be a folder path",)),
 ]
+
+# Data that cannot mean what it says is refused before the run (issue #26, item 4).
+CODES_CSV = "a,b,class\n" + "".join(  # 20-digit codes: one float64, two classes
+    f"{i % 7},{(i * 3) % 11},{12345678901234567890 + i % 2}\n" for i in range(40))
+PRICES_CSV = "a,b,price\n" + "".join(f"{i % 7},{(i * 3) % 11},{i * 1.37:.2f}\n"
+                                     for i in range(60))
+FORTY_CLASSES_CSV = "a,b,class\n" + "".join(f"{i},{i % 3},{i // 5}\n" for i in range(200))
+CASES += [
+    Case("data-label-codes-collapse", with_data(""),
+         ("mine.csv", "'12345678901234567890' and '12345678901234567891' are different "
+          "numbers"), files={"mine.csv": CODES_CSV}),
+    Case("data-target-continuous", swap(MINE, "{name: mine, path: mine.csv, target: price}"),
+         ("mine.csv", "'price' looks continuous (60 distinct numbers in 60 rows)",
+          "target_is_label: true"), files={"mine.csv": PRICES_CSV}),
+    Case("data-many-numeric-classes-declared",
+         swap(MINE, "{name: mine, path: mine.csv, target: class, target_is_label: true}"),
+         expect="handled", files={"mine.csv": FORTY_CLASSES_CSV}),
+    Case("data-many-numeric-classes-undeclared", with_data(""),
+         ("mine.csv", "looks continuous (40 distinct numbers in 200 rows)"),
+         files={"mine.csv": FORTY_CLASSES_CSV}),
+    Case("data-target-is-label-not-boolean",
+         swap(MINE, "{name: mine, path: mine.csv, target: class, target_is_label: yes please}"),
+         ("datasets[0].target_is_label", "true or false")),
+    Case("data-no-feature-columns", with_data(""), ("mine.csv", "no feature columns"),
+         files={"mine.csv": "class\n" + "x\ny\n" * 10}),
+    Case("data-semicolons-under-comma", with_data(""),
+         ("mine.csv", "with delimiter ';' it reads as a table of 3 columns"),
+         files={"mine.csv": SMALL_CSV.replace(",", ";")}),
+    Case("data-tabs-ragged-under-comma", with_data(""),
+         ("mine.csv", "with delimiter '\\t' it reads as a table of 3 columns"),
+         files={"mine.csv": "a\tb\tclass\n1,5\t2\tx\n3\t4\ty\n" * 1}),
+    Case("data-arff-no-data-section", swap(MINE, "{name: mine, path: mine.arff}"),
+         ("mine.arff", "no @data section"),
+         files={"mine.arff": "@relation x\n@attribute a numeric\n@attribute class {x,y}\n"}),
+]
