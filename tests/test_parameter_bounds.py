@@ -229,3 +229,24 @@ def test_cv_folds_beyond_the_growing_rows_is_refused_before_the_run(tmp_path):
     config.write_text(config.read_text().replace("folds: 2}", "folds: 2, prune_fraction: 0.2}"))
     result = CliRunner().invoke(main, ["run", str(config), "-o", str(out), "--no-progress"])
     assert result.exit_code == 0, result.output
+
+
+def test_every_dataset_parameter_is_declared_and_bounded():
+    from obliq_cli.parameters import first_violation
+
+    undeclared, unbounded, accepted = [], [], []
+    for e in registry.list_datasets(aliases=True):
+        if not e.obj.__module__.startswith("obliq_cli"):
+            continue  # the tests' own datasets (conftest.py)
+        constraints = e.extra.get("constraints", {})
+        undeclared += [f"{e.name}.{p}" for p in e.params if p not in constraints]
+        for p, c in constraints.items():
+            for i in _intervals(c):
+                if i.left is None or i.right is None:
+                    unbounded.append(f"{e.name}.{p}")
+            if _intervals(c):
+                accepted += [f"{e.name}.{p}={v!r}" for v in FAR + [-1]
+                             if first_violation({p: v}, constraints) is None]
+    assert not undeclared, undeclared
+    assert not unbounded, unbounded
+    assert not accepted, accepted
