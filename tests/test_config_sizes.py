@@ -1,5 +1,5 @@
 """Protocol sizes, a dataset's own sizes in either form, ``output`` and ``--seed``: each is
-used as written or refused in one line before the run (issue #26)."""
+used as written or refused in one line before the run."""
 
 import numpy as np
 import pytest

@@ -1,5 +1,5 @@
 """A user's file that cannot mean what it says is refused before the run, in one line
-naming the file (issue #26, item 4): labels that parse into one class, a target that looks
+naming the file: labels that parse into one class, a target that looks
 continuous, no feature columns, the wrong delimiter, an ARFF without data, a symlink loop."""
 
 import os

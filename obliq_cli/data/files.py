@@ -229,7 +229,7 @@ register_dataset("csv", "alias of file", params=FILE_PARAMS, constraints=FILE_CO
                  alias_of="file")(load_file)
 
 
-# Checks that the data can mean what it says (issue #26), each refusing before the run.
+# Checks that the data can mean what it says, each refusing before the run.
 
 # A numeric target with more distinct values than this, or with at least 10 distinct
 # values that are most of its rows (a class label repeats, a measurement rarely does),

@@ -406,7 +406,7 @@ def algorithm(text: str) -> str:
     return swap("algorithms: [cart-ap]", f"algorithms: [{text}]")
 
 
-# Parameters bounded on both sides before the run (issue #26): each of these once passed
+# Parameters bounded on both sides before the run: each of these once passed
 # the config check and then hung, or failed in every task with a numba TypingError, an
 # OverflowError or a libsvm run that never ended.
 BIG = "100000000000000000000000000000"  # 1e29 as YAML's int, beyond int64
@@ -504,7 +504,7 @@ CASES += [
     Case("output-list", base("output: [a, b]\n"), ("output: must be a folder path",)),
 ]
 
-# Data that cannot mean what it says is refused before the run (issue #26, item 4).
+# Data that cannot mean what it says is refused before the run.
 CODES_CSV = "a,b,class\n" + "".join(  # 20-digit codes: one float64, two classes
     f"{i % 7},{(i * 3) % 11},{12345678901234567890 + i % 2}\n" for i in range(40))
 PRICES_CSV = "a,b,price\n" + "".join(f"{i % 7},{(i * 3) % 11},{i * 1.37:.2f}\n"
