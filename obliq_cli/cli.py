@@ -37,6 +37,14 @@ def _quiet_exit_on_closed_pipe():
     sys.exit(0)
 
 
+def _seed(ctx, param, value):
+    """A seed as a config's ``seed`` takes it: an integer >= 0 (numpy's seeds are), said
+    in one error line (a negative one was a traceback from numpy's SeedSequence)."""
+    if value is not None and value < 0:
+        raise ObliqError(f"--seed: must be an integer >= 0 (got {value})")
+    return value
+
+
 class _Group(click.Group):
     """Turns ObliqError anywhere below into one line ``error: ...`` on stderr and exit 2;
     so is an OSError (a results folder that cannot be written, a full disk)."""
@@ -542,7 +550,7 @@ def _fit_options(func):
         click.option("--pruner", help="Prune with this registered pruner."),
         click.option("--pruner-param", "pruner_params", multiple=True, metavar="KEY=VALUE",
                      help="A pruner parameter (repeatable)."),
-        click.option("--seed", type=int, default=0, show_default=True,
+        click.option("--seed", type=int, default=0, show_default=True, callback=_seed,
                      help="Seed of the names (seed, dataset, 'plot', 0, algorithm)."),
         click.option("--results", type=click.Path(file_okay=False),
                      help="Replay a stored task of this results folder instead (DATASET "
@@ -568,7 +576,7 @@ def _fit_options(func):
 @click.option("--pruner", help="Prune with this registered pruner.")
 @click.option("--pruner-param", "pruner_params", multiple=True, metavar="KEY=VALUE",
               help="A pruner parameter (repeatable).")
-@click.option("--seed", type=int, default=0, show_default=True,
+@click.option("--seed", type=int, default=0, show_default=True, callback=_seed,
               help="Seed of the names (seed, dataset, 'plot', 0, algorithm).")
 @click.option("-o", "--output", required=True, metavar="FILE",
               help="The model file to write (JSON).")
@@ -774,7 +782,7 @@ def _curve_steps(record: dict, n_points: int):
 @click.option("--pruner-param", "pruner_params", multiple=True, metavar="KEY=VALUE",
               help="A pruner parameter, given to every pruner that has it (repeatable), "
                    "e.g. q0=sparse initial_density=sparse.")
-@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--seed", type=int, default=0, show_default=True, callback=_seed)
 @click.option("-o", "--output", metavar="PATH", help="Writes PATH.png and PATH.svg.")
 def plot_pruning(dataset, algorithm, params, pruners, pruner_params, seed, output):
     """Learning curves of LA and GA pruning of one tree (APDT paper, Figure 6)."""

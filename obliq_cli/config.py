@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -258,7 +259,8 @@ def _read_yaml(path: Path) -> Any:
     return load_yaml(path)  # safe_load without duplicate keys, alias bombs, deep nesting
 
 
-_FILE_KEYS = ("path", "target", "categorical", "delimiter", "header", "missing", "nominal")
+_FILE_KEYS = ("path", "target", "categorical", "delimiter", "header", "missing", "nominal",
+              "target_is_label")
 
 
 def _file_dataset(r: _Reader, item: dict, where: str, config_dir: Path) -> dict:
@@ -266,20 +268,29 @@ def _file_dataset(r: _Reader, item: dict, where: str, config_dir: Path) -> dict:
     relative path is taken from the config's folder, wherever obliq runs."""
     if "params" in item:
         r.fail(f"{where}.params", "give path, target, categorical, delimiter, header, "
-               "missing and nominal directly")
-    path = config_dir / Path(r.string(str(item["path"]), f"{where}.path")).expanduser()
-    params = {"path": str(path.resolve())}
+               "missing, nominal and target_is_label directly")
+    # the path as given, not str() of it: 3 or [a, b] is no file name (the long form's
+    # declaration refuses them too)
+    path = config_dir / Path(r.string(item["path"], f"{where}.path")).expanduser()
+    try:
+        params = {"path": str(path.resolve())}
+    except (RuntimeError, OSError):  # Python 3.11 raises RuntimeError on a symlink loop
+        r.fail(f"{where}.path", f"{path}: a symbolic link loop")
     for key in ("target", "delimiter", "missing", "nominal"):
         if key in item:
             params[key] = r.string(item[key], f"{where}.{key}")
-    if "header" in item:
-        params["header"] = r.boolean(item["header"], f"{where}.header")
+    for key in ("header", "target_is_label"):
+        if key in item:
+            params[key] = r.boolean(item[key], f"{where}.{key}")
     if "categorical" in item:
         cats = item["categorical"]
         if not isinstance(cats, list) or not all(isinstance(c, str) for c in cats):
             r.fail(f"{where}.categorical", "must be a list of column names")
         params["categorical"] = cats
-    return {"name": "file", "label": item.get("label", item["name"]), "params": params}
+    short = {"name": "file", "label": item.get("label", item["name"]), "params": params}
+    if "protocol" in item:  # this dataset's own sizes, checked as the long form's are
+        short["protocol"] = item["protocol"]
+    return short
 
 
 def _datasets(r: _Reader, value, config_dir: Path) -> tuple[DatasetSpec, ...]:
@@ -477,7 +488,9 @@ def _dataset_protocols(r: _Reader, value: dict, datasets) -> tuple[DatasetSpec, 
 
 
 def _size(r: _Reader, value, where: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+    # NaN compares false with everything: without isfinite it passed both checks below
+    if (isinstance(value, bool) or not isinstance(value, (int, float))
+            or not math.isfinite(value) or value <= 0):
         r.fail(where, f"must be a fraction in (0, 1) or a row count >= 1 (got {brief(value)})")
     if isinstance(value, float) and value >= 1:
         r.fail(where, f"a fraction must be below 1; use an integer for a row count (got {value})")
@@ -667,7 +680,8 @@ def _validated(data, file: str, folder: Path, overrides: dict | None) -> Experim
         datasets = r.collect(_dataset_protocols, r, data["protocol"], datasets)
     metrics = data.get("metrics", ["test_accuracy", "n_leaves"])
     r.collect(_metrics, r, metrics)
-    output = r.collect(_output, r, data.get("output", f"results/{name}"), default="")
+    output = r.collect(_output, r, data["output"] if "output" in data else f"results/{name}",
+                       default="")
     n_jobs = r.collect(_n_jobs, r, data.get("n_jobs", 1), default=1)
     backend = data.get("backend", DEFAULT_BACKEND)
     if backend not in BACKENDS:
@@ -703,6 +717,14 @@ def _metrics(r: _Reader, metrics) -> None:
 
 
 def _output(r: _Reader, value) -> str:
+    """The results folder. ``output: null`` (or an empty ``output:``) is refused rather
+    than read as the default: ``str(None)`` once wrote the results to ./None/. Leave the
+    key out for ``results/<name>``."""
+    if value is None:
+        r.fail("output", "must be a folder path (got null; leave the key out for "
+                         "results/<name>)")
+    if isinstance(value, (bool, list, dict)):
+        r.fail("output", f"must be a folder path (got {brief(value)})")
     output = r.string(str(value), "output")
     if "\x00" in output:
         r.fail("output", "must not hold a NUL byte")

@@ -17,8 +17,12 @@ The same declaration is read by
   value as ``<file>: algorithms[i].params.<name>: must be ... (got ...)``;
 - scikit-learn's ``check_param_validation`` (``tests/test_sklearn_checks.py``).
 
-Bounds are chosen so that no accepted value can make a fit exhaust memory or silently
-mean something else (a ``max_cycles`` of 0 would turn CART-LC into CART-AP). Values
+Bounds are chosen so that no accepted value can make a fit exhaust memory, run for ever
+or silently mean something else (a ``max_cycles`` of 0 would turn CART-LC into CART-AP).
+Every ``Interval`` of a built-in declaration has two finite bounds (the limits below say
+why each is where it is; ``tests/test_parameter_bounds.py`` walks the registry for it),
+and no ``Interval`` accepts NaN or an infinity: a value reaches a compiled kernel only
+as the finite number, of the type, that the kernel was compiled for. Values
 that only conflict with each other (UMT's margin grid) are checked by
 ``_validate_params_together``; values that depend on the data (column indices) by
 ``check_n_features`` once the dataset's width is known.
@@ -28,6 +32,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import math
 import reprlib
 from numbers import Integral, Real
 
@@ -42,7 +47,8 @@ from sklearn.utils._param_validation import StrOptions as _StrOptions
 
 from .errors import ObliqError
 
-__all__ = ["Interval", "ListOf", "ParameterError", "RANDOM_STATE", "StrOptions",
+__all__ = ["MAX_COUNT", "MAX_LOOP", "MAX_REAL", "MAX_SEED",
+           "Interval", "ListOf", "ParameterError", "RANDOM_STATE", "StrOptions",
            "DeclaredParameters", "check_parameters", "first_violation", "check_pruner_parameters",
            "pruner_parameters", "short_repr", "Integral", "Real"]
 
@@ -51,6 +57,23 @@ _repr.maxstring = 40
 _repr.maxother = 40
 _repr.maxlist = _repr.maxtuple = _repr.maxdict = _repr.maxset = 6
 _repr.maxlevel = 2
+
+
+# The limits shared by the declarations; each bounds what one accepted value can cost.
+#
+# A count of rows (min_samples_split, a leaf's size, a class's rows), a depth or a column
+# index: no data set held in memory has more rows or columns than this (10**9 rows of one
+# float64 column are 8 GB); a larger value is a typo, and one beyond 2**63 would not fit
+# the int64 of the compiled kernels.
+MAX_COUNT = 10**9
+# Iterations, restarts, jumps or stagnant moves run at every node in a compiled loop:
+# 10**6 per node is already hours per tree (OC1's 10**9 jumps never ended).
+MAX_LOOP = 10**6
+# A real-valued scale, tolerance, step or temperature: finite, and far enough from the
+# float64 limit (1.8e308) that its products with (conditioned) data stay finite.
+MAX_REAL = 1e12
+# A seed: numpy takes any non-negative int, scikit-learn's estimators 0..2**32-1.
+MAX_SEED = 2**32 - 1
 
 
 def short_repr(value) -> str:
@@ -75,12 +98,27 @@ class ParameterError(ObliqError, InvalidParameterError):
 
 
 class Interval(_Interval):
-    """scikit-learn's ``Interval`` without booleans: YAML's ``true`` is no number here."""
+    """scikit-learn's ``Interval`` without booleans (YAML's ``true`` is no number here) and
+    without NaN or infinities (an unbounded side is ``None`` in scikit-learn's language,
+    and ``inf`` would be accepted there; no parameter means "no limit" by a number)."""
 
     def is_satisfied_by(self, val):
         if isinstance(val, (bool, np.bool_)):
             return False
+        if isinstance(val, Real) and not isinstance(val, Integral) and not math.isfinite(val):
+            return False
         return super().is_satisfied_by(val)
+
+    def __str__(self):
+        # scikit-learn's wording, a large float bound shown short (1e+12, not
+        # 1000000000000.0) so that its size reads at a glance
+        text = super().__str__()
+        if self.type is Integral:
+            return text
+        for bound in (self.left, self.right):
+            if bound is not None and abs(float(bound)) >= 1e5:
+                text = text.replace(str(float(bound)), f"{float(bound):g}", 1)
+        return text
 
 
 class StrOptions(_StrOptions):
@@ -124,7 +162,7 @@ class ListOf(Options):
 
 # An int seed, a numpy Generator (used as is) or None (fresh entropy): what
 # ``numpy.random.default_rng`` takes and the runner hands each task.
-RANDOM_STATE = [Interval(Integral, 0, None, closed="left"), np.random.Generator, None]
+RANDOM_STATE = [Interval(Integral, 0, MAX_SEED, closed="both"), np.random.Generator, None]
 
 
 def _text(declared) -> str:

@@ -207,16 +207,22 @@ def register_algorithm(name: str, summary: str = "", **extra) -> Callable:
 
 
 def register_pruner(name: str, summary: str = "", params: dict | None = None,
-                    uses_prune_set: bool = True) -> Callable:
+                    uses_prune_set: bool = True,
+                    check_rows: Callable | None = None) -> Callable:
     """Function decorator: register a pruner; ``params`` are its documented defaults.
 
     ``uses_prune_set=False`` marks a pruner that prunes on the growing data alone (C4.5's
     pessimistic pruning): the runner then grows the tree on the prune rows too, as it does
-    for an algorithm without a pruner, instead of wasting them."""
+    for an algorithm without a pruner, instead of wasting them.
+
+    ``check_rows(params, n_grow, n_prune) -> (parameter, message) | None``: a bound that
+    depends on the data (``cv_folds`` at most the growing rows), which the runner asks
+    before a run with the smallest part any task gets."""
 
     def decorate(func):
         _add(PRUNERS, "pruner", Entry(name, func, summary, dict(params or {}),
-                                      {"uses_prune_set": bool(uses_prune_set)}))
+                                      {"uses_prune_set": bool(uses_prune_set),
+                                       "check_rows": check_rows}))
         return func
 
     return decorate

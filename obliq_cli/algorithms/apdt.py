@@ -112,7 +112,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from ..parameters import Integral, Interval, Real, StrOptions
+from ..parameters import MAX_REAL, Integral, Interval, Real, StrOptions
 from ..registry import register_algorithm
 from ..tree.builder import Node, Split, SplitFinder, goes_left
 from .base import TreeClassifier, binary_only
@@ -573,12 +573,15 @@ class APDTClassifier(TreeClassifier):
 
     _parameter_constraints = {
         "rho": [Interval(Real, 0, 1, closed="right")],
-        "M": [Interval(Real, 1, None, closed="left")],
+        # rho * M bounds a count of Perceptron updates: beyond MAX_REAL it is no bound
+        "M": [Interval(Real, 1, MAX_REAL, closed="both")],
         # Alopex keeps a trace of one value per iteration
         "alopex_iterations": [Interval(Integral, 1, 10_000_000, closed="both")],
-        "delta": [Interval(Real, 0, None, closed="neither")],
-        "temperature0": [Interval(Real, 0, None, closed="neither")],
-        "temperature_window": [Interval(Integral, 1, None, closed="left")],
+        "delta": [Interval(Real, 0, MAX_REAL, closed="right")],
+        "temperature0": [Interval(Real, 0, MAX_REAL, closed="right")],
+        # a window longer than the most iterations would never update the temperature;
+        # a larger int would not fit the compiled Alopex loop's int64
+        "temperature_window": [Interval(Integral, 1, 10_000_000, closed="both")],
         "normalize": [StrOptions({"max"}), None],
         "multiclass": [StrOptions({"ovr"}), None],
         "perceptron_iteration": [StrOptions(set(PERCEPTRON_ITERATION_CODES))],

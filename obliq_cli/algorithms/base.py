@@ -15,7 +15,15 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 from ..errors import DataError, DataTypeError, ObliqError
-from ..parameters import RANDOM_STATE, DeclaredParameters, Integral, Interval, ListOf, Real
+from ..parameters import (
+    MAX_COUNT,
+    RANDOM_STATE,
+    DeclaredParameters,
+    Integral,
+    Interval,
+    ListOf,
+    Real,
+)
 from ..tree.builder import SplitFinder, StoppingRules, build_tree
 from ..tree.conditioning import column_exponents, scale_columns
 from ..tree.crimcoord import CrimcoordFinder, QualitativeCoding
@@ -123,11 +131,12 @@ class TreeClassifier(ObliqClassifier):
     """
 
     _parameter_constraints = {
-        "min_samples_split": [Interval(Integral, 2, None, closed="left")],
-        "max_depth": [Interval(Integral, 0, None, closed="left"), None],
+        # row counts and depths: a tree is no deeper than its rows (MAX_COUNT)
+        "min_samples_split": [Interval(Integral, 2, MAX_COUNT, closed="both")],
+        "max_depth": [Interval(Integral, 0, MAX_COUNT, closed="both"), None],
         "max_misclassification_rate": [Interval(Real, 0, 1, closed="left")],
         # column indices; checked against the data's width by ``check_n_features``
-        "categorical_features": [ListOf(Interval(Integral, 0, None, closed="left"),
+        "categorical_features": [ListOf(Interval(Integral, 0, MAX_COUNT, closed="both"),
                                         min_len=0, max_len=100_000), None],
         "random_state": RANDOM_STATE,
     }

@@ -24,7 +24,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from ..parameters import Integral, Interval, Real
+from ..parameters import MAX_REAL, Integral, Interval, Real
 from ..registry import register_algorithm
 from ..tree.axis_first import best_axis_split, strictly_better
 from ..tree.builder import Node, Split, SplitFinder
@@ -148,7 +148,7 @@ class CARTLCClassifier(TreeClassifier):
     _parameter_constraints = {
         "criterion": CRITERION,
         "beta": [Interval(Real, 0, 1, closed="left")],
-        "tol": [Interval(Real, 0, None, closed="left")],
+        "tol": [Interval(Real, 0, MAX_REAL, closed="both")],
         # 0 cycles would never leave the axis-parallel start: CART-AP under another name
         "max_cycles": [Interval(Integral, 1, 100_000, closed="both")],
     }

@@ -56,7 +56,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..parameters import Integral, Interval, StrOptions
+from ..parameters import MAX_COUNT, Integral, Interval, StrOptions
 from ..registry import register_algorithm
 from ..tree.builder import Node, Split, SplitFinder, StoppingRules
 from ..tree.impurity import entropy_of_counts
@@ -183,7 +183,7 @@ class FDTClassifier(TreeClassifier):
     """
 
     _parameter_constraints = {
-        "min_samples_leaf": [Interval(Integral, 1, None, closed="left")],
+        "min_samples_leaf": [Interval(Integral, 1, MAX_COUNT, closed="both")],
         "criterion": [StrOptions(set(CRITERIA))],
     }
 

@@ -70,7 +70,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..parameters import Integral, Interval, Real, StrOptions
+from ..parameters import MAX_COUNT, Integral, Interval, Real, StrOptions
 from ..registry import register_algorithm
 from ..tree.axis_first import best_axis_split, strictly_better
 from ..tree.axis_search import find_best_projection_split
@@ -208,12 +208,13 @@ class _HHCARTBase(TreeClassifier):
         "criterion": CRITERION,
         # ||e - d|| of unit vectors is at most 2: tau >= 2 would skip every eigenvector
         "tau": [Interval(Real, 0, 2, closed="left")],
-        "min_class_rows": [Interval(Integral, 2, None, closed="left"),
+        "min_class_rows": [Interval(Integral, 2, MAX_COUNT, closed="both"),
                            StrOptions({"full_rank"})],
         "null_eigenvectors": [StrOptions({"use", "skip"})],
         "axis_parallel": ["boolean"],
         "eigenvector_sign": [StrOptions({"largest_positive", "first_positive", "both"})],
-        "oblique_rows_per_feature": [Interval(Real, 0, None, closed="left")],
+        # a ratio of rows to features: above MAX_COUNT no data set has the rows
+        "oblique_rows_per_feature": [Interval(Real, 0, MAX_COUNT, closed="both")],
     }
 
     def __init__(

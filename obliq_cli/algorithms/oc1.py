@@ -51,7 +51,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from ..parameters import Integral, Interval
+from ..parameters import MAX_LOOP, Integral, Interval
 from ..registry import register_algorithm
 from ..tree.axis_first import best_axis_split, rescored_oblique, strictly_better
 from ..tree.builder import Node, Split, SplitFinder
@@ -393,8 +393,10 @@ class OC1Classifier(TreeClassifier):
         "criterion": CRITERION,
         # the restarts of a node are climbed together (arrays of restarts x rows)
         "n_restarts": [Interval(Integral, 1, 1000, closed="both")],
-        "n_jumps": [Interval(Integral, 0, None, closed="left")],
-        "max_stagnant": [Interval(Integral, 0, None, closed="left")],
+        # per local minimum / per restart, in the compiled climb (MAX_LOOP: 1e9 jumps
+        # never ended, and an int beyond int64 was a numba TypingError in every task)
+        "n_jumps": [Interval(Integral, 0, MAX_LOOP, closed="both")],
+        "max_stagnant": [Interval(Integral, 0, MAX_LOOP, closed="both")],
         "normalize": ["boolean"],
     }
 

@@ -424,7 +424,9 @@ class UMTClassifier(TreeClassifier):
         # C is measured in standard deviations of the z-scored feature
         "c_min": [Interval(Real, -1e6, 1e6, closed="both")],
         "c_max": [Interval(Real, -1e6, 1e6, closed="both")],
-        "c_step": [Interval(Real, 0, None, closed="neither")],
+        # at most the widest grid's span (c_min -1e6 to c_max 1e6); its least value is
+        # checked with the grid's size (``_validate_params_together``)
+        "c_step": [Interval(Real, 0, 2e6, closed="right")],
         "refit": ["boolean"],
         "normalize": ["boolean"],
         "both_sides": ["boolean"],

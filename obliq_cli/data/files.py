@@ -30,13 +30,14 @@ MISSING = list(MISSING_MARKS)
 
 # The parameters of the `file` dataset (and its alias `csv`) with their defaults.
 FILE_PARAMS = {"path": None, "target": None, "categorical": [], "delimiter": ",",
-               "header": True, "missing": "error", "nominal": "onehot"}
+               "header": True, "missing": "error", "nominal": "onehot",
+               "target_is_label": False}
 # What each may be (scikit-learn's constraint language, checked before a run); the
 # delimiter is one of the single characters CSV files use.
 FILE_CONSTRAINTS = {"path": [str], "target": [str, None],
                     "categorical": [ListOf(str, min_len=0)],
                     "delimiter": [Options(str, {",", ";", "\t", "|", " ", ":"})],
-                    "header": ["boolean"],
+                    "header": ["boolean"], "target_is_label": ["boolean"],
                     "missing": [Options(str, set(MISSING_POLICIES))],
                     "nominal": [Options(str, set(NOMINAL_RULES))]}
 
@@ -123,6 +124,8 @@ def _arff_cells(path: str) -> tuple[pd.DataFrame, np.ndarray]:
     except (ValueError, NotImplementedError, arff.ArffError) as exc:
         raise DataError(f"{path}: not a readable ARFF file ({str(exc).splitlines()[0]})") \
             from None
+    except StopIteration:  # scipy's reader runs off the end of a file without @data
+        raise _no_arff_data(path) from None
     finally:
         csv.field_size_limit(limit)
     frame = pd.DataFrame({
@@ -130,7 +133,7 @@ def _arff_cells(path: str) -> tuple[pd.DataFrame, np.ndarray]:
         for name in meta.names()
     }, dtype=str).replace({"nan": "?"})
     text = Path(path).read_text(encoding="utf-8", errors="replace").splitlines()
-    start = next(i for i, line in enumerate(text) if line.strip().lower().startswith("@data"))
+    start = _arff_data_start(text, path)
     lines = np.array([i + 1 for i, line in enumerate(text) if i > start and line.strip()
                       and not line.startswith("%")])
     # the header's declared levels of each nominal attribute (some may occur in no row)
@@ -205,7 +208,7 @@ def _read(path: str, target: str | None, delimiter: str, categorical: tuple, mti
         row = int(np.flatnonzero(np.isin(y, MISSING))[0])
         raise DataError(f"{path}: missing target in line {lines[row]} (a row without a "
                         f"class cannot be learned from; missing: drop removes it)")
-    y = canonical_labels(y)
+    y = distinct_canonical_labels(y, path)
     if np.unique(y).size < 2:
         raise DataError(f"{path}: the target column {target!r} has a single class")
     X.setflags(write=False)
@@ -220,14 +223,16 @@ def _read(path: str, target: str | None, delimiter: str, categorical: tuple, mti
     params=FILE_PARAMS, constraints=FILE_CONSTRAINTS, source="user file",
 )
 def load_file(path=None, target=None, categorical=(), delimiter=",", header=True,
-              missing="error", nominal="onehot"):
+              missing="error", nominal="onehot", target_is_label=False):
     """(X, y, info) of a user's CSV or ARFF file; ``target`` defaults to the last column.
 
     ``header=False`` reads a CSV whose first line is data; its columns are then x1, x2, ...
-    (so ``target`` can name one of those). X and y are read-only: they are the memoised
-    arrays, shared by every caller in the process. Nominal columns hold the codes of
-    their sorted levels (``info["categories"]``); missing cells are NaN under ``missing:
-    impute`` or ``native``; ``info["rows_dropped"]`` counts the rows ``drop`` removed.
+    (so ``target`` can name one of those). ``target_is_label=True`` says a numeric target
+    with many distinct values holds class labels (``check_looks_like_classes``). X and y
+    are read-only: they are the memoised arrays, shared by every caller in the process.
+    Nominal columns hold the codes of their sorted levels (``info["categories"]``);
+    missing cells are NaN under ``missing: impute`` or ``native``;
+    ``info["rows_dropped"]`` counts the rows ``drop`` removed.
     """
     if missing not in MISSING_POLICIES:
         raise DataError(f"{path}: missing must be one of {', '.join(MISSING_POLICIES)}, "
@@ -242,10 +247,17 @@ def load_file(path=None, target=None, categorical=(), delimiter=",", header=True
         raise DataError(f"{path}: header must be true or false, not {header!r}")
     file = Path(path)
     if not file.is_file():
-        raise DataError(f"{path}: no such file")
-    X, y, names, target, cat_idx, levels, dropped = _read(
-        str(file.resolve()), target, delimiter, tuple(categorical or ()),
-        file.stat().st_mtime, header, missing)
+        raise DataError(f"{path}: {_not_a_file(file)}")
+    try:
+        X, y, names, target, cat_idx, levels, dropped = _read(
+            str(file.resolve()), target, delimiter, tuple(categorical or ()),
+            file.stat().st_mtime, header, missing)
+    except DataError as exc:  # under another delimiter the file may be a table: say so
+        raise DataError(f"{exc}{_delimiter_hint(file, delimiter)}") from None
+    if X.shape[1] == 0:
+        raise DataError(f"{path}: no feature columns besides the target {target!r}"
+                        f"{_delimiter_hint(file, delimiter)}")
+    check_looks_like_classes(y, target, str(path), target_is_label)
     labels, counts = np.unique(y, return_counts=True)
     info = {
         "name": file.stem, "feature_names": names, "source": str(path), "target": target,
@@ -259,3 +271,108 @@ def load_file(path=None, target=None, categorical=(), delimiter=",", header=True
 
 register_dataset("csv", "alias of file", params=FILE_PARAMS, constraints=FILE_CONSTRAINTS,
                  alias_of="file")(load_file)
+
+
+# Checks that the data can mean what it says, each refusing before the run.
+
+# A numeric target with more distinct values than this, or with at least 10 distinct
+# values that are most of its rows (a class label repeats, a measurement rarely does),
+# looks like a quantity to regress on: a tree would learn a class per price.
+# ``target_is_label: true`` says the numbers are classes all the same.
+MAX_NUMERIC_CLASSES = 30
+
+
+def check_looks_like_classes(y: np.ndarray, target: str, path: str,
+                             target_is_label: bool = False) -> None:
+    """A DataError when the (canonical) labels ``y`` look like a continuous target."""
+    if target_is_label:
+        return
+    distinct = np.unique(y)
+    try:
+        values = distinct.astype(np.float64)
+    except ValueError:
+        return  # text labels
+    if not np.isfinite(values).all():
+        return
+    if distinct.size > MAX_NUMERIC_CLASSES or (distinct.size >= 10
+                                               and distinct.size > y.size / 2):
+        raise DataError(f"{path}: the target column {target!r} looks continuous "
+                        f"({distinct.size} distinct numbers in {y.size} rows); obliq learns "
+                        f"class labels (give target_is_label: true if these numbers are "
+                        f"classes)")
+
+
+def distinct_canonical_labels(y: np.ndarray, path: str) -> np.ndarray:
+    """``canonical_labels(y)``, refusing labels that are different numbers but one float64
+    (20-digit codes: 12345678901234567890 and ...891 would silently become one class);
+    '1' and '1.0' are the same number and stay one class."""
+    from decimal import Decimal, InvalidOperation
+
+    canonical = canonical_labels(y)
+    raw = np.unique(y)
+    if np.unique(canonical).size == raw.size:
+        return canonical
+    merged: dict[str, tuple[str, Decimal]] = {}
+    for label, text in zip(raw.tolist(), canonical_labels(raw).tolist()):
+        try:
+            exact = Decimal(label.strip())
+        except InvalidOperation:
+            continue
+        if text in merged and merged[text][1] != exact:
+            raise DataError(f"{path}: the class labels {merged[text][0]!r} and {label!r} are "
+                            f"different numbers that read as one ({text}); write them as "
+                            f"text (e.g. with a letter in front) to keep them apart")
+        merged.setdefault(text, (label, exact))
+    return canonical
+
+
+def _arff_data_start(lines: list[str], path: str) -> int:
+    """The index of the ``@data`` line (a file without one has no data rows)."""
+    start = next((i for i, line in enumerate(lines)
+                  if line.strip().lower().startswith("@data")), None)
+    if start is None:
+        raise _no_arff_data(path)
+    return start
+
+
+def _no_arff_data(path: str) -> DataError:
+    return DataError(f"{path}: no @data section (the ARFF file has no data rows)")
+
+
+def _not_a_file(file: Path) -> str:
+    """Why ``file`` cannot be read, in a few words."""
+    if file.is_symlink():
+        return "a symbolic link that leads to no file (a loop, or a missing target)"
+    return "no such file"
+
+
+def _consistent_width(text: str, delimiter: str, n_lines: int = 200) -> int:
+    """The number of fields when the first ``n_lines`` non-blank lines all have the same
+    number under ``delimiter``, else 0."""
+    lines = [line for line in text.splitlines()[: n_lines * 2] if line.strip()][:n_lines]
+    try:
+        widths = {len(row) for row in csv.reader(lines, delimiter=delimiter)}
+    except csv.Error:
+        return 0
+    return widths.pop() if len(widths) == 1 else 0
+
+
+def _delimiter_hint(file: Path, delimiter: str) -> str:
+    """'; with delimiter ';' it reads as a table of 3 columns' when the declared one does
+    not give a table of two or more columns and another CSV delimiter does; else ''."""
+    if file.suffix.lower() == ".arff":
+        return ""
+    try:
+        text = file.read_text(encoding="utf-8-sig", errors="replace")[: 1 << 20]
+    except OSError:
+        return ""
+    if _consistent_width(text, delimiter) >= 2:
+        return ""
+    best = max(((_consistent_width(text, d), d) for d in _DELIMITERS if d != delimiter),
+               default=(0, ""))
+    if best[0] < 2:
+        return ""
+    return f"; with delimiter {best[1]!r} it reads as a table of {best[0]} columns"
+
+
+_DELIMITERS = (",", ";", "\t", "|", ":", " ")

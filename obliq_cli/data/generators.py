@@ -11,7 +11,7 @@ from numbers import Integral
 
 import numpy as np
 
-from ..parameters import Interval
+from ..parameters import MAX_SEED, Interval
 
 
 def balance_scale() -> tuple[np.ndarray, np.ndarray]:
@@ -123,7 +123,8 @@ GENERATORS = {
 # (a million rows of 21 features are 170 MB) and a seed numpy accepts.
 MAX_ROWS = 1_000_000
 _ROWS = [Interval(Integral, 2, MAX_ROWS, closed="both")]
-_SEED = [Interval(Integral, 0, None, closed="left")]
+# a generator's own seed, bounded as every seed parameter is (parameters.MAX_SEED)
+_SEED = [Interval(Integral, 0, MAX_SEED, closed="both")]
 GENERATOR_PARAMS = {
     "apdt_problem1": {"n": _ROWS, "seed": _SEED},
     "apdt_problem2": {"n": _ROWS, "seed": _SEED},

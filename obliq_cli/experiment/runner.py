@@ -263,6 +263,22 @@ def _check_algorithms(config) -> None:
                              f"{_one_line(exc)}") from None
 
 
+def _check_pruner_rows(path: str, j: int, algo, dataset: str, splits) -> None:
+    """The pruner's bounds that depend on the rows (``register_pruner(check_rows=...)``),
+    checked on the smallest growing and pruning parts any task of ``dataset`` gets."""
+    if algo.pruner is None:
+        return
+    check = registry.pruner_entry(algo.pruner.name).extra.get("check_rows")
+    if check is None:
+        return
+    parts = [grow_and_prune_rows(algo.pruner, s.train, s.prune) for s in splits]
+    problem = check(dict(algo.pruner.params), min(g.size for g, _ in parts),
+                    min(p.size for _, p in parts))
+    if problem:
+        raise ObliqError(f"{path}: algorithms[{j}].pruner.params.{problem[0]} "
+                         f"({algo.label}) on {dataset}: {problem[1]}")
+
+
 def plan(config) -> tuple[list[Task], dict[str, dict]]:
     """Every task of the experiment, and each dataset's fold record; raises ObliqError
     naming the config file and field for anything that would fail."""
@@ -315,6 +331,7 @@ def plan(config) -> tuple[list[Task], dict[str, dict]]:
             except ObliqError as exc:
                 raise ObliqError(f"{config.path}: algorithms[{j}] ({algo.label}) on "
                                  f"{spec.label}: {exc}") from None
+            _check_pruner_rows(config.path, j, algo, spec.label, splits)
         for split in splits:
             for algo, algo_plain in zip(config.algorithms, plain["algorithms"]):
                 if not algo.runs_on(spec.label):

@@ -181,16 +181,32 @@ def cv_subtree_errors(estimator, path: PruningPath, X, y, cv_folds, rng, risk, c
     return errors
 
 
+def check_rows(params: dict, n_grow: int, n_prune: int) -> tuple[str, str] | None:
+    """``(parameter, "must be ... (got ...)")`` when the smallest growing part
+    (``n_grow`` rows, ``n_prune`` held out beside it) cannot take ``params``: V-fold CV
+    runs only without a pruning set, on the growing rows, one fold per row at most.
+    Asked by the runner before a run, so a bad ``cv_folds`` is one error line, not a
+    failure in every task."""
+    cv_folds = params.get("cv_folds", 10)
+    if n_prune == 0 and cv_folds > n_grow:
+        return "cv_folds", (f"must be at most the {n_grow} rows of the smallest growing "
+                            f"part (got {cv_folds})")
+    return None
+
+
 @register_pruner(
     "cc",
     "Cost-complexity pruning (Breiman et al. 1984; OC1 prune.c): weakest-link sequence, "
     "subtree chosen on the pruning set (or by V-fold CV) with the k-SE rule",
     params={"se_rule": 0.0, "risk": "misclassification", "cv_folds": 10, "keep_root": True},
+    check_rows=check_rows,
 )
 @pruner_parameters("cc", {
-    "se_rule": [Interval(Real, 0, None, closed="left")],
+    # SE <= 0.5 / sqrt(N): with k = 1000 the bound passes 1 (the root) for N < 250 000
+    "se_rule": [Interval(Real, 0, 1000, closed="both")],
     "risk": [StrOptions({"misclassification", "impurity"})],
-    "cv_folds": [Interval(Integral, 2, None, closed="left")],  # and at most the rows
+    # each fold grows a tree again; at most the growing rows (``check_rows``, before a run)
+    "cv_folds": [Interval(Integral, 2, 1000, closed="both")],
     "keep_root": ["boolean"],
 })
 def prune_cost_complexity(

@@ -399,3 +399,142 @@ def run_case(case: Case, workdir: Path) -> tuple[str, str]:
             return "handled-but-warned", f"{len(warned)} warning(s): {warned[0]}"
         return "handled", lines[-1] if lines else ""
     return "traceback", f"exit {result.exit_code}: {lines[-3:]}"
+
+
+def algorithm(text: str) -> str:
+    """The small config with ``text`` as its one algorithm."""
+    return swap("algorithms: [cart-ap]", f"algorithms: [{text}]")
+
+
+# Parameters bounded on both sides before the run: each of these once passed
+# the config check and then hung, or failed in every task with a numba TypingError, an
+# OverflowError or a libsvm run that never ended.
+BIG = "100000000000000000000000000000"  # 1e29 as YAML's int, beyond int64
+CASES += [
+    Case("param-oc1-n-jumps-1e9", algorithm("{name: oc1, params: {n_jumps: 1000000000}}"),
+         ("algorithms[0].params.n_jumps", "[0, 1000000]", "got 1000000000")),
+    Case("param-oc1-max-stagnant-bigint",
+         algorithm(f"{{name: oc1, params: {{max_stagnant: {BIG}}}}}"),
+         ("algorithms[0].params.max_stagnant", f"got {BIG}")),
+    Case("param-oc1-n-jumps-float", algorithm("{name: oc1, params: {n_jumps: 1.0e+29}}"),
+         ("algorithms[0].params.n_jumps", "must be an int", "got 1e+29")),
+    Case("param-apdt-window-bigint",
+         algorithm(f"{{name: apdt, params: {{temperature_window: {BIG}}}}}"),
+         ("algorithms[0].params.temperature_window", f"got {BIG}")),
+    Case("param-apdt-delta-inf", algorithm("{name: apdt, params: {delta: .inf}}"),
+         ("algorithms[0].params.delta", "got inf")),
+    Case("param-umt-c-step-bigint", algorithm(f"{{name: umt, params: {{c_step: {BIG}}}}}"),
+         ("algorithms[0].params.c_step", "(0.0, 2e+06]", f"got {BIG}")),
+    Case("param-umt-c-min-nan", algorithm("{name: umt, params: {c_min: .nan}}"),
+         ("algorithms[0].params.c_min", "got nan")),
+    Case("param-svm-gamma-grid-1e308",
+         algorithm("{name: svm, params: {gamma_grid: [1.0e+308]}}"),
+         ("algorithms[0].params.gamma_grid", "[1e-06, 1e+06]")),
+    Case("param-svm-c-grid-1e6", algorithm("{name: svm, params: {c_grid: [1.0, 1.0e+6]}}"),
+         ("algorithms[0].params.c_grid", "[1e-06, 10000.0]")),
+    Case("param-gepsvm-sigma-grid-1e308",
+         algorithm("{name: gepsvm, params: {kernel: rbf, sigma_grid: [1.0e+308]}}"),
+         ("algorithms[0].params.sigma_grid",)),
+    Case("param-gepsvm-rbf-delta-0",
+         algorithm("{name: gepsvm, params: {kernel: rbf, delta: 0}}"),
+         ("algorithms[0].params.delta", "above 0 with kernel 'rbf'")),
+    Case("param-cart-lc-tol-nan", algorithm("{name: cart-lc, params: {tol: .nan}}"),
+         ("algorithms[0].params.tol", "got nan")),
+    Case("param-max-depth-bigint",
+         algorithm(f"{{name: cart-ap, params: {{max_depth: {BIG}}}}}"),
+         ("algorithms[0].params.max_depth", f"got {BIG}")),
+    Case("param-min-samples-leaf-negative",
+         algorithm("{name: fdt, params: {min_samples_leaf: -1}}"),
+         ("algorithms[0].params.min_samples_leaf", "got -1")),
+    Case("param-hhcart-rows-per-feature-inf",
+         algorithm("{name: hhcart-d, params: {oblique_rows_per_feature: .inf}}"),
+         ("algorithms[0].params.oblique_rows_per_feature", "got inf")),
+    Case("param-random-state-beyond-2-32",
+         algorithm("{name: cart-ap, params: {random_state: 4294967296}}"),
+         ("algorithms[0].params.random_state", "got 4294967296")),
+    Case("param-per-dataset-bigint", algorithm(
+        f"{{name: oc1, dataset_params: {{small: {{n_jumps: {BIG}}}}}}}"),
+         ("algorithms[0].dataset_params.small.n_jumps", f"got {BIG}")),
+    Case("pruner-cc-cv-folds-1000",
+         algorithm("{name: cart-ap, pruner: {name: cc, params: {cv_folds: 1000}}}"),
+         ("algorithms[0].pruner.params.cv_folds", "at most the 20 rows", "got 1000")),
+    Case("pruner-cc-cv-folds-beyond-bound",
+         algorithm("{name: cart-ap, pruner: {name: cc, params: {cv_folds: 1001}}}"),
+         ("algorithms[0].pruner.params.cv_folds", "[2, 1000]", "got 1001")),
+    Case("pruner-cc-se-rule-nan",
+         algorithm("{name: cart-ap, pruner: {name: cc, params: {se_rule: .nan}}}"),
+         ("algorithms[0].pruner.params.se_rule", "got nan")),
+]
+
+# Protocol and dataset fields: sizes are finite, a dataset's own sizes are used or
+# refused whichever form names it, and output: null is no folder called None.
+SPLIT = "{name: random_split, train_size: 0.5}"
+CASES += [
+    Case("protocol-train-size-nan", swap("{name: kfold, folds: 2, repeats: 1}",
+                                         "{name: random_split, train_size: .nan}"),
+         ("protocol.train_size", "got nan")),
+    Case("protocol-test-size-nan", swap("{name: kfold, folds: 2, repeats: 1}",
+                                        "{name: random_split, train_size: 0.5, test_size: .nan}"),
+         ("protocol.test_size", "got nan")),
+    Case("protocol-train-size-inf", swap("{name: kfold, folds: 2, repeats: 1}",
+                                         "{name: random_split, train_size: .inf}"),
+         ("protocol.train_size", "got inf")),
+    Case("dataset-long-form-train-size-nan", swap(
+        "{name: kfold, folds: 2, repeats: 1}", SPLIT).replace(
+        MINE, "{name: file, label: small, params: {path: small.csv, target: class}, "
+              "protocol: {train_size: .nan}}"),
+         ("datasets[0].protocol.train_size", "got nan")),
+    Case("dataset-shorthand-train-size-nan", swap("{name: kfold, folds: 2, repeats: 1}", SPLIT)
+         .replace("target: class}", "target: class, protocol: {train_size: .nan}}"),
+         ("datasets[0].protocol.train_size", "got nan")),
+    Case("dataset-shorthand-train-size-too-many-rows",
+         swap("{name: kfold, folds: 2, repeats: 1}", SPLIT)
+         .replace("target: class}", "target: class, protocol: {train_size: 1000}}"),
+         ("train_size 1000 is 1000 of its 40 rows",)),
+    Case("dataset-shorthand-size-under-kfold", base()
+         .replace("target: class}", "target: class, protocol: {train_size: 30}}"),
+         ("datasets[0].protocol.train_size", "protocol 'kfold' has no 'train_size'")),
+    Case("dataset-shorthand-size-used", swap("{name: kfold, folds: 2, repeats: 1}", SPLIT)
+         .replace("target: class}", "target: class, protocol: {train_size: 30}}"),
+         expect="handled"),
+    Case("dataset-shorthand-path-number", swap("path: small.csv", "path: 3"),
+         ("datasets[0].path", "must be a non-empty string (got 3)")),
+    Case("output-null", base("output: null\n"), ("output: must be a folder path", "got null")),
+    Case("output-empty", base("output:\n"), ("output: must be a folder path", "got null")),
+    Case("output-list", base("output: [a, b]\n"), ("output: must be a folder path",)),
+]
+
+# Data that cannot mean what it says is refused before the run.
+CODES_CSV = "a,b,class\n" + "".join(  # 20-digit codes: one float64, two classes
+    f"{i % 7},{(i * 3) % 11},{12345678901234567890 + i % 2}\n" for i in range(40))
+PRICES_CSV = "a,b,price\n" + "".join(f"{i % 7},{(i * 3) % 11},{i * 1.37:.2f}\n"
+                                     for i in range(60))
+FORTY_CLASSES_CSV = "a,b,class\n" + "".join(f"{i},{i % 3},{i // 5}\n" for i in range(200))
+CASES += [
+    Case("data-label-codes-collapse", with_data(""),
+         ("mine.csv", "'12345678901234567890' and '12345678901234567891' are different "
+          "numbers"), files={"mine.csv": CODES_CSV}),
+    Case("data-target-continuous", swap(MINE, "{name: mine, path: mine.csv, target: price}"),
+         ("mine.csv", "'price' looks continuous (60 distinct numbers in 60 rows)",
+          "target_is_label: true"), files={"mine.csv": PRICES_CSV}),
+    Case("data-many-numeric-classes-declared",
+         swap(MINE, "{name: mine, path: mine.csv, target: class, target_is_label: true}"),
+         expect="handled", files={"mine.csv": FORTY_CLASSES_CSV}),
+    Case("data-many-numeric-classes-undeclared", with_data(""),
+         ("mine.csv", "looks continuous (40 distinct numbers in 200 rows)"),
+         files={"mine.csv": FORTY_CLASSES_CSV}),
+    Case("data-target-is-label-not-boolean",
+         swap(MINE, "{name: mine, path: mine.csv, target: class, target_is_label: yes please}"),
+         ("datasets[0].target_is_label", "true or false")),
+    Case("data-no-feature-columns", with_data(""), ("mine.csv", "no feature columns"),
+         files={"mine.csv": "class\n" + "x\ny\n" * 10}),
+    Case("data-semicolons-under-comma", with_data(""),
+         ("mine.csv", "with delimiter ';' it reads as a table of 3 columns"),
+         files={"mine.csv": SMALL_CSV.replace(",", ";")}),
+    Case("data-tabs-ragged-under-comma", with_data(""),
+         ("mine.csv", "with delimiter '\\t' it reads as a table of 3 columns"),
+         files={"mine.csv": "a\tb\tclass\n1,5\t2\tx\n3\t4\ty\n" * 1}),
+    Case("data-arff-no-data-section", swap(MINE, "{name: mine, path: mine.arff}"),
+         ("mine.arff", "no @data section"),
+         files={"mine.arff": "@relation x\n@attribute a numeric\n@attribute class {x,y}\n"}),
+]

@@ -13,7 +13,8 @@ from obliq_cli.errors import DataError
     ({"n": -5}, "n must be an int in the range [2, 1000000] (got -5)"),
     ({"n": MAX_ROWS + 1}, "got 1000001"),
     ({"n": "lots"}, "got 'lots'"),
-    ({"seed": "abc"}, "seed must be an int in the range [0, inf)"),
+    ({"seed": "abc"}, "seed must be an int in the range [0, 4294967295]"),
+    ({"seed": 2**32}, "(got 4294967296)"),
 ])
 def test_generator_bounds_hold_outside_a_config(params, fragment):
     with pytest.raises(DataError, match=re.escape(fragment)):
