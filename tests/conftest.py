@@ -226,8 +226,8 @@ def leaves_by_rules(tree, X):
             if cond.test == "==":  # a nominal branch: the column holds that code
                 value = X[:, cond.feature]
                 holds = value == cond.threshold
-            else:
-                value = X @ cond.weights
+            else:  # an axis-parallel test reads its column (NaN elsewhere is no matter)
+                value = X[:, cond.feature] if cond.feature >= 0 else X @ cond.weights
                 holds = (value <= cond.threshold) if cond.test == "<=" else (value > cond.threshold)
             if cond.missing:  # the branch that takes unknown values (NaN) by a fixed rule
                 holds |= _np.isnan(value)

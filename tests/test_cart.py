@@ -165,3 +165,15 @@ def test_nan_is_declared_by_cart_ap_and_refused_by_oc1_ap():
     assert not make_estimator("oc1-ap").__sklearn_tags__().input_tags.allow_nan
     with pytest.raises(DataError, match="NaN"):
         make_estimator("oc1-ap").fit([[np.nan], [1.0]], [0, 1])
+
+
+def test_rules_with_missing_branches_equal_predictions():
+    from conftest import rule_predictions
+
+    X, y, _ = tie_free_problem_with_nan(2, None)
+    est = make_estimator("cart-ap").fit(X, y)
+    assert (est.tree_.missing >= 0).any()  # some splits learned a side for missing values
+    rng = np.random.default_rng(3)
+    Z = rng.normal(size=(2000, 3))
+    Z[rng.uniform(size=Z.shape) < 0.25] = np.nan
+    assert (rule_predictions(est, Z) == est.predict(Z)).all()
