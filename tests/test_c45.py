@@ -259,3 +259,22 @@ def test_category_codes_are_checked_and_nan_is_declared():
         make_estimator("c45", categorical_features=[0]).fit([[0.5], [1.0]], [0, 1])
     assert make_estimator("c45").__sklearn_tags__().input_tags.allow_nan
     assert "categorical_features" in make_estimator("c45").get_params()
+
+
+def test_many_valued_nominal_attributes_stay_out_of_the_average_gain():
+    many = {"gain": 0.5, "info": 1.0, "in_average": False}
+    # FormTree: with nothing to average, AvGain = 1E6 and no attribute passes
+    assert choose_attribute([many]) is None
+    # otherwise the average (0.2) is over the others, and the many-valued one competes
+    assert choose_attribute([many, {"gain": 0.2, "info": 1.0}]) == 0
+    assert choose_attribute([many, {"gain": 0.6, "info": 1.0}]) == 1
+    # 14 cases, an identifier of 14 values: 14 >= 0.3 * 14, so out of the average
+    ids = np.c_[np.arange(14.0), GOLF[:, 1]]
+    codes = (GOLF_Y == "Play").astype(np.int64)
+    r = evaluate_general(ids.T, codes, np.ones(14), 2, 2, {0: 14}, 14)
+    assert r[0] is None  # every value holds one case: no two subsets of MINOBJS = 2
+    pairs = np.c_[np.repeat(np.arange(7.0), 2), GOLF[:, 1]]
+    r = evaluate_general(pairs.T, codes, np.ones(14), 2, 2, {0: 7}, 14)
+    assert r[0]["in_average"] is False and r[0]["gain"] > 0
+    r = evaluate_general(pairs[:, :1].T, codes, np.ones(14), 2, 2, {0: 7}, 14, multival=True)
+    assert r[0]["in_average"] is True

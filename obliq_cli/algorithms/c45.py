@@ -27,9 +27,12 @@ Nominal attributes and unknown values (Quinlan 1993, ch. 2.2 and ch. 3; release 
 ``discr.c: EvalDiscreteAtt``, ``info.c: ComputeGain``, ``build.c: FormTree``):
 
 * A column of ``categorical_features`` holds category codes 0..m-1 and is tested with
-  one branch per code. Its gain counts only the subsets of at least MINOBJS cases: fewer
-  than two such subsets, no test; an attribute of at least 0.3 x (training cases) values
-  does not enter the average gain (unless every attribute is such), as ``FormTree``.
+  one branch per code (m = largest training code + 1; ``SUBSET`` grouping is not
+  offered). Fewer than two subsets of at least MINOBJS cases: no test (``ComputeGain``);
+  an attribute of at least 0.3 x (training cases) values does not enter the average gain
+  unless every attribute is such (``MultiVal``), as ``FormTree``. C4.5 does not test a
+  nominal attribute again below its own test (``Tested``); here it is evaluated, but
+  its known cases there share one value, so it offers no test either.
 * Unknown values (NaN). The gain of an attribute is computed on the cases whose value
   is known and multiplied by their (weighted) fraction F: ``gain = F (info(T_known) -
   info_A(T_known))``; the split information counts the unknown cases as one more
@@ -156,7 +159,7 @@ def _info(parts: np.ndarray) -> np.ndarray:
 
 def evaluate_general(columns: np.ndarray, y: np.ndarray, w: np.ndarray, k: int,
                      n_classes_total: int, nominal: dict, n_train: int,
-                     order: np.ndarray | None = None) -> list:
+                     order: np.ndarray | None = None, multival: bool = False) -> list:
     """C4.5's evaluation of every attribute of one node with case weights and unknown
     values (module docstring): ``columns`` [d, n] the node's values (NaN = unknown),
     ``w`` [n] the cases' weights, ``nominal`` column -> number of codes, ``order`` an
@@ -165,7 +168,9 @@ def evaluate_general(columns: np.ndarray, y: np.ndarray, w: np.ndarray, k: int,
     Returns per attribute None (no test) or a dict with ``gain`` (after the unknown
     fraction and, for a continuous attribute, the MDL charge), ``info``, ``tries``,
     ``categories`` (0 for a continuous attribute), ``low``/``high`` (continuous: the
-    values either side of the cut) and ``in_average``.
+    values either side of the cut) and ``in_average`` (False for a nominal attribute of
+    at least 0.3 x ``n_train`` values unless ``multival``: C4.5's ``MultiVal``, every
+    attribute is such).
     """
     d, n = columns.shape
     items = float(w.sum())
@@ -194,7 +199,7 @@ def evaluate_general(columns: np.ndarray, y: np.ndarray, w: np.ndarray, k: int,
                 continue
             out[j] = {"gain": gain, "raw_gain": gain,
                       "info": float(_info(np.r_[subset, unknown_w])), "tries": 0,
-                      "categories": m, "in_average": m < 0.3 * n_train}
+                      "categories": m, "in_average": multival or m < 0.3 * n_train}
             continue
         if known_w < 2 * MINOBJS:
             continue
@@ -237,10 +242,8 @@ def choose_attribute(results: list) -> int | None:
     """Index of the attribute with the best gain ratio among those with at least the
     average gain (``build.c: FindBestAtt/Worth``), or None. The average leaves out the
     results marked ``in_average: False`` (nominal attributes of very many values,
-    ``FormTree``) unless every result is so marked."""
+    ``FormTree``); with none left to average C4.5's average is 1E6, so no test."""
     gains = [r["gain"] for r in results if r is not None and r.get("in_average", True)]
-    if not gains:
-        gains = [r["gain"] for r in results if r is not None]
     if not gains:
         return None
     av_gain = sum(gains) / len(gains)
@@ -310,6 +313,11 @@ class C45SplitFinder(SplitFinder):
         self.XT = np.ascontiguousarray(X.T)
         self.has_nan = np.isnan(self.XT).any(axis=1)  # per attribute
         self.nominal = dict(self.nominal)
+        # build.c: MultiVal, every attribute nominal with many values (a continuous one
+        # counts as having none)
+        d = X.shape[1]
+        self.multival = len(self.nominal) == d and all(
+            m >= 0.3 * X.shape[0] for m in self.nominal.values())
 
     def split(self, node: Node) -> Split | None:
         rows, n_classes = node.rows, self.n_classes
@@ -320,7 +328,8 @@ class C45SplitFinder(SplitFinder):
         if general:
             w = np.ones(rows.shape[0]) if node.weights is None else node.weights
             results = evaluate_general(columns, self.y[rows], w, n_classes, n_classes,
-                                       self.nominal, self.X.shape[0], self.local_order(node))
+                                       self.nominal, self.X.shape[0], self.local_order(node),
+                                       self.multival)
         else:
             results = evaluate_attributes(columns.T, self.y[rows], n_classes, n_classes,
                                           self.local_order(node))
