@@ -243,8 +243,13 @@ def test_collapse_removes_subtrees_and_renumbers():
 def test_bad_input_is_a_clear_error():
     from obliq_cli.errors import DataError
 
+    # NaN is refused by every algorithm that does not declare missing values ...
     with pytest.raises(DataError, match="^Input X contains NaN.$"):
-        make_estimator("cart-ap").fit(np.array([[0.0], [np.nan]]), [0, 1])
+        make_estimator("id3").fit(np.array([[0.0], [np.nan]]), [0, 1])
+    # ... and infinity by all, those that take NaN too
+    with pytest.raises(DataError, match="^Input X contains infinity"):
+        make_estimator("cart-ap").fit(np.array([[0.0], [np.inf]]), [0, 1])
+    make_estimator("cart-ap").fit(np.array([[0.0], [np.nan]]), [0, 1])
     with pytest.raises(ValueError, match="Input y contains infinity"):
         make_estimator("cart-ap").fit(np.array([[0.0], [1.0]]), [0, np.inf])
     with pytest.raises(ValueError, match="Unknown label type: continuous"):
