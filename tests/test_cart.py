@@ -156,6 +156,13 @@ def test_missing_values_alone_on_the_right_by_hand():
     np.testing.assert_array_equal(tree.predict(np.array([[1e9, 0], [np.nan, 0]])), [0, 1])
     sk = DecisionTreeClassifier().fit(X, y)
     assert sk.tree_.threshold[0] == np.inf
+    # strict JSON: +inf is written as the largest float, the same test for finite values
+    import json
+
+    text = json.dumps(tree.to_dict(), allow_nan=False)
+    back = type(tree).from_json(text)
+    Z = np.array([[1e300, 0], [np.nan, 0], [-3.0, 5.0]])
+    np.testing.assert_array_equal(back.predict_proba(Z), tree.predict_proba(Z))
 
 
 def test_nan_is_declared_by_cart_ap_and_refused_by_oc1_ap():

@@ -476,7 +476,10 @@ class Tree:
             "children_right": self.children_right.tolist(),
             "feature": self.feature.tolist(),
             "weights": self.weights.tolist(),
-            "threshold": self.threshold.tolist(),
+            # +inf (scikit-learn's "every known value left, the missing ones right") is
+            # written as the largest float: the same test for every finite input, and
+            # strict JSON
+            "threshold": np.minimum(self.threshold, np.finfo(np.float64).max).tolist(),
             "value": self.value.tolist(),
         }
         if (self.kind != LINEAR).any():
