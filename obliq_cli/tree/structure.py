@@ -258,13 +258,31 @@ class Tree:
         one with the most training weight, ties to the last (as scikit-learn sends
         missing values right unless ``n_left > n_right``)."""
         rule = self.missing.copy()
-        default = np.flatnonzero((rule == MISSING_DEFAULT) & ~self.is_leaf)
-        if default.size:
-            got = self.value[self.branch_child].sum(axis=1)
-            for node in default:  # a loop over nodes
-                share = got[self.branch_ptr[node]:self.branch_ptr[node + 1]]
-                rule[node] = share.size - 1 - int(np.argmax(share[::-1]))
+        default = (rule == MISSING_DEFAULT) & ~self.is_leaf
+        if default.any():
+            heaviest = self._argmax_branch(self.value[self.branch_child].sum(axis=1), last=True)
+            rule[default] = heaviest[default]
         return rule
+
+    def _argmax_branch(self, per_branch: np.ndarray, last: bool) -> np.ndarray:
+        """Per node the branch of largest ``per_branch`` value (aligned with
+        ``branch_child``), ties to the last or the first branch; 0 at leaves."""
+        out = np.zeros(self.n_nodes, dtype=np.int64)
+        internal = np.flatnonzero(~self.is_leaf)
+        if internal.size == 0:
+            return out
+        starts = self.branch_ptr[internal]
+        parent = np.repeat(np.arange(self.n_nodes), self.n_branches)
+        local = np.arange(parent.size) - self.branch_ptr[parent]
+        top = np.full(self.n_nodes, -np.inf)
+        top[internal] = np.maximum.reduceat(per_branch, starts)
+        at_top = per_branch == top[parent]
+        if last:
+            out[internal] = np.maximum.reduceat(np.where(at_top, local, -1), starts)
+        else:
+            big = np.iinfo(np.int64).max
+            out[internal] = np.minimum.reduceat(np.where(at_top, local, big), starts)
+        return out
 
     def _walk(self, X, rows=None, weight=None, start: int = 0, spread: bool = True,
               data_fractions: bool = False, branch_child=None, is_leaf=None):
@@ -303,7 +321,7 @@ class Tree:
                 r = rule[nodes[unknown]]
                 if not spread:  # heaviest branch, ties to the first
                     if heaviest is None:
-                        heaviest = self._heaviest_branch(fractions)
+                        heaviest = self._argmax_branch(fractions, last=False)
                     r = np.where(r == MISSING_DISTRIBUTE, heaviest[nodes[unknown]], r)
                 branch[unknown] = np.maximum(r, 0)
                 many = unknown[r == MISSING_DISTRIBUTE]
@@ -331,13 +349,6 @@ class Tree:
                 rows = np.concatenate([rows, spread_rows])
                 nodes = np.concatenate([nodes, spread_nodes])
                 w = np.concatenate([w, spread_w])
-
-    def _heaviest_branch(self, fractions: np.ndarray) -> np.ndarray:
-        """Per node the branch of largest share (ties to the first); 0 at leaves."""
-        out = np.zeros(self.n_nodes, dtype=np.int64)
-        for node in np.flatnonzero(~self.is_leaf):  # a loop over nodes
-            out[node] = int(np.argmax(fractions[self.branch_ptr[node]:self.branch_ptr[node + 1]]))
-        return out
 
     def _data_shares(self, rows, nodes, w, branch, many, fractions):
         """Branch shares of the known weight of the entries now at each node (aligned
