@@ -220,6 +220,9 @@ def test_tree_diagram_of_a_multiway_split():
     assert box_texts(fig)[0].get_text().splitlines()[1] == "colour"
     words = [t.get_text() for t in fig.axes[0].texts if t.get_text().startswith("= ")]
     assert words == ["= 0", "= 1", "= 2"]
+    named = plot_tree_diagram(tree, category_names={0: ["red", "green", "blue"]})
+    words = [t.get_text() for t in named.axes[0].texts if t.get_text().startswith("= ")]
+    assert words == ["= red", "= green", "= blue"]
     # the parent sits over the middle of its three children
     positions = {n: b.get_position() for n, b in box_texts(fig).items()}
     kids = tree.children(0)

@@ -249,11 +249,13 @@ def node_label(tree: Tree, node: int, feature_names=None, class_names=None,
 
 @plain_text
 def plot_tree_diagram(tree: Tree, feature_names=None, class_names=None,
-                      max_depth: int | None = None) -> Figure:
+                      max_depth: int | None = None, category_names=None) -> Figure:
     """A fitted tree as boxes and edges, no Graphviz.
 
     Internal boxes hold the rule (left branch = rule true), leaves their class; every box
-    its class counts. ``max_depth`` stops the drawing at that depth: a cut node's box gets
+    its class counts; the edges of a multiway node name its categories
+    (``category_names``: column -> names by code; the codes without it).
+    ``max_depth`` stops the drawing at that depth: a cut node's box gets
     a "..." below it. The figure widens with the leaves drawn. Each box is a text artist
     with gid ``node-<id>``.
     """
@@ -275,8 +277,12 @@ def plot_tree_diagram(tree: Tree, feature_names=None, class_names=None,
     for node in shown:
         xn, yn = x[node], -depth[node]
         if not tree.is_leaf[node] and not cut[node]:
-            words = ([f"= {v}" for v in range(int(tree.n_branches[node]))]
-                     if tree.kind[node] == NOMINAL else ["true", "false"])
+            if tree.kind[node] == NOMINAL:
+                levels = (category_names or {}).get(int(tree.feature[node]))
+                words = [f"= {levels[v] if levels is not None else v}"
+                         for v in range(int(tree.n_branches[node]))]
+            else:
+                words = ["true", "false"]
             for child, word in zip(tree.children(node), words):
                 xc, yc = x[child], -depth[child]
                 ax.plot([xn, xc], [yn, yc], color="0.45", linewidth=0.9, zorder=1)
