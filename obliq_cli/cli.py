@@ -709,7 +709,10 @@ def plot_tree(dataset, data_path, target, categorical, missing, nominal, delimit
     coding = getattr(estimator, "coding_", None)
     if coding is not None:
         names = coding.feature_names(names)
-    fig = plot_tree_diagram(tree, names, [str(c) for c in estimator.classes_], max_depth)
+    # a multiway split (C4.5, ID3) tests a nominal column as loaded: name its levels
+    levels = dict(zip(info.get("categorical") or [], info.get("categories") or []))
+    fig = plot_tree_diagram(tree, names, [str(c) for c in estimator.classes_], max_depth,
+                            category_names=levels)
     fig.suptitle(_fit_title(dataset, algorithm, pruner, task, seed, results), fontsize=9)
     suffix = f"_{pruner}" if pruner else ""
     _save_figure(fig, _figure_base(output, f"figures/{dataset}_{algorithm}{suffix}_tree"))

@@ -217,13 +217,21 @@ def test_config(write_config, tmp_path):
 
 def leaves_by_rules(tree, X):
     """An evaluation of a tree's exported rules independent of ``Tree.apply``: per row the
-    leaf whose every condition holds; fails if a row satisfies no rule or two."""
+    leaf whose every condition holds; fails if a row satisfies no rule or two. (Rows with
+    an unknown value at a distributing node follow no single rule: leave them out.)"""
     out = _np.full(X.shape[0], -1)
     for conds, leaf in tree.rules():
         ok = _np.ones(X.shape[0], dtype=bool)
-        for w, t, left in conds:
-            proj = X @ w
-            ok &= (proj <= t) if left else (proj > t)
+        for cond in conds:
+            if cond.test == "==":  # a nominal branch: the column holds that code
+                value = X[:, cond.feature]
+                holds = value == cond.threshold
+            else:  # an axis-parallel test reads its column (NaN elsewhere is no matter)
+                value = X[:, cond.feature] if cond.feature >= 0 else X @ cond.weights
+                holds = (value <= cond.threshold) if cond.test == "<=" else (value > cond.threshold)
+            if cond.missing:  # the branch that takes unknown values (NaN) by a fixed rule
+                holds |= _np.isnan(value)
+            ok &= holds
         assert (out[ok] == -1).all(), "two rules fire for one row"
         out[ok] = leaf
     assert (out >= 0).all(), "a row satisfies no rule"

@@ -101,3 +101,86 @@ def test_string_labels_and_predict_proba():
     np.testing.assert_array_equal(est.predict([[0.5], [3.5]]), ["b", "a"])
     np.testing.assert_allclose(est.predict_proba([[0.5]]), [[0.0, 1.0]])
     assert est.score(X, y) == 1.0
+
+
+# --- Missing values as scikit-learn's trees handle them ----------------------------------
+
+
+def tie_free_problem_with_nan(seed, max_depth, fraction=0.15):
+    """``tie_free_problem``'s data with ``fraction`` of the values missing, and whether
+    scikit-learn's tree is the same for ten random states (no ties)."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(300, 3)).astype(np.float32).astype(np.float64)
+    y = ((X[:, 0] * X[:, 1] + 0.3 * X[:, 2] + 0.5 * rng.normal(size=300)) > 0).astype(int)
+    X[rng.uniform(size=X.shape) < fraction] = np.nan
+    trees = [DecisionTreeClassifier(random_state=s, max_depth=max_depth).fit(X, y).tree_
+             for s in range(10)]
+    tie_free = all(np.array_equal(t.threshold, trees[0].threshold)
+                   and np.array_equal(t.feature, trees[0].feature) for t in trees)
+    return X, y, tie_free
+
+
+@pytest.mark.parametrize("seed", [2, 4, 5])  # found tie-free by the check above
+def test_gini_tree_with_missing_values_equals_scikit_learn(seed):
+    X, y, tie_free = tie_free_problem_with_nan(seed, 4)
+    assert tie_free, "fixture no longer tie-free"
+    ours = make_estimator("cart-ap", criterion="gini", max_depth=4).fit(X, y)
+    sk = DecisionTreeClassifier(random_state=0, max_depth=4).fit(X, y)
+    assert ours.n_nodes_ == sk.tree_.node_count
+    np.testing.assert_array_equal(ours.tree_.children_left, sk.tree_.children_left)
+    split = sk.tree_.feature >= 0
+    np.testing.assert_array_equal(ours.tree_.feature[split], sk.tree_.feature[split])
+    np.testing.assert_allclose(ours.tree_.threshold[split], sk.tree_.threshold[split],
+                               rtol=1e-6)
+    np.testing.assert_array_equal(ours.tree_.value.sum(axis=1),
+                                  sk.tree_.n_node_samples)
+    # the learned (or, where a node saw none, the larger child's) branch for missing
+    # values is scikit-learn's missing_go_to_left, node for node
+    np.testing.assert_array_equal(ours.tree_.missing_branch()[split] == 0,
+                                  sk.tree_.missing_go_to_left[split].astype(bool))
+    rng = np.random.default_rng(99)
+    X_new = rng.normal(size=(5000, 3))
+    X_new[rng.uniform(size=X_new.shape) < 0.2] = np.nan
+    np.testing.assert_array_equal(ours.predict(X_new), sk.predict(X_new))
+    np.testing.assert_array_equal(ours.apply(X_new), sk.apply(X_new))
+
+
+def test_missing_values_alone_on_the_right_by_hand():
+    # x0 is known exactly for class 0 and missing exactly for class 1: the best split is
+    # "every known value left, the missing ones right", threshold +inf.
+    X = np.array([[0.0, 1.0], [1.0, 2.0], [2.0, 1.0], [np.nan, 2.0], [np.nan, 1.0]])
+    y = np.array([0, 0, 0, 1, 1])
+    tree = make_estimator("cart-ap").fit(X, y).tree_
+    assert tree.feature[0] == 0 and tree.threshold[0] == np.inf and tree.missing[0] == 1
+    assert tree.n_leaves == 2
+    np.testing.assert_array_equal(tree.predict(np.array([[1e9, 0], [np.nan, 0]])), [0, 1])
+    sk = DecisionTreeClassifier().fit(X, y)
+    assert sk.tree_.threshold[0] == np.inf
+    # strict JSON: +inf is written as the largest float, the same test for finite values
+    import json
+
+    text = json.dumps(tree.to_dict(), allow_nan=False)
+    back = type(tree).from_json(text)
+    Z = np.array([[1e300, 0], [np.nan, 0], [-3.0, 5.0]])
+    np.testing.assert_array_equal(back.predict_proba(Z), tree.predict_proba(Z))
+
+
+def test_nan_is_declared_by_cart_ap_and_refused_by_oc1_ap():
+    from obliq_cli.errors import DataError
+
+    assert make_estimator("cart-ap").__sklearn_tags__().input_tags.allow_nan
+    assert not make_estimator("oc1-ap").__sklearn_tags__().input_tags.allow_nan
+    with pytest.raises(DataError, match="NaN"):
+        make_estimator("oc1-ap").fit([[np.nan], [1.0]], [0, 1])
+
+
+def test_rules_with_missing_branches_equal_predictions():
+    from conftest import rule_predictions
+
+    X, y, _ = tie_free_problem_with_nan(2, None)
+    est = make_estimator("cart-ap").fit(X, y)
+    assert (est.tree_.missing >= 0).any()  # some splits learned a side for missing values
+    rng = np.random.default_rng(3)
+    Z = rng.normal(size=(2000, 3))
+    Z[rng.uniform(size=Z.shape) < 0.25] = np.nan
+    assert (rule_predictions(est, Z) == est.predict(Z)).all()

@@ -100,3 +100,49 @@ def test_stops_when_rows_cannot_be_separated():
     est = make_estimator("id3").fit(X, [0, 1, 1])
     assert est.n_leaves_ == 2  # the identical pair stays in one leaf
     assert est.tree_.threshold[0] == 0.5
+
+
+def test_quinlan_1986_nominal_weather_data():
+    from obliq_cli.algorithms.id3 import nominal_gains
+
+    # Quinlan (1986), Table 1: outlook (sunny 0, overcast 1, rain 2), temperature (hot 0,
+    # mild 1, cool 2), humidity (high 0, normal 1), windy (false 0, true 1); N / P.
+    rows = ["0000N", "0001N", "1000P", "2100P", "2210P", "2211N", "1211P", "0100N", "0210P",
+            "2110P", "0111P", "1101P", "1010P", "2101N"]
+    X = np.array([[int(c) for c in r[:4]] for r in rows], float)
+    y = np.array([r[4] for r in rows])
+    gains = nominal_gains(X, (y == "P").astype(np.int64), 2, [3, 3, 2, 2])
+    # §4: gain(outlook) = 0.246, temperature 0.029, humidity 0.151, windy 0.048 bits
+    np.testing.assert_allclose(gains, [0.246, 0.029, 0.151, 0.048], atol=1e-3)
+    est = make_estimator("id3", categorical_features=[0, 1, 2, 3]).fit(X, y)
+    names = {0: ["sunny", "overcast", "rain"], 2: ["high", "normal"], 3: ["false", "true"]}
+    text = est.export_text(["outlook", "temperature", "humidity", "windy"],
+                           category_names=names)
+    # Quinlan's Figure 2
+    assert text.splitlines() == [
+        "root [5, 9]",
+        "|   outlook = sunny: [3, 2]",
+        "|   |   humidity = high: class N [3, 0]",
+        "|   |   humidity = normal: class P [0, 2]",
+        "|   outlook = overcast: class P [0, 4]",
+        "|   outlook = rain: [2, 3]",
+        "|   |   windy = false: class P [0, 3]",
+        "|   |   windy = true: class N [2, 0]",
+    ]
+    assert (rule_predictions(est, X) == y).all()
+    # Treated as numbers (no categorical_features) the same data gives binary cuts.
+    assert (make_estimator("id3").fit(X, y).tree_.n_branches <= 2).all()
+
+
+def test_nominal_and_continuous_attributes_compete_by_gain():
+    rng = np.random.default_rng(5)
+    code = rng.integers(0, 4, 400).astype(float)
+    x = rng.uniform(size=400)
+    y = np.where(code == 3, 1, (x > 0.5).astype(int))
+    est = make_estimator("id3", categorical_features=[1]).fit(np.c_[x, code], y)
+    tree = est.tree_
+    assert np.array_equal(est.predict(np.c_[x, code]), y)
+    assert (tree.kind == 1).sum() >= 1  # the code column is split multiway somewhere
+    Z = np.c_[rng.uniform(size=500), rng.integers(0, 4, 500)]
+    assert (rule_predictions(est, Z) == est.predict(Z)).all()
+    assert not est.__sklearn_tags__().input_tags.allow_nan

@@ -281,3 +281,16 @@ def test_a_start_within_tol_of_a_corner_is_not_converged():
         q0=np.full((1, 4), 0.005))
     assert converged and iterations >= 69
     assert np.all((q < 0.0025) | (q > 0.9975))
+
+
+def test_a_multiway_tree_is_refused_with_one_line():
+    from obliq_cli import make_estimator
+    from obliq_cli.errors import ObliqError
+    from obliq_cli.pruning.network import network_from_tree
+
+    X = np.array([[0, 1.0], [1, 2.0], [2, 3.0], [0, 4.0], [1, 5.0], [2, 6.0]] * 2)
+    y = np.array([0, 1, 1, 0, 1, 1] * 2)
+    tree = make_estimator("id3", categorical_features=[0]).fit(X, y).tree_
+    assert tree.kind[0] == 1
+    with pytest.raises(ObliqError, match="multiway"):
+        network_from_tree(tree)

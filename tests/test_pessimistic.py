@@ -186,3 +186,75 @@ def test_registration_and_bad_parameters():
     with pytest.raises(ObliqError, match="subtree_raising"):
         prune_pessimistic(_fitted(X, y, _three_leaf_tree()), X, y, None, None,
                           subtree_raising="yes")
+
+
+# ------------------------------------------------ multiway trees, fractional cases
+from obliq_cli.tree.builder import Split, SplitFinder, build_tree  # noqa: E402
+from obliq_cli.tree.structure import MISSING_DISTRIBUTE  # noqa: E402
+
+
+class _CodeThenX1(SplitFinder):
+    """Root: multiway on the code column 0 (codes 0..2), C4.5's distribution of unknown
+    codes; below: x1 <= 0.5."""
+
+    def split(self, node):
+        if node.is_root:
+            return Split(feature=0, categories=3, missing=MISSING_DISTRIBUTE)
+        return Split(threshold=0.5, feature=1, missing=MISSING_DISTRIBUTE)
+
+
+def test_a_multiway_tree_with_fractional_cases_by_hand():
+    # Codes 0, 1, 2 hold 4, 1 and 10 cases (code 2: 9 of class 0 at x1 = 0, one of class
+    # 1 at x1 = 1); one more class-0 case (x1 = 0) has its code unknown and reaches the
+    # branches with weights 4/15, 1/15, 10/15.
+    X = np.array([[0, 0.0]] * 4 + [[1, 0.0]] + [[2, 0.0]] * 9 + [[2, 1.0], [np.nan, 0.0]])
+    y = np.array([0] * 14 + [1, 0])
+    est = make_estimator("c45").fit(X, y)
+    est.tree_ = tree = build_tree(X, y, 2, _CodeThenX1())
+    assert tree.n_leaves == 4
+    code2 = tree.children(0)[2]
+    np.testing.assert_allclose(tree.value[code2], [9 + 10 / 15, 1])
+    # code 2: subtree U(9 2/3, 0) + U(1, 0) = 2.041 beats the leaf U(10 2/3, 1) = 2.452
+    sub2 = estimated_errors(9 + 10 / 15, 0) + estimated_errors(1, 0)
+    assert sub2 < estimated_errors(10 + 10 / 15, 1) - 0.1
+    # root: subtree U(4 4/15, 0) + U(1 1/15, 0) + 2.041 = 4.001; leaf U(16, 1) = 2.507;
+    # raising the largest branch (code 2, 10 of 15 known) with all 16 cases: x1 <= 0.5
+    # gets 15 of class 0 (the unknown-code case is whole again), x1 > 0.5 the class-1
+    # case: U(15, 0) + U(1, 0) = 2.074, below the leaf by more than 0.1: raised.
+    root_tree = estimated_errors(4 + 4 / 15, 0) + estimated_errors(1 + 1 / 15, 0) + sub2
+    raised = estimated_errors(15, 0) + estimated_errors(1, 0)
+    leaf = estimated_errors(16, 1)
+    assert raised <= root_tree + 0.1 and leaf > raised + 0.1
+    # the raised node itself: its largest branch with all cases is U(16, 1) = the leaf,
+    # above 2.074 + 0.1: it stays.
+    prune_pessimistic(est, X, y, None, None)
+    t = est.tree_
+    assert est.pruning_["n_raised"] == 1 and est.pruning_["n_collapsed"] == 0
+    assert est.pruning_["estimated_errors"] == pytest.approx(float(raised))
+    assert t.n_nodes == 3 and t.feature[0] == 1 and t.kind[0] == 0
+    assert t.value.tolist() == [[15, 1], [15, 0], [0, 1]]
+
+
+def test_golf_tree_with_an_unknown_outlook_survives_pruning_by_hand():
+    from test_c45 import GOLF_Y, _golf_unknown
+
+    X = _golf_unknown()
+    est = make_estimator("c45", categorical_features=[0, 3]).fit(X, GOLF_Y)
+    grown = est.tree_
+    w = 5 / 13
+    # sunny: U(2, 0) + U(3 + w, w) against the leaf U(5 + w, 2 + w), and raising the
+    # larger humidity branch (> 75) gives that same leaf count: the subtree stays.
+    sunny = estimated_errors(2, 0) + estimated_errors(3 + w, w)
+    assert sunny + 0.1 < estimated_errors(5 + w, 2 + w)
+    # rain: U(2 + w, w) + U(3, 0) against U(5 + w, 2): stays.
+    rain = estimated_errors(2 + w, w) + estimated_errors(3, 0)
+    assert rain + 0.1 < estimated_errors(5 + w, 2)
+    total = sunny + estimated_errors(3 + 3 / 13, 0) + rain
+    # root: the largest branch (sunny and rain tie at 5 known: the later, rain) with all
+    # 14 cases splits on windy: true 3/3, false 6/2 (every windy is known).
+    raise_rain = estimated_errors(6, 3) + estimated_errors(8, 2)
+    assert total + 0.1 < raise_rain and total + 0.1 < estimated_errors(14, 5)
+    prune_pessimistic(est, X, GOLF_Y, None, None)
+    assert est.pruning_["estimated_errors"] == pytest.approx(float(total))
+    assert est.pruning_["n_raised"] == 0 and est.pruning_["n_collapsed"] == 0
+    assert est.tree_.to_dict() == grown.to_dict()

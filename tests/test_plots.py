@@ -212,6 +212,23 @@ def test_tree_diagram_oblique_rule_text():
     assert box_texts(fig)[2].get_text().splitlines()[1:] == ["class yes", "[0, 4]"]
 
 
+def test_tree_diagram_of_a_multiway_split():
+    X = np.array([[0, 1.0], [1, 2.0], [2, 3.0], [0, 4.0], [1, 5.0], [2, 6.0]] * 2)
+    y = np.array([0, 1, 1, 0, 1, 0] * 2)
+    tree = make_estimator("id3", categorical_features=[0]).fit(X, y).tree_
+    fig = plot_tree_diagram(tree, feature_names=["colour", "size"])
+    assert box_texts(fig)[0].get_text().splitlines()[1] == "colour"
+    words = [t.get_text() for t in fig.axes[0].texts if t.get_text().startswith("= ")]
+    assert words == ["= 0", "= 1", "= 2"]
+    named = plot_tree_diagram(tree, category_names={0: ["red", "green", "blue"]})
+    words = [t.get_text() for t in named.axes[0].texts if t.get_text().startswith("= ")]
+    assert words == ["= red", "= green", "= blue"]
+    # the parent sits over the middle of its three children
+    positions = {n: b.get_position() for n, b in box_texts(fig).items()}
+    kids = tree.children(0)
+    assert positions[0][0] == (positions[kids[0]][0] + positions[kids[-1]][0]) / 2
+
+
 def brute_force_groups(ranks: pd.Series, cd: float):
     """Maximal sets (size >= 2) whose every pair differs by less than cd, by enumeration."""
     names = list(ranks.sort_values(kind="stable").index)

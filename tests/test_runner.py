@@ -513,3 +513,20 @@ def test_a_dataset_may_set_its_own_split_sizes(write_config, tmp_path):
         path = write_config(text.replace("{train_size: 120, test_size: 30}", bad), "bad.yaml")
         with pytest.raises(ConfigError, match=re.escape(field)):
             load_config(path)
+
+
+def test_the_runner_hands_c45_and_id3_the_qualitative_columns():
+    from obliq_cli.config import AlgorithmSpec
+    from obliq_cli.experiment.runner import make_task_estimator
+
+    info = {"categorical": [0, 3]}
+    names = (1, "golf", 0, 0, "x")
+    for name in ("c45", "id3"):
+        est = make_task_estimator(AlgorithmSpec(name, name), "golf", info, names)
+        assert est.get_params()["categorical_features"] == [0, 3]
+        # a config that sets the parameter keeps its value ([] = every column continuous)
+        est = make_task_estimator(AlgorithmSpec(name, name, {"categorical_features": []}),
+                                  "golf", info, names)
+        assert est.get_params()["categorical_features"] == []
+    assert "categorical_features" not in make_task_estimator(
+        AlgorithmSpec("cart-ap", "cart-ap"), "golf", info, names).get_params()

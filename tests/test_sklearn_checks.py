@@ -61,3 +61,16 @@ def test_classes_are_importable_by_consistent_names():
         assert cls.__name__.endswith("Classifier"), name
     assert obliq_cli.GeometricDecisionTree is obliq_cli.GeometricTreeClassifier
     assert obliq_cli.UMTOneVsOne is obliq_cli.UMTOneVsOneClassifier
+
+
+def test_only_c45_and_cart_ap_take_missing_values():
+    # The data side asks exactly this: input_tags.allow_nan, and a categorical_features
+    # parameter for native nominal handling.
+    takes_nan = {name for name, est in zip(NAMES, ESTIMATORS)
+                 if est.__sklearn_tags__().input_tags.allow_nan}
+    builtin = {name for name, est in zip(NAMES, ESTIMATORS)
+               if type(est).__module__.startswith("obliq_cli.")}
+    assert takes_nan & builtin == {"c45", "cart-ap"}
+    nominal = {name for name, est in zip(NAMES, ESTIMATORS)
+               if "categorical_features" in est.get_params()}
+    assert {"c45", "id3"} <= nominal

@@ -243,8 +243,13 @@ def test_collapse_removes_subtrees_and_renumbers():
 def test_bad_input_is_a_clear_error():
     from obliq_cli.errors import DataError
 
+    # NaN is refused by every algorithm that does not declare missing values ...
     with pytest.raises(DataError, match="^Input X contains NaN.$"):
-        make_estimator("cart-ap").fit(np.array([[0.0], [np.nan]]), [0, 1])
+        make_estimator("id3").fit(np.array([[0.0], [np.nan]]), [0, 1])
+    # ... and infinity by all, those that take NaN too
+    with pytest.raises(DataError, match="^Input X contains infinity"):
+        make_estimator("cart-ap").fit(np.array([[0.0], [np.inf]]), [0, 1])
+    make_estimator("cart-ap").fit(np.array([[0.0], [np.nan]]), [0, 1])
     with pytest.raises(ValueError, match="Input y contains infinity"):
         make_estimator("cart-ap").fit(np.array([[0.0], [1.0]]), [0, np.inf])
     with pytest.raises(ValueError, match="Unknown label type: continuous"):
@@ -361,3 +366,143 @@ def test_crimcoord_wrapper_shows_the_inner_finder_the_node():
         assert is_root == (node == 0)
         if node:
             np.testing.assert_array_equal(parent_counts, tree.value[0])
+
+
+# --- Multiway (nominal) splits and missing values ---------------------------------------
+
+from obliq_cli.tree.structure import (  # noqa: E402
+    MISSING_DEFAULT,
+    MISSING_DISTRIBUTE,
+    NOMINAL,
+)
+
+
+class NominalThenAxisFinder(SplitFinder):
+    """Root: multiway on column 0 (codes 0..3, code 3 never occurs); below: x1 <= 0.5.
+    ``missing`` is the rule of every split."""
+
+    def __init__(self, missing):
+        self.missing = missing
+
+    def split(self, node):
+        if node.is_root:
+            return Split(feature=0, categories=4, missing=self.missing)
+        return Split(threshold=0.5, feature=1, missing=self.missing)
+
+
+# Column 0: a category code 0..2 (3 never occurs), column 1 a number; y = 1 iff
+# (code 0 and x1 > 0.5) or code 2.
+NOMINAL_X = np.array([[0, 0.0], [0, 1.0], [0, 0.2], [0, 0.9], [1, 0.3], [1, 0.7],
+                      [2, 0.1], [2, 0.8], [2, 0.4]])
+NOMINAL_Y = np.array([0, 1, 0, 1, 0, 0, 1, 1, 1])
+
+
+def test_a_multiway_split_has_one_child_per_code_and_an_empty_leaf_for_a_missing_one():
+    tree = build_tree(NOMINAL_X, NOMINAL_Y, 2, NominalThenAxisFinder(MISSING_DEFAULT))
+    # preorder: root, code 0 (x1 split, 2 leaves), code 1 (pure: leaf), code 2 (pure),
+    # code 3 (no case: an empty leaf)
+    assert tree.kind[0] == NOMINAL and tree.feature[0] == 0
+    np.testing.assert_array_equal(tree.children(0), [1, 4, 5, 6])
+    np.testing.assert_array_equal(tree.children(1), [2, 3])
+    assert (tree.n_nodes, tree.n_leaves, tree.max_depth) == (7, 5, 2)
+    np.testing.assert_array_equal(tree.value[[0, 1, 4, 5, 6]],
+                                  [[4, 5], [2, 2], [2, 0], [0, 3], [0, 0]])
+    np.testing.assert_array_equal(tree.children_left[0], 1)
+    np.testing.assert_array_equal(tree.children_right[0], 6)  # the last child
+    np.testing.assert_array_equal(tree.subtree_nodes(1), [1, 2, 3])
+    np.testing.assert_array_equal(tree.apply(NOMINAL_X), [2, 3, 2, 3, 4, 4, 5, 5, 5])
+    np.testing.assert_array_equal(tree.predict(NOMINAL_X), NOMINAL_Y)
+    # code 3 reaches the empty leaf, which predicts its parent's (the root's) classes
+    np.testing.assert_allclose(tree.predict_proba(np.array([[3.0, 0.0]])), [[4 / 9, 5 / 9]])
+    # the rules name one leaf per row, the one apply finds
+    np.testing.assert_array_equal(leaves_by_rules(tree, NOMINAL_X), tree.apply(NOMINAL_X))
+    text = tree.to_text(["colour", "size"], ["no", "yes"],
+                        category_names={0: ["red", "green", "blue", "grey"]})
+    assert text.splitlines() == [
+        "root [4, 5]",
+        "|   colour = red: [2, 2]",
+        "|   |   size <= 0.5: class no [2, 0]",
+        "|   |   size > 0.5: class yes [0, 2]",
+        "|   colour = green: class no [2, 0]",
+        "|   colour = blue: class yes [0, 3]",
+        "|   colour = grey: class yes [0, 0]",
+    ]
+    assert "colour = 0" in tree.to_text(["colour", "size"])  # codes without names
+
+
+def test_collapse_and_json_keep_multiway_trees_whole():
+    tree = build_tree(NOMINAL_X, NOMINAL_Y, 2, NominalThenAxisFinder(MISSING_DISTRIBUTE))
+    X_new = np.array([[0, 0.7], [np.nan, 0.2], [1, np.nan], [7, 0.9], [np.nan, np.nan]])
+    back = Tree.from_json(tree.to_json())
+    np.testing.assert_array_equal(back.predict_proba(X_new), tree.predict_proba(X_new))
+    np.testing.assert_array_equal(back.apply(X_new), tree.apply(X_new))
+    assert back.to_dict() == tree.to_dict()
+    small = tree.collapse([1])  # the code-0 subtree becomes a leaf
+    assert (small.n_nodes, small.n_leaves) == (5, 4)
+    np.testing.assert_array_equal(small.children(0), [1, 2, 3, 4])
+    np.testing.assert_array_equal(small.value, tree.value[[0, 1, 4, 5, 6]])
+    np.testing.assert_array_equal(small.predict(NOMINAL_X), [0, 0, 0, 0, 0, 0, 1, 1, 1])
+    assert Tree.from_json(small.to_json()).to_dict() == small.to_dict()
+
+
+def test_a_binary_tree_writes_and_reads_the_json_of_old():
+    tree = build_tree(NOMINAL_X[:, 1:], NOMINAL_Y, 2, RecordingFinder(),
+                      StoppingRules(max_depth=2))
+    data = tree.to_dict()
+    assert data["format"] == "obliq-tree/1"
+    assert set(data) == {"format", "children_left", "children_right", "feature", "weights",
+                         "threshold", "value"}
+    back = Tree.from_dict(data)
+    np.testing.assert_array_equal(back.branch_child, tree.branch_child)
+    assert not back.has_extensions
+
+
+def test_distributed_missing_values_by_hand():
+    X = NOMINAL_X.copy()
+    X[0, 0] = np.nan  # a class-0 case with its code unknown: 8 known, shares 3:2:3:0
+    tree = build_tree(X, NOMINAL_Y, 2, NominalThenAxisFinder(MISSING_DISTRIBUTE))
+    assert tree.missing[0] == MISSING_DISTRIBUTE
+    # The unknown case goes to codes 0, 1, 2 with weights 3/8, 2/8, 3/8 (none to 3).
+    kids = tree.children(0)
+    np.testing.assert_allclose(tree.value[kids], [[1 + 3 / 8, 2], [2 + 2 / 8, 0],
+                                                  [3 / 8, 3], [0, 0]])
+    # Code 0's node (its x1 = 0 is known there): left gets 1 + 3/8 of class 0.
+    code0 = kids[0]
+    np.testing.assert_allclose(tree.value[tree.children(code0)], [[1 + 3 / 8, 0], [0, 2]])
+    # Code 2's node [3/8, 3] splits again on x1: <= 0.5 holds 0.1, 0.4 and the 3/8 case.
+    np.testing.assert_allclose(tree.value[tree.children(kids[2])], [[3 / 8, 2], [0, 1]])
+    # A new row with the code unknown is spread by the training weight of the branches
+    # (3.375 : 2.25 : 3.375 of 9) over the leaves its x1 = 0.3 reaches: code 0's
+    # [1.375, 0], code 1's [2.25, 0], code 2's [3/8, 2]: Quinlan's sum of weight x
+    # class distribution.
+    share = np.array([3.375, 2.25, 3.375]) / 9
+    leaf_dist = np.array([[1.0, 0.0], [1.0, 0.0], [3 / 19, 16 / 19]])
+    expected = share @ leaf_dist
+    np.testing.assert_allclose(tree.predict_proba(np.array([[np.nan, 0.3]])), [expected])
+    assert tree.predict(np.array([[np.nan, 0.3]]))[0] == 0
+    # apply follows the heaviest branch (ties to the first): code 0, then x1 <= 0.5
+    assert tree.apply(np.array([[np.nan, 0.3]]))[0] == tree.children(code0)[0]
+    # Held-out counts with the same routing: the unknown row counts 3/8 under code 0.
+    counts = node_class_counts(tree, X, NOMINAL_Y)
+    np.testing.assert_allclose(counts[:, :2], tree.value)
+    assert counts.dtype == np.float64
+    assert node_class_counts(tree, NOMINAL_X, NOMINAL_Y).dtype == np.int64
+
+
+def test_a_fixed_missing_branch_takes_the_unknown_rows_and_says_so():
+    X = NOMINAL_X.copy()
+    X[1, 1] = np.nan  # a class-1 case of code 0 with x1 unknown
+    tree = build_tree(X, NOMINAL_Y, 2, NominalThenAxisFinder(MISSING_DEFAULT))
+    code0 = tree.children(0)[0]
+    # At code 0 the known rows split 2:1; the default rule (most rows, ties to the last)
+    # sends the unknown one left, and the node stores it as its learned branch.
+    assert tree.missing[code0] == 0
+    np.testing.assert_array_equal(tree.value[tree.children(code0)], [[2, 1], [0, 1]])
+    # Below, every known row is left: the unknown one would follow, so no split.
+    assert tree.is_leaf[tree.children(code0)[0]]
+    # The root saw no unknown code: its rule stays the default (most weight: code 0).
+    assert tree.missing[0] == MISSING_DEFAULT
+    assert tree.missing_branch()[0] == 0
+    assert tree.predict(np.array([[np.nan, 0.9]]))[0] == 1  # code 0, then x1 > 0.5
+    assert "size <= 0.5 or missing" in tree.to_text(["colour", "size"])
+    np.testing.assert_array_equal(leaves_by_rules(tree, X), tree.apply(X))

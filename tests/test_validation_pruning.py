@@ -1,6 +1,7 @@
 """Validation (reduced-error) pruning."""
 
 import numpy as np
+import pytest
 
 from obliq_cli import make_estimator
 from obliq_cli.registry import get_pruner
@@ -79,3 +80,30 @@ def test_unseen_validation_labels_count_as_errors_and_nothing_breaks():
     yv[:5] = 7
     est = prune(est, X[:80], y[:80], X[80:], yv)
     assert est.pruning_["errors_after"] >= 5
+
+
+def test_reduced_error_pruning_of_a_multiway_tree_with_spread_rows():
+    from obliq_cli.pruning.validation import reduced_error_prune
+    from obliq_cli.tree.structure import node_class_counts
+
+    rng = np.random.default_rng(0)
+    code = rng.integers(0, 3, 300).astype(float)
+    x = rng.uniform(size=300)
+    y = np.where(code == 0, (x > 0.5).astype(int), (rng.uniform(size=300) < 0.3).astype(int))
+    X = np.c_[code, x]
+    X[rng.uniform(size=X.shape) < 0.1] = np.nan
+    est = make_estimator("c45", categorical_features=[0]).fit(X, y)
+    tree = est.tree_
+    Xv = X[::3]
+    counts = node_class_counts(tree, Xv, y[::3])
+    assert counts.dtype == np.float64  # rows with an unknown code are spread
+    # every row contributes weight 1 at the root and at its leaves in all
+    assert counts[0].sum() == pytest.approx(Xv.shape[0])
+    assert counts[tree.is_leaf].sum() == pytest.approx(Xv.shape[0])
+    pruned, info = reduced_error_prune(tree, Xv, y[::3])
+    assert info["errors_after"] <= info["errors_before"] + 1e-9
+    # the errors reported are the pruned tree's errors on those rows, counted again
+    again = node_class_counts(pruned, Xv, y[::3])
+    leaves = pruned.is_leaf
+    wrong = again[leaves].sum(axis=1) - again[leaves, pruned.leaf_classes()[leaves]]
+    assert wrong.sum() == pytest.approx(info["errors_after"])

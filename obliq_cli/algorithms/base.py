@@ -45,6 +45,12 @@ def _data_error(check, *args, **kwargs):
         raise (DataTypeError if isinstance(exc, TypeError) else DataError)(message) from None
 
 
+def _finite(estimator) -> bool | str:
+    """scikit-learn's ``ensure_all_finite`` for ``estimator``: NaN (a missing value) is
+    let through for an estimator whose tags allow it, infinity never."""
+    return "allow-nan" if getattr(estimator, "_allow_nan", False) else True
+
+
 def check_X(X, n_features: int | None = None) -> np.ndarray:
     """A finite float64 2-D array (scikit-learn's ``check_array``), or a DataError."""
     X = _data_error(check_array, X, dtype=np.float64)
@@ -63,7 +69,8 @@ def fit_input(estimator, X, y) -> tuple[np.ndarray, np.ndarray]:
     dense, finite, float64, at least one row, 1-D ``y`` of one label per row;
     ``check_classification_targets``: labels, not a continuous target). Sets
     ``n_features_in_`` (and ``feature_names_in_`` for a DataFrame) and ``classes_``."""
-    X, y = _data_error(validate_data, estimator, X, y, dtype=np.float64)
+    X, y = _data_error(validate_data, estimator, X, y, dtype=np.float64,
+                       ensure_all_finite=_finite(estimator))
     _data_error(check_classification_targets, y)
     estimator.classes_, codes = np.unique(y, return_inverse=True)
     # A column of extreme magnitude is scaled by an exact power of two, here and in
@@ -77,8 +84,25 @@ def predict_input(estimator, X) -> np.ndarray:
     """Rows ``X`` for a fitted ``estimator``: NotFittedError before ``fit``, then the
     checks of ``fit_input``, the same number (and names) of features and its scaling."""
     check_is_fitted(estimator)
-    X = _data_error(validate_data, estimator, X, reset=False, dtype=np.float64)
+    X = _data_error(validate_data, estimator, X, reset=False, dtype=np.float64,
+                    ensure_all_finite=_finite(estimator))
     return scale_columns(X, getattr(estimator, "input_exponents_", None))
+
+
+def nominal_columns(X: np.ndarray, columns) -> dict[int, int]:
+    """Column index -> number of category codes (largest code + 1) of the nominal
+    ``columns`` of ``X``, whose known values must be the codes 0, 1, ... (a DataError
+    naming the first column that holds anything else)."""
+    out: dict[int, int] = {}
+    for j in sorted({int(c) for c in (columns or ())}):  # a loop over columns
+        column = X[:, j]
+        known = column[~np.isnan(column)]
+        bad = known[(known < 0) | (known != np.floor(known))]
+        if bad.size:
+            raise DataError(f"categorical feature {j} holds {bad[0]:g}, not a category code "
+                            f"0, 1, 2, ...")
+        out[j] = int(known.max()) + 1 if known.size else 0
+    return out
 
 
 def binary_only(message: str) -> DataError:
@@ -104,8 +128,14 @@ class ObliqClassifier(DeclaredParameters, ClassifierMixin, BaseEstimator):
         classes. The runner asks before a run, so a two-class method on a multiclass
         dataset is a config error, not a column of failed tasks."""
 
+    _allow_nan = False
+    """Whether ``fit``/``predict`` take NaN as a missing value (the algorithm handles it
+    natively); declared to scikit-learn as ``input_tags.allow_nan``, which is what the
+    data side asks. Every other estimator refuses NaN with the usual DataError."""
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = bool(self._allow_nan)
         # A two-class method says so where scikit-learn looks (its checks then give it
         # two-class problems only); the answer comes from the same hook the runner asks.
         tags.classifier_tags.multi_class = _accepts(self.check_n_classes, 3)
@@ -119,7 +149,11 @@ class TreeClassifier(ObliqClassifier):
     sizes ``n_leaves_``, ``n_nodes_``, ``depth_`` are read from ``tree_``, so a pruner
     that replaces ``tree_`` updates them too.
 
-    A subclass that declares a ``categorical_features`` parameter (column indices)
+    A subclass with ``_native_nominal = True`` (C4.5, ID3) hands the columns of its
+    ``categorical_features`` parameter to its split finder as nominal columns (attribute
+    ``nominal``: column index -> number of category codes), which splits them multiway;
+    their values must be category codes 0, 1, ... (NaN = missing where allowed).
+    Another subclass that declares a ``categorical_features`` parameter (column indices)
     handles qualitative features with per-node CRIMCOORDs (``obliq_cli.tree.crimcoord``):
     the tree is grown on the dummy-coded matrix (``coding_``, also applied by
     ``tree_input``), and each node's split finder sees the node's quantitative columns
@@ -143,6 +177,7 @@ class TreeClassifier(ObliqClassifier):
 
     coding_: QualitativeCoding | None = None
     input_exponents_: np.ndarray | None = None
+    _native_nominal = False
 
     def _make_split_finder(self) -> SplitFinder:  # pragma: no cover
         """A fresh finder for one fit; it sees the data in its ``prepare``."""
@@ -164,6 +199,9 @@ class TreeClassifier(ObliqClassifier):
         self.check_n_classes(n_classes)
         finder = self._make_split_finder()
         categorical = getattr(self, "categorical_features", None)
+        if self._native_nominal:
+            finder.nominal = nominal_columns(X, categorical)
+            categorical = None
         self.coding_ = QualitativeCoding.fit(X, categorical) if categorical else None
         if self.coding_ is not None:
             X = self.coding_.transform(X)
@@ -208,19 +246,21 @@ class TreeClassifier(ObliqClassifier):
     def depth_(self) -> int:
         return self.tree_.max_depth
 
-    def export_text(self, feature_names=None, class_names=None) -> str:
+    def export_text(self, feature_names=None, class_names=None, category_names=None) -> str:
         """The fitted tree as indented rules with class names; the features are named
         by ``feature_names``, else by the DataFrame columns it was fitted on
         (``feature_names_in_``), else x1, x2, ... ``class_names`` (one per entry of
         ``classes_``) replaces the labels in the leaves; a multiclass wrapper passes the
-        names of the classes its member's codes 0 and 1 stand for."""
+        names of the classes its member's codes 0 and 1 stand for. ``category_names``
+        (column index -> names by code) names the branches of a nominal split."""
         if feature_names is None and hasattr(self, "feature_names_in_"):
             feature_names = [str(n) for n in self.feature_names_in_]
         if self.coding_ is not None:
             feature_names = self.coding_.feature_names(feature_names)
         if class_names is None:
             class_names = [str(c) for c in self.classes_]
-        return self.tree_.to_text(feature_names, list(class_names))
+        return self.tree_.to_text(feature_names, list(class_names),
+                                  category_names=category_names)
 
     def export_json(self) -> dict:
         """The fitted tree and class labels as plain data (see ``load_tree``)."""

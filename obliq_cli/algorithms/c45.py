@@ -23,6 +23,38 @@ paper §2-3 and the release-8 sources' documentation):
 * A node with fewer than 2 * MINOBJS = 4 cases is a leaf (``min_samples_split=4``), as is
   a pure node or one with no test.
 
+Nominal attributes and unknown values (Quinlan 1993, ch. 2.2 and ch. 3; release 8
+``discr.c: EvalDiscreteAtt``, ``info.c: ComputeGain``, ``build.c: FormTree``):
+
+* A column of ``categorical_features`` holds category codes 0..m-1 and is tested with
+  one branch per code (m = largest training code + 1; ``SUBSET`` grouping is not
+  offered). Fewer than two subsets of at least MINOBJS cases: no test (``ComputeGain``);
+  an attribute of at least 0.3 x (training cases) values does not enter the average gain
+  unless every attribute is such (``MultiVal``), as ``FormTree``. C4.5 does not test a
+  nominal attribute again below its own test (``Tested``); here it is evaluated, but
+  its known cases there share one value, so it offers no test either.
+* Unknown values (NaN). The gain of an attribute is computed on the cases whose value
+  is known and multiplied by their (weighted) fraction F: ``gain = F (info(T_known) -
+  info_A(T_known))``; the split information counts the unknown cases as one more
+  subset, ``split = H(|T_1|/|T|, ..., |T_m|/|T|, |T_?|/|T|)``. For a continuous
+  attribute MinSplit, the cut candidates and the entropies use the known cases, the MDL
+  charge ``log2(Tries) / |T|`` all cases (``contin.c``). Quinlan's golf example with
+  one outlook unknown: gain 13/14 x (0.961 - 0.747) = 0.199, split 1.809.
+* A case whose tested value is unknown goes down every branch that received known cases,
+  its weight times that branch's share of the known weight (``Group`` and ``Factor`` in
+  ``FormTree``); a branch without known cases is an empty leaf (C4.5's leaf with its
+  parent's class). From then on cases carry fractional weights and every count above
+  is a weighted sum (the builder's weight path). At prediction a case with an unknown
+  value is spread the same way over the branches, by their training weight
+  (``classify.c``), and the class is the largest weighted sum of the leaves' class
+  distributions (``Tree.predict_proba``); a code not seen in training is treated as
+  unknown.
+
+A node whose cases have no unknown value and whose attributes are all continuous goes
+through the compiled sweep below (the release-8 rules of the first list); any other node
+through ``evaluate_general``, which computes the same quantities with weights (on such a
+node both choose the same test; tests/test_c45.py checks it).
+
 Pruning is the separate ``pessimistic`` pruner (C4.5 error-based pruning, CF = 0.25).
 Compiled: every attribute is sorted once per node (one batched argsort) and swept with
 running class counts in one call (``evaluate_attributes``).
@@ -43,6 +75,7 @@ from ..tree.sorted_sweep import (
     sweep_entropy_with_min_split,
     xlogx_table,
 )
+from ..tree.structure import MISSING_DISTRIBUTE
 from .base import TreeClassifier
 
 MINOBJS = 2
@@ -119,10 +152,98 @@ def evaluate_attributes(X: np.ndarray, y: np.ndarray, k: int, n_classes_total: i
     return results
 
 
+def _info(parts: np.ndarray) -> np.ndarray:
+    """Entropy in bits of the proportions of each row of weights [..., m]."""
+    return entropy_of_counts(parts)
+
+
+def evaluate_general(columns: np.ndarray, y: np.ndarray, w: np.ndarray, k: int,
+                     n_classes_total: int, nominal: dict, n_train: int,
+                     order: np.ndarray | None = None, multival: bool = False) -> list:
+    """C4.5's evaluation of every attribute of one node with case weights and unknown
+    values (module docstring): ``columns`` [d, n] the node's values (NaN = unknown),
+    ``w`` [n] the cases' weights, ``nominal`` column -> number of codes, ``order`` an
+    optional [d, n] argsort of each column with NaN last (presorted).
+
+    Returns per attribute None (no test) or a dict with ``gain`` (after the unknown
+    fraction and, for a continuous attribute, the MDL charge), ``info``, ``tries``,
+    ``categories`` (0 for a continuous attribute), ``low``/``high`` (continuous: the
+    values either side of the cut) and ``in_average`` (False for a nominal attribute of
+    at least 0.3 x ``n_train`` values unless ``multival``: C4.5's ``MultiVal``, every
+    attribute is such).
+    """
+    d, n = columns.shape
+    items = float(w.sum())
+    out: list = [None] * d
+    if n < 2 or items <= 0:
+        return out
+    for j in range(d):  # a loop over attributes; every step inside is vectorised
+        x = columns[j]
+        known = ~np.isnan(x)
+        known_w = float(w[known].sum())
+        unknown_w = items - known_w
+        if j in nominal:
+            m = int(nominal[j])
+            if known_w <= 0 or m < 2:
+                continue
+            codes = x[known].astype(np.int64)
+            freq = np.bincount(codes * k + y[known], weights=w[known],
+                               minlength=m * k).reshape(m, k)
+            subset = freq.sum(axis=1)
+            if np.count_nonzero(subset >= MINOBJS) < 2:
+                continue  # ComputeGain: fewer than two reasonable subsets
+            base = float(entropy_of_counts(freq.sum(axis=0)))
+            rest = float((subset * entropy_of_counts(freq)).sum()) / known_w
+            gain = known_w / items * (base - rest)
+            if gain <= -EPSILON:
+                continue
+            out[j] = {"gain": gain, "raw_gain": gain,
+                      "info": float(_info(np.r_[subset, unknown_w])), "tries": 0,
+                      "categories": m, "in_average": multival or m < 0.3 * n_train}
+            continue
+        if known_w < 2 * MINOBJS:
+            continue
+        n_known = int(known.sum())
+        if order is not None:
+            o = order[j, :n_known]  # NaN sorts last
+        else:
+            where = np.flatnonzero(known)
+            o = where[np.argsort(x[where], kind="stable")]
+        xs, ws, ys = x[o], w[o], y[o]
+        running = np.zeros((n_known, k))
+        running[np.arange(n_known), ys] = ws
+        np.cumsum(running, axis=0, out=running)
+        low = running[:-1].sum(axis=1)
+        min_split = 0.10 * known_w / n_classes_total
+        min_split = MINOBJS if min_split <= MINOBJS else min(min_split, 25.0)
+        cut = np.flatnonzero((xs[:-1] < xs[1:]) & (low >= min_split)
+                             & (low <= known_w - min_split))
+        if cut.size == 0:
+            continue
+        left = running[cut]
+        right = running[-1] - left
+        base = float(entropy_of_counts(running[-1]))
+        rest = (left.sum(axis=1) * entropy_of_counts(left)
+                + right.sum(axis=1) * entropy_of_counts(right)) / known_w
+        gains = known_w / items * (base - rest)
+        corrected = gains - np.log2(cut.size) / items
+        best = int(np.argmax(corrected))  # the first cut of largest gain
+        if corrected[best] <= 0:
+            continue
+        i = int(cut[best])
+        out[j] = {"gain": float(corrected[best]), "raw_gain": float(gains[best]),
+                  "info": float(_info(np.array([low[i], known_w - low[i], unknown_w]))),
+                  "tries": int(cut.size), "categories": 0,
+                  "low": float(xs[i]), "high": float(xs[i + 1]), "in_average": True}
+    return out
+
+
 def choose_attribute(results: list) -> int | None:
     """Index of the attribute with the best gain ratio among those with at least the
-    average gain (``build.c: FindBestAtt/Worth``), or None."""
-    gains = [r["gain"] for r in results if r is not None]
+    average gain (``build.c: FindBestAtt/Worth``), or None. The average leaves out the
+    results marked ``in_average: False`` (nominal attributes of very many values,
+    ``FormTree``); with none left to average C4.5's average is 1E6, so no test."""
+    gains = [r["gain"] for r in results if r is not None and r.get("in_average", True)]
     if not gains:
         return None
     av_gain = sum(gains) / len(gains)
@@ -144,23 +265,32 @@ def choose_attribute(results: list) -> int | None:
     "MDL-corrected gain; prune with pruner 'pessimistic'",
 )
 class C45Classifier(TreeClassifier):
-    """C4.5 on continuous attributes (module docstring for the rules).
+    """C4.5 (module docstring for the rules).
 
     Parameters
     ----------
     threshold : 'c45' (largest training value not above the midpoint) or 'midpoint'.
-    min_samples_split : default 4 = 2 * MINOBJS (C4.5's leaf rule).
+    min_samples_split : default 4 = 2 * MINOBJS (C4.5's leaf rule; weighted cases).
     max_depth : optional depth cap (not in C4.5).
+    categorical_features : indices of the nominal columns (category codes 0..m-1), split
+        multiway; None: every column is continuous (the runner fills it from the
+        dataset's qualitative columns).
     random_state : unused (C4.5 is deterministic); kept for a uniform API.
+
+    NaN in ``X`` is a missing value (``input_tags.allow_nan``), handled as C4.5 does.
     """
 
     _parameter_constraints = {"threshold": [StrOptions({"c45", "midpoint"})]}
+    _allow_nan = True
+    _native_nominal = True
 
     def __init__(self, threshold: str = "c45", min_samples_split: int = 4,
-                 max_depth: int | None = None, random_state=None):
+                 max_depth: int | None = None, categorical_features=None,
+                 random_state=None):
         self.threshold = threshold
         self.min_samples_split = min_samples_split
         self.max_depth = max_depth
+        self.categorical_features = categorical_features
         self.random_state = random_state
 
     def _make_split_finder(self) -> SplitFinder:
@@ -171,6 +301,7 @@ class C45SplitFinder(SplitFinder):
     """C4.5's test at one node (module docstring), on columns presorted once per fit."""
 
     presort = True
+    nominal: dict = {}  # column -> number of codes; set by the estimator before prepare
 
     def __init__(self, greatest_value_below: bool):
         self.greatest_value_below = greatest_value_below
@@ -178,23 +309,42 @@ class C45SplitFinder(SplitFinder):
     def prepare(self, X, y, n_classes, rng) -> None:
         super().prepare(X, y, n_classes, rng)
         # Sorted distinct training values per attribute, for GreatestValueBelow.
-        self.values = [np.unique(X[:, j]) for j in range(X.shape[1])]
+        self.values = [np.unique(X[:, j][~np.isnan(X[:, j])]) for j in range(X.shape[1])]
         self.XT = np.ascontiguousarray(X.T)
+        self.has_nan = np.isnan(self.XT).any(axis=1)  # per attribute
+        self.nominal = dict(self.nominal)
+        # build.c: MultiVal, every attribute nominal with many values (a continuous one
+        # counts as having none)
+        d = X.shape[1]
+        self.multival = len(self.nominal) == d and all(
+            m >= 0.3 * X.shape[0] for m in self.nominal.values())
 
     def split(self, node: Node) -> Split | None:
         rows, n_classes = node.rows, self.n_classes
         # The node's columns as rows ([d, n], transposed back as a view).
         columns = self.XT.take(rows, axis=1)
-        results = evaluate_attributes(columns.T, self.y[rows], n_classes, n_classes,
-                                      self.local_order(node))
+        general = (node.weights is not None or bool(self.nominal)
+                   or (self.has_nan.any() and np.isnan(columns).any()))
+        if general:
+            w = np.ones(rows.shape[0]) if node.weights is None else node.weights
+            results = evaluate_general(columns, self.y[rows], w, n_classes, n_classes,
+                                       self.nominal, self.X.shape[0], self.local_order(node),
+                                       self.multival)
+        else:
+            results = evaluate_attributes(columns.T, self.y[rows], n_classes, n_classes,
+                                          self.local_order(node))
         a = choose_attribute(results)
         if a is None:
             return None
         r = results[a]
+        score = -r["gain"] / r["info"]
+        if r.get("categories", 0):
+            return Split(feature=a, categories=r["categories"], score=score,
+                         missing=MISSING_DISTRIBUTE)
         mid = r["low"] / 2.0 + r["high"] / 2.0
         if self.greatest_value_below:
             vals = self.values[a]
             t = float(vals[np.searchsorted(vals, mid, side="right") - 1])
         else:
             t = mid if mid < r["high"] else r["low"]
-        return Split(threshold=t, feature=a, score=-r["gain"] / r["info"])
+        return Split(threshold=t, feature=a, score=score, missing=MISSING_DISTRIBUTE)

@@ -14,6 +14,12 @@ trying every midpoint, with fewer candidates). The cut is the midpoint of the tw
 consecutive values). Every attribute is treated as continuous, as in the APDT paper's
 numeric problems. Ties in gain go to the lowest feature index, then the lowest cut.
 
+Nominal attributes (``categorical_features``, category codes 0..m-1) are ID3's own
+tests (Quinlan 1986, §4): one branch per value, scored by the same gain; a nominal
+attribute competes at a node when at least two of its values occur there. A value
+never seen in training goes, at prediction, down the branch that held the most
+training cases (the tree's default rule; ID3 has no rule for unknown values).
+
 Growth is ID3's: split until a node is pure or no attribute has a boundary point (all
 examples of the node share their values on every attribute). Shah & Sastry (1999, §III)
 ran Utgoff's program (ITI, Utgoff 1994), "which also includes pruning". What that
@@ -125,31 +131,76 @@ class ID3Classifier(TreeClassifier):
     ----------
     min_samples_split : nodes with fewer rows are leaves (default 2: ID3 grows until pure).
     max_depth : maximum depth, None for unlimited.
+    categorical_features : indices of the nominal columns (category codes 0..m-1), split
+        multiway by gain; None: every column is continuous.
     random_state : unused (the search is deterministic); kept for a uniform API.
     """
 
+    _native_nominal = True
+
     def __init__(self, min_samples_split: int = 2, max_depth: int | None = None,
-                 random_state=None):
+                 categorical_features=None, random_state=None):
         self.min_samples_split = min_samples_split
         self.max_depth = max_depth
+        self.categorical_features = categorical_features
         self.random_state = random_state
 
     def _make_split_finder(self) -> SplitFinder:
         return ID3SplitFinder()
 
 
+def nominal_gains(codes: np.ndarray, y: np.ndarray, n_classes: int,
+                  categories: list[int]) -> np.ndarray:
+    """ID3's gain of the multiway test on each column of ``codes`` [n, q] (category
+    codes; column i has ``categories[i]`` values), -inf where fewer than two values
+    occur (no test)."""
+    n, q = codes.shape
+    out = np.full(q, -np.inf)
+    base = float(entropy_of_counts(np.bincount(y, minlength=n_classes)))
+    for i in range(q):  # a loop over nominal attributes
+        m = categories[i]
+        freq = np.bincount(codes[:, i].astype(np.int64) * n_classes + y,
+                           minlength=m * n_classes).reshape(m, n_classes)
+        size = freq.sum(axis=1)
+        if np.count_nonzero(size) < 2:
+            continue
+        out[i] = base - float((size * entropy_of_counts(freq)).sum()) / n
+    return out
+
+
 class ID3SplitFinder(SplitFinder):
-    """ID3's split at one node: the boundary cut of largest information gain."""
+    """ID3's split at one node: the test of largest information gain (a boundary cut
+    of a continuous attribute, or a nominal attribute's multiway test); ties go to the
+    lowest feature index, then the lowest cut."""
+
+    nominal: dict = {}  # column -> number of codes; set by the estimator before prepare
 
     def split(self, node: Node) -> Split | None:
         X, y = self.node_data(node)
-        best = best_boundary_cut(X, y, self.n_classes)
-        if best is None:
+        if not self.nominal:
+            best = best_boundary_cut(X, y, self.n_classes)
+            if best is None:
+                return None
+            feature, threshold, gain = best
+            # Split.score is lower-is-better across the house: minus the gain.
+            return Split(threshold=threshold, feature=feature, score=-gain)
+        nominal = sorted(self.nominal)
+        continuous = np.setdiff1d(np.arange(X.shape[1]), nominal)
+        best = best_boundary_cut(X[:, continuous], y, self.n_classes)
+        gains = nominal_gains(X[:, nominal], y, self.n_classes,
+                              [self.nominal[j] for j in nominal])
+        i = int(np.argmax(gains)) if gains.size else -1  # the first: lowest index
+        use_nominal = i >= 0 and np.isfinite(gains[i])
+        if best is not None:
+            feature = int(continuous[best[0]])
+            if not use_nominal or best[2] > gains[i] or (
+                    best[2] == gains[i] and feature < nominal[i]):
+                return Split(threshold=best[1], feature=feature, score=-best[2])
+        if not use_nominal:
             return None
-        feature, threshold, gain = best
-        # Split.score is lower-is-better across the house: minus the gain.
-        return Split(threshold=threshold, feature=feature, score=-gain)
+        return Split(feature=nominal[i], categories=self.nominal[nominal[i]],
+                     score=-float(gains[i]))
 
 
 __all__ = ["BoundaryCuts", "ID3Classifier", "best_boundary_cut", "boundary_cuts",
-           "information_gain"]
+           "information_gain", "nominal_gains"]

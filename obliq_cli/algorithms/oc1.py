@@ -489,6 +489,8 @@ class OC1APClassifier(CARTClassifier):
     random_state : unused (the search is deterministic); kept for a uniform API.
     """
 
+    _allow_nan = False  # OC1's program has no rule for missing values; CART-AP's is not it
+
     def __init__(
         self,
         criterion: str = "twoing",

@@ -21,7 +21,8 @@ other than ``error``:
   run.
 
 Nominal columns: an algorithm with a ``categorical_features`` parameter (QUEST, HHCART's
-CRIMCOORDs; Loh & Shih 1997) takes the codes and the column indices (``native``). Every
+CRIMCOORDs, Loh & Shih 1997; C4.5's and ID3's multiway splits, Quinlan 1993 ch. 2) takes
+the codes and the column indices (``native``). Every
 other algorithm gets what the dataset's ``nominal`` rule says: ``onehot`` (one 0/1 column
 per level, named ``colour=red``) or ``codes`` (the codes as if they were numbers, the
 papers' preprocessing of their catalog datasets). The one-hot levels are the dataset's
@@ -50,7 +51,7 @@ POLICY_HINT = ("declare how to treat missing values: missing: drop | impute | na
 
 def takes_nominal(estimator) -> bool:
     """Whether ``estimator`` handles nominal columns itself (a ``categorical_features``
-    parameter, as QUEST and HHCART have)."""
+    parameter, as QUEST, HHCART, C4.5 and ID3 have)."""
     return "categorical_features" in estimator.get_params(deep=False)
 
 

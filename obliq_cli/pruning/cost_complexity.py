@@ -132,7 +132,8 @@ def subtree_errors(tree: Tree, path: PruningPath, X, y_codes) -> np.ndarray:
     wrong_if_leaf = reach - counts[np.arange(tree.n_nodes), majority]
     leaf_in_grown = tree.is_leaf
     end = tree._subtree_end()
-    errors = np.empty(len(path.alphas), dtype=np.int64)
+    # int64, or float64 where rows with unknown values were spread over branches
+    errors = np.empty(len(path.alphas), dtype=counts.dtype)
     for k, collapsed in enumerate(path.collapsed):
         # Leaves of subtree k: cut nodes, and grown leaves not below a cut node.
         removed = np.zeros(tree.n_nodes + 1, dtype=np.int64)
@@ -177,7 +178,7 @@ def cv_subtree_errors(estimator, path: PruningPath, X, y, cv_folds, rng, risk, c
         fold_err = subtree_errors(fold_tree, fold_path, fold_est.tree_input(X[held]),
                                   fold_est.encode(y[held]))
         idx = np.searchsorted(fold_path.alphas, probe, side="right") - 1
-        errors += fold_err[np.clip(idx, 0, None)]
+        errors = errors + fold_err[np.clip(idx, 0, None)]  # float when spread (NaN)
     return errors
 
 

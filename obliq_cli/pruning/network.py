@@ -108,7 +108,7 @@ from sklearn.base import ClassifierMixin
 from ..errors import ObliqError
 from ..parameters import Integral, Interval, Real, StrOptions, pruner_parameters
 from ..registry import register_pruner
-from ..tree.structure import Tree, linear_text
+from ..tree.structure import NOMINAL, Tree, linear_text
 
 
 # --------------------------------------------------------------------------- network
@@ -236,6 +236,11 @@ def network_from_tree(tree: Tree, n_units: int | None = None) -> BooleanNetwork:
     """
     if tree.n_classes != 2:
         raise ObliqError(f"network pruning needs a two-class tree (got {tree.n_classes} classes)")
+    if (tree.kind == NOMINAL).any():
+        # (A tree's rules for missing values are not represented either: the network
+        # reads complete rows, as the APDT paper's do.)
+        raise ObliqError("network pruning needs a tree of binary hyperplane tests (this one "
+                         "has multiway splits on nominal columns)")
     weights, thresholds, plane_of = tree_hyperplanes(tree)
     h = thresholds.size
     positive = np.flatnonzero(tree.is_leaf & (tree.leaf_classes() == 1))

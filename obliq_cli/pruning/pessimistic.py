@@ -42,6 +42,15 @@ Pruning (§4.2-4.3, ``prune.c: EstimateErrors``)
     when a recount ties; here the leaf class is the tree's usual argmax (lowest code on a
     tie), which changes no error count.
 
+Nominal (multiway) splits and unknown values (``prune.c``, release 8): every branch
+that receives a known case is pruned with its cases, and the cases whose tested value
+is unknown go down each such branch with their weight times the branch's share of the
+node's known weight (``Factor``), so N and E are fractional (``AddErrs`` interpolates
+for 0 < E < 1); the largest branch is the one of largest share (ties to the later). A
+branch without known cases (an empty leaf of a multiway split) is skipped. The final
+recount spreads the unknown cases the same way (``node_class_counts(...,
+data_fractions=True)``).
+
 The pruner ignores ``X_prune``: C4.5 prunes on the training data. Vectorisation: rows
 descend through a subtree level by level (one numpy step per level), so the Python work
 is per node and per level, never per sample.
@@ -57,7 +66,7 @@ import numpy as np
 from ..errors import ObliqError
 from ..parameters import Interval, pruner_parameters
 from ..registry import register_pruner
-from ..tree.structure import LEAF, Tree, node_class_counts
+from ..tree.structure import LEAF, LINEAR, MISSING_DEFAULT, Tree, node_class_counts
 
 # stats.c: confidence levels and normal deviates (Documenta Geigy Scientific Tables).
 CF_TABLE = np.array([0.0, 0.001, 0.005, 0.01, 0.05, 0.10, 0.20, 0.40, 1.00])
@@ -111,37 +120,55 @@ def upper_limit(n, e, confidence: float = 0.25) -> np.ndarray:
     return estimated_errors(n, e, confidence) / np.where(n > 0, n, 1.0)
 
 
-def rebuild_tree(tree: Tree, root: int, left: np.ndarray, right: np.ndarray) -> Tree:
-    """A preorder ``Tree`` from working child arrays over ``tree``'s node ids.
+def rebuild_tree(tree: Tree, root: int, branch_child: np.ndarray,
+                 is_leaf: np.ndarray) -> Tree:
+    """A preorder ``Tree`` from a working copy of ``tree``'s children.
 
-    ``left``/``right`` may point anywhere among the ids of ``tree`` (a raised branch takes
-    the place of its ancestor simply by being pointed to); nodes with ``left == LEAF`` are
-    leaves. Splits are copied from ``tree``; ``value`` is copied too and is recounted by
-    the caller. This is the "replace a node by a copy of a subtree" operation ``Tree``
-    lacks.
+    ``branch_child`` (aligned with ``tree.branch_child``) may point anywhere among the
+    ids of ``tree`` (a raised branch takes the place of its ancestor simply by being
+    pointed to); nodes with ``is_leaf`` set are leaves. Splits are copied from ``tree``;
+    ``value`` is copied too and is recounted by the caller. This is the "replace a node
+    by a copy of a subtree" operation ``Tree`` lacks.
     """
+    ptr = tree.branch_ptr
     order: list[int] = []
     stack = [int(root)]
     while stack:  # one step per node
         node = stack.pop()
         order.append(node)
-        if left[node] != LEAF:
-            stack.append(int(right[node]))
-            stack.append(int(left[node]))
+        if not is_leaf[node]:
+            stack.extend(int(c) for c in branch_child[ptr[node]:ptr[node + 1]][::-1])
     old = np.asarray(order, dtype=np.int64)
     new_id = np.full(tree.n_nodes, -1, dtype=np.int64)
     new_id[old] = np.arange(old.size)
-    internal = left[old] != LEAF
-    new_left = np.where(internal, new_id[np.where(internal, left[old], 0)], LEAF)
-    new_right = np.where(internal, new_id[np.where(internal, right[old], 0)], LEAF)
-    feature = np.where(internal, tree.feature[old], LEAF)
-    weights = np.where(internal[:, None], tree.weights[old], 0.0)
-    threshold = np.where(internal, tree.threshold[old], 0.0)
-    return Tree(new_left, new_right, feature, weights, threshold, tree.value[old].copy())
+    internal = ~is_leaf[old]
+    n_branches = np.where(internal, tree.n_branches[old], 0)
+    new_ptr = np.zeros(old.size + 1, dtype=np.int64)
+    np.cumsum(n_branches, out=new_ptr[1:])
+    slots = np.concatenate([np.arange(ptr[i], ptr[i + 1]) for i in old[internal]]
+                           or [np.zeros(0, dtype=np.int64)])
+    new_child = new_id[branch_child[slots]]
+    first = np.full(old.size, LEAF, dtype=np.int64)
+    last = np.full(old.size, LEAF, dtype=np.int64)
+    first[internal] = new_child[new_ptr[:-1][internal]]
+    last[internal] = new_child[new_ptr[1:][internal] - 1]
+    return Tree(
+        first, last, np.where(internal, tree.feature[old], LEAF),
+        np.where(internal[:, None], tree.weights[old], 0.0),
+        np.where(internal, tree.threshold[old], 0.0), tree.value[old].copy(),
+        np.where(internal, tree.kind[old], LINEAR).astype(np.int8), new_ptr, new_child,
+        np.where(internal, tree.missing[old], MISSING_DEFAULT),
+    )
 
 
 class _ErrorBasedPruning:
-    """``prune.c: EstimateErrors`` on working copies of a tree's child arrays."""
+    """``prune.c: EstimateErrors`` on a working copy of a tree's children.
+
+    Cases travel with weights (None: every case weighs 1, the integer path of old); at a
+    node that distributes unknown values C4.5 spreads them over the branches that
+    receive known cases, each by the share of the known weight it receives there
+    (``Factor``), so counts and errors become fractional.
+    """
 
     def __init__(self, tree: Tree, X: np.ndarray, y: np.ndarray, confidence: float,
                  raising: bool):
@@ -150,65 +177,96 @@ class _ErrorBasedPruning:
         self.k = tree.n_classes
         self.cf = confidence
         self.raising = raising
-        self.left = tree.children_left.copy()
-        self.right = tree.children_right.copy()
+        self.child = tree.branch_child.copy()
+        self.leaf = tree.is_leaf.copy()
+        self.rule = tree.missing_branch()
+        self.fractions = tree.branch_fractions()
         self.n_collapsed = 0
         self.n_raised = 0
 
-    def leaf_estimate(self, rows: np.ndarray) -> float:
-        n = rows.size
-        if n == 0:
+    def leaf_estimate(self, rows: np.ndarray, w) -> float:
+        if rows.size == 0:
             return 0.0
-        counts = np.bincount(self.y[rows], minlength=self.k)
+        counts = np.bincount(self.y[rows], weights=w, minlength=self.k)
+        n = rows.size if w is None else counts.sum()
         return float(estimated_errors(n, n - counts.max(), self.cf))
 
-    def subtree_estimate(self, node: int, rows: np.ndarray) -> float:
+    def subtree_estimate(self, node: int, rows: np.ndarray, w) -> float:
         """Estimated errors of the subtree at ``node`` as it stands, for cases ``rows``
         (C4.5's ``EstimateErrors(..., UpdateTree=false)``): the sum over its leaves of
         N * U_CF(E, N) with the cases re-distributed; leaves reached by none add 0."""
-        at = np.full(rows.size, node, dtype=np.int64)
-        active = np.flatnonzero(self.left[at] != LEAF)
-        while active.size:  # one vectorised step per level
-            cur = at[active]
-            go_left = self.tree._goes_left(self.X[rows[active]], cur)
-            at[active] = np.where(go_left, self.left[cur], self.right[cur])
-            active = active[self.left[at[active]] != LEAF]
-        cell = at * self.k + self.y[rows]
-        counts = np.bincount(cell, minlength=self.tree.n_nodes * self.k)
+        size = self.tree.n_nodes * self.k
+        counts = np.zeros(size)
+        for at_rows, at_nodes, at_w in self.tree._walk(
+                self.X, rows, w, start=node, data_fractions=True,
+                branch_child=self.child, is_leaf=self.leaf):
+            done = self.leaf[at_nodes]
+            counts += np.bincount(at_nodes[done] * self.k + self.y[at_rows[done]],
+                                  weights=None if at_w is None else at_w[done],
+                                  minlength=size)
         counts = counts.reshape(self.tree.n_nodes, self.k)
         n = counts.sum(axis=1)
         hit = n > 0
         return float(estimated_errors(n[hit], n[hit] - counts[hit].max(axis=1), self.cf).sum())
 
-    def prune(self, node: int, rows: np.ndarray) -> tuple[float, int]:
-        """Prune the subtree at ``node`` for cases ``rows`` (``UpdateTree=true``).
+    def branches(self, node: int, rows: np.ndarray, w):
+        """The cases of each branch of ``node`` (``prune.c``'s ``Group``/``Factor``):
+        (branch, rows, weights, known share) for every branch with a known case."""
+        tree = self.tree
+        branch = tree.branch_of(self.X, rows, np.full(rows.size, node, dtype=np.int64))
+        unknown = branch < 0
+        if unknown.any() and self.rule[node] >= 0:
+            branch = np.where(unknown, self.rule[node], branch)
+            unknown = np.zeros(rows.size, dtype=bool)
+        m = int(tree.n_branches[node])
+        seen = np.bincount(branch[~unknown], minlength=m)
+        known_w = np.bincount(branch[~unknown], minlength=m,
+                              weights=None if w is None else w[~unknown])
+        total = known_w.sum()
+        at = tree.branch_ptr[node]
+        share = known_w / total if total > 0 else self.fractions[at:at + m]
+        out = []
+        for b in range(m):  # a loop over branches
+            if seen[b] == 0:
+                continue  # C4.5 skips a branch that receives no known case
+            here = branch == b
+            if not unknown.any():
+                out.append((b, rows[here], None if w is None else w[here], share[b]))
+                continue
+            here |= unknown
+            base = np.ones(rows.size) if w is None else w
+            out.append((b, rows[here], base[here] * np.where(unknown[here], share[b], 1.0),
+                        share[b]))
+        return out
+
+    def prune(self, node: int, rows: np.ndarray, w=None) -> tuple[float, int]:
+        """Prune the subtree at ``node`` for cases ``rows`` with weights ``w``
+        (``UpdateTree=true``).
 
         Returns its estimated errors and the id that now stands in its place (``node``
         itself, or the root of the raised branch).
         """
-        leaf = self.leaf_estimate(rows)
-        if self.left[node] == LEAF:
+        leaf = self.leaf_estimate(rows, w)
+        if self.leaf[node]:
             return leaf, node
-        go_left = self.tree._goes_left(self.X[rows], np.full(rows.size, node, dtype=np.int64))
-        parts = (rows[go_left], rows[~go_left])
-        children = [int(self.left[node]), int(self.right[node])]
+        at = self.tree.branch_ptr[node]
         total = 0.0
-        for side, part in enumerate(parts):
-            if part.size:  # C4.5 skips a branch that receives no cases
-                errors, children[side] = self.prune(children[side], part)
-                total += errors
-        self.left[node], self.right[node] = children
+        largest, largest_share = None, -1.0
+        for b, part, part_w, share in self.branches(node, rows, w):
+            errors, self.child[at + b] = self.prune(int(self.child[at + b]), part, part_w)
+            total += errors
+            if share >= largest_share:  # ties to the later branch (``Factor >= MaxFactor``)
+                largest, largest_share = int(self.child[at + b]), share
         branch = np.inf
-        if self.raising:
-            largest = children[0] if parts[0].size > parts[1].size else children[1]
-            branch = self.subtree_estimate(largest, rows)
+        if self.raising and largest is not None:
+            branch = self.subtree_estimate(largest, rows, w)
         if leaf <= branch + TOLERANCE and leaf <= total + TOLERANCE:
-            self.left[node] = self.right[node] = LEAF
+            self.leaf[node] = True
             self.n_collapsed += 1
             return leaf, node
         if branch <= total + TOLERANCE:
             self.n_raised += 1
-            return self.prune(largest, rows)
+            return self.prune(largest, rows, w)
         return total, node
 
 
@@ -251,8 +309,9 @@ def prune_pessimistic(
         estimate, root = work.prune(0, np.arange(X.shape[0]))
     finally:
         sys.setrecursionlimit(limit)
-    pruned = rebuild_tree(tree, root, work.left, work.right)
-    pruned.value = node_class_counts(pruned, X, codes)[:, : tree.n_classes].astype(np.float64)
+    pruned = rebuild_tree(tree, root, work.child, work.leaf)
+    pruned.value = node_class_counts(pruned, X, codes, data_fractions=True)[
+        :, : tree.n_classes].astype(np.float64)
     estimator.unpruned_tree_ = tree
     estimator.tree_ = pruned
     estimator.pruning_ = {

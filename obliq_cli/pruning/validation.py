@@ -41,19 +41,21 @@ def reduced_error_prune(tree: Tree, X, y_codes) -> tuple[Tree, dict]:
     reach = counts.sum(axis=1)
     majority = tree.leaf_classes()
     leaf_err = reach - counts[np.arange(tree.n_nodes), majority]
-    pruned_err = leaf_err.astype(np.int64).copy()
+    # int64 counts, or fractional ones where rows were spread over branches (C4.5's
+    # unknown values)
+    pruned_err = leaf_err.copy()
     cut = np.zeros(tree.n_nodes, dtype=bool)
-    left, right = tree.children_left, tree.children_right
-    for node in np.flatnonzero(left != LEAF)[::-1]:  # children before parents
-        below = pruned_err[left[node]] + pruned_err[right[node]]
+    for node in np.flatnonzero(tree.children_left != LEAF)[::-1]:  # children first
+        below = pruned_err[tree.children(node)].sum()
         if leaf_err[node] <= below:
             cut[node] = True  # pruned_err[node] already equals leaf_err[node]
         else:
             pruned_err[node] = below
-    grown_err = int(leaf_err[tree.is_leaf].sum())
+    number = int if np.issubdtype(counts.dtype, np.integer) else float
+    grown_err = number(leaf_err[tree.is_leaf].sum())
     new_tree = tree.collapse(np.flatnonzero(cut))
     info = {"n_eval": int(len(y_codes)), "errors_before": grown_err,
-            "errors_after": int(pruned_err[0]), "nodes_before": tree.n_nodes,
+            "errors_after": number(pruned_err[0]), "nodes_before": tree.n_nodes,
             "nodes_after": new_tree.n_nodes}
     return new_tree, info
 

@@ -27,7 +27,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
 from ..errors import ObliqError
-from ..tree.structure import LEAF, Tree
+from ..tree.structure import LEAF, NOMINAL, Tree
 
 REGION_LIGHTNESS = 0.65
 """How far each class colour is blended toward white for its region (points stay full)."""
@@ -119,8 +119,8 @@ def _draw_hyperplanes(ax, estimator, tree: Tree, grid: np.ndarray, xx, yy,
     for node in internal:  # one pass per node over the grid, never per point
         end = int(tree.subtree_nodes(node)[-1]) + 1
         inside = (leaves >= node) & (leaves < end)
-        if not inside.any():
-            continue
+        if not inside.any() or tree.kind[node] == NOMINAL:
+            continue  # a multiway test on category codes draws no hyperplane
         if tree.feature[node] >= 0:
             side = z[:, tree.feature[node]] - tree.threshold[node]
         else:
@@ -239,18 +239,23 @@ def node_label(tree: Tree, node: int, feature_names=None, class_names=None,
     if tree.children_left[node] == LEAF:
         classes = class_names if class_names is not None else list(range(tree.n_classes))
         return f"#{node}\nclass {classes[int(np.argmax(tree.value[node]))]}\n{counts}"
-    rule = (f"{tree.hyperplane_text(node, feature_names, digits)} <= "
-            f"{tree.threshold[node]:.{digits}g}")
+    if tree.kind[node] == NOMINAL:  # the edges name the categories
+        rule = tree.hyperplane_text(node, feature_names, digits)
+    else:
+        rule = (f"{tree.hyperplane_text(node, feature_names, digits)} <= "
+                f"{tree.threshold[node]:.{digits}g}")
     return f"#{node}\n{_wrap_rule(rule)}\n{counts}"
 
 
 @plain_text
 def plot_tree_diagram(tree: Tree, feature_names=None, class_names=None,
-                      max_depth: int | None = None) -> Figure:
+                      max_depth: int | None = None, category_names=None) -> Figure:
     """A fitted tree as boxes and edges, no Graphviz.
 
     Internal boxes hold the rule (left branch = rule true), leaves their class; every box
-    its class counts. ``max_depth`` stops the drawing at that depth: a cut node's box gets
+    its class counts; the edges of a multiway node name its categories
+    (``category_names``: column -> names by code; the codes without it).
+    ``max_depth`` stops the drawing at that depth: a cut node's box gets
     a "..." below it. The figure widens with the leaves drawn. Each box is a text artist
     with gid ``node-<id>``.
     """
@@ -272,8 +277,13 @@ def plot_tree_diagram(tree: Tree, feature_names=None, class_names=None,
     for node in shown:
         xn, yn = x[node], -depth[node]
         if not tree.is_leaf[node] and not cut[node]:
-            for child, word in ((tree.children_left[node], "true"),
-                                (tree.children_right[node], "false")):
+            if tree.kind[node] == NOMINAL:
+                levels = (category_names or {}).get(int(tree.feature[node]))
+                words = [f"= {levels[v] if levels is not None else v}"
+                         for v in range(int(tree.n_branches[node]))]
+            else:
+                words = ["true", "false"]
+            for child, word in zip(tree.children(node), words):
                 xc, yc = x[child], -depth[child]
                 ax.plot([xn, xc], [yn, yc], color="0.45", linewidth=0.9, zorder=1)
                 ax.text((xn + xc) / 2, (yn + yc) / 2, word, fontsize=6, color="0.35",

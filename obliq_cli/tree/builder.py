@@ -23,7 +23,24 @@ the orders).
 The builder partitions the node's rows with one rule (:func:`goes_left`: ``x[feature]
 <= t`` for an axis-parallel split, ``X[rows] @ w <= t`` for an oblique one), the rule
 the finders that re-check a partition use too. A pure node is never split, and a split
-that sends every row one way is no split.
+that sends every row one way (every row into one branch) is no split.
+
+Two extensions of a split (``obliq_cli.tree.structure`` for the tree's side):
+
+* ``Split(feature=j, categories=m)``: a multiway split on the nominal column j, one
+  child per code 0..m-1 (Quinlan 1993, ch. 2); a child whose category the node lacks is
+  an empty leaf.
+* Rows whose split value is unknown (NaN, or a code outside 0..m-1) follow
+  ``Split.missing``: a branch index (scikit-learn's learned direction), or
+  MISSING_DISTRIBUTE: every branch, with the row's weight times the branch's share of
+  the node's known weight (C4.5, Quinlan 1993 ch. 3), or MISSING_DEFAULT: the branch
+  with most rows (ties to the last), then stored explicitly on the node.
+
+Distribution makes row weights fractional: from then on ``Node.weights`` holds each
+row's weight and ``Node.counts`` the weighted class sums (float64), and the stopping
+rules count weight, not rows (C4.5's ``Cases``). Until a node receives a distributed
+row, ``Node.weights`` is None and everything is the integer path of old, so a tree
+grown without unknown values or nominal splits is unchanged bit for bit.
 """
 
 from __future__ import annotations
@@ -33,7 +50,15 @@ from dataclasses import dataclass
 import numpy as np
 
 from .presort import root_order, split_order
-from .structure import LEAF, OBLIQUE, Tree
+from .structure import (
+    LEAF,
+    LINEAR,
+    MISSING_DEFAULT,
+    MISSING_DISTRIBUTE,
+    NOMINAL,
+    OBLIQUE,
+    Tree,
+)
 
 PRESORT_MIN_ROWS = 16
 """Nodes with fewer rows get no presorted ``Node.order`` (their finder sorts)."""
@@ -45,14 +70,23 @@ class Split:
 
     ``child_states``: optional (left, right) objects handed to the children's
     ``Node.state`` (e.g. presorted orders of the children's rows, or APDT's look-ahead
-    hyperplane); None hands each child None.
+    hyperplane); None hands each child None (one per branch for a multiway split).
+    ``categories``: m > 0 makes it a multiway split on the nominal column ``feature``
+    (codes 0..m-1; ``threshold`` unused). ``missing``: where rows with an unknown value
+    go (module docstring).
     """
 
-    threshold: float
+    threshold: float = 0.0
     feature: int = OBLIQUE
     weights: np.ndarray | None = None
     score: float = np.nan
     child_states: tuple | None = None
+    categories: int = 0
+    missing: int = MISSING_DEFAULT
+
+    @property
+    def n_branches(self) -> int:
+        return self.categories if self.categories > 0 else 2
 
     def projection(self, X: np.ndarray) -> np.ndarray:
         if self.feature >= 0:
@@ -82,7 +116,10 @@ class Node:
     """What a split finder sees of a node (a read-only view; see the module docstring).
 
     rows : int64 array, the node's row indices into the prepared ``X``, ascending.
-    counts : int64 array [n_classes], class counts of those rows.
+    counts : int64 array [n_classes], class counts of those rows (float64 weighted sums
+        when ``weights`` is set).
+    weights : None (every row weighs 1) or float64 [n_rows], the rows' fractional
+        weights after a distribution of unknown values above.
     depth : 0 at the root.
     parent_counts : the parent's class counts, None at the root.
     state : what the parent's split handed to this child (``Split.child_states``).
@@ -91,9 +128,11 @@ class Node:
         ascending row order); None otherwise and on small nodes.
     """
 
-    __slots__ = ("rows", "counts", "depth", "parent_counts", "state", "order")
+    __slots__ = ("rows", "counts", "depth", "parent_counts", "state", "order", "weights")
 
-    def __init__(self, rows, counts, depth=0, parent_counts=None, state=None, order=None):
+    def __init__(self, rows, counts, depth=0, parent_counts=None, state=None, order=None,
+                 weights=None):
+        self.weights = weights
         self.rows = rows
         self.counts = counts
         self.depth = depth
@@ -108,6 +147,11 @@ class Node:
     @property
     def n_rows(self) -> int:
         return self.rows.shape[0]
+
+    @property
+    def total(self) -> float:
+        """The node's weight: its number of rows, or their summed weights."""
+        return self.rows.shape[0] if self.weights is None else float(self.counts.sum())
 
 
 class SplitFinder:
@@ -203,12 +247,13 @@ def build_tree(
     stopping: StoppingRules = StoppingRules(),
     rng: np.random.Generator | None = None,
 ) -> Tree:
-    """Grow a tree depth-first; nodes are numbered in preorder (left subtree first).
+    """Grow a tree depth-first; nodes are numbered in preorder (first branch first).
 
     ``y`` holds class codes 0..n_classes-1. The loop runs once per node; all per-sample
     work happens in numpy inside the split finder and the partition. A child's class
     counts come from its parent's partition (one bincount per split, the right child's
-    by difference), and the node arrays grow by doubling rather than per node.
+    of a binary split by difference), and the node arrays grow by doubling rather than
+    per node.
     """
     X = np.ascontiguousarray(X, dtype=np.float64)
     y = np.ascontiguousarray(y, dtype=np.int64)
@@ -224,7 +269,10 @@ def build_tree(
     features = np.full(capacity, LEAF, dtype=np.int64)
     thresholds = np.zeros(capacity)
     values = np.zeros((capacity, n_classes))
+    kinds = np.full(capacity, LINEAR, dtype=np.int8)
+    missing = np.full(capacity, MISSING_DEFAULT, dtype=np.int64)
     oblique: dict[int, np.ndarray] = {}  # node id -> weights of its oblique split
+    multiway: dict[int, np.ndarray] = {}  # node id -> child ids of its nominal split
     n_nodes = 0
 
     presort = bool(getattr(finder, "presort", False))
@@ -232,7 +280,7 @@ def build_tree(
     XT = None  # the columns as rows, for axis-parallel partitions (made on first use)
     root = Node(np.arange(n_samples), np.bincount(y, minlength=n_classes),
                 order=root_order(X) if presort else None)
-    # stack of (node view, parent id, child slot: 0 left, 1 right)
+    # stack of (node view, parent id, branch of the parent it hangs from)
     stack: list[tuple[Node, int, int]] = [(root, -1, 0)]
     while stack:
         node, parent, slot = stack.pop()
@@ -242,71 +290,181 @@ def build_tree(
             features = _grown(features, capacity, LEAF)
             thresholds = _grown(thresholds, capacity, 0.0)
             values = _grown(values, capacity, 0.0)
+            kinds = _grown(kinds, capacity, LINEAR)
+            missing = _grown(missing, capacity, MISSING_DEFAULT)
         node_id = n_nodes
         n_nodes += 1
         if parent >= 0:
-            children[parent, slot] = node_id
+            if parent in multiway:
+                branches = multiway[parent]
+                branches[slot] = node_id
+                if slot == 0:
+                    children[parent, 0] = node_id
+                if slot == branches.size - 1:
+                    children[parent, 1] = node_id
+            else:
+                children[parent, slot] = node_id
         counts = node.counts
         values[node_id] = counts
-        n = node.rows.shape[0]
+        n = node.total
         if n < min_split or (max_depth is not None and node.depth >= max_depth):
             continue
-        majority = int(counts.max())
+        majority = counts.max()
         if majority == n or (n - majority) / n <= max_rate:
             continue  # pure, or within the misclassification rate
         split = finder.split(node)
         if split is None:
             continue
-        if split.feature >= 0:
-            if XT is None:
-                XT = np.ascontiguousarray(X.T)
-            go_left = XT[split.feature][node.rows] <= split.threshold  # = goes_left
-        else:
-            go_left = goes_left(X, node.rows, split)
-        left_rows = node.rows[go_left]
-        n_left = left_rows.shape[0]
-        if n_left == 0 or n_left == n:
+        if XT is None and split.feature >= 0:
+            XT = np.ascontiguousarray(X.T)
+        parts = _partition(X, XT, y, n_classes, node, split)
+        if parts is None:
             continue  # a split that separates nothing is no split
-        if split.feature >= 0:
+        child_rows, child_weights, child_counts, rule = parts
+        if split.categories > 0:
+            kinds[node_id] = NOMINAL
             features[node_id] = split.feature
+            multiway[node_id] = np.full(split.categories, LEAF, dtype=np.int64)
+        elif split.feature >= 0:
+            features[node_id] = split.feature
+            thresholds[node_id] = split.threshold
         else:
             features[node_id] = OBLIQUE
             oblique[node_id] = np.asarray(split.weights, dtype=np.float64)
-        thresholds[node_id] = split.threshold
-        left_counts = np.bincount(y[left_rows], minlength=n_classes)
-        states = split.child_states or (None, None)
+            thresholds[node_id] = split.threshold
+        missing[node_id] = rule
+        m = len(child_rows)
+        states = split.child_states or (None,) * m
         depth = node.depth + 1
-        left_order = right_order = None
-        if node.order is not None:
-            # Stable partition of every feature's order: keep the rows that went each way.
-            mark[node.rows] = go_left
-            keep_left = n_left >= PRESORT_MIN_ROWS
-            keep_right = n - n_left >= PRESORT_MIN_ROWS
-            if keep_left or keep_right:
-                left_order, right_order = split_order(node.order, mark, n_left, keep_left,
-                                                      keep_right)
-                left_order = left_order if keep_left else None
-                right_order = right_order if keep_right else None
-        # Right is pushed first so the left child is numbered next (preorder).
-        stack.append((Node(node.rows[~go_left], counts - left_counts, depth, counts,
-                           states[1], right_order), node_id, 1))
-        stack.append((Node(left_rows, left_counts, depth, counts, states[0], left_order),
-                      node_id, 0))
+        orders = _child_orders(node, child_rows, mark)
+        # Pushed last branch first, so the first branch is numbered next (preorder).
+        for b in range(m - 1, -1, -1):
+            stack.append((Node(child_rows[b], child_counts[b], depth, counts, states[b],
+                               orders[b], child_weights[b]), node_id, b))
 
     features = features[:n_nodes]
+    kinds = kinds[:n_nodes].copy()
     weights = np.zeros((n_nodes, n_features))
     axis = np.flatnonzero(features >= 0)
     weights[axis, features[axis]] = 1.0
     for node_id, w in oblique.items():
         weights[node_id] = w
-    return Tree(
-        children[:n_nodes, 0].copy(),
-        children[:n_nodes, 1].copy(),
-        features.copy(),
-        weights,
-        thresholds[:n_nodes].copy(),
-        values[:n_nodes].copy(),
-    )
+    left = children[:n_nodes, 0].copy()
+    right = children[:n_nodes, 1].copy()
+    branch_ptr = branch_child = None
+    if multiway:
+        internal = left != LEAF
+        n_branches = np.where(internal, 2, 0)
+        for node_id, ids in multiway.items():
+            n_branches[node_id] = ids.size
+        branch_ptr = np.zeros(n_nodes + 1, dtype=np.int64)
+        np.cumsum(n_branches, out=branch_ptr[1:])
+        branch_child = np.empty(int(branch_ptr[-1]), dtype=np.int64)
+        for node_id in np.flatnonzero(internal):  # a loop over nodes
+            ids = multiway.get(int(node_id))
+            if ids is None:
+                ids = (left[node_id], right[node_id])
+            branch_child[branch_ptr[node_id]:branch_ptr[node_id + 1]] = ids
+    return Tree(left, right, features.copy(), weights, thresholds[:n_nodes].copy(),
+                values[:n_nodes].copy(), kinds, branch_ptr, branch_child,
+                missing[:n_nodes].copy())
+
+
+def split_branches(X: np.ndarray, XT: np.ndarray | None, rows: np.ndarray,
+                   split: Split) -> np.ndarray:
+    """The branch of every row of ``rows`` under ``split``; -1 where the value is
+    unknown (NaN; for a nominal split also a code outside 0..m-1)."""
+    if split.feature >= 0:
+        values = XT[split.feature][rows] if XT is not None else X[rows, split.feature]
+    else:
+        values = X.take(rows, axis=0) @ split.weights
+    if split.categories > 0:
+        known = (values >= 0) & (values < split.categories) & (values == np.floor(values))
+        return np.where(known, np.where(known, values, 0).astype(np.int64), -1)
+    branch = (values > split.threshold).astype(np.int64)
+    branch[np.isnan(values)] = -1
+    return branch
+
+
+def _partition(X, XT, y, n_classes, node: Node, split: Split):
+    """The children of ``node`` under ``split``: (rows, weights, counts) per branch and
+    the node's missing rule, or None when fewer than two branches get a row."""
+    rows, weights = node.rows, node.weights
+    n = rows.shape[0]
+    if split.categories == 0 and weights is None:
+        values = (XT[split.feature][rows] if split.feature >= 0
+                  else X.take(rows, axis=0) @ split.weights)  # as goes_left
+        if not np.isnan(values).any():
+            # The binary integer path of old, unchanged.
+            go_left = values <= split.threshold
+            left_rows = rows[go_left]
+            n_left = left_rows.shape[0]
+            if n_left == 0 or n_left == n:
+                return None
+            left_counts = np.bincount(y[left_rows], minlength=n_classes)
+            return ([left_rows, rows[~go_left]], [None, None],
+                    [left_counts, node.counts - left_counts], split.missing)
+    branch = split_branches(X, XT, rows, split)
+    m = split.n_branches
+    unknown = branch < 0
+    known_w = np.bincount(branch[~unknown], minlength=m,
+                          weights=None if weights is None else weights[~unknown])
+    rule = split.missing
+    if unknown.any() and rule == MISSING_DEFAULT:
+        rule = m - 1 - int(np.argmax(known_w[::-1]))  # most rows, ties to the last
+    distribute = unknown.any() and rule == MISSING_DISTRIBUTE
+    if unknown.any() and not distribute:
+        branch = np.where(unknown, rule, branch)
+        unknown = np.zeros(n, dtype=bool)
+    share = known_w / known_w.sum() if distribute and known_w.sum() > 0 else None
+    if distribute and share is None:
+        return None  # no known value: nothing to learn the shares from
+    out_rows, out_weights, out_counts = [], [], []
+    for b in range(m):  # a loop over branches
+        here = branch == b
+        if distribute and share[b] > 0:
+            here |= unknown
+        child = rows[here]
+        if distribute or weights is not None:
+            w = np.ones(n) if weights is None else weights
+            w = w[here] * np.where(unknown[here], share[b] if distribute else 1.0, 1.0)
+            counts = np.bincount(y[child], weights=w, minlength=n_classes)
+        else:
+            w = None
+            counts = np.bincount(y[child], minlength=n_classes)
+        out_rows.append(child)
+        out_weights.append(w)
+        out_counts.append(counts)
+    if sum(r.shape[0] > 0 for r in out_rows) < 2:
+        return None
+    return out_rows, out_weights, out_counts, rule
+
+
+def _child_orders(node: Node, child_rows: list, mark) -> list:
+    """Each child's presorted orders (None below ``PRESORT_MIN_ROWS`` rows or without
+    an order): a stable filter of the parent's, so no child sorts again."""
+    m = len(child_rows)
+    if node.order is None:
+        return [None] * m
+    keep = [r.shape[0] >= PRESORT_MIN_ROWS for r in child_rows]
+    if m == 2 and child_rows[0].shape[0] + child_rows[1].shape[0] == node.rows.shape[0]:
+        # A binary partition: one pass splits every feature's order in two.
+        if not any(keep):
+            return [None, None]
+        mark[node.rows] = False
+        mark[child_rows[0]] = True
+        left, right = split_order(node.order, mark, child_rows[0].shape[0], keep[0], keep[1])
+        return [left if keep[0] else None, right if keep[1] else None]
+    d = node.order.shape[0]
+    out = []
+    for b in range(m):  # a loop over branches
+        if not keep[b]:
+            out.append(None)
+            continue
+        mark[node.rows] = False
+        mark[child_rows[b]] = True
+        out.append(node.order[mark[node.order]].reshape(d, -1))
+    return out
 
 
 def _grown(array: np.ndarray, capacity: int, fill) -> np.ndarray:

@@ -27,7 +27,7 @@ def column_exponents(X: np.ndarray) -> np.ndarray | None:
     [1, 2) (0 for the other columns), or None when no column is extreme."""
     if X.size == 0:
         return None
-    largest = np.abs(X).max(axis=0)
+    largest = np.fmax.reduce(np.abs(X), axis=0)  # NaN (a missing value) ignored
     _, exponent = np.frexp(largest)  # largest = m * 2**exponent, m in [0.5, 1)
     extreme = (largest > 0) & ((largest > 2.0 ** LIMIT) | (largest < 2.0 ** -LIMIT))
     if not extreme.any():

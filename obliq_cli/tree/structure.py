@@ -6,15 +6,41 @@ keeps them, extended to oblique splits: every internal node holds a hyperplane
 hyperplane with a single non-zero weight ``w[feature] = 1``; its ``feature`` index is
 kept so prediction reads one column instead of a dot product and printing is readable.
 
-Nodes are stored in depth-first preorder (a node's left child follows it), so
-``children_left[i] > i`` for every internal node. Predict, apply, size, depth, export
-and pruning all read these arrays, whatever algorithm grew the tree.
+Two extensions, both optional (a tree without them is exactly the binary tree above):
+
+* **Nominal (multiway) splits** (Quinlan 1993, ch. 2): a node of ``kind`` NOMINAL tests
+  the category code of column ``feature`` and has one child per code 0..m-1. Every
+  node's children are listed in a CSR pair ``branch_ptr``/``branch_child`` (branch b of
+  node i is ``branch_child[branch_ptr[i] + b]``; a binary node's branches are 0 = left,
+  1 = right); ``children_left``/``children_right`` keep the first and the last child, so
+  code that only asks "is it a leaf" or "where does its subtree end" reads them as
+  before.
+* **Missing values** (NaN; for a nominal test also a code outside 0..m-1, "unknown" as
+  C4.5 treats an unseen value): per node ``missing`` says where such a row goes: a
+  fixed branch b >= 0 (scikit-learn's ``missing_go_to_left``, learned per split),
+  MISSING_DISTRIBUTE (C4.5, Quinlan 1993 ch. 3: down every branch with its weight
+  multiplied by the branch's share of the node's training weight, ``Items`` of
+  ``classify.c``), or MISSING_DEFAULT (the branch that received the most training
+  weight, ties to the last branch: scikit-learn's ``n_left > n_right`` rule for a split
+  that saw no missing value).
+
+A row that is spread over several branches reaches several leaves with weights summing
+to 1; ``predict_proba`` is the weighted sum of those leaves' class distributions and
+``predict`` its argmax (Quinlan 1993, ch. 3). A leaf that received no training case (a
+category absent from its parent's cases) predicts its nearest non-empty ancestor's
+distribution, as C4.5 labels such a leaf with its parent's class.
+
+Nodes are stored in depth-first preorder (a node's first child follows it), so every
+child id is larger than its parent's. Predict, apply, size, depth, export and pruning
+all read these arrays through one routing step (``Tree._walk``), whatever algorithm
+grew the tree.
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -23,6 +49,18 @@ LEAF = -1
 
 OBLIQUE = -2
 """Value of ``feature`` at an internal node whose hyperplane has several weights."""
+
+LINEAR = 0
+"""``kind`` of a binary node ``w . x <= threshold`` (axis-parallel or oblique)."""
+
+NOMINAL = 1
+"""``kind`` of a multiway node: one branch per category code of column ``feature``."""
+
+MISSING_DEFAULT = -2
+"""``missing`` rule: the branch with the most training weight (ties to the last)."""
+
+MISSING_DISTRIBUTE = -1
+"""``missing`` rule: down every branch, weighted by its share of the training weight."""
 
 
 def linear_text(w, names, digits: int = 4, negligible: float = 1e-4) -> str:
@@ -41,6 +79,32 @@ def linear_text(w, names, digits: int = 4, negligible: float = 1e-4) -> str:
     return text[2:] if text.startswith("+ ") else "-" + text[2:]
 
 
+class Condition(NamedTuple):
+    """One test on the path to a leaf (``Tree.rules``).
+
+    ``test`` is ``"<="`` or ``">"`` for a linear node (``weights . x`` against
+    ``threshold``) or ``"=="`` for a nominal node (column ``feature`` equals the code
+    ``threshold``; ``weights`` is that column's unit vector). ``missing`` True means the
+    branch also takes the rows whose value is unknown there (a fixed missing branch); at a
+    distributing node an unknown row follows no single rule (it is spread over all).
+    """
+
+    weights: np.ndarray
+    threshold: float
+    test: str
+    feature: int = LEAF
+    missing: bool = False
+
+
+def _binary_branches(children_left: np.ndarray, children_right: np.ndarray):
+    """The CSR children of a tree whose internal nodes are all binary."""
+    internal = children_left != LEAF
+    ptr = np.zeros(children_left.shape[0] + 1, dtype=np.int64)
+    np.cumsum(np.where(internal, 2, 0), out=ptr[1:])
+    child = np.column_stack([children_left[internal], children_right[internal]]).ravel()
+    return ptr, child.astype(np.int64)
+
+
 @dataclass(eq=False)
 class Tree:
     """A fitted decision tree as parallel arrays.
@@ -48,16 +112,24 @@ class Tree:
     Attributes
     ----------
     children_left, children_right : int64 arrays, shape [n_nodes]
-        Child ids, ``LEAF`` (-1) at leaves.
+        First and last child ids (left and right of a binary node), ``LEAF`` (-1) at
+        leaves.
     feature : int64 array, shape [n_nodes]
-        Feature index of an axis-parallel split, ``OBLIQUE`` (-2) for an oblique split,
-        ``LEAF`` (-1) at a leaf.
+        Feature index of an axis-parallel or nominal split, ``OBLIQUE`` (-2) for an
+        oblique split, ``LEAF`` (-1) at a leaf.
     weights : float64 array, shape [n_nodes, n_features]
-        Hyperplane weights (zero rows at leaves).
+        Hyperplane weights (zero rows at leaves; the unit vector of ``feature`` at a
+        nominal node).
     threshold : float64 array, shape [n_nodes]
-        A row goes left when ``weights[node] . x <= threshold[node]``.
+        A row goes left when ``weights[node] . x <= threshold[node]`` (0 at nominal nodes).
     value : float64 array, shape [n_nodes, n_classes]
-        Class counts of the growing data that reached each node.
+        Class counts (fractional with distributed missing values) of the growing data
+        that reached each node.
+    kind : int8 array [n_nodes], LINEAR or NOMINAL (default: all LINEAR).
+    branch_ptr, branch_child : the CSR of every node's children (default: from
+        ``children_left``/``children_right``).
+    missing : int64 array [n_nodes], the missing-value rule of each node (module
+        docstring; default MISSING_DEFAULT everywhere).
     """
 
     children_left: np.ndarray
@@ -66,6 +138,20 @@ class Tree:
     weights: np.ndarray
     threshold: np.ndarray
     value: np.ndarray
+    kind: np.ndarray | None = None
+    branch_ptr: np.ndarray | None = None
+    branch_child: np.ndarray | None = None
+    missing: np.ndarray | None = None
+
+    def __post_init__(self):
+        n = self.children_left.shape[0]
+        if self.kind is None:
+            self.kind = np.zeros(n, dtype=np.int8)
+        if self.branch_ptr is None or self.branch_child is None:
+            self.branch_ptr, self.branch_child = _binary_branches(self.children_left,
+                                                                  self.children_right)
+        if self.missing is None:
+            self.missing = np.full(n, MISSING_DEFAULT, dtype=np.int64)
 
     # ------------------------------------------------------------------ sizes
     @property
@@ -93,14 +179,34 @@ class Tree:
         return self.n_nodes - self.n_leaves
 
     @property
+    def n_branches(self) -> np.ndarray:
+        """Number of children of every node (0 at leaves, 2 at a binary node)."""
+        return np.diff(self.branch_ptr)
+
+    @property
+    def has_extensions(self) -> bool:
+        """Whether the tree uses a nominal split or a non-default missing rule."""
+        return bool((self.kind != LINEAR).any() or (self.missing != MISSING_DEFAULT).any())
+
+    def children(self, node: int) -> np.ndarray:
+        """Child ids of ``node`` in branch order (empty at a leaf)."""
+        return self.branch_child[self.branch_ptr[node]:self.branch_ptr[node + 1]]
+
+    def parent(self) -> np.ndarray:
+        """Parent id of every node (-1 at the root)."""
+        parent = np.full(self.n_nodes, -1, dtype=np.int64)
+        parent[self.branch_child] = np.repeat(np.arange(self.n_nodes), self.n_branches)
+        return parent
+
+    @property
     def node_depth(self) -> np.ndarray:
         """Depth of every node (root = 0), from the preorder layout in one pass."""
         depth = np.zeros(self.n_nodes, dtype=np.int64)
+        parent = self.parent()
         # Parents precede children in preorder, so one sweep in id order suffices;
-        # the loop is over internal nodes, not samples.
-        for node in np.flatnonzero(~self.is_leaf):
-            depth[self.children_left[node]] = depth[node] + 1
-            depth[self.children_right[node]] = depth[node] + 1
+        # the loop is over nodes, not samples.
+        for node in range(1, self.n_nodes):
+            depth[node] = depth[parent[node]] + 1
         return depth
 
     @property
@@ -108,50 +214,206 @@ class Tree:
         """Depth of the deepest leaf; a single-leaf tree has depth 0 (scikit-learn's)."""
         return int(self.node_depth.max())
 
-    # ------------------------------------------------------------- prediction
-    def apply(self, X: np.ndarray) -> np.ndarray:
-        """The leaf id reached by every row of ``X``.
-
-        Rows descend level by level together, so the Python loop runs once per tree
-        level, never per sample.
-        """
-        X = np.asarray(X, dtype=np.float64)
-        node = np.zeros(X.shape[0], dtype=np.int64)
-        active = np.flatnonzero(self.children_left[node] != LEAF)
-        while active.size:
-            go_left = self._goes_left(X[active], node[active])
-            cur = node[active]
-            node[active] = np.where(go_left, self.children_left[cur], self.children_right[cur])
-            active = active[self.children_left[node[active]] != LEAF]
-        return node
-
-    def _goes_left(self, Xa: np.ndarray, nodes: np.ndarray) -> np.ndarray:
-        """Whether each row goes left at its node (rows and nodes aligned)."""
+    # ------------------------------------------------------------ routing
+    def branch_of(self, X: np.ndarray, rows: np.ndarray, nodes: np.ndarray) -> np.ndarray:
+        """The branch each row ``X[rows[i]]`` takes at internal node ``nodes[i]``; -1
+        where its value is unknown there (NaN, or a code outside 0..m-1 at a nominal
+        node), left to the node's ``missing`` rule."""
         feat = self.feature[nodes]
         axis = feat >= 0
         projection = np.empty(nodes.shape[0], dtype=np.float64)
         if axis.any():
-            projection[axis] = Xa[axis, feat[axis]]
+            projection[axis] = X[rows[axis], feat[axis]]
         if not axis.all():
             oblique = ~axis
             projection[oblique] = np.einsum(
-                "ij,ij->i", Xa[oblique], self.weights[nodes[oblique]]
-            )
-        return projection <= self.threshold[nodes]
+                "ij,ij->i", X[rows[oblique]], self.weights[nodes[oblique]])
+        branch = np.where(projection <= self.threshold[nodes], 0, 1)
+        nominal = self.kind[nodes] == NOMINAL
+        if nominal.any():
+            code = projection[nominal]
+            m = self.n_branches[nodes[nominal]]
+            known = (code >= 0) & (code < m) & (code == np.floor(code))
+            branch[nominal] = np.where(known, np.where(known, code, 0).astype(np.int64), -1)
+        branch[np.isnan(projection)] = -1
+        return branch
+
+    def _goes_left(self, Xa: np.ndarray, nodes: np.ndarray) -> np.ndarray:
+        """Whether each row of ``Xa`` takes branch 0 at its (binary) node."""
+        return self.branch_of(Xa, np.arange(Xa.shape[0]), nodes) == 0
+
+    def branch_fractions(self) -> np.ndarray:
+        """Share of its node's training weight each branch received (aligned with
+        ``branch_child``): the weights of C4.5's distribution (``classify.c``)."""
+        got = self.value[self.branch_child].sum(axis=1)
+        parent = np.repeat(np.arange(self.n_nodes), self.n_branches)
+        total = np.bincount(parent, weights=got, minlength=self.n_nodes)
+        nb = self.n_branches
+        even = 1.0 / np.where(nb > 0, nb, 1)
+        return np.where(total[parent] > 0, got / np.where(total[parent] > 0, total[parent], 1),
+                        even[parent])
+
+    def missing_branch(self) -> np.ndarray:
+        """Every node's missing rule with MISSING_DEFAULT resolved to its branch: the
+        one with the most training weight, ties to the last (as scikit-learn sends
+        missing values right unless ``n_left > n_right``)."""
+        rule = self.missing.copy()
+        default = (rule == MISSING_DEFAULT) & ~self.is_leaf
+        if default.any():
+            heaviest = self._argmax_branch(self.value[self.branch_child].sum(axis=1), last=True)
+            rule[default] = heaviest[default]
+        return rule
+
+    def _argmax_branch(self, per_branch: np.ndarray, last: bool) -> np.ndarray:
+        """Per node the branch of largest ``per_branch`` value (aligned with
+        ``branch_child``), ties to the last or the first branch; 0 at leaves."""
+        out = np.zeros(self.n_nodes, dtype=np.int64)
+        internal = np.flatnonzero(~self.is_leaf)
+        if internal.size == 0:
+            return out
+        starts = self.branch_ptr[internal]
+        parent = np.repeat(np.arange(self.n_nodes), self.n_branches)
+        local = np.arange(parent.size) - self.branch_ptr[parent]
+        top = np.full(self.n_nodes, -np.inf)
+        top[internal] = np.maximum.reduceat(per_branch, starts)
+        at_top = per_branch == top[parent]
+        if last:
+            out[internal] = np.maximum.reduceat(np.where(at_top, local, -1), starts)
+        else:
+            big = np.iinfo(np.int64).max
+            out[internal] = np.minimum.reduceat(np.where(at_top, local, big), starts)
+        return out
+
+    def _walk(self, X, rows=None, weight=None, start: int = 0, spread: bool = True,
+              data_fractions: bool = False, branch_child=None, is_leaf=None):
+        """Send rows down from ``start``; yields ``(rows, nodes, weights)`` for the
+        entries arriving at each level (``weights`` None while every entry weighs 1).
+
+        Rows travel level by level together, so the Python loop runs once per level,
+        never per sample. At a distributing node an unknown row is replaced by one
+        entry per branch (``spread``; otherwise it takes the heaviest branch). Its
+        weights are the tree's branch shares, or with ``data_fractions`` the shares of
+        the known weight of the entries arriving at that node now (C4.5's pruner, which
+        redistributes its cases, ``prune.c``), the tree's where none is known.
+        ``branch_child``/``is_leaf`` override the tree's (a pruner's working copy).
+        """
+        X = np.asarray(X, dtype=np.float64)
+        child = self.branch_child if branch_child is None else branch_child
+        leaf = self.is_leaf if is_leaf is None else is_leaf
+        ptr, nb = self.branch_ptr, self.n_branches
+        rows = np.arange(X.shape[0]) if rows is None else np.asarray(rows, dtype=np.int64)
+        nodes = np.full(rows.shape[0], start, dtype=np.int64)
+        w = None if weight is None else np.asarray(weight, dtype=np.float64)
+        rule = fractions = heaviest = None
+        while rows.size:
+            yield rows, nodes, w
+            going = ~leaf[nodes]
+            rows, nodes = rows[going], nodes[going]
+            w = None if w is None else w[going]
+            if not rows.size:
+                break
+            branch = self.branch_of(X, rows, nodes)
+            unknown = np.flatnonzero(branch < 0)
+            spread_rows = spread_nodes = spread_w = None
+            if unknown.size:
+                if rule is None:
+                    rule, fractions = self.missing_branch(), self.branch_fractions()
+                r = rule[nodes[unknown]]
+                if not spread:  # heaviest branch, ties to the first
+                    if heaviest is None:
+                        heaviest = self._argmax_branch(fractions, last=False)
+                    r = np.where(r == MISSING_DISTRIBUTE, heaviest[nodes[unknown]], r)
+                branch[unknown] = np.maximum(r, 0)
+                many = unknown[r == MISSING_DISTRIBUTE]
+                if many.size:
+                    share = fractions
+                    if data_fractions:
+                        share = self._data_shares(rows, nodes, w, branch, many, fractions)
+                    at = nodes[many]
+                    rep = np.repeat(np.arange(many.size), nb[at])
+                    first = np.repeat(ptr[at], nb[at])
+                    slot = first + np.arange(rep.size) - np.repeat(np.cumsum(nb[at]) - nb[at],
+                                                                   nb[at])
+                    base = np.ones(many.size) if w is None else w[many]
+                    spread_w = base[rep] * share[slot]
+                    kept = spread_w > 0
+                    spread_rows = rows[many][rep][kept]
+                    spread_nodes = child[slot][kept]
+                    spread_w = spread_w[kept]
+                    single = np.ones(rows.size, dtype=bool)
+                    single[many] = False
+                    rows, nodes, branch = rows[single], nodes[single], branch[single]
+                    w = np.ones(rows.size) if w is None else w[single]
+            nodes = child[ptr[nodes] + branch]
+            if spread_rows is not None:
+                rows = np.concatenate([rows, spread_rows])
+                nodes = np.concatenate([nodes, spread_nodes])
+                w = np.concatenate([w, spread_w])
+
+    def _data_shares(self, rows, nodes, w, branch, many, fractions):
+        """Branch shares of the known weight of the entries now at each node (aligned
+        with ``branch_child``; the tree's ``fractions`` where a node has none known)."""
+        known = np.ones(rows.size, dtype=bool)
+        known[many] = False
+        known &= self.missing[nodes] == MISSING_DISTRIBUTE
+        slot = self.branch_ptr[nodes[known]] + branch[known]
+        kw = None if w is None else w[known]
+        got = np.bincount(slot, weights=kw, minlength=self.branch_child.size).astype(float)
+        parent = np.repeat(np.arange(self.n_nodes), self.n_branches)
+        total = np.bincount(parent, weights=got, minlength=self.n_nodes)[parent]
+        return np.where(total > 0, got / np.where(total > 0, total, 1.0), fractions)
+
+    def apply(self, X: np.ndarray) -> np.ndarray:
+        """The leaf id reached by every row of ``X`` (one leaf per row: a row with an
+        unknown value at a distributing node follows its heaviest branch there; predict
+        and predict_proba use every branch)."""
+        X = np.asarray(X, dtype=np.float64)
+        out = np.zeros(X.shape[0], dtype=np.int64)
+        leaf = self.is_leaf
+        for rows, nodes, _ in self._walk(X, spread=False):
+            at = leaf[nodes]
+            out[rows[at]] = nodes[at]
+        return out
+
+    def effective_value(self) -> np.ndarray:
+        """``value`` with every node that received no training weight given its nearest
+        non-empty ancestor's counts (what such a leaf predicts)."""
+        value = self.value
+        empty = np.flatnonzero(value.sum(axis=1) <= 0)
+        if empty.size == 0:
+            return value
+        value = value.copy()
+        parent = self.parent()
+        for node in empty:  # parents first (preorder); a loop over empty nodes
+            if parent[node] >= 0:
+                value[node] = value[parent[node]]
+        return value
 
     def predict_proba(self, X: np.ndarray) -> np.ndarray:
-        """Class frequencies of the leaf each row reaches (columns = class codes)."""
-        counts = self.value[self.apply(X)]
-        totals = counts.sum(axis=1, keepdims=True)
-        return counts / np.where(totals > 0, totals, 1.0)
+        """Class frequencies of the leaf each row reaches (columns = class codes); a row
+        spread over several leaves gets the weighted sum of their frequencies."""
+        X = np.asarray(X, dtype=np.float64)
+        value = self.effective_value()
+        totals = value.sum(axis=1, keepdims=True)
+        dist = value / np.where(totals > 0, totals, 1.0)
+        leaf = self.is_leaf
+        proba = np.zeros((X.shape[0], self.n_classes))
+        for rows, nodes, w in self._walk(X):
+            at = leaf[nodes]
+            if w is None:  # one entry per row so far: each row reaches one leaf
+                proba[rows[at]] = dist[nodes[at]]
+            else:
+                np.add.at(proba, rows[at], w[at, None] * dist[nodes[at]])
+        return proba
 
     def predict(self, X: np.ndarray) -> np.ndarray:
-        """Majority class code of each row's leaf (ties go to the lowest code)."""
-        return np.argmax(self.value[self.apply(X)], axis=1)
+        """Class code of largest (weighted) leaf frequency per row (ties to the lowest)."""
+        return np.argmax(self.predict_proba(X), axis=1)
 
     def leaf_classes(self) -> np.ndarray:
-        """Majority class code of every node, as if it were a leaf."""
-        return np.argmax(self.value, axis=1)
+        """Majority class code of every node, as if it were a leaf (an empty node's is
+        its nearest non-empty ancestor's)."""
+        return np.argmax(self.effective_value(), axis=1)
 
     # ------------------------------------------------------------- structure
     def subtree_nodes(self, node: int) -> np.ndarray:
@@ -161,7 +423,8 @@ class Tree:
     def _subtree_end(self) -> np.ndarray:
         """One past the last preorder id of every node's subtree."""
         end = np.arange(1, self.n_nodes + 1)
-        # Children have larger ids, so a reverse sweep sees them first.
+        # Children have larger ids, so a reverse sweep sees them first; a subtree ends
+        # where its last child's does.
         for node in np.flatnonzero(~self.is_leaf)[::-1]:
             end[node] = end[self.children_right[node]]
         return end
@@ -179,41 +442,74 @@ class Tree:
                 keep[node + 1 : end[node]] = False
                 make_leaf[node] = True
         make_leaf &= keep
+        return self._select(keep, make_leaf)
+
+    def _select(self, keep: np.ndarray, make_leaf: np.ndarray) -> Tree:
+        """The tree of the nodes ``keep`` (a preorder-closed set), ``make_leaf`` of them
+        turned into leaves; ids renumbered in order."""
         new_id = np.cumsum(keep) - 1
         left = self.children_left.copy()
         right = self.children_right.copy()
         feature = self.feature.copy()
         weights = self.weights.copy()
         threshold = self.threshold.copy()
+        kind = self.kind.copy()
+        missing = self.missing.copy()
         left[make_leaf] = LEAF
         right[make_leaf] = LEAF
         feature[make_leaf] = LEAF
         weights[make_leaf] = 0.0
         threshold[make_leaf] = 0.0
+        kind[make_leaf] = LINEAR
+        missing[make_leaf] = MISSING_DEFAULT
         internal = left != LEAF
         left[internal] = new_id[left[internal]]
         right[internal] = new_id[right[internal]]
+        parent = np.repeat(np.arange(self.n_nodes), self.n_branches)
+        stays = keep[parent] & ~make_leaf[parent]
+        nb = np.where(keep & ~make_leaf, self.n_branches, 0)[keep]
+        ptr = np.zeros(nb.size + 1, dtype=np.int64)
+        np.cumsum(nb, out=ptr[1:])
         return Tree(
             left[keep], right[keep], feature[keep], weights[keep], threshold[keep],
-            self.value[keep].copy(),
+            self.value[keep].copy(), kind[keep], ptr, new_id[self.branch_child[stays]],
+            missing[keep],
         )
 
     # ----------------------------------------------------------------- export
     def to_dict(self) -> dict:
-        """Plain data (lists) for JSON; ``Tree.from_dict`` inverts it exactly."""
-        return {
+        """Plain data (lists) for JSON; ``Tree.from_dict`` inverts it exactly. The
+        fields of the extensions are written only when the tree uses them, so a binary
+        tree's JSON is the ``obliq-tree/1`` of old."""
+        out = {
             "format": "obliq-tree/1",
             "children_left": self.children_left.tolist(),
             "children_right": self.children_right.tolist(),
             "feature": self.feature.tolist(),
             "weights": self.weights.tolist(),
-            "threshold": self.threshold.tolist(),
+            # +inf (scikit-learn's "every known value left, the missing ones right") is
+            # written as the largest float: the same test for every finite input, and
+            # strict JSON
+            "threshold": np.minimum(self.threshold, np.finfo(np.float64).max).tolist(),
             "value": self.value.tolist(),
         }
+        if (self.kind != LINEAR).any():
+            out["format"] = "obliq-tree/2"
+            out["kind"] = self.kind.tolist()
+            out["branch_ptr"] = self.branch_ptr.tolist()
+            out["branch_child"] = self.branch_child.tolist()
+        if (self.missing != MISSING_DEFAULT).any():
+            out["format"] = "obliq-tree/2"
+            out["missing"] = self.missing.tolist()
+        return out
 
     @classmethod
     def from_dict(cls, data: dict) -> Tree:
         n_features = len(data["weights"][0]) if data["weights"] else 0
+
+        def optional(key, dtype):
+            return np.asarray(data[key], dtype=dtype) if key in data else None
+
         return cls(
             np.asarray(data["children_left"], dtype=np.int64),
             np.asarray(data["children_right"], dtype=np.int64),
@@ -221,6 +517,10 @@ class Tree:
             np.asarray(data["weights"], dtype=np.float64).reshape(-1, n_features),
             np.asarray(data["threshold"], dtype=np.float64),
             np.asarray(data["value"], dtype=np.float64),
+            optional("kind", np.int8),
+            optional("branch_ptr", np.int64),
+            optional("branch_child", np.int64),
+            optional("missing", np.int64),
         )
 
     def to_json(self) -> str:
@@ -231,11 +531,21 @@ class Tree:
     def from_json(cls, text: str) -> Tree:
         return cls.from_dict(json.loads(text))
 
-    def rules(self) -> list[tuple[list[tuple[np.ndarray, float, bool]], int]]:
-        """Every leaf as (conditions, node id); a condition is (weights, threshold, left).
+    def _conditions(self, node: int, rule: int) -> list[Condition]:
+        """The condition of each branch of internal ``node`` (``rule`` its resolved
+        missing rule)."""
+        w, t, f = self.weights[node], float(self.threshold[node]), int(self.feature[node])
+        if self.kind[node] == NOMINAL:
+            return [Condition(w, float(v), "==", f, rule == v)
+                    for v in range(int(self.n_branches[node]))]
+        return [Condition(w, t, "<=", f, rule == 0), Condition(w, t, ">", f, rule == 1)]
 
-        ``left`` True means the condition is ``w . x <= threshold``, False ``w . x > t``.
+    def rules(self) -> list[tuple[list[Condition], int]]:
+        """Every leaf as (conditions, node id), leaves in preorder; see ``Condition``.
+
+        A row whose values are all known satisfies the conditions of exactly one leaf.
         """
+        rule = self.missing_branch()
         out = []
         stack: list[tuple[int, list]] = [(0, [])]
         while stack:
@@ -243,9 +553,9 @@ class Tree:
             if self.children_left[node] == LEAF:
                 out.append((conds, node))
                 continue
-            w, t = self.weights[node], float(self.threshold[node])
-            stack.append((int(self.children_right[node]), conds + [(w, t, False)]))
-            stack.append((int(self.children_left[node]), conds + [(w, t, True)]))
+            branch = list(zip(self.children(node).tolist(), self._conditions(node, rule[node])))
+            for child, cond in branch[::-1]:
+                stack.append((child, conds + [cond]))
         return out
 
     def hyperplane_text(self, node: int, feature_names=None, digits: int = 4,
@@ -262,9 +572,18 @@ class Tree:
             return str(names[self.feature[node]])
         return linear_text(self.weights[node], names, digits, negligible)
 
-    def to_text(self, feature_names=None, class_names=None, digits: int = 4) -> str:
-        """The tree as indented readable rules, one line per node."""
+    def to_text(self, feature_names=None, class_names=None, digits: int = 4,
+                category_names=None) -> str:
+        """The tree as indented readable rules, one line per node.
+
+        A nominal node shows one line per branch, ``outlook = sunny``, the category
+        names read from ``category_names`` (feature index -> list of names by code; the
+        code itself when absent). A branch that takes the rows with an unknown value by
+        a learned (explicit) rule says ``or missing``; the default rule and C4.5's
+        distribution are not printed."""
         classes = class_names if class_names is not None else list(range(self.n_classes))
+        categories = category_names or {}
+        effective = self.effective_value()
         lines = []
         stack: list[tuple[int, int, str]] = [(0, 0, "")]
         while stack:
@@ -272,39 +591,47 @@ class Tree:
             pad = "|   " * level
             counts = ", ".join(f"{c:g}" for c in self.value[node])
             if self.children_left[node] == LEAF:
-                label = classes[int(np.argmax(self.value[node]))]
+                label = classes[int(np.argmax(effective[node]))]
                 lines.append(f"{pad}{prefix}class {label} [{counts}]")
                 continue
             # An internal node's line carries the condition that leads to it.
             lines.append(f"{pad}{prefix}[{counts}]" if prefix else f"root [{counts}]")
             lhs = self.hyperplane_text(node, feature_names, digits)
-            t = f"{self.threshold[node] + 0.0:.{digits}g}"  # -0.0 prints as 0
-            stack.append((int(self.children_right[node]), level + 1, f"{lhs} > {t}: "))
-            stack.append((int(self.children_left[node]), level + 1, f"{lhs} <= {t}: "))
+            explicit = int(self.missing[node])
+            texts = []
+            if self.kind[node] == NOMINAL:
+                names = categories.get(int(self.feature[node]))
+                for v in range(int(self.n_branches[node])):
+                    texts.append(f"{lhs} = {names[v] if names is not None else v}")
+            else:
+                t = f"{self.threshold[node] + 0.0:.{digits}g}"  # -0.0 prints as 0
+                texts = [f"{lhs} <= {t}", f"{lhs} > {t}"]
+            for b, (child, text) in reversed(list(enumerate(zip(self.children(node), texts)))):
+                extra = " or missing" if explicit == b else ""
+                stack.append((int(child), level + 1, f"{text}{extra}: "))
         return "\n".join(lines)
 
 
-def node_class_counts(tree: Tree, X: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """How many rows of each class reach each node, shape [n_nodes, n_classes].
+def node_class_counts(tree: Tree, X: np.ndarray, y: np.ndarray,
+                      data_fractions: bool = False) -> np.ndarray:
+    """How many rows of each class reach each node, shape [n_nodes, n_classes + 1].
 
     ``y`` holds class codes; rows with code -1 (a label the tree never saw) count
-    toward no class but still travel. Used to score every pruned subtree on held-out
-    data from one pass: a subtree's errors are the sums over its leaves of
-    ``reach - counts[node, majority]``.
+    toward no class (the last column) but still travel. Used to score every pruned
+    subtree on held-out data from one pass: a subtree's errors are the sums over its
+    leaves of ``reach - counts[node, majority]``. Rows with an unknown value at a
+    distributing node count fractionally (float64 counts); otherwise the counts are
+    int64. ``data_fractions``: spread by the shares of the rows themselves (``_walk``).
     """
     X = np.asarray(X, dtype=np.float64)
     y = np.asarray(y, dtype=np.int64)
     k = tree.n_classes
-    counts = np.zeros((tree.n_nodes, k + 1), dtype=np.int64)
     y_slot = np.where(y >= 0, y, k)  # unseen labels go to an extra column
-    node = np.zeros(X.shape[0], dtype=np.int64)
-    active = np.arange(X.shape[0])
-    while active.size:
-        np.add.at(counts, (node[active], y_slot[active]), 1)
-        active = active[tree.children_left[node[active]] != LEAF]
-        if not active.size:
-            break
-        cur = node[active]
-        go_left = tree._goes_left(X[active], cur)
-        node[active] = np.where(go_left, tree.children_left[cur], tree.children_right[cur])
-    return counts
+    counts = np.zeros(tree.n_nodes * (k + 1), dtype=np.float64)
+    spread = False
+    for rows, nodes, w in tree._walk(X, data_fractions=data_fractions):
+        spread = spread or w is not None
+        counts += np.bincount(nodes * (k + 1) + y_slot[rows], weights=w,
+                              minlength=counts.size)
+    counts = counts.reshape(tree.n_nodes, k + 1)
+    return counts if spread else counts.astype(np.int64)
