@@ -17,11 +17,8 @@ from typing import Any
 
 from . import registry
 from .errors import ConfigError, ObliqError
-from .experiment.backends import BACKENDS, DEFAULT_BACKEND
-from .experiment.metrics import METRICS, check_metric
-from .experiment.protocols import PROTOCOLS, REQUIRED
 from .parameters import first_violation
-from .registry import suggest
+from .registry import BACKENDS, DEFAULT_BACKEND, REQUIRED, suggest
 from .resources import resolve_config
 from .yaml_input import brief, load_yaml
 
@@ -424,10 +421,8 @@ def _algorithm(r: _Reader, i: int, item, labels: list[str] | None) -> AlgorithmS
             r.fail(f"{pw}.name", str(exc))
         pparams = _known_params(r, raw.get("params"), f"{pw}.params", f"pruner {brief(pname)}",
                                 entry.params)
-        from .parameters import check_pruner_parameters  # scikit-learn: on first use
-
         try:
-            check_pruner_parameters(pname, pparams)  # the pruner's declaration
+            registry.check_pruner_parameters(pname, pparams)  # the pruner's declaration
         except ObliqError as exc:
             _fail_parameter(r, f"{pw}.params", exc)
         pruner = PrunerSpec(pname, pparams)
@@ -447,7 +442,7 @@ def _algorithm(r: _Reader, i: int, item, labels: list[str] | None) -> AlgorithmS
 
 def _protocol_keys(name: str) -> tuple[str, ...]:
     """The keys protocol ``name`` takes: its declared ones, label_noise, and their aliases."""
-    entry = PROTOCOLS[name]
+    entry = registry.protocol_entry(name)
     return tuple(entry.keys) + tuple(entry.aliases) + ("label_noise",)
 
 
@@ -512,14 +507,15 @@ def _protocol_value(r: _Reader, key: str, value, where: str):
 
 def _protocol(r: _Reader, value) -> ProtocolSpec:
     """A protocol mapping checked against its declaration (experiment.protocols)."""
-    known = ", ".join(PROTOCOLS)
+    protocols = registry.list_protocols()
+    known = ", ".join(protocols)
     if not isinstance(value, dict):
         r.fail("protocol", f"must be a mapping with a 'name' ({known})")
     if "name" not in value:
         r.fail("protocol.name", f"required ({known})")
     name = value["name"]
-    if not isinstance(name, str) or name not in PROTOCOLS:
-        r.fail("protocol.name", f"unknown protocol {brief(name)}{suggest(str(name), PROTOCOLS)}; "
+    if not isinstance(name, str) or name not in protocols:
+        r.fail("protocol.name", f"unknown protocol {brief(name)}{suggest(str(name), protocols)}; "
                f"known: {known}")
     # Past the name, each key is checked on its own and every problem is kept (folds: 1
     # and repeats: 0 are two lines); the protocol is None when any was found.
@@ -528,7 +524,7 @@ def _protocol(r: _Reader, value) -> ProtocolSpec:
     for key in value:
         if key not in allowed:
             r.collect(r.fail, f"protocol.{key}", f"unknown key{suggest(key, allowed)}")
-    entry = PROTOCOLS[name]
+    entry = registry.protocol_entry(name)
     value = dict(value)
     given_as = {}  # key -> the alias the file used, for the error messages
     for alias, key in entry.aliases.items():  # random_split's "runs" (the APDT paper's word)
@@ -707,12 +703,13 @@ def _name(r: _Reader, value) -> str:
 def _metrics(r: _Reader, metrics) -> None:
     if not isinstance(metrics, list) or not metrics:
         r.fail("metrics", "must be a non-empty list")
+    known = registry.list_metrics()
     for i, metric in enumerate(metrics):
         try:
-            check_metric(str(metric))
+            registry.metric_entry(str(metric))
         except ObliqError:
             r.collect(r.fail, f"metrics[{i}]", f"unknown metric {brief(metric)}"
-                      f"{suggest(str(metric), METRICS)}; known: {', '.join(METRICS)}, "
+                      f"{suggest(str(metric), known)}; known: {', '.join(known)}, "
                       "tpr:K, tnr:K")
 
 

@@ -1,4 +1,5 @@
-"""The one place where algorithms, pruners and datasets are registered by name.
+"""The one place where algorithms, pruners, datasets, protocols, metrics and backends are
+registered by name.
 
 Built-in entries register themselves when their module is imported; ``_ensure_builtins``
 imports the pruners and datasets the first time a lookup happens, and an algorithm's
@@ -30,6 +31,14 @@ Pruner
     with a pruned ``tree_``). ``X_prune`` is None when the protocol holds out no
     pruning set; a pruner that needs one then falls back to its own rule (for example
     V-fold cross-validation on the growing data) or raises ``ObliqError``.
+Protocol, metric
+    Declared in ``obliq_cli.experiment.protocols`` / ``.metrics`` (``register_protocol``,
+    ``register_metric``), which keep them in this module's ``PROTOCOLS`` and ``METRICS``;
+    ``protocol_entry`` / ``metric_entry`` load those two modules on first use (not the
+    algorithms: ``obliq table`` needs metrics only), so the config reads them here
+    without importing the experiment layer.
+Backend
+    A name in ``BACKENDS`` (the runner maps each to its pool).
 Dataset
     A function ``load(**params) -> (X, y, info)``: ``X`` a float64 array (n, d) with no
     NaN, ``y`` a 1-D array of class labels, ``info`` a dict with at least ``name``,
@@ -67,6 +76,22 @@ class Entry:
 ALGORITHMS: dict[str, Entry] = {}
 PRUNERS: dict[str, Entry] = {}
 DATASETS: dict[str, Entry] = {}
+# name -> experiment.protocols.Protocol / experiment.metrics.Metric: the declarations
+# themselves, filled by those modules' register functions
+PROTOCOLS: dict[str, Any] = {}
+METRICS: dict[str, Any] = {}
+REQUIRED = object()  # a protocol key without a default
+
+# ``fork``: a pool of worker processes forked from the run once it has planned, so each
+# worker starts with obliq, scikit-learn and the datasets already in memory (Linux only;
+# fork is unsafe with macOS's system libraries, and Windows has none). ``loky``: joblib's
+# default pool of fresh interpreters, each importing obliq itself (about a second per
+# worker), on every platform. ``threading`` and ``dask`` as joblib has them.
+BACKENDS = ("fork", "loky", "threading", "dask")
+FORK_AVAILABLE = sys.platform.startswith("linux")
+DEFAULT_BACKEND = "fork" if FORK_AVAILABLE else "loky"
+_TABLE_MODULES = {"protocol": "obliq_cli.experiment.protocols",
+                  "metric": "obliq_cli.experiment.metrics"}
 
 _BUILTIN_PACKAGES = ("obliq_cli.pruning", "obliq_cli.data")
 # Built-in algorithm name -> its module under obliq_cli.algorithms (the module registers
@@ -238,6 +263,36 @@ def register_dataset(name: str, summary: str = "", params: dict | None = None, *
     return decorate
 
 
+def _builtin_table(kind: str) -> dict[str, Any]:
+    """``PROTOCOLS`` or ``METRICS`` with the built-in declarations loaded."""
+    importlib.import_module(_TABLE_MODULES[kind])  # registers the built-ins once
+    return PROTOCOLS if kind == "protocol" else METRICS
+
+
+def list_protocols() -> list[str]:
+    return list(_builtin_table("protocol"))
+
+
+def list_metrics() -> list[str]:
+    return list(_builtin_table("metric"))
+
+
+def protocol_entry(name: str):
+    """The declaration of protocol ``name`` (``experiment.protocols.Protocol``)."""
+    table = _builtin_table("protocol")
+    if name not in table:
+        raise UnknownNameError(f"unknown protocol {name!r}{suggest(name, table)}; "
+                               f"known: {', '.join(table)}")
+    return table[name]
+
+
+def metric_entry(name: str):
+    """The declaration of metric ``name`` (``experiment.metrics.Metric``), a per-class
+    rate "tpr:K" / "tnr:K" included; ObliqError listing the names otherwise."""
+    _builtin_table("metric")
+    return importlib.import_module(_TABLE_MODULES["metric"]).check_metric(name)
+
+
 def algorithm_entry(name: str) -> Entry:
     return _lookup(ALGORITHMS, "algorithm", name)
 
@@ -282,6 +337,15 @@ def estimator_for_checks(name: str):
 
 def get_pruner(name: str) -> Callable:
     return pruner_entry(name).obj
+
+
+def check_pruner_parameters(name: str, params: dict) -> None:
+    """The config check of a registered pruner's parameters against its declaration
+    (``parameters.pruner_parameters``): ``ParameterError`` for a bad value."""
+    from .parameters import check_parameters  # scikit-learn: on first use
+
+    func = get_pruner(name)
+    check_parameters(getattr(func, "_parameter_constraints", {}), params, f"{name} pruner")
 
 
 def load_dataset(name: str, **params):

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import ObliqError
+from ..registry import METRICS
 
 
 def confusion(y_true_codes: np.ndarray, y_pred_codes: np.ndarray, k: int) -> np.ndarray:
@@ -95,7 +96,7 @@ class Metric:
         return f"{text} ({self.unit})" if self.unit else text
 
 
-METRICS: dict[str, Metric] = {}
+# METRICS (name -> Metric) is registry.METRICS: the config and readers find them there
 PER_CLASS = ("tpr", "tnr")
 
 

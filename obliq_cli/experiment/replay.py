@@ -120,10 +120,8 @@ def check_fit_options(algorithm: str, params: dict, pruner: str | None,
                 raise ObliqError(f"--pruner-param: pruner {pruner!r} has no parameter "
                                  f"{key!r}{registry.suggest(key, known)}; parameters: "
                                  f"{', '.join(sorted(known)) or 'none'}")
-        from ..parameters import check_pruner_parameters
-
         try:
-            check_pruner_parameters(pruner, pruner_params)  # the pruner's declaration
+            registry.check_pruner_parameters(pruner, pruner_params)  # the pruner's declaration
         except ObliqError as exc:
             raise ObliqError(f"--pruner-param: {exc.param}: {exc.detail}") from None
     elif pruner_params:

@@ -41,9 +41,10 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import __version__, registry
+from .. import registry
 from ..data.preprocess import Preprocessor, check_missing_support, encoding_for
 from ..errors import Interrupted, ObliqError, naming_file
+from ..version import __version__
 from . import results
 from .backends import BACKENDS, FORK_AVAILABLE
 from .children import sigint_ignored, worker_setup
