@@ -16,7 +16,7 @@ gets the held-out prune part (``X_prune=None`` when the protocol holds none out)
 Without a pruner the held-out rows would be wasted, so the tree grows on grow ∪ prune;
 ``n_train`` records the rows it grew on.
 
-Resume: rows are keyed by task identity (``results.task_identity``): a task whose latest
+Resume: rows are keyed by task identity (``tasks.task_identity``): a task whose latest
 row is "ok" is skipped; an "error" row is run again and the new row appended, so the file
 may hold several rows for one task and readers keep the last one. A config may grow
 between runs (algorithms, datasets, repetitions); see ``results`` for what is refused.
@@ -52,29 +52,9 @@ from .metrics import METRICS, task_metrics
 from .protocols import Split, flip_labels, fold_record, make_splits
 from .schema import RUN_COLUMNS
 from .seeds import rng_for
+from .tasks import IDENTITIES, Task, identities
 
 log = logging.getLogger("obliq")
-
-
-@dataclass(frozen=True, eq=False)
-class Task:
-    config_hash: str
-    seed: int
-    dataset: object  # DatasetSpec
-    algorithm: object  # AlgorithmSpec
-    split: Split
-    label_noise: float | None = None
-    # Modules outside obliq_cli that registered the names this task uses (plugins, test
-    # registrations): a fresh worker process imports them before asking the registry.
-    modules: tuple[str, ...] = ()
-    # results.task_identity: the row's key in runs.csv
-    identity: str = ""
-    # the config's metrics stored in the row's extra JSON (no column of their own)
-    extra_metrics: tuple[str, ...] = ()
-
-    @property
-    def key(self) -> str:
-        return self.identity
 
 
 @dataclass
@@ -287,7 +267,6 @@ def plan(config) -> tuple[list[Task], dict[str, dict]]:
     tasks: list[Task] = []
     records: dict[str, dict] = {}
     digest = config.hash()
-    plain = config.to_dict()
     extra = tuple(m for m in config.metrics if m in METRICS and METRICS[m].column is None
                   and METRICS[m].compute is not None)
     modules = _plugin_modules(config)
@@ -333,14 +312,15 @@ def plan(config) -> tuple[list[Task], dict[str, dict]]:
                 raise ObliqError(f"{config.path}: algorithms[{j}] ({algo.label}) on "
                                  f"{spec.label}: {exc}") from None
             _check_pruner_rows(config.path, j, algo, spec.label, splits)
-        for split in splits:
-            for algo, algo_plain in zip(config.algorithms, plain["algorithms"]):
-                if not algo.runs_on(spec.label):
-                    continue
-                identity = results.task_identity(plain, plain["datasets"][i], algo_plain,
-                                                 split.repetition, split.fold)
-                tasks.append(Task(digest, config.seed, spec, algo, split,
-                                  config.protocol.label_noise, modules, identity, extra))
+        pairs = [(split.repetition, split.fold) for split in splits]
+        keys = {algo.label: identities(config, spec, algo, pairs)
+                for algo in config.algorithms if algo.runs_on(spec.label)}
+        for k, split in enumerate(splits):
+            for algo in config.algorithms:
+                if algo.label in keys:
+                    tasks.append(Task(digest, config.seed, spec, algo, split,
+                                      config.protocol.label_noise, modules,
+                                      keys[algo.label][k], extra))
     return tasks, records
 
 
@@ -385,13 +365,15 @@ def _history_entry(config, resume: bool, force: bool, n_jobs: int, backend: str,
     return entry
 
 
-def _meta(config, meta: dict) -> dict:
-    """meta.json for this run: the latest config on top; the history is kept as it is."""
+def _meta(config, meta: dict, tasks: list[Task]) -> dict:
+    """meta.json for this run: the latest config on top with the identities of its tasks
+    (``tasks.stored_identities`` reads them); the history is kept as it is."""
     plain = config.to_dict()
     meta = dict(meta)
     meta.update({"written_by": results.WRITER, "name": config.name,
                  "config_hash": config.hash(), "config": plain, "config_path": config.path,
-                 "reference": config.reference})
+                 "reference": config.reference,
+                 IDENTITIES: sorted(task.identity for task in tasks)})
     configs = dict(meta.get("configs") or {})
     configs[config.hash()] = plain
     meta["configs"] = configs
@@ -606,12 +588,12 @@ def run_experiment(config, *, n_jobs: int | None = None, backend: str | None = N
         if backend == "dask":  # connect before writing: an unreachable scheduler writes nothing
             stack.enter_context(_dask_client(n_jobs, scheduler))
         stack.enter_context(results.folder_lock(out))
-        start = results.prepare(out, config.path, config.to_dict(), records, resume, force)
+        start = results.prepare(out, config, records, resume, force)
         todo = [t for t in tasks if t.key not in start.done]
         summary = RunSummary(out, total=len(tasks), skipped=len(tasks) - len(todo),
                              notes=start.notes)
         try:
-            _run(config, out, records, todo, summary, start, n_jobs, backend, progress,
+            _run(config, out, records, tasks, todo, summary, start, n_jobs, backend, progress,
                  _history_entry(config, resume, force, n_jobs, backend, len(tasks),
                                 summary.skipped))
         except KeyboardInterrupt:  # Ctrl-C: the pool is stopped; say what is kept
@@ -620,7 +602,7 @@ def run_experiment(config, *, n_jobs: int | None = None, backend: str | None = N
     return summary
 
 
-def _run(config, out: Path, records, todo, summary, start, n_jobs, backend, progress,
+def _run(config, out: Path, records, tasks, todo, summary, start, n_jobs, backend, progress,
          entry: dict) -> None:
     """Write folds/ and meta.json (a new history entry), then one runs.csv row per task as
     it finishes, then the entry's finish."""
@@ -628,7 +610,7 @@ def _run(config, out: Path, records, todo, summary, start, n_jobs, backend, prog
         path = results.fold_file(out, label)
         if not (path.is_file() and results.fold_record_to_keep(path, record)):
             results.write_folds(path, record)
-    meta = _meta(config, start.meta)
+    meta = _meta(config, start.meta, tasks)
     meta["history"].append(entry)
     results.write_json(out / results.META, meta)
     runs_path = out / results.RUNS

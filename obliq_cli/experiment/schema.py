@@ -3,7 +3,7 @@
 ``results/<name>/``
     ``runs.csv``   one row per finished task, appended as each task ends (columns below).
                    A row belongs to the task whose identity hash is its ``task`` column
-                   (``results.task_identity``); the last row of a task wins.
+                   (``tasks.task_identity``); the last row of a task wins.
     ``meta.json``  ``{"written_by": "obliq", "name", "config_hash", "config": <the
                    validated config of the latest run, plain data>, "config_path",
                    "reference": <path of the paper's values or null>, "history": [one entry

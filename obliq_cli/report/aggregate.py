@@ -24,6 +24,7 @@ from ..errors import ObliqError
 from ..experiment import results as results_folder
 from ..experiment.metrics import METRICS, PER_CLASS, Metric, check_metric  # noqa: F401
 from ..experiment.schema import LABEL_COLUMNS, NUMERIC_COLUMNS, STATUSES
+from ..experiment.tasks import algorithm_identity, config_of, stored_identities
 
 # Pooled accuracy (OC1's correct / tested over a repetition's folds) applies to these only.
 POOLABLE = ("test_accuracy", "test_error")
@@ -139,10 +140,10 @@ def _visible(runs: pd.DataFrame, meta: dict, show_all: bool) -> pd.DataFrame:
     Rows without a task identity (files of older obliq versions) are all shown."""
     if "task" not in runs.columns:
         return runs
-    tasks = results_folder.config_tasks(meta.get("config") or {})
-    if tasks is None:
+    identities = stored_identities(meta)
+    if identities is None:
         return runs
-    current = runs["task"].isin(tasks.keys()) | (runs["task"] == "")
+    current = runs["task"].isin(identities) | (runs["task"] == "")
     if not show_all:
         return runs[current]
     keys = ["dataset", "repetition", "fold", "algorithm"]
@@ -152,33 +153,39 @@ def _visible(runs: pd.DataFrame, meta: dict, show_all: bool) -> pd.DataFrame:
     # A left task whose algorithm label is still in the config but with other settings
     # (say, its parameters changed and its dataset was removed) clashes with no current
     # row, yet would share a column with the current setting's results.
+    configs = _configs(meta)
     changed = ~current & pd.Series(
-        [_setting_changed(meta, *k) for k in runs[["config_hash", "dataset", "algorithm"]]
+        [_setting_changed(configs, *k) for k in runs[["config_hash", "dataset", "algorithm"]]
          .itertuples(index=False)], index=runs.index, dtype=bool)
     earlier = clash | changed
     return runs.assign(algorithm=runs["algorithm"].where(~earlier,
                                                          runs["algorithm"] + " (earlier)"))
 
 
+def _configs(meta: dict) -> dict:
+    """The typed configs of meta.json: the current one (key None) and those that wrote
+    earlier rows (by config hash); an unreadable one is left out."""
+    out = {None: config_of(meta.get("config"))}
+    configs = meta.get("configs")
+    for digest, plain in (configs.items() if isinstance(configs, dict) else ()):
+        out[digest] = config_of(plain)
+    return out
+
+
 def _algorithm_identity(config, label: str, dataset_label: str) -> dict | None:
-    """The identity of the algorithm ``label`` of ``config`` on a dataset; None when the
-    config (plain data) has no such algorithm or is not readable."""
-    try:
-        for algorithm in config["algorithms"]:
-            if algorithm["label"] == label:
-                return results_folder.algorithm_identity(algorithm, dataset_label)
-    except (KeyError, TypeError, AttributeError):
-        return None
+    """The identity of the algorithm ``label`` of ``config`` (typed) on a dataset; None
+    when there is no config or no such algorithm."""
+    for algorithm in config.algorithms if config is not None else ():
+        if algorithm.label == label:
+            return algorithm_identity(algorithm, dataset_label)
     return None
 
 
-def _setting_changed(meta: dict, config_hash: str, dataset: str, algorithm: str) -> bool:
-    """Whether the row's algorithm (by the config that wrote it, ``meta["configs"]``)
-    differs from the current config's algorithm of the same label."""
-    now = _algorithm_identity(meta.get("config") or {}, algorithm, dataset)
-    configs = meta.get("configs")
-    then_config = configs.get(config_hash) if isinstance(configs, dict) else None
-    then = _algorithm_identity(then_config or {}, algorithm, dataset)
+def _setting_changed(configs: dict, config_hash: str, dataset: str, algorithm: str) -> bool:
+    """Whether the row's algorithm (by the config that wrote it, meta.json's
+    ``configs``) differs from the current config's algorithm of the same label."""
+    now = _algorithm_identity(configs[None], algorithm, dataset)
+    then = _algorithm_identity(configs.get(config_hash), algorithm, dataset)
     return now is not None and then is not None and now != then
 
 
