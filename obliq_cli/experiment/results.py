@@ -144,10 +144,16 @@ def write_folds(path: Path, record: dict) -> None:
 
 
 # --------------------------------------------------------------- reading runs.csv
+# Every reader of runs.csv (resume, table, stats, agree, report) goes through
+# ``read_runs_file`` and keeps one row per task with ``latest_rows``.
+RESUME_COLUMNS = LABEL_COLUMNS + ["status"]
+
+
 @dataclass
 class RunsFile:
     """runs.csv split into its parts: the header, the rows obliq wrote (each with its line
-    number and its exact bytes), the damaged lines, and an unfinished last line."""
+    number and its exact bytes), the damaged lines (each with what is wrong with it), and
+    an unfinished last line."""
 
     header: list[str]
     rows: list[dict] = field(default_factory=list)
@@ -155,35 +161,50 @@ class RunsFile:
     damaged: list[tuple[int, bytes]] = field(default_factory=list)
     tail: bytes = b""
     header_bytes: bytes = b""
+    problems: dict[int, str] = field(default_factory=dict)  # line number -> what is wrong
+
+    def first_problem(self, path: Path) -> str | None:
+        """One line naming the file, the first damaged line and its fault (None when no
+        line is damaged)."""
+        if not self.damaged:
+            return None
+        number = self.damaged[0][0]
+        more = f" (and {len(self.damaged) - 1} more damaged lines)" if len(self.damaged) > 1 \
+            else ""
+        problem = self.problems[number].replace("{line}", str(number), 1)
+        return f"{path}: {problem}{more}; `obliq run CONFIG --resume` sets damaged lines aside"
 
 
 def _is_int(text: str) -> bool:
     return text.isdigit()
 
 
-def _parse_line(line: bytes, header: list[str]) -> dict | None:
-    """The row of one runs.csv line, or None when the line is not a row obliq wrote."""
+def _parse_line(line: bytes, header: list[str]) -> tuple[dict | None, str]:
+    """The row of one runs.csv line, or (None, what is wrong with it: a message with a
+    ``{line}`` field) when the line is not a row obliq wrote."""
     try:
         text = line.decode("utf-8")
     except UnicodeDecodeError:
-        return None
+        return None, "line {line}: damaged (bytes that are not text)"
     if text.endswith("\r"):  # csv writes \r\n line ends
         text = text[:-1]
     if "\x00" in text or "\r" in text:
-        return None
+        return None, "line {line}: damaged (a NUL byte or a stray carriage return)"
     try:
         fields = next(csv.reader([text]))
     except (csv.Error, StopIteration):
-        return None
+        return None, "malformed CSV, line {line}: not one CSV record"
     if len(fields) != len(header):
-        return None
+        return None, (f"malformed CSV, line {{line}}: {len(fields)} fields where the header "
+                      f"has {len(header)}")
     row = dict(zip(header, fields))
     if row.get("status") not in STATUSES:
-        return None
-    if not (_is_int(row.get("repetition", "")) and _is_int(row.get("fold", ""))):
-        return None
-    if "task" in row and not row["task"]:
-        return None
+        return None, (f"line {{line}}: status must be {' or '.join(STATUSES)} (got "
+                      f"{row.get('status')!r:.40})")
+    for column in ("repetition", "fold"):
+        if not _is_int(row.get(column, "")):
+            return None, (f"line {{line}}: {column} must be an integer (got "
+                          f"{row.get(column)!r:.40})")
     if row["status"] == "ok":
         for column in NUMERIC_COLUMNS:
             value = row.get(column, "")
@@ -191,22 +212,24 @@ def _parse_line(line: bytes, header: list[str]) -> dict | None:
                 try:
                     float(value)
                 except ValueError:
-                    return None
-    return row
+                    return None, (f"line {{line}}: {column} is not a number (got "
+                                  f"{value!r:.40})")
+    return row, ""
 
 
-def read_runs_file(path: Path) -> RunsFile:
-    """Every line of runs.csv, sorted into rows, damaged lines and an unfinished tail."""
+def read_runs_file(path: Path, required: list[str] = RESUME_COLUMNS) -> RunsFile:
+    """Every line of runs.csv, sorted into rows, damaged lines and an unfinished tail;
+    ObliqError when line 1 is not a header holding the ``required`` columns."""
     # csv's field limit is global to the process: raised for runs.csv's long error
     # messages only, so a data file read afterwards still meets the usual limit
     previous = csv.field_size_limit(FIELD_LIMIT)
     try:
-        return _read_runs_file(path)
+        return _read_runs_file(path, required)
     finally:
         csv.field_size_limit(previous)
 
 
-def _read_runs_file(path: Path) -> RunsFile:
+def _read_runs_file(path: Path, required: list[str]) -> RunsFile:
     try:
         data = path.read_bytes()
     except OSError as exc:
@@ -220,18 +243,36 @@ def _read_runs_file(path: Path) -> RunsFile:
         header = next(csv.reader([lines[0].decode("utf-8").rstrip("\r")]))
     except (UnicodeDecodeError, csv.Error, StopIteration):
         header = []
-    if not header or "status" not in header or not set(LABEL_COLUMNS) <= set(header):
-        raise ObliqError(f"{path}: line 1 is not the header of an obliq runs.csv; "
-                         f"move the file away or use another output")
+    missing = [c for c in required if c not in header]
+    if missing:
+        raise ObliqError(f"{path}: missing column(s) {', '.join(map(repr, missing))}: line "
+                         f"1 is not the header of an obliq runs.csv; move the file away or "
+                         f"use another output")
     out = RunsFile(header=header, tail=tail, header_bytes=lines[0] + b"\n")
     for number, line in enumerate(lines[1:], start=2):
-        row = _parse_line(line, header)
+        row, problem = _parse_line(line, header)
         if row is None:
             out.damaged.append((number, line))
+            out.problems[number] = problem
         else:
             out.rows.append(row)
             out.lines.append(line + b"\n")
     return out
+
+
+def row_key(row: dict) -> str:
+    """The task a row belongs to: its identity; rows of files written before identities
+    existed (no or an empty ``task``) by config hash, dataset, repetition, fold and
+    algorithm."""
+    return row.get("task") or "\x1f".join(
+        str(row.get(c, "")) for c in ["config_hash"] + LABEL_COLUMNS)
+
+
+def latest_rows(rows: list[dict]) -> list[dict]:
+    """The last row of each task, in file order: a task that failed and was run again
+    counts once, by its latest row (the one rule of every reader)."""
+    last = {row_key(row): i for i, row in enumerate(rows)}
+    return [rows[i] for i in sorted(last.values())]
 
 
 def repair_runs_file(path: Path, runs: RunsFile) -> str | None:
@@ -259,10 +300,7 @@ def repair_runs_file(path: Path, runs: RunsFile) -> str | None:
 
 def done_tasks(rows: list[dict]) -> set[str]:
     """Tasks whose latest row is "ok" (an "error" row is run again)."""
-    latest = {}
-    for row in rows:
-        latest[row["task"]] = row["status"]
-    return {task for task, status in latest.items() if status == "ok"}
+    return {row_key(row) for row in latest_rows(rows) if row["status"] == "ok"}
 
 
 # ------------------------------------------------------------------------ meta.json
