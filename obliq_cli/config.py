@@ -63,6 +63,13 @@ class AlgorithmSpec:
     def params_for(self, dataset: str) -> dict:
         return {**self.params, **self.dataset_params.get(dataset, {})}
 
+    def make_estimator(self, dataset: str | None = None):
+        """A new, unfitted estimator with its parameters on ``dataset`` (None: the
+        ``params`` alone): the one way a spec becomes an estimator (the plan's check, a
+        task, a picture)."""
+        params = self.params if dataset is None else self.params_for(dataset)
+        return registry.make_estimator(self.name, **params)
+
 
 @dataclass(frozen=True)
 class ProtocolSpec:

@@ -48,10 +48,12 @@ Dataset
 from __future__ import annotations
 
 import difflib
+import functools
 import hashlib
 import importlib
 import importlib.metadata
 import importlib.util
+import json
 import logging
 import sys
 from collections.abc import Callable
@@ -350,7 +352,11 @@ def check_pruner_parameters(name: str, params: dict) -> None:
 
 def load_dataset(name: str, **params):
     """``(X, y, info)`` for a registered dataset; a parameter outside the dataset's
-    declared constraints (``register_dataset(..., constraints=...)``) is a DataError."""
+    declared constraints (``register_dataset(..., constraints=...)``) is a DataError.
+
+    Loaded once per process for each name and parameters (the one in-memory memo of
+    datasets: a worker's tasks, the plan and a picture share it; ``forget_datasets``
+    empties it). Callers must not write into the arrays."""
     from .errors import DataError
     from .parameters import first_violation
 
@@ -360,7 +366,21 @@ def load_dataset(name: str, **params):
         path = params.get("path")
         raise DataError(f"{path if isinstance(path, str) else f'dataset {name!r}'}: "
                         f"{bad[0]} {bad[1]}")
-    return entry.obj(**params)
+    try:
+        key = json.dumps(params, sort_keys=True)
+    except (TypeError, ValueError):  # a value JSON cannot hold: loaded, not memoised
+        return entry.obj(**params)
+    return _loaded(name, key)
+
+
+@functools.lru_cache(maxsize=8)
+def _loaded(name: str, params_json: str):
+    return dataset_entry(name).obj(**json.loads(params_json))
+
+
+def forget_datasets() -> None:
+    """Empty ``load_dataset``'s memo (a test that changes a dataset's source)."""
+    _loaded.cache_clear()
 
 
 def list_algorithms() -> list[Entry]:

@@ -429,8 +429,8 @@ def _load_entry(entry: dict, params: dict) -> dict:
     return arrays
 
 
-@functools.lru_cache(maxsize=8)
 def _load_cached(name: str, params_json: str) -> dict:
+    # the disk cache only: the in-memory memo is registry.load_dataset's
     entry = read_catalog()[name]
     params = json.loads(params_json)
     use_disk = entry["source"]["kind"] != "generator" and not params.get("path")

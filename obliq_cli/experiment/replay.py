@@ -150,7 +150,7 @@ def fit_on_all_rows(dataset: str, algo: AlgorithmSpec, seed: int,
     if n_features is not None and X.shape[1] != n_features:
         raise ObliqError(f"{flag}: decision regions need a dataset with "
                          f"{n_features} features (it has {X.shape[1]})")
-    estimator = registry.make_estimator(algo.name, **algo.params)
+    estimator = algo.make_estimator()
     check_missing_support(estimator, info, repr(algo.name))
     check = getattr(estimator, "check_n_classes", None)
     if check is not None:

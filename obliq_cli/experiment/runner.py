@@ -27,7 +27,6 @@ from __future__ import annotations
 import contextlib
 import csv
 import functools
-import json
 import logging
 import os
 import platform
@@ -70,15 +69,10 @@ class RunSummary:
     notes: list[str] = field(default_factory=list)  # e.g. damaged lines set aside
 
 
-@functools.lru_cache(maxsize=8)
-def _load(name: str, params_json: str):
-    """A dataset, parsed once per worker process (tasks reuse it)."""
-    return registry.load_dataset(name, **json.loads(params_json))
-
-
 def load_dataset_spec(spec):
-    """``(X, y, info)`` of a DatasetSpec, memoised per process by name + params JSON."""
-    return _load(spec.name, json.dumps(spec.params, sort_keys=True))
+    """``(X, y, info)`` of a DatasetSpec (memoised per process by ``registry.load_dataset``,
+    so a worker parses a dataset once for all its tasks)."""
+    return registry.load_dataset(spec.name, **spec.params)
 
 
 def _plugin_modules(config) -> tuple[str, ...]:
@@ -120,7 +114,7 @@ def make_task_estimator(algo, dataset_label: str, info: dict, names: tuple):
     """A new estimator of AlgorithmSpec ``algo`` as a task makes it: this dataset's
     parameters, ``random_state`` from ``rng_for(*names)``, and the dataset's qualitative
     columns when the algorithm handles them and the config leaves it to the runner."""
-    estimator = registry.make_estimator(algo.name, **algo.params_for(dataset_label))
+    estimator = algo.make_estimator(dataset_label)
     params = estimator.get_params()
     if "random_state" in params:
         estimator.set_params(random_state=rng_for(*names))
@@ -229,19 +223,45 @@ def _versions() -> dict:
             "obliq": __version__, "git_commit": commit or None}
 
 
-def _check_algorithms(config) -> None:
-    """Every estimator constructs and every pruner resolves (the config checked the
-    names; this also covers configs built in code)."""
+def _check_pruners(config) -> None:
+    """Every pruner resolves (the config checked the names; this also covers configs
+    built in code)."""
     for i, algo in enumerate(config.algorithms):
-        try:
-            registry.make_estimator(algo.name, **algo.params)
-            if algo.pruner is not None:
+        if algo.pruner is not None:
+            try:
                 registry.get_pruner(algo.pruner.name)
-        except ObliqError as exc:
-            raise ObliqError(f"{config.path}: algorithms[{i}] ({algo.label}): {exc}") from None
-        except (TypeError, ValueError) as exc:
-            raise ObliqError(f"{config.path}: algorithms[{i}] ({algo.label}): "
-                             f"{_one_line(exc)}") from None
+            except ObliqError as exc:
+                raise ObliqError(f"{config.path}: algorithms[{i}] ({algo.label}): "
+                                 f"{exc}") from None
+
+
+def _check_estimator(config, j: int, algo, label: str, info: dict, n_classes: int,
+                     n_features: int, dataset_where: str) -> None:
+    """The estimator of ``algo`` on dataset ``label``, made once before the run: its
+    parameters there, whether it takes the dataset's missing values when they reach it
+    (``missing: native``) and its fit to the data's classes and width
+    (``check_n_classes``, ``check_n_features``); ObliqError naming the config and the
+    algorithm (or the dataset, ``dataset_where``, for missing values) otherwise."""
+    where = f"{config.path}: algorithms[{j}] ({algo.label}) on {label}"
+    try:
+        estimator = algo.make_estimator(label)
+    except ObliqError as exc:
+        raise ObliqError(f"{where}: {exc}") from None
+    except (TypeError, ValueError) as exc:
+        raise ObliqError(f"{where}: {_one_line(exc)}") from None
+    try:  # before the run: no task of it would get far
+        check_missing_support(estimator, info, f"{algo.name!r} (algorithms[{j}])")
+    except ObliqError as exc:
+        raise ObliqError(f"{dataset_where}: {exc}") from None
+    try:
+        if hasattr(estimator, "check_n_classes"):
+            estimator.check_n_classes(n_classes)
+        if hasattr(estimator, "check_n_features"):  # e.g. column indices in range
+            estimator.check_n_features(n_features)
+    except ObliqError as exc:
+        raise ObliqError(f"{where}: {exc}") from None
+    except (TypeError, ValueError) as exc:
+        raise ObliqError(f"{where}: {_one_line(exc)}") from None
 
 
 def _check_pruner_rows(path: str, j: int, algo, dataset: str, splits) -> None:
@@ -263,7 +283,7 @@ def _check_pruner_rows(path: str, j: int, algo, dataset: str, splits) -> None:
 def plan(config) -> tuple[list[Task], dict[str, dict]]:
     """Every task of the experiment, and each dataset's fold record; raises ObliqError
     naming the config file and field for anything that would fail."""
-    _check_algorithms(config)
+    _check_pruners(config)
     tasks: list[Task] = []
     records: dict[str, dict] = {}
     digest = config.hash()
@@ -296,22 +316,10 @@ def plan(config) -> tuple[list[Task], dict[str, dict]]:
         records[spec.label] = fold_record(splits, len(y))
         n_classes = int(np.unique(y).size)
         for j, algo in enumerate(config.algorithms):
-            if not algo.runs_on(spec.label):
-                continue
-            estimator = registry.make_estimator(algo.name, **algo.params_for(spec.label))
-            try:  # before the run: no task of it would get far
-                check_missing_support(estimator, info, f"{algo.name!r} (algorithms[{j}])")
-            except ObliqError as exc:
-                raise ObliqError(f"{where}: {exc}") from None
-            try:
-                if hasattr(estimator, "check_n_classes"):
-                    estimator.check_n_classes(n_classes)
-                if hasattr(estimator, "check_n_features"):  # e.g. column indices in range
-                    estimator.check_n_features(X.shape[1])
-            except ObliqError as exc:
-                raise ObliqError(f"{config.path}: algorithms[{j}] ({algo.label}) on "
-                                 f"{spec.label}: {exc}") from None
-            _check_pruner_rows(config.path, j, algo, spec.label, splits)
+            if algo.runs_on(spec.label):
+                _check_estimator(config, j, algo, spec.label, info, n_classes, X.shape[1],
+                                 where)
+                _check_pruner_rows(config.path, j, algo, spec.label, splits)
         pairs = [(split.repetition, split.fold) for split in splits]
         keys = {algo.label: identities(config, spec, algo, pairs)
                 for algo in config.algorithms if algo.runs_on(spec.label)}
@@ -342,8 +350,7 @@ def data_notes(config) -> dict:
                          note["rows_dropped"])
         if info.get("categorical"):
             note["nominal"] = {
-                algo.label: encoding_for(registry.make_estimator(
-                    algo.name, **algo.params_for(spec.label)), info)
+                algo.label: encoding_for(algo.make_estimator(spec.label), info)
                 for algo in config.algorithms if algo.runs_on(spec.label)}
         if note:
             notes[spec.label] = note
