@@ -92,6 +92,8 @@ REQUIRED = object()  # a protocol key without a default
 BACKENDS = ("fork", "loky", "threading", "dask")
 FORK_AVAILABLE = sys.platform.startswith("linux")
 DEFAULT_BACKEND = "fork" if FORK_AVAILABLE else "loky"
+# the adapter of scikit-learn classifiers named by dotted path (a config's ``estimator:``)
+_EXTERNAL_MODULE = "obliq_cli.algorithms.external"
 _TABLE_MODULES = {"protocol": "obliq_cli.experiment.protocols",
                   "metric": "obliq_cli.experiment.metrics"}
 
@@ -293,6 +295,20 @@ def metric_entry(name: str):
     rate "tpr:K" / "tnr:K" included; ObliqError listing the names otherwise."""
     _builtin_table("metric")
     return importlib.import_module(_TABLE_MODULES["metric"]).check_metric(name)
+
+
+def external_estimators():
+    """The module that adapts any scikit-learn classifier named by its dotted path
+    (``obliq_cli.algorithms.external``: ``estimator_class``, ``make``,
+    ``accepts_missing``, ``random_state_from``, ``package_version``), loaded by name as
+    the built-in algorithms are."""
+    return importlib.import_module(_EXTERNAL_MODULE)
+
+
+def accepts_missing(estimator) -> bool:
+    """Whether ``estimator``'s scikit-learn tags say it learns from missing values
+    (``allow_nan``); see ``external.accepts_missing``."""
+    return external_estimators().accepts_missing(estimator)
 
 
 def algorithm_entry(name: str) -> Entry:

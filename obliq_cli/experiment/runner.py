@@ -79,6 +79,8 @@ def _plugin_modules(config) -> tuple[str, ...]:
     """Modules outside obliq_cli whose import registers a name the config uses."""
     objs = [registry.dataset_entry(d.name).obj for d in config.datasets]
     for algo in config.algorithms:
+        if algo.estimator is not None:
+            continue  # imported by its dotted path wherever it is made
         objs.append(registry.algorithm_entry(algo.name).obj)
         if algo.pruner is not None:
             objs.append(registry.pruner_entry(algo.pruner.name).obj)
@@ -112,12 +114,16 @@ class FittedTask:
 
 def make_task_estimator(algo, dataset_label: str, info: dict, names: tuple):
     """A new estimator of AlgorithmSpec ``algo`` as a task makes it: this dataset's
-    parameters, ``random_state`` from ``rng_for(*names)``, and the dataset's qualitative
-    columns when the algorithm handles them and the config leaves it to the runner."""
+    parameters, ``random_state`` from ``rng_for(*names)`` (obliq's algorithms take the
+    Generator; a scikit-learn classifier named by ``estimator:`` an int drawn from it,
+    since scikit-learn takes no Generator), and the dataset's qualitative columns when the
+    algorithm handles them and the config leaves it to the runner."""
     estimator = algo.make_estimator(dataset_label)
     params = estimator.get_params()
     if "random_state" in params:
-        estimator.set_params(random_state=rng_for(*names))
+        rng = rng_for(*names)
+        estimator.set_params(random_state=rng if algo.estimator is None else
+                             registry.external_estimators().random_state_from(rng))
     if params.get("categorical_features", False) is None and info.get("categorical"):
         # Algorithms that handle qualitative features learn which columns are.
         estimator.set_params(categorical_features=list(info["categorical"]))
@@ -227,6 +233,9 @@ def _check_pruners(config) -> None:
     """Every pruner resolves (the config checked the names; this also covers configs
     built in code)."""
     for i, algo in enumerate(config.algorithms):
+        if algo.pruner is not None and algo.estimator is not None:
+            raise ObliqError(f"{config.path}: algorithms[{i}] ({algo.label}): an estimator: "
+                             f"entry is not one of obliq's trees and cannot be pruned")
         if algo.pruner is not None:
             try:
                 registry.get_pruner(algo.pruner.name)

@@ -80,8 +80,11 @@ def algorithm_identity(algorithm: AlgorithmSpec, dataset_label: str) -> dict:
     plain = _plain(algorithm)
     params = {**plain["params"], **(plain["dataset_params"].get(dataset_label) or {})}
     pruner = plain["pruner"]
-    return {"name": algorithm.name, "label": algorithm.label, "params": params,
-            "pruner": drop_none(pruner) if pruner else None}
+    identity = {"name": algorithm.name, "label": algorithm.label, "params": params,
+                "pruner": drop_none(pruner) if pruner else None}
+    if algorithm.estimator is not None:  # absent for registered algorithms, as before
+        identity["estimator"] = algorithm.estimator
+    return identity
 
 
 def _digest(dataset_id: dict, algorithm_id: dict, repetition: int, fold: int) -> str:
