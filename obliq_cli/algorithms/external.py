@@ -125,5 +125,8 @@ def package_version(path: str) -> tuple[str, str | None]:
             return top, importlib.metadata.version(dist)
         except importlib.metadata.PackageNotFoundError:
             continue
-    module = importlib.import_module(top)
+    try:
+        module = importlib.import_module(top)
+    except Exception:  # made before from this path, so rarely; no version to give
+        return top, None
     return top, getattr(module, "__version__", None)

@@ -477,9 +477,11 @@ class Prepared:
 
 
 def prepare(out: Path, config: ExperimentConfig, records: dict, resume: bool,
-            force: bool) -> Prepared:
+            force: bool, check_stored=None) -> Prepared:
     """Check the folder, then (only when everything is fine) delete for ``force`` or
-    repair for ``resume``. Returns the starting point of the run."""
+    repair for ``resume``. Returns the starting point of the run. ``check_stored(meta)``,
+    when given, is a last check of a resume with stored rows (the code they came from),
+    raising ObliqError before anything is repaired."""
     runs_path = out / RUNS
     if force:
         delete_own_files(out)
@@ -509,6 +511,8 @@ def prepare(out: Path, config: ExperimentConfig, records: dict, resume: bool,
     except (KeyError, TypeError, AttributeError):
         raise ObliqError(f"{out / META}: its config is not one obliq wrote; cannot resume "
                          f"(use --force)") from None
+    if check_stored is not None:
+        check_stored(meta)
     notes = []
     note = repair_runs_file(runs_path, runs)
     if note:

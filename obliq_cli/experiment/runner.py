@@ -44,7 +44,7 @@ from .. import registry
 from ..data.preprocess import Preprocessor, check_missing_support, encoding_for
 from ..errors import Interrupted, ObliqError, naming_file
 from ..version import __version__
-from . import results
+from . import provenance, results
 from .backends import BACKENDS, FORK_AVAILABLE
 from .children import sigint_ignored, worker_setup
 from .metrics import METRICS, task_metrics
@@ -581,7 +581,7 @@ def _close_quietly(outputs) -> None:
 
 def run_experiment(config, *, n_jobs: int | None = None, backend: str | None = None,
                    scheduler: str | None = None, resume: bool = False, force: bool = False,
-                   progress: bool = True) -> RunSummary:
+                   progress: bool = True, accept_changed_code: bool = False) -> RunSummary:
     """Run (or resume) the experiment ``config`` (an ExperimentConfig).
 
     ``n_jobs`` / ``backend`` default to the config's; ``scheduler`` is a dask scheduler
@@ -590,6 +590,9 @@ def run_experiment(config, *, n_jobs: int | None = None, backend: str | None = N
     obliq wrote in the folder. Raises ObliqError, having written nothing, when anything is
     wrong (another run holds the folder, a change that alters stored folds); a task that
     fails is recorded (status "error") and listed in ``RunSummary.failed``.
+    A resume whose stored rows came from other plugin or estimator versions or other
+    ``imports:`` files (``provenance``) is refused, unless ``accept_changed_code`` (the
+    history entry then lists the changes).
     """
     n_jobs = config.n_jobs if n_jobs is None else n_jobs
     backend = config.backend if backend is None else backend
@@ -604,14 +607,30 @@ def run_experiment(config, *, n_jobs: int | None = None, backend: str | None = N
         if backend == "dask":  # connect before writing: an unreachable scheduler writes nothing
             stack.enter_context(_dask_client(n_jobs, scheduler))
         stack.enter_context(results.folder_lock(out))
-        start = results.prepare(out, config, records, resume, force)
+        code = provenance.collect(config)
+        accepted: list[str] = []
+
+        def check_code(meta: dict) -> None:
+            changed = provenance.changes(provenance.stored(meta), code)
+            if changed and not accept_changed_code:
+                more = f" (and {len(changed) - 1} more)" if len(changed) > 1 else ""
+                raise ObliqError(f"{config.path}: {changed[0]}{more} since the rows stored "
+                                 f"in {out / results.RUNS}; --accept-changed-code resumes "
+                                 f"anyway, --force starts afresh")
+            accepted.extend(changed)
+
+        start = results.prepare(out, config, records, resume, force, check_code)
         todo = [t for t in tasks if t.key not in start.done]
         summary = RunSummary(out, total=len(tasks), skipped=len(tasks) - len(todo),
                              notes=start.notes)
+        entry = _history_entry(config, resume, force, n_jobs, backend, len(tasks),
+                               summary.skipped)
+        entry[provenance.KEY] = code
+        if accepted:
+            entry["accepted_changed_code"] = accepted
         try:
             _run(config, out, records, tasks, todo, summary, start, n_jobs, backend, progress,
-                 _history_entry(config, resume, force, n_jobs, backend, len(tasks),
-                                summary.skipped))
+                 entry)
         except KeyboardInterrupt:  # Ctrl-C: the pool is stopped; say what is kept
             raise Interrupted(f"interrupted: {summary.ran} task(s) finished and kept in "
                               f"{out / results.RUNS}; --resume continues") from None
