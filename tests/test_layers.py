@@ -169,3 +169,17 @@ def test_the_graph_resolves_names_to_modules():
     assert "obliq_cli" not in graph["obliq_cli.config"]
     # "from .registry import suggest" is an edge to the module that defines it
     assert "obliq_cli.registry.suggest" not in graph["obliq_cli.config"]
+
+
+def test_no_import_circle_between_parts():
+    # config.py -> experiment/metrics.py and experiment/replay.py -> config.py made no
+    # circle of modules, yet one of parts: experiment above config, config above it
+    def part(module: str) -> str:
+        parts = module.split(".")
+        return parts[1] if len(parts) > 1 else parts[0]
+
+    graph: dict[str, set[str]] = {}
+    for module, targets in _module_graph().items():
+        graph.setdefault(part(module), set()).update(
+            part(t) for t in targets if part(t) != part(module))
+    assert _circles(graph) == []
