@@ -386,11 +386,26 @@ def load_dataset(name: str, **params):
         key = json.dumps(params, sort_keys=True)
     except (TypeError, ValueError):  # a value JSON cannot hold: loaded, not memoised
         return entry.obj(**params)
-    return _loaded(name, key)
+    return _loaded(name, key, _file_stamps(params.get("path")))
+
+
+def _file_stamps(path) -> tuple:
+    """(size, mtime) of a dataset's file(s), part of the memo's key: a file edited since
+    it was loaded is loaded again."""
+    paths = path if isinstance(path, list) else [path]
+    stamps = []
+    for one in paths:
+        if isinstance(one, str):
+            try:
+                stat = Path(one).stat()
+                stamps.append((one, stat.st_size, stat.st_mtime_ns))
+            except OSError:
+                stamps.append((one, None, None))  # the loader names the missing file
+    return tuple(stamps)
 
 
 @functools.lru_cache(maxsize=8)
-def _loaded(name: str, params_json: str):
+def _loaded(name: str, params_json: str, stamps: tuple):
     return dataset_entry(name).obj(**json.loads(params_json))
 
 
