@@ -305,12 +305,6 @@ def external_estimators():
     return importlib.import_module(_EXTERNAL_MODULE)
 
 
-def accepts_missing(estimator) -> bool:
-    """Whether ``estimator``'s scikit-learn tags say it learns from missing values
-    (``allow_nan``); see ``external.accepts_missing``."""
-    return external_estimators().accepts_missing(estimator)
-
-
 def algorithm_entry(name: str) -> Entry:
     return _lookup(ALGORITHMS, "algorithm", name)
 

@@ -152,13 +152,20 @@ def test_a_bad_estimator_entry_is_one_line_and_nothing_is_written(case, write_co
     assert not out.exists()
 
 
-def test_accepts_missing_reads_the_allow_nan_tag():
-    from sklearn.ensemble import HistGradientBoostingClassifier
-    from sklearn.linear_model import LogisticRegression
+def test_an_external_estimator_that_takes_nan_is_discoverable():
+    """The missing-value policy asks data.preprocess.accepts_missing (the allow_nan tag)
+    of the estimator a spec makes, external or not."""
+    from obliq_cli.config import AlgorithmSpec
+    from obliq_cli.data.preprocess import accepts_missing
 
-    assert registry.accepts_missing(HistGradientBoostingClassifier()) is True
-    assert registry.accepts_missing(LogisticRegression()) is False
-    assert registry.accepts_missing(registry.make_estimator("cart-ap")) is False
+    def spec(path):
+        return AlgorithmSpec(path, path, {}, estimator=path)
+
+    assert accepts_missing(spec("sklearn.ensemble.HistGradientBoostingClassifier")
+                           .make_estimator()) is True
+    assert accepts_missing(spec("sklearn.linear_model.LogisticRegression")
+                           .make_estimator()) is False
+    assert accepts_missing(registry.make_estimator("cart-ap")) is False
 
 
 def test_resume_is_refused_when_an_imports_file_changed(write_config, tmp_path):

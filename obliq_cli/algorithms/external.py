@@ -8,7 +8,9 @@ and ``sklearn.base.is_classifier``. It is not one of obliq's trees: it cannot be
 has no ``n_leaves_`` / ``depth_``, so the tree-size metrics stay empty for it
 (``experiment.metrics``). Its randomness is scikit-learn's integer ``random_state``,
 derived from the task's named seed (``random_state_from``), so rows do not depend on
-``-j``, the backend or ``--resume``.
+``-j``, the backend or ``--resume``. Whether it takes missing values (``missing:
+native``) is its ``allow_nan`` tag, read by ``data.preprocess.accepts_missing`` as for
+any algorithm.
 
 The registry reaches this module by name (``registry.external_*``), as it reaches the
 built-in algorithms, so the config and the runner never import it.
@@ -98,22 +100,6 @@ def make(path: str, params: dict):
 def random_state_from(rng: np.random.Generator) -> int:
     """The integer ``random_state`` of one task, drawn from the task's own stream."""
     return int(rng.integers(SEED_BOUND))
-
-
-def accepts_missing(estimator) -> bool:
-    """Whether ``estimator`` (any scikit-learn-compatible one, obliq's own included)
-    declares in its scikit-learn tags that it learns from rows with missing values
-    (``allow_nan``), so a missing-value policy may hand it NaN cells unimputed."""
-    try:
-        from sklearn.utils import get_tags
-    except ImportError:  # pragma: no cover - scikit-learn < 1.6
-        from sklearn.utils._tags import _safe_tags
-
-        return bool(_safe_tags(estimator, "allow_nan"))
-    try:
-        return bool(get_tags(estimator).input_tags.allow_nan)
-    except Exception:  # tags an estimator cannot give: assume it needs complete rows
-        return False
 
 
 def package_version(path: str) -> tuple[str, str | None]:
