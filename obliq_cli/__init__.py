@@ -15,8 +15,7 @@ jit_cache.configure()  # before anything imports numba
 
 from .errors import ObliqError  # noqa: E402
 from .registry import expected_failed_checks, load_dataset, make_estimator  # noqa: E402
-
-__version__ = "0.1.0"
+from .version import __version__  # noqa: E402
 
 # function or class name -> module of obliq_cli that defines it (imported on first use)
 _FUNCTIONS = {

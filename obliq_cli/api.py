@@ -146,14 +146,16 @@ def load_results(path, show_all: bool = False) -> Results:
 
 def run_experiment(config, output=None, n_jobs: int | None = None, backend: str | None = None,
                    resume: bool = False, force: bool = False, progress: bool = False,
-                   scheduler: str | None = None) -> Results:
+                   scheduler: str | None = None, accept_changed_code: bool = False) -> Results:
     """Run (or with ``resume`` continue) an experiment and read its results back.
 
     ``config``: a YAML file's path, a shipped config's name ("quickstart", ``obliq
     configs``), a dict holding what the YAML would (relative paths in it are taken from
     the current folder) or an ``ExperimentConfig``. ``output``, ``n_jobs`` and
     ``backend`` override the config's (None keeps it); ``force`` first deletes what
-    obliq wrote in the output folder; ``scheduler``: a dask scheduler's address. Raises
+    obliq wrote in the output folder; ``scheduler``: a dask scheduler's address;
+    ``accept_changed_code``: resume although the plugins, estimator packages or
+    ``imports:`` files of the stored rows changed (meta.json's history says so). Raises
     ObliqError, having written nothing, for bad input; a task that fails is stored with
     status "error" and listed in ``Results.summary.failed``.
     """
@@ -177,7 +179,8 @@ def run_experiment(config, output=None, n_jobs: int | None = None, backend: str 
               spec.path, len(spec.datasets), len(spec.algorithms), spec.protocol.name,
               spec.n_jobs, spec.backend)
     summary = run(spec, n_jobs=spec.n_jobs, backend=spec.backend, scheduler=scheduler,
-                  resume=resume, force=force, progress=progress)
+                  resume=resume, force=force, progress=progress,
+                  accept_changed_code=accept_changed_code)
     results = load_results(summary.output)
     results.summary, results.config = summary, spec
     return results

@@ -98,9 +98,14 @@ def _explicit(ctx, name, value):
               help="With --backend dask: the scheduler address (else a local cluster).")
 @click.option("--resume", is_flag=True, help="Skip tasks already in runs.csv.")
 @click.option("--force", is_flag=True, help="Delete earlier results of this experiment first.")
+@click.option("--accept-changed-code", is_flag=True,
+              help="With --resume: go on although a plugin, an estimator's package or an "
+                   "imports: file changed since the stored rows (meta.json's history says "
+                   "so).")
 @click.option("--no-progress", is_flag=True, help="No progress bar.")
 @click.pass_context
-def run(ctx, config, output, n_jobs, backend, scheduler, resume, force, no_progress):
+def run(ctx, config, output, n_jobs, backend, scheduler, resume, force, accept_changed_code,
+        no_progress):
     """Run the experiment CONFIG (a YAML file, or a shipped config's name: obliq configs)
     and print its table."""
     from .api import run_experiment
@@ -109,7 +114,7 @@ def run(ctx, config, output, n_jobs, backend, scheduler, resume, force, no_progr
     results = run_experiment(config, output=output, n_jobs=_explicit(ctx, "n_jobs", n_jobs),
                              backend=_explicit(ctx, "backend", backend), resume=resume,
                              force=force, progress=show_progress(not no_progress),
-                             scheduler=scheduler)
+                             scheduler=scheduler, accept_changed_code=accept_changed_code)
     summary = results.summary
     for note in summary.notes:
         log.warning("note: %s", note)

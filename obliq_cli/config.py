@@ -17,11 +17,8 @@ from typing import Any
 
 from . import registry
 from .errors import ConfigError, ObliqError
-from .experiment.backends import BACKENDS, DEFAULT_BACKEND
-from .experiment.metrics import METRICS, check_metric
-from .experiment.protocols import PROTOCOLS, REQUIRED
 from .parameters import first_violation
-from .registry import suggest
+from .registry import BACKENDS, DEFAULT_BACKEND, REQUIRED, suggest
 from .resources import resolve_config
 from .yaml_input import brief, load_yaml
 
@@ -59,12 +56,24 @@ class AlgorithmSpec:
     dataset_params: dict = field(default_factory=dict)
     # the dataset labels this algorithm runs on (None: all), e.g. GEPSVM on binary sets
     only: tuple | None = None
+    # the dotted path of a scikit-learn classifier (``estimator:`` in the config; ``name``
+    # is then the same path), None for a registered algorithm
+    estimator: str | None = None
 
     def runs_on(self, dataset: str) -> bool:
         return self.only is None or dataset in self.only
 
     def params_for(self, dataset: str) -> dict:
         return {**self.params, **self.dataset_params.get(dataset, {})}
+
+    def make_estimator(self, dataset: str | None = None):
+        """A new, unfitted estimator with its parameters on ``dataset`` (None: the
+        ``params`` alone): the one way a spec becomes an estimator (the plan's check, a
+        task, a picture)."""
+        params = self.params if dataset is None else self.params_for(dataset)
+        if self.estimator is not None:
+            return registry.external_estimators().make(self.estimator, params)
+        return registry.make_estimator(self.name, **params)
 
 
 @dataclass(frozen=True)
@@ -122,7 +131,8 @@ class ExperimentConfig:
         algorithms = tuple(
             AlgorithmSpec(a["name"], a.get("label", a["name"]), dict(a.get("params") or {}),
                           pruner(a.get("pruner")), dict(a.get("dataset_params") or {}),
-                          tuple(a["only"]) if a.get("only") is not None else None)
+                          tuple(a["only"]) if a.get("only") is not None else None,
+                          a.get("estimator"))
             for a in data["algorithms"])
         return cls(path=data.get("path", ""), name=data["name"], seed=int(data["seed"]),
                    datasets=datasets, algorithms=algorithms,
@@ -140,6 +150,9 @@ class ExperimentConfig:
         for dataset in keyed["datasets"]:
             if dataset.get("protocol") is None:  # the hash predates per-dataset sizes
                 dataset.pop("protocol", None)
+        for algorithm in keyed["algorithms"]:
+            if algorithm.get("estimator") is None:  # the hash predates external estimators
+                algorithm.pop("estimator", None)
         text = json.dumps(keyed, sort_keys=True)
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
@@ -396,8 +409,16 @@ def _algorithm(r: _Reader, i: int, item, labels: list[str] | None) -> AlgorithmS
     where = f"algorithms[{i}]"
     if isinstance(item, str):
         item = {"name": item}
-    item = r.mapping(item, where, ("name", "label", "params", "pruner", "dataset_params",
-                                   "only"), required=("name",))
+    item = r.mapping(item, where, ("name", "estimator", "label", "params", "pruner",
+                                   "dataset_params", "only"))
+    if "name" in item and "estimator" in item:
+        r.fail(where, "give either name (a registered algorithm) or estimator (a "
+                      "scikit-learn classifier's dotted path), not both")
+    if "estimator" in item:
+        return _external_algorithm(r, where, item, labels)
+    if "name" not in item:
+        r.fail(f"{where}.name", "required (or estimator: the dotted path of a scikit-learn "
+                                "classifier)")
     name = r.string(item["name"], f"{where}.name")
     params = r.params(item.get("params"), f"{where}.params")
     try:
@@ -424,30 +445,71 @@ def _algorithm(r: _Reader, i: int, item, labels: list[str] | None) -> AlgorithmS
             r.fail(f"{pw}.name", str(exc))
         pparams = _known_params(r, raw.get("params"), f"{pw}.params", f"pruner {brief(pname)}",
                                 entry.params)
-        from .parameters import check_pruner_parameters  # scikit-learn: on first use
-
         try:
-            check_pruner_parameters(pname, pparams)  # the pruner's declaration
+            registry.check_pruner_parameters(pname, pparams)  # the pruner's declaration
         except ObliqError as exc:
             _fail_parameter(r, f"{pw}.params", exc)
         pruner = PrunerSpec(pname, pparams)
     label = r.label(item.get("label", name), f"{where}.label")
-    only = item.get("only")
-    if only is not None:
-        if not isinstance(only, list) or not only:
-            r.fail(f"{where}.only", "must be a non-empty list of dataset labels")
-        for j, wanted in enumerate(only):
-            if labels is not None and wanted not in labels:
-                r.fail(f"{where}.only[{j}]",
-                       f"no dataset labelled {brief(wanted)}{suggest(str(wanted), labels)}")
-        only = tuple(str(x) for x in only)
+    only = _only(r, where, item.get("only"), labels)
     return AlgorithmSpec(name, label, params, pruner,
                          {str(k): dict(v) for k, v in per_dataset.items()}, only)
 
 
+def _only(r: _Reader, where: str, only, labels: list[str] | None) -> tuple | None:
+    """``algorithms[i].only``: the dataset labels it runs on."""
+    if only is None:
+        return None
+    if not isinstance(only, list) or not only:
+        r.fail(f"{where}.only", "must be a non-empty list of dataset labels")
+    for j, wanted in enumerate(only):
+        if labels is not None and wanted not in labels:
+            r.fail(f"{where}.only[{j}]",
+                   f"no dataset labelled {brief(wanted)}{suggest(str(wanted), labels)}")
+    return tuple(str(x) for x in only)
+
+
+def _external_algorithm(r: _Reader, where: str, item: dict,
+                        labels: list[str] | None) -> AlgorithmSpec:
+    """``{estimator: a.b.Classifier, label, params, dataset_params, only}``: any
+    scikit-learn classifier by dotted path, checked now: importable, a classifier, every
+    parameter one its ``get_params()`` has (and scikit-learn's check of the values where
+    the class declares them). Not prunable: it is not one of obliq's trees."""
+    path = r.string(item["estimator"], f"{where}.estimator")
+    adapter = registry.external_estimators()
+    try:
+        cls = adapter.estimator_class(path)
+    except ObliqError as exc:
+        r.fail(f"{where}.estimator", str(exc))
+    if item.get("pruner") is not None:
+        r.fail(f"{where}.pruner", f"{cls.__name__} is not one of obliq's trees, so it cannot "
+                                  f"be pruned; remove the pruner (pruners work on obliq's "
+                                  f"algorithms)")
+    params = r.params(item.get("params"), f"{where}.params")
+    per_dataset = r.params(item.get("dataset_params"), f"{where}.dataset_params")
+    checks = [(params, f"{where}.params")]
+    for wanted, extra in per_dataset.items():
+        dw = f"{where}.dataset_params.{wanted}"
+        if labels is not None and wanted not in labels:
+            r.fail(dw, f"no dataset labelled {brief(wanted)}{suggest(str(wanted), labels)}")
+        checks.append(({**params, **r.params(extra, dw)}, dw))
+    for values, field_name in checks:
+        bad = adapter.unknown_parameter(cls, values)
+        if bad:
+            r.fail(f"{field_name}.{bad[0]}", bad[1])
+        try:
+            adapter.check_values(cls, values)
+        except ObliqError as exc:
+            r.fail(field_name, str(exc))
+    label = r.label(item.get("label", cls.__name__), f"{where}.label")
+    only = _only(r, where, item.get("only"), labels)
+    return AlgorithmSpec(path, label, params, None,
+                         {str(k): dict(v) for k, v in per_dataset.items()}, only, path)
+
+
 def _protocol_keys(name: str) -> tuple[str, ...]:
     """The keys protocol ``name`` takes: its declared ones, label_noise, and their aliases."""
-    entry = PROTOCOLS[name]
+    entry = registry.protocol_entry(name)
     return tuple(entry.keys) + tuple(entry.aliases) + ("label_noise",)
 
 
@@ -512,14 +574,15 @@ def _protocol_value(r: _Reader, key: str, value, where: str):
 
 def _protocol(r: _Reader, value) -> ProtocolSpec:
     """A protocol mapping checked against its declaration (experiment.protocols)."""
-    known = ", ".join(PROTOCOLS)
+    protocols = registry.list_protocols()
+    known = ", ".join(protocols)
     if not isinstance(value, dict):
         r.fail("protocol", f"must be a mapping with a 'name' ({known})")
     if "name" not in value:
         r.fail("protocol.name", f"required ({known})")
     name = value["name"]
-    if not isinstance(name, str) or name not in PROTOCOLS:
-        r.fail("protocol.name", f"unknown protocol {brief(name)}{suggest(str(name), PROTOCOLS)}; "
+    if not isinstance(name, str) or name not in protocols:
+        r.fail("protocol.name", f"unknown protocol {brief(name)}{suggest(str(name), protocols)}; "
                f"known: {known}")
     # Past the name, each key is checked on its own and every problem is kept (folds: 1
     # and repeats: 0 are two lines); the protocol is None when any was found.
@@ -528,7 +591,7 @@ def _protocol(r: _Reader, value) -> ProtocolSpec:
     for key in value:
         if key not in allowed:
             r.collect(r.fail, f"protocol.{key}", f"unknown key{suggest(key, allowed)}")
-    entry = PROTOCOLS[name]
+    entry = registry.protocol_entry(name)
     value = dict(value)
     given_as = {}  # key -> the alias the file used, for the error messages
     for alias, key in entry.aliases.items():  # random_split's "runs" (the APDT paper's word)
@@ -707,12 +770,13 @@ def _name(r: _Reader, value) -> str:
 def _metrics(r: _Reader, metrics) -> None:
     if not isinstance(metrics, list) or not metrics:
         r.fail("metrics", "must be a non-empty list")
+    known = registry.list_metrics()
     for i, metric in enumerate(metrics):
         try:
-            check_metric(str(metric))
+            registry.metric_entry(str(metric))
         except ObliqError:
             r.collect(r.fail, f"metrics[{i}]", f"unknown metric {brief(metric)}"
-                      f"{suggest(str(metric), METRICS)}; known: {', '.join(METRICS)}, "
+                      f"{suggest(str(metric), known)}; known: {', '.join(known)}, "
                       "tpr:K, tnr:K")
 
 

@@ -31,9 +31,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from . import __version__, registry
+from . import registry
 from .data.preprocess import Preprocessor
 from .errors import DataError, ObliqError
+from .version import __version__
 
 FORMAT = "obliq-model"
 FORMAT_VERSION = 2

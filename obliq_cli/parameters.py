@@ -12,7 +12,7 @@ A pruner declares its keyword parameters with ``@pruner_parameters(name, {...})`
 The same declaration is read by
 
 - ``estimator.validate_params()`` (called by ``fit``, and by scikit-learn's own
-  ``_validate_params``), and by ``check_pruner_parameters`` when a pruner runs;
+  ``_validate_params``), and by ``registry.check_pruner_parameters`` when a pruner runs;
 - the config check before a run (``obliq_cli.config``), which reports the first bad
   value as ``<file>: algorithms[i].params.<name>: must be ... (got ...)``;
 - scikit-learn's ``check_param_validation`` (``tests/test_sklearn_checks.py``).
@@ -49,7 +49,7 @@ from .errors import ObliqError
 
 __all__ = ["MAX_COUNT", "MAX_LOOP", "MAX_REAL", "MAX_SEED",
            "Interval", "ListOf", "ParameterError", "RANDOM_STATE", "StrOptions",
-           "DeclaredParameters", "check_parameters", "first_violation", "check_pruner_parameters",
+           "DeclaredParameters", "check_parameters", "first_violation",
            "pruner_parameters", "short_repr", "Integral", "Real"]
 
 _repr = reprlib.Repr()
@@ -287,7 +287,7 @@ def _init_parameters(cls) -> set[str]:
 def pruner_parameters(name: str, constraints: dict):
     """Decorator of a pruner function: its keyword parameters are checked against
     ``constraints`` on every call, and the declaration is kept for the config check
-    (``check_pruner_parameters``) as the function's ``_parameter_constraints``."""
+    (``registry.check_pruner_parameters``) as the function's ``_parameter_constraints``."""
 
     def decorate(func):
         @functools.wraps(func)
@@ -300,10 +300,3 @@ def pruner_parameters(name: str, constraints: dict):
 
     return decorate
 
-
-def check_pruner_parameters(name: str, params: dict) -> None:
-    """The config check of a registered pruner's parameters (``ParameterError``)."""
-    from . import registry
-
-    func = registry.get_pruner(name)
-    check_parameters(getattr(func, "_parameter_constraints", {}), params, f"{name} pruner")

@@ -1,4 +1,5 @@
-"""The one place where algorithms, pruners and datasets are registered by name.
+"""The one place where algorithms, pruners, datasets, protocols, metrics and backends are
+registered by name.
 
 Built-in entries register themselves when their module is imported; ``_ensure_builtins``
 imports the pruners and datasets the first time a lookup happens, and an algorithm's
@@ -30,6 +31,14 @@ Pruner
     with a pruned ``tree_``). ``X_prune`` is None when the protocol holds out no
     pruning set; a pruner that needs one then falls back to its own rule (for example
     V-fold cross-validation on the growing data) or raises ``ObliqError``.
+Protocol, metric
+    Declared in ``obliq_cli.experiment.protocols`` / ``.metrics`` (``register_protocol``,
+    ``register_metric``), which keep them in this module's ``PROTOCOLS`` and ``METRICS``;
+    ``protocol_entry`` / ``metric_entry`` load those two modules on first use (not the
+    algorithms: ``obliq table`` needs metrics only), so the config reads them here
+    without importing the experiment layer.
+Backend
+    A name in ``BACKENDS`` (the runner maps each to its pool).
 Dataset
     A function ``load(**params) -> (X, y, info)``: ``X`` a float64 array (n, d) with no
     NaN, ``y`` a 1-D array of class labels, ``info`` a dict with at least ``name``,
@@ -39,10 +48,12 @@ Dataset
 from __future__ import annotations
 
 import difflib
+import functools
 import hashlib
 import importlib
 import importlib.metadata
 import importlib.util
+import json
 import logging
 import sys
 from collections.abc import Callable
@@ -67,6 +78,24 @@ class Entry:
 ALGORITHMS: dict[str, Entry] = {}
 PRUNERS: dict[str, Entry] = {}
 DATASETS: dict[str, Entry] = {}
+# name -> experiment.protocols.Protocol / experiment.metrics.Metric: the declarations
+# themselves, filled by those modules' register functions
+PROTOCOLS: dict[str, Any] = {}
+METRICS: dict[str, Any] = {}
+REQUIRED = object()  # a protocol key without a default
+
+# ``fork``: a pool of worker processes forked from the run once it has planned, so each
+# worker starts with obliq, scikit-learn and the datasets already in memory (Linux only;
+# fork is unsafe with macOS's system libraries, and Windows has none). ``loky``: joblib's
+# default pool of fresh interpreters, each importing obliq itself (about a second per
+# worker), on every platform. ``threading`` and ``dask`` as joblib has them.
+BACKENDS = ("fork", "loky", "threading", "dask")
+FORK_AVAILABLE = sys.platform.startswith("linux")
+DEFAULT_BACKEND = "fork" if FORK_AVAILABLE else "loky"
+# the adapter of scikit-learn classifiers named by dotted path (a config's ``estimator:``)
+_EXTERNAL_MODULE = "obliq_cli.algorithms.external"
+_TABLE_MODULES = {"protocol": "obliq_cli.experiment.protocols",
+                  "metric": "obliq_cli.experiment.metrics"}
 
 _BUILTIN_PACKAGES = ("obliq_cli.pruning", "obliq_cli.data")
 # Built-in algorithm name -> its module under obliq_cli.algorithms (the module registers
@@ -238,6 +267,44 @@ def register_dataset(name: str, summary: str = "", params: dict | None = None, *
     return decorate
 
 
+def _builtin_table(kind: str) -> dict[str, Any]:
+    """``PROTOCOLS`` or ``METRICS`` with the built-in declarations loaded."""
+    importlib.import_module(_TABLE_MODULES[kind])  # registers the built-ins once
+    return PROTOCOLS if kind == "protocol" else METRICS
+
+
+def list_protocols() -> list[str]:
+    return list(_builtin_table("protocol"))
+
+
+def list_metrics() -> list[str]:
+    return list(_builtin_table("metric"))
+
+
+def protocol_entry(name: str):
+    """The declaration of protocol ``name`` (``experiment.protocols.Protocol``)."""
+    table = _builtin_table("protocol")
+    if name not in table:
+        raise UnknownNameError(f"unknown protocol {name!r}{suggest(name, table)}; "
+                               f"known: {', '.join(table)}")
+    return table[name]
+
+
+def metric_entry(name: str):
+    """The declaration of metric ``name`` (``experiment.metrics.Metric``), a per-class
+    rate "tpr:K" / "tnr:K" included; ObliqError listing the names otherwise."""
+    _builtin_table("metric")
+    return importlib.import_module(_TABLE_MODULES["metric"]).check_metric(name)
+
+
+def external_estimators():
+    """The module that adapts any scikit-learn classifier named by its dotted path
+    (``obliq_cli.algorithms.external``: ``estimator_class``, ``make``,
+    ``accepts_missing``, ``random_state_from``, ``package_version``), loaded by name as
+    the built-in algorithms are."""
+    return importlib.import_module(_EXTERNAL_MODULE)
+
+
 def algorithm_entry(name: str) -> Entry:
     return _lookup(ALGORITHMS, "algorithm", name)
 
@@ -284,9 +351,22 @@ def get_pruner(name: str) -> Callable:
     return pruner_entry(name).obj
 
 
+def check_pruner_parameters(name: str, params: dict) -> None:
+    """The config check of a registered pruner's parameters against its declaration
+    (``parameters.pruner_parameters``): ``ParameterError`` for a bad value."""
+    from .parameters import check_parameters  # scikit-learn: on first use
+
+    func = get_pruner(name)
+    check_parameters(getattr(func, "_parameter_constraints", {}), params, f"{name} pruner")
+
+
 def load_dataset(name: str, **params):
     """``(X, y, info)`` for a registered dataset; a parameter outside the dataset's
-    declared constraints (``register_dataset(..., constraints=...)``) is a DataError."""
+    declared constraints (``register_dataset(..., constraints=...)``) is a DataError.
+
+    Loaded once per process for each name and parameters (the one in-memory memo of
+    datasets: a worker's tasks, the plan and a picture share it; ``forget_datasets``
+    empties it). Callers must not write into the arrays."""
     from .errors import DataError
     from .parameters import first_violation
 
@@ -296,7 +376,36 @@ def load_dataset(name: str, **params):
         path = params.get("path")
         raise DataError(f"{path if isinstance(path, str) else f'dataset {name!r}'}: "
                         f"{bad[0]} {bad[1]}")
-    return entry.obj(**params)
+    try:
+        key = json.dumps(params, sort_keys=True)
+    except (TypeError, ValueError):  # a value JSON cannot hold: loaded, not memoised
+        return entry.obj(**params)
+    return _loaded(name, key, _file_stamps(params.get("path")))
+
+
+def _file_stamps(path) -> tuple:
+    """(size, mtime) of a dataset's file(s), part of the memo's key: a file edited since
+    it was loaded is loaded again."""
+    paths = path if isinstance(path, list) else [path]
+    stamps = []
+    for one in paths:
+        if isinstance(one, str):
+            try:
+                stat = Path(one).stat()
+                stamps.append((one, stat.st_size, stat.st_mtime_ns))
+            except OSError:
+                stamps.append((one, None, None))  # the loader names the missing file
+    return tuple(stamps)
+
+
+@functools.lru_cache(maxsize=8)
+def _loaded(name: str, params_json: str, stamps: tuple):
+    return dataset_entry(name).obj(**json.loads(params_json))
+
+
+def forget_datasets() -> None:
+    """Empty ``load_dataset``'s memo (a test that changes a dataset's source)."""
+    _loaded.cache_clear()
 
 
 def list_algorithms() -> list[Entry]:

@@ -10,7 +10,7 @@ import pytest
 from obliq_cli import load_dataset
 from obliq_cli.data import catalog
 from obliq_cli.errors import DataError
-from obliq_cli.registry import list_datasets
+from obliq_cli.registry import forget_datasets, list_datasets
 
 ENTRIES = catalog.read_catalog()
 OFFLINE = sorted(n for n, e in ENTRIES.items() if e["source"]["kind"] not in ("none", "url"))
@@ -81,20 +81,20 @@ def test_a_changed_package_file_is_detected(tmp_path, monkeypatch):
     fake = copy_package(tmp_path, "data/balanced/raw/heart.dat", drop_last_line=True)
     monkeypatch.setattr(catalog, "package_dir", lambda module, package: fake)
     monkeypatch.setenv("OBLIQ_CACHE", str(tmp_path / "cache"))
-    catalog._load_cached.cache_clear()
+    forget_datasets()
     try:
         with pytest.raises(DataError, match=r"269 rows x 13 features, the catalog expects 270"):
             catalog.load_catalog_dataset("heart")
     finally:
-        catalog._load_cached.cache_clear()
+        forget_datasets()
 
 
 def test_the_cache_is_reused(tmp_path, monkeypatch):
     monkeypatch.setenv("OBLIQ_CACHE", str(tmp_path))
-    catalog._load_cached.cache_clear()
+    forget_datasets()
     X1, y1, _ = catalog.load_catalog_dataset("bupa")
     assert len(list(tmp_path.glob("bupa-*.npz"))) == 1
-    catalog._load_cached.cache_clear()
+    forget_datasets()
 
     def no_parsing(*args, **kwargs):
         raise AssertionError("the source was parsed again")
@@ -103,7 +103,7 @@ def test_the_cache_is_reused(tmp_path, monkeypatch):
     X2, y2, info = catalog.load_catalog_dataset("bupa")
     np.testing.assert_array_equal(X1, X2)
     np.testing.assert_array_equal(y1, y2)
-    catalog._load_cached.cache_clear()
+    forget_datasets()
 
 
 def _load_in_worker(cache, name):
@@ -112,7 +112,7 @@ def _load_in_worker(cache, name):
     os.environ["OBLIQ_CACHE"] = cache
     from obliq_cli.data import catalog as c
 
-    c._load_cached.cache_clear()
+    forget_datasets()
     X, y, _ = c.load_catalog_dataset(name)
     return X.sum(), len(y)
 

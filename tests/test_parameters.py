@@ -9,7 +9,8 @@ from sklearn.utils._param_validation import InvalidParameterError
 from obliq_cli import make_estimator
 from obliq_cli.cli import main
 from obliq_cli.errors import ObliqError
-from obliq_cli.parameters import ParameterError, check_pruner_parameters
+from obliq_cli.parameters import ParameterError
+from obliq_cli.registry import check_pruner_parameters
 
 BASE = """
 name: bad

@@ -429,10 +429,10 @@ def _load_entry(entry: dict, params: dict) -> dict:
     return arrays
 
 
-@functools.lru_cache(maxsize=8)
-def _load_cached(name: str, params_json: str) -> dict:
+def _load_cached(name: str, params: dict) -> dict:
+    """The arrays of a catalog entry, from the disk cache when it holds them (the one
+    in-memory memo of datasets is ``registry.load_dataset``'s)."""
     entry = read_catalog()[name]
-    params = json.loads(params_json)
     use_disk = entry["source"]["kind"] != "generator" and not params.get("path")
     path = cache_dir() / f"{name}-{_cache_key(entry, params)}.npz"
     if use_disk and path.is_file():
@@ -475,7 +475,7 @@ def load_catalog_dataset(name: str, **params):
     if entry["source"]["kind"] == "none" and not params.get("path"):
         raise DataError(f"dataset {name!r} is not available offline: {entry.get('notes', '')}; "
                         f"give its file as {{name: {name}, params: {{path: FILE}}}}")
-    arrays = _load_cached(name, json.dumps(params, sort_keys=True))
+    arrays = _load_cached(name, params)
     X, y = arrays["X"], arrays["y"]
     labels, counts = np.unique(y, return_counts=True)
     info = {

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import ObliqError
+from ..registry import METRICS
 
 
 def confusion(y_true_codes: np.ndarray, y_pred_codes: np.ndarray, k: int) -> np.ndarray:
@@ -43,8 +44,8 @@ def _json(values) -> str:
 
 def _size(value) -> int | None:
     """A tree size as an int; None (a blank cell) for a model that is not a tree (an SVM
-    reports NaN sizes)."""
-    return None if np.isnan(value) else int(value)
+    reports NaN sizes; a scikit-learn classifier named by ``estimator:`` has none)."""
+    return None if value is None or np.isnan(value) else int(value)
 
 
 @dataclass
@@ -95,7 +96,7 @@ class Metric:
         return f"{text} ({self.unit})" if self.unit else text
 
 
-METRICS: dict[str, Metric] = {}
+# METRICS (name -> Metric) is registry.METRICS: the config and readers find them there
 PER_CLASS = ("tpr", "tnr")
 
 
@@ -125,9 +126,14 @@ def check_metric(metric: str) -> Metric:
 
 def _size_of(attribute: str):
     def compute(m: Measured):
-        value = getattr(m.estimator, attribute)
-        return _size(value)
+        return _size(getattr(m.estimator, attribute, None))
     return compute
+
+
+def _internal(m: Measured) -> int | None:
+    nodes = getattr(m.estimator, "n_nodes_", None)
+    leaves = getattr(m.estimator, "n_leaves_", None)
+    return None if nodes is None or leaves is None else _size(nodes - leaves)
 
 
 def _correct(m: Measured) -> int:
@@ -201,7 +207,7 @@ for _metric in (
     Metric("n_leaves", "leaves", False, 1, column="n_leaves", compute=_size_of("n_leaves_"),
            title="tree size"),
     Metric("n_internal", "internal nodes", False, 1, column="n_internal",
-           compute=lambda m: _size(m.estimator.n_nodes_ - m.estimator.n_leaves_),
+           compute=_internal,
            title="internal nodes"),
     Metric("n_nodes", "nodes incl. leaves", False, 1,
            derive=lambda runs: runs["n_leaves"] + runs["n_internal"], title="nodes"),

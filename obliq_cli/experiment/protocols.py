@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import ObliqError
+from ..registry import PROTOCOLS, REQUIRED, protocol_entry
 from .seeds import rng_for
 
 
@@ -98,7 +99,7 @@ def _prune_split(protocol, y, rows, seed, dataset, rep, fold):
     return take_count(rows, y, count, protocol.stratified, rng)
 
 
-REQUIRED = object()  # a key without a default
+# REQUIRED (a key without a default) and PROTOCOLS (name -> Protocol) live in registry
 
 
 @dataclass(frozen=True)
@@ -124,9 +125,6 @@ class Protocol:
     aliases: dict = field(default_factory=dict)  # another name of a key: {"runs": "repeats"}
 
 
-PROTOCOLS: dict[str, Protocol] = {}
-
-
 def register_protocol(protocol: Protocol) -> Protocol:
     if protocol.name in PROTOCOLS:
         raise ObliqError(f"protocol {protocol.name!r} is registered already")
@@ -135,12 +133,6 @@ def register_protocol(protocol: Protocol) -> Protocol:
                          f"'task'")
     PROTOCOLS[protocol.name] = protocol
     return protocol
-
-
-def protocol_entry(name: str) -> Protocol:
-    if name not in PROTOCOLS:
-        raise ObliqError(f"unknown protocol {name!r}; known: {', '.join(PROTOCOLS)}")
-    return PROTOCOLS[name]
 
 
 def folds_per_repetition(protocol: dict) -> int:

@@ -120,10 +120,8 @@ def check_fit_options(algorithm: str, params: dict, pruner: str | None,
                 raise ObliqError(f"--pruner-param: pruner {pruner!r} has no parameter "
                                  f"{key!r}{registry.suggest(key, known)}; parameters: "
                                  f"{', '.join(sorted(known)) or 'none'}")
-        from ..parameters import check_pruner_parameters
-
         try:
-            check_pruner_parameters(pruner, pruner_params)  # the pruner's declaration
+            registry.check_pruner_parameters(pruner, pruner_params)  # the pruner's declaration
         except ObliqError as exc:
             raise ObliqError(f"--pruner-param: {exc.param}: {exc.detail}") from None
     elif pruner_params:
@@ -152,7 +150,7 @@ def fit_on_all_rows(dataset: str, algo: AlgorithmSpec, seed: int,
     if n_features is not None and X.shape[1] != n_features:
         raise ObliqError(f"{flag}: decision regions need a dataset with "
                          f"{n_features} features (it has {X.shape[1]})")
-    estimator = registry.make_estimator(algo.name, **algo.params)
+    estimator = algo.make_estimator()
     check_missing_support(estimator, info, repr(algo.name))
     check = getattr(estimator, "check_n_classes", None)
     if check is not None:

@@ -1,14 +1,10 @@
-"""A results folder as the runner keeps it: task identities, the lock, safe file names,
-reading and repairing runs.csv, the compatibility of a changed config, and the run history.
+"""A results folder as the runner keeps it: the lock, safe file names, reading and
+repairing runs.csv, the compatibility of a changed config, and the run history.
 
-Task identity: a row belongs to the task that produced it, identified by what decides its
-numbers: the seed, the dataset (name, label, its own params and the protocol it is split
-by, without the repetition count), the algorithm (name, label, its parameters on that
-dataset, the pruner), the repetition and the fold (``task_identity``). So a config may
-grow (algorithms, datasets, repetitions added) and ``--resume`` runs exactly the tasks not
-yet stored; rows of tasks that left the config stay in runs.csv and readers skip them.
-A change that would alter the folds of stored tasks (seed, protocol, a dataset's params)
-is refused, naming the field (``check_compatible``).
+Rows are keyed by task identity (``tasks.task_identity``), so a config may grow and
+``--resume`` runs exactly the tasks not yet stored. A change that would alter the folds of
+stored tasks (seed, protocol, a dataset's params) is refused, naming the field
+(``check_compatible``).
 
 Crash safety: rows are only ever appended; a half-written last line is cut by truncating
 at the last newline; any other rewrite (repairing a damaged runs.csv, meta.json, folds)
@@ -30,9 +26,10 @@ from pathlib import Path
 
 import numpy as np
 
+from ..config import ExperimentConfig
 from ..errors import ObliqError, naming_file
-from .protocols import folds_per_repetition
 from .schema import LABEL_COLUMNS, NUMERIC_COLUMNS, STATUSES
+from .tasks import config_of, drop_none, split_identity
 
 RUNS = "runs.csv"
 META = "meta.json"
@@ -68,76 +65,6 @@ def safe_file_name(label: str) -> str:
 
 def fold_file(results_dir, label: str) -> Path:
     return Path(results_dir) / FOLDS / f"{safe_file_name(label)}.npz"
-
-
-def _drop_none(mapping: dict) -> dict:
-    # An optional field added to a spec later (default None) must not change identities.
-    return {k: v for k, v in mapping.items() if v is not None}
-
-
-def dataset_protocol(config: dict, dataset: dict) -> dict:
-    """The protocol a dataset is split by (its own sizes merged in), plain data."""
-    return dict(dataset.get("protocol") or config["protocol"])
-
-
-def _split_identity(config: dict, dataset: dict) -> dict:
-    """What decides a dataset's splits, except how many repetitions there are."""
-    protocol = _drop_none(dataset_protocol(config, dataset))
-    protocol.pop("repeats", None)
-    protocol["label_noise"] = config["protocol"].get("label_noise")
-    return {"seed": config["seed"], "name": dataset["name"], "label": dataset["label"],
-            "params": dataset.get("params") or {}, "protocol": _drop_none(protocol)}
-
-
-def algorithm_params(algorithm: dict, dataset_label: str) -> dict:
-    return {**(algorithm.get("params") or {}),
-            **((algorithm.get("dataset_params") or {}).get(dataset_label) or {})}
-
-
-def algorithm_identity(algorithm: dict, dataset_label: str) -> dict:
-    """What decides an algorithm's trees on one dataset (part of ``task_identity``): name,
-    label, its parameters there and its pruner."""
-    pruner = algorithm.get("pruner")
-    return {"name": algorithm["name"], "label": algorithm["label"],
-            "params": algorithm_params(algorithm, dataset_label),
-            "pruner": _drop_none(pruner) if pruner else None}
-
-
-def task_identity(config: dict, dataset: dict, algorithm: dict, repetition: int,
-                  fold: int) -> str:
-    """The identity hash of one task of the config ``config`` (``ExperimentConfig.to_dict``
-    form); ``dataset`` and ``algorithm`` are entries of its lists."""
-    identity = {
-        "dataset": _split_identity(config, dataset),
-        "algorithm": algorithm_identity(algorithm, dataset["label"]),
-        "repetition": int(repetition), "fold": int(fold)}
-    text = json.dumps(identity, sort_keys=True, default=str)
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:20]
-
-
-def runs_on(algorithm: dict, label: str) -> bool:
-    only = algorithm.get("only")
-    return only is None or label in only
-
-
-def config_tasks(config: dict) -> dict[str, tuple] | None:
-    """Every task of a config (plain data) as {identity: (dataset, repetition, fold,
-    algorithm)}; None when ``config`` is not a whole config (hand-written meta.json)."""
-    try:
-        out = {}
-        for dataset in config["datasets"]:
-            protocol = dataset_protocol(config, dataset)
-            folds = folds_per_repetition(protocol)
-            for algorithm in config["algorithms"]:
-                if not runs_on(algorithm, dataset["label"]):
-                    continue
-                for rep in range(int(protocol["repeats"])):
-                    for fold in range(folds):
-                        key = task_identity(config, dataset, algorithm, rep, fold)
-                        out[key] = (dataset["label"], rep, fold, algorithm["label"])
-        return out
-    except (KeyError, TypeError, ValueError, AttributeError):
-        return None
 
 
 # ------------------------------------------------------------------------ the lock
@@ -217,10 +144,16 @@ def write_folds(path: Path, record: dict) -> None:
 
 
 # --------------------------------------------------------------- reading runs.csv
+# Every reader of runs.csv (resume, table, stats, agree, report) goes through
+# ``read_runs_file`` and keeps one row per task with ``latest_rows``.
+RESUME_COLUMNS = LABEL_COLUMNS + ["status"]
+
+
 @dataclass
 class RunsFile:
     """runs.csv split into its parts: the header, the rows obliq wrote (each with its line
-    number and its exact bytes), the damaged lines, and an unfinished last line."""
+    number and its exact bytes), the damaged lines (each with what is wrong with it), and
+    an unfinished last line."""
 
     header: list[str]
     rows: list[dict] = field(default_factory=list)
@@ -228,35 +161,50 @@ class RunsFile:
     damaged: list[tuple[int, bytes]] = field(default_factory=list)
     tail: bytes = b""
     header_bytes: bytes = b""
+    problems: dict[int, str] = field(default_factory=dict)  # line number -> what is wrong
+
+    def first_problem(self, path: Path) -> str | None:
+        """One line naming the file, the first damaged line and its fault (None when no
+        line is damaged)."""
+        if not self.damaged:
+            return None
+        number = self.damaged[0][0]
+        more = f" (and {len(self.damaged) - 1} more damaged lines)" if len(self.damaged) > 1 \
+            else ""
+        problem = self.problems[number].replace("{line}", str(number), 1)
+        return f"{path}: {problem}{more}; `obliq run CONFIG --resume` sets damaged lines aside"
 
 
 def _is_int(text: str) -> bool:
     return text.isdigit()
 
 
-def _parse_line(line: bytes, header: list[str]) -> dict | None:
-    """The row of one runs.csv line, or None when the line is not a row obliq wrote."""
+def _parse_line(line: bytes, header: list[str]) -> tuple[dict | None, str]:
+    """The row of one runs.csv line, or (None, what is wrong with it: a message with a
+    ``{line}`` field) when the line is not a row obliq wrote."""
     try:
         text = line.decode("utf-8")
     except UnicodeDecodeError:
-        return None
+        return None, "line {line}: damaged (bytes that are not text)"
     if text.endswith("\r"):  # csv writes \r\n line ends
         text = text[:-1]
     if "\x00" in text or "\r" in text:
-        return None
+        return None, "line {line}: damaged (a NUL byte or a stray carriage return)"
     try:
         fields = next(csv.reader([text]))
     except (csv.Error, StopIteration):
-        return None
+        return None, "malformed CSV, line {line}: not one CSV record"
     if len(fields) != len(header):
-        return None
+        return None, (f"malformed CSV, line {{line}}: {len(fields)} fields where the header "
+                      f"has {len(header)}")
     row = dict(zip(header, fields))
     if row.get("status") not in STATUSES:
-        return None
-    if not (_is_int(row.get("repetition", "")) and _is_int(row.get("fold", ""))):
-        return None
-    if "task" in row and not row["task"]:
-        return None
+        return None, (f"line {{line}}: status must be {' or '.join(STATUSES)} (got "
+                      f"{row.get('status')!r:.40})")
+    for column in ("repetition", "fold"):
+        if not _is_int(row.get(column, "")):
+            return None, (f"line {{line}}: {column} must be an integer (got "
+                          f"{row.get(column)!r:.40})")
     if row["status"] == "ok":
         for column in NUMERIC_COLUMNS:
             value = row.get(column, "")
@@ -264,22 +212,24 @@ def _parse_line(line: bytes, header: list[str]) -> dict | None:
                 try:
                     float(value)
                 except ValueError:
-                    return None
-    return row
+                    return None, (f"line {{line}}: {column} is not a number (got "
+                                  f"{value!r:.40})")
+    return row, ""
 
 
-def read_runs_file(path: Path) -> RunsFile:
-    """Every line of runs.csv, sorted into rows, damaged lines and an unfinished tail."""
+def read_runs_file(path: Path, required: list[str] = RESUME_COLUMNS) -> RunsFile:
+    """Every line of runs.csv, sorted into rows, damaged lines and an unfinished tail;
+    ObliqError when line 1 is not a header holding the ``required`` columns."""
     # csv's field limit is global to the process: raised for runs.csv's long error
     # messages only, so a data file read afterwards still meets the usual limit
     previous = csv.field_size_limit(FIELD_LIMIT)
     try:
-        return _read_runs_file(path)
+        return _read_runs_file(path, required)
     finally:
         csv.field_size_limit(previous)
 
 
-def _read_runs_file(path: Path) -> RunsFile:
+def _read_runs_file(path: Path, required: list[str]) -> RunsFile:
     try:
         data = path.read_bytes()
     except OSError as exc:
@@ -293,18 +243,36 @@ def _read_runs_file(path: Path) -> RunsFile:
         header = next(csv.reader([lines[0].decode("utf-8").rstrip("\r")]))
     except (UnicodeDecodeError, csv.Error, StopIteration):
         header = []
-    if not header or "status" not in header or not set(LABEL_COLUMNS) <= set(header):
-        raise ObliqError(f"{path}: line 1 is not the header of an obliq runs.csv; "
-                         f"move the file away or use another output")
+    missing = [c for c in required if c not in header]
+    if missing:
+        raise ObliqError(f"{path}: missing column(s) {', '.join(map(repr, missing))}: line "
+                         f"1 is not the header of an obliq runs.csv; move the file away or "
+                         f"use another output")
     out = RunsFile(header=header, tail=tail, header_bytes=lines[0] + b"\n")
     for number, line in enumerate(lines[1:], start=2):
-        row = _parse_line(line, header)
+        row, problem = _parse_line(line, header)
         if row is None:
             out.damaged.append((number, line))
+            out.problems[number] = problem
         else:
             out.rows.append(row)
             out.lines.append(line + b"\n")
     return out
+
+
+def row_key(row: dict) -> str:
+    """The task a row belongs to: its identity; rows of files written before identities
+    existed (no or an empty ``task``) by config hash, dataset, repetition, fold and
+    algorithm."""
+    return row.get("task") or "\x1f".join(
+        str(row.get(c, "")) for c in ["config_hash"] + LABEL_COLUMNS)
+
+
+def latest_rows(rows: list[dict]) -> list[dict]:
+    """The last row of each task, in file order: a task that failed and was run again
+    counts once, by its latest row (the one rule of every reader)."""
+    last = {row_key(row): i for i, row in enumerate(rows)}
+    return [rows[i] for i in sorted(last.values())]
 
 
 def repair_runs_file(path: Path, runs: RunsFile) -> str | None:
@@ -332,10 +300,7 @@ def repair_runs_file(path: Path, runs: RunsFile) -> str | None:
 
 def done_tasks(rows: list[dict]) -> set[str]:
     """Tasks whose latest row is "ok" (an "error" row is run again)."""
-    latest = {}
-    for row in rows:
-        latest[row["task"]] = row["status"]
-    return {task for task, status in latest.items() if status == "ok"}
+    return {row_key(row) for row in latest_rows(rows) if row["status"] == "ok"}
 
 
 # ------------------------------------------------------------------------ meta.json
@@ -434,40 +399,40 @@ def _differences(old, new, where: str) -> list[str]:
     return [] if old == new else [where]
 
 
-def check_compatible(path: str, stored: dict, config: dict, stored_labels: set[str],
-                     records: dict, results_dir: Path) -> None:
+def check_compatible(config: ExperimentConfig, stored: ExperimentConfig,
+                     stored_labels: set[str], records: dict, results_dir: Path) -> None:
     """Refuse (ObliqError naming the field) a config that changes the folds of tasks
     already stored: the seed, the protocol (except its repetitions) or a stored dataset's
     name, params or own sizes; and, as a last check, any dataset whose stored folds differ
     from the ones the config makes now (its data changed)."""
     if not stored_labels:
         return
+    path = config.path
 
     def refuse(field_name: str, old, new):
         raise ObliqError(f"{path}: {field_name}: the config changed the folds of tasks "
                          f"already stored in {results_dir} ({old!r} -> {new!r}); use --force "
                          f"to start afresh or another output")
 
-    if stored.get("seed") != config["seed"]:
-        refuse("seed", stored.get("seed"), config["seed"])
-    old_protocol = {k: v for k, v in (stored.get("protocol") or {}).items() if k != "repeats"}
-    new_protocol = {k: v for k, v in config["protocol"].items() if k != "repeats"}
-    for name in _differences(_drop_none(old_protocol), _drop_none(new_protocol), "protocol"):
+    if stored.seed != config.seed:
+        refuse("seed", stored.seed, config.seed)
+    old_protocol = {k: v for k, v in stored.to_dict()["protocol"].items() if k != "repeats"}
+    new_protocol = {k: v for k, v in config.to_dict()["protocol"].items() if k != "repeats"}
+    for name in _differences(drop_none(old_protocol), drop_none(new_protocol), "protocol"):
         key = name.split(".", 1)[1]
         refuse(name, old_protocol.get(key.split(".")[0]), new_protocol.get(key.split(".")[0]))
-    old_datasets = {d.get("label"): d for d in stored.get("datasets", [])
-                    if isinstance(d, dict)}
-    for i, dataset in enumerate(config["datasets"]):
-        label = dataset["label"]
+    old_datasets = {d.label: d for d in stored.datasets}
+    for i, dataset in enumerate(config.datasets):
+        label = dataset.label
         if label not in stored_labels or label not in old_datasets:
             continue
-        old = _split_identity(stored, old_datasets[label])
-        new = _split_identity(config, dataset)
+        old = split_identity(stored, old_datasets[label])
+        new = split_identity(config, dataset)
         for name in _differences(old, new, f"datasets[{i}]"):
             part = name.split(".", 1)[1].split(".")[0]
             refuse(name, old.get(part), new.get(part))
-    for i, dataset in enumerate(config["datasets"]):
-        label = dataset["label"]
+    for i, dataset in enumerate(config.datasets):
+        label = dataset.label
         stored_file = fold_file(results_dir, label)
         if label not in stored_labels or label not in records or not stored_file.is_file():
             continue
@@ -511,10 +476,12 @@ class Prepared:
     notes: list[str]
 
 
-def prepare(out: Path, config_path: str, config: dict, records: dict, resume: bool,
-            force: bool) -> Prepared:
+def prepare(out: Path, config: ExperimentConfig, records: dict, resume: bool,
+            force: bool, check_stored=None) -> Prepared:
     """Check the folder, then (only when everything is fine) delete for ``force`` or
-    repair for ``resume``. Returns the starting point of the run."""
+    repair for ``resume``. Returns the starting point of the run. ``check_stored(meta)``,
+    when given, is a last check of a resume with stored rows (the code they came from),
+    raising ObliqError before anything is repaired."""
     runs_path = out / RUNS
     if force:
         delete_own_files(out)
@@ -533,15 +500,19 @@ def prepare(out: Path, config_path: str, config: dict, records: dict, resume: bo
     if runs.header and "task" not in runs.header:
         raise ObliqError(f"{runs_path}: written by an older obliq (no task column); it "
                          f"cannot be resumed: use --force or another output")
-    stored = meta.get("config")
-    if not isinstance(stored, dict):
+    if not isinstance(meta.get("config"), dict):
         raise ObliqError(f"{out / META}: holds no config; cannot resume (use --force)")
+    stored = config_of(meta["config"])
     stored_labels = {row["dataset"] for row in runs.rows}
     try:
-        check_compatible(config_path, stored, config, stored_labels, records, out)
+        if stored is None:
+            raise TypeError
+        check_compatible(config, stored, stored_labels, records, out)
     except (KeyError, TypeError, AttributeError):
         raise ObliqError(f"{out / META}: its config is not one obliq wrote; cannot resume "
                          f"(use --force)") from None
+    if check_stored is not None:
+        check_stored(meta)
     notes = []
     note = repair_runs_file(runs_path, runs)
     if note:

@@ -16,7 +16,7 @@ gets the held-out prune part (``X_prune=None`` when the protocol holds none out)
 Without a pruner the held-out rows would be wasted, so the tree grows on grow ∪ prune;
 ``n_train`` records the rows it grew on.
 
-Resume: rows are keyed by task identity (``results.task_identity``): a task whose latest
+Resume: rows are keyed by task identity (``tasks.task_identity``): a task whose latest
 row is "ok" is skipped; an "error" row is run again and the new row appended, so the file
 may hold several rows for one task and readers keep the last one. A config may grow
 between runs (algorithms, datasets, repetitions); see ``results`` for what is refused.
@@ -27,7 +27,6 @@ from __future__ import annotations
 import contextlib
 import csv
 import functools
-import json
 import logging
 import os
 import platform
@@ -41,39 +40,20 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import __version__, registry
+from .. import registry
 from ..data.preprocess import Preprocessor, check_missing_support, encoding_for
 from ..errors import Interrupted, ObliqError, naming_file
-from . import results
+from ..version import __version__
+from . import provenance, results
 from .backends import BACKENDS, FORK_AVAILABLE
 from .children import sigint_ignored, worker_setup
 from .metrics import METRICS, task_metrics
 from .protocols import Split, flip_labels, fold_record, make_splits
 from .schema import RUN_COLUMNS
 from .seeds import rng_for
+from .tasks import IDENTITIES, Task, identities
 
 log = logging.getLogger("obliq")
-
-
-@dataclass(frozen=True, eq=False)
-class Task:
-    config_hash: str
-    seed: int
-    dataset: object  # DatasetSpec
-    algorithm: object  # AlgorithmSpec
-    split: Split
-    label_noise: float | None = None
-    # Modules outside obliq_cli that registered the names this task uses (plugins, test
-    # registrations): a fresh worker process imports them before asking the registry.
-    modules: tuple[str, ...] = ()
-    # results.task_identity: the row's key in runs.csv
-    identity: str = ""
-    # the config's metrics stored in the row's extra JSON (no column of their own)
-    extra_metrics: tuple[str, ...] = ()
-
-    @property
-    def key(self) -> str:
-        return self.identity
 
 
 @dataclass
@@ -89,21 +69,18 @@ class RunSummary:
     notes: list[str] = field(default_factory=list)  # e.g. damaged lines set aside
 
 
-@functools.lru_cache(maxsize=8)
-def _load(name: str, params_json: str):
-    """A dataset, parsed once per worker process (tasks reuse it)."""
-    return registry.load_dataset(name, **json.loads(params_json))
-
-
 def load_dataset_spec(spec):
-    """``(X, y, info)`` of a DatasetSpec, memoised per process by name + params JSON."""
-    return _load(spec.name, json.dumps(spec.params, sort_keys=True))
+    """``(X, y, info)`` of a DatasetSpec (memoised per process by ``registry.load_dataset``,
+    so a worker parses a dataset once for all its tasks)."""
+    return registry.load_dataset(spec.name, **spec.params)
 
 
 def _plugin_modules(config) -> tuple[str, ...]:
     """Modules outside obliq_cli whose import registers a name the config uses."""
     objs = [registry.dataset_entry(d.name).obj for d in config.datasets]
     for algo in config.algorithms:
+        if algo.estimator is not None:
+            continue  # imported by its dotted path wherever it is made
         objs.append(registry.algorithm_entry(algo.name).obj)
         if algo.pruner is not None:
             objs.append(registry.pruner_entry(algo.pruner.name).obj)
@@ -137,12 +114,16 @@ class FittedTask:
 
 def make_task_estimator(algo, dataset_label: str, info: dict, names: tuple):
     """A new estimator of AlgorithmSpec ``algo`` as a task makes it: this dataset's
-    parameters, ``random_state`` from ``rng_for(*names)``, and the dataset's qualitative
-    columns when the algorithm handles them and the config leaves it to the runner."""
-    estimator = registry.make_estimator(algo.name, **algo.params_for(dataset_label))
+    parameters, ``random_state`` from ``rng_for(*names)`` (obliq's algorithms take the
+    Generator; a scikit-learn classifier named by ``estimator:`` an int drawn from it,
+    since scikit-learn takes no Generator), and the dataset's qualitative columns when the
+    algorithm handles them and the config leaves it to the runner."""
+    estimator = algo.make_estimator(dataset_label)
     params = estimator.get_params()
     if "random_state" in params:
-        estimator.set_params(random_state=rng_for(*names))
+        rng = rng_for(*names)
+        estimator.set_params(random_state=rng if algo.estimator is None else
+                             registry.external_estimators().random_state_from(rng))
     if params.get("categorical_features", False) is None and info.get("categorical"):
         # Algorithms that handle qualitative features learn which columns are.
         estimator.set_params(categorical_features=list(info["categorical"]))
@@ -248,19 +229,48 @@ def _versions() -> dict:
             "obliq": __version__, "git_commit": commit or None}
 
 
-def _check_algorithms(config) -> None:
-    """Every estimator constructs and every pruner resolves (the config checked the
-    names; this also covers configs built in code)."""
+def _check_pruners(config) -> None:
+    """Every pruner resolves (the config checked the names; this also covers configs
+    built in code)."""
     for i, algo in enumerate(config.algorithms):
-        try:
-            registry.make_estimator(algo.name, **algo.params)
-            if algo.pruner is not None:
+        if algo.pruner is not None and algo.estimator is not None:
+            raise ObliqError(f"{config.path}: algorithms[{i}] ({algo.label}): an estimator: "
+                             f"entry is not one of obliq's trees and cannot be pruned")
+        if algo.pruner is not None:
+            try:
                 registry.get_pruner(algo.pruner.name)
-        except ObliqError as exc:
-            raise ObliqError(f"{config.path}: algorithms[{i}] ({algo.label}): {exc}") from None
-        except (TypeError, ValueError) as exc:
-            raise ObliqError(f"{config.path}: algorithms[{i}] ({algo.label}): "
-                             f"{_one_line(exc)}") from None
+            except ObliqError as exc:
+                raise ObliqError(f"{config.path}: algorithms[{i}] ({algo.label}): "
+                                 f"{exc}") from None
+
+
+def _check_estimator(config, j: int, algo, label: str, info: dict, n_classes: int,
+                     n_features: int, dataset_where: str) -> None:
+    """The estimator of ``algo`` on dataset ``label``, made once before the run: its
+    parameters there, whether it takes the dataset's missing values when they reach it
+    (``missing: native``) and its fit to the data's classes and width
+    (``check_n_classes``, ``check_n_features``); ObliqError naming the config and the
+    algorithm (or the dataset, ``dataset_where``, for missing values) otherwise."""
+    where = f"{config.path}: algorithms[{j}] ({algo.label}) on {label}"
+    try:
+        estimator = algo.make_estimator(label)
+    except ObliqError as exc:
+        raise ObliqError(f"{where}: {exc}") from None
+    except (TypeError, ValueError) as exc:
+        raise ObliqError(f"{where}: {_one_line(exc)}") from None
+    try:  # before the run: no task of it would get far
+        check_missing_support(estimator, info, f"{algo.name!r} (algorithms[{j}])")
+    except ObliqError as exc:
+        raise ObliqError(f"{dataset_where}: {exc}") from None
+    try:
+        if hasattr(estimator, "check_n_classes"):
+            estimator.check_n_classes(n_classes)
+        if hasattr(estimator, "check_n_features"):  # e.g. column indices in range
+            estimator.check_n_features(n_features)
+    except ObliqError as exc:
+        raise ObliqError(f"{where}: {exc}") from None
+    except (TypeError, ValueError) as exc:
+        raise ObliqError(f"{where}: {_one_line(exc)}") from None
 
 
 def _check_pruner_rows(path: str, j: int, algo, dataset: str, splits) -> None:
@@ -282,11 +292,10 @@ def _check_pruner_rows(path: str, j: int, algo, dataset: str, splits) -> None:
 def plan(config) -> tuple[list[Task], dict[str, dict]]:
     """Every task of the experiment, and each dataset's fold record; raises ObliqError
     naming the config file and field for anything that would fail."""
-    _check_algorithms(config)
+    _check_pruners(config)
     tasks: list[Task] = []
     records: dict[str, dict] = {}
     digest = config.hash()
-    plain = config.to_dict()
     extra = tuple(m for m in config.metrics if m in METRICS and METRICS[m].column is None
                   and METRICS[m].compute is not None)
     modules = _plugin_modules(config)
@@ -316,30 +325,19 @@ def plan(config) -> tuple[list[Task], dict[str, dict]]:
         records[spec.label] = fold_record(splits, len(y))
         n_classes = int(np.unique(y).size)
         for j, algo in enumerate(config.algorithms):
-            if not algo.runs_on(spec.label):
-                continue
-            estimator = registry.make_estimator(algo.name, **algo.params_for(spec.label))
-            try:  # before the run: no task of it would get far
-                check_missing_support(estimator, info, f"{algo.name!r} (algorithms[{j}])")
-            except ObliqError as exc:
-                raise ObliqError(f"{where}: {exc}") from None
-            try:
-                if hasattr(estimator, "check_n_classes"):
-                    estimator.check_n_classes(n_classes)
-                if hasattr(estimator, "check_n_features"):  # e.g. column indices in range
-                    estimator.check_n_features(X.shape[1])
-            except ObliqError as exc:
-                raise ObliqError(f"{config.path}: algorithms[{j}] ({algo.label}) on "
-                                 f"{spec.label}: {exc}") from None
-            _check_pruner_rows(config.path, j, algo, spec.label, splits)
-        for split in splits:
-            for algo, algo_plain in zip(config.algorithms, plain["algorithms"]):
-                if not algo.runs_on(spec.label):
-                    continue
-                identity = results.task_identity(plain, plain["datasets"][i], algo_plain,
-                                                 split.repetition, split.fold)
-                tasks.append(Task(digest, config.seed, spec, algo, split,
-                                  config.protocol.label_noise, modules, identity, extra))
+            if algo.runs_on(spec.label):
+                _check_estimator(config, j, algo, spec.label, info, n_classes, X.shape[1],
+                                 where)
+                _check_pruner_rows(config.path, j, algo, spec.label, splits)
+        pairs = [(split.repetition, split.fold) for split in splits]
+        keys = {algo.label: identities(config, spec, algo, pairs)
+                for algo in config.algorithms if algo.runs_on(spec.label)}
+        for k, split in enumerate(splits):
+            for algo in config.algorithms:
+                if algo.label in keys:
+                    tasks.append(Task(digest, config.seed, spec, algo, split,
+                                      config.protocol.label_noise, modules,
+                                      keys[algo.label][k], extra))
     return tasks, records
 
 
@@ -361,8 +359,7 @@ def data_notes(config) -> dict:
                          note["rows_dropped"])
         if info.get("categorical"):
             note["nominal"] = {
-                algo.label: encoding_for(registry.make_estimator(
-                    algo.name, **algo.params_for(spec.label)), info)
+                algo.label: encoding_for(algo.make_estimator(spec.label), info)
                 for algo in config.algorithms if algo.runs_on(spec.label)}
         if note:
             notes[spec.label] = note
@@ -384,13 +381,15 @@ def _history_entry(config, resume: bool, force: bool, n_jobs: int, backend: str,
     return entry
 
 
-def _meta(config, meta: dict) -> dict:
-    """meta.json for this run: the latest config on top; the history is kept as it is."""
+def _meta(config, meta: dict, tasks: list[Task]) -> dict:
+    """meta.json for this run: the latest config on top with the identities of its tasks
+    (``tasks.stored_identities`` reads them); the history is kept as it is."""
     plain = config.to_dict()
     meta = dict(meta)
     meta.update({"written_by": results.WRITER, "name": config.name,
                  "config_hash": config.hash(), "config": plain, "config_path": config.path,
-                 "reference": config.reference})
+                 "reference": config.reference,
+                 IDENTITIES: sorted(task.identity for task in tasks)})
     configs = dict(meta.get("configs") or {})
     configs[config.hash()] = plain
     meta["configs"] = configs
@@ -582,7 +581,7 @@ def _close_quietly(outputs) -> None:
 
 def run_experiment(config, *, n_jobs: int | None = None, backend: str | None = None,
                    scheduler: str | None = None, resume: bool = False, force: bool = False,
-                   progress: bool = True) -> RunSummary:
+                   progress: bool = True, accept_changed_code: bool = False) -> RunSummary:
     """Run (or resume) the experiment ``config`` (an ExperimentConfig).
 
     ``n_jobs`` / ``backend`` default to the config's; ``scheduler`` is a dask scheduler
@@ -591,6 +590,9 @@ def run_experiment(config, *, n_jobs: int | None = None, backend: str | None = N
     obliq wrote in the folder. Raises ObliqError, having written nothing, when anything is
     wrong (another run holds the folder, a change that alters stored folds); a task that
     fails is recorded (status "error") and listed in ``RunSummary.failed``.
+    A resume whose stored rows came from other plugin or estimator versions or other
+    ``imports:`` files (``provenance``) is refused, unless ``accept_changed_code`` (the
+    history entry then lists the changes).
     """
     n_jobs = config.n_jobs if n_jobs is None else n_jobs
     backend = config.backend if backend is None else backend
@@ -605,21 +607,37 @@ def run_experiment(config, *, n_jobs: int | None = None, backend: str | None = N
         if backend == "dask":  # connect before writing: an unreachable scheduler writes nothing
             stack.enter_context(_dask_client(n_jobs, scheduler))
         stack.enter_context(results.folder_lock(out))
-        start = results.prepare(out, config.path, config.to_dict(), records, resume, force)
+        code = provenance.collect(config)
+        accepted: list[str] = []
+
+        def check_code(meta: dict) -> None:
+            changed = provenance.changes(provenance.stored(meta), code)
+            if changed and not accept_changed_code:
+                more = f" (and {len(changed) - 1} more)" if len(changed) > 1 else ""
+                raise ObliqError(f"{config.path}: {changed[0]}{more} since the rows stored "
+                                 f"in {out / results.RUNS}; --accept-changed-code resumes "
+                                 f"anyway, --force starts afresh")
+            accepted.extend(changed)
+
+        start = results.prepare(out, config, records, resume, force, check_code)
         todo = [t for t in tasks if t.key not in start.done]
         summary = RunSummary(out, total=len(tasks), skipped=len(tasks) - len(todo),
                              notes=start.notes)
+        entry = _history_entry(config, resume, force, n_jobs, backend, len(tasks),
+                               summary.skipped)
+        entry[provenance.KEY] = code
+        if accepted:
+            entry["accepted_changed_code"] = accepted
         try:
-            _run(config, out, records, todo, summary, start, n_jobs, backend, progress,
-                 _history_entry(config, resume, force, n_jobs, backend, len(tasks),
-                                summary.skipped))
+            _run(config, out, records, tasks, todo, summary, start, n_jobs, backend, progress,
+                 entry)
         except KeyboardInterrupt:  # Ctrl-C: the pool is stopped; say what is kept
             raise Interrupted(f"interrupted: {summary.ran} task(s) finished and kept in "
                               f"{out / results.RUNS}; --resume continues") from None
     return summary
 
 
-def _run(config, out: Path, records, todo, summary, start, n_jobs, backend, progress,
+def _run(config, out: Path, records, tasks, todo, summary, start, n_jobs, backend, progress,
          entry: dict) -> None:
     """Write folds/ and meta.json (a new history entry), then one runs.csv row per task as
     it finishes, then the entry's finish."""
@@ -627,7 +645,7 @@ def _run(config, out: Path, records, todo, summary, start, n_jobs, backend, prog
         path = results.fold_file(out, label)
         if not (path.is_file() and results.fold_record_to_keep(path, record)):
             results.write_folds(path, record)
-    meta = _meta(config, start.meta)
+    meta = _meta(config, start.meta, tasks)
     meta["history"].append(entry)
     results.write_json(out / results.META, meta)
     runs_path = out / results.RUNS

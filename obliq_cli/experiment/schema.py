@@ -3,12 +3,14 @@
 ``results/<name>/``
     ``runs.csv``   one row per finished task, appended as each task ends (columns below).
                    A row belongs to the task whose identity hash is its ``task`` column
-                   (``results.task_identity``); the last row of a task wins.
+                   (``tasks.task_identity``); the last row of a task wins.
     ``meta.json``  ``{"written_by": "obliq", "name", "config_hash", "config": <the
                    validated config of the latest run, plain data>, "config_path",
                    "reference": <path of the paper's values or null>, "history": [one entry
                    per invocation of ``obliq run``: started, finished, command, config_hash,
-                   tasks total / run / skipped / failed, versions, host, backend, n_jobs]}``.
+                   tasks total / run / skipped / failed, versions, host, backend, n_jobs],
+                   "task_identities": [the identities of the latest config's tasks, sorted;
+                   folders written before lack it and readers recompute them]}``.
     ``folds/<file name of the dataset label>.npz``  per repetition, the fold of every row
                    (see protocols); the file name is ``results.safe_file_name(label)``.
     ``.obliq.lock`` held (flock) by the run writing into the folder.

@@ -19,11 +19,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..csvio import read_text_csv
 from ..errors import ObliqError
 from ..experiment import results as results_folder
 from ..experiment.metrics import METRICS, PER_CLASS, Metric, check_metric  # noqa: F401
-from ..experiment.schema import LABEL_COLUMNS, NUMERIC_COLUMNS, STATUSES
+from ..experiment.schema import LABEL_COLUMNS, NUMERIC_COLUMNS
+from ..experiment.tasks import algorithm_identity, config_of, stored_identities
 
 # Pooled accuracy (OC1's correct / tested over a repetition's folds) applies to these only.
 POOLABLE = ("test_accuracy", "test_error")
@@ -69,36 +69,24 @@ def experiment_dirs(path) -> list[Path]:
     return found
 
 
-def _line(index) -> int:
-    # pandas row 0 is the file's line 2 (line 1 is the header); no field holds a newline
-    return int(index) + 2
-
-
 def _read_runs_csv(runs_path: Path) -> pd.DataFrame:
-    """runs.csv as text columns, without a row that a running or killed run left half-written."""
-    try:
-        text = runs_path.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise ObliqError(f"{runs_path}: damaged (bytes that are not text); `obliq run "
-                         f"CONFIG --resume` sets damaged lines aside") from None
-    except OSError as exc:
-        raise ObliqError(f"{runs_path}: unreadable ({type(exc).__name__})") from None
-    if "\x00" in text:
-        raise ObliqError(f"{runs_path}: damaged (NUL bytes); `obliq run CONFIG --resume` "
-                         f"sets damaged lines aside")
-    # The runner appends row by row: a table taken mid-run may see an unfinished last line.
-    if text and not text.endswith("\n"):
-        text = text[: text.rfind("\n") + 1]
-    if not text.strip():
+    """The latest row of each task of runs.csv as text columns (``results.read_runs_file``
+    and ``results.latest_rows``, as a resume reads it), without a row that a running or
+    killed run left half-written; a damaged line is one error naming file and line."""
+    runs = results_folder.read_runs_file(runs_path, REQUIRED_COLUMNS)
+    problem = runs.first_problem(runs_path)
+    if problem:
+        raise ObliqError(problem)
+    if not runs.header:
         # created but nothing finished yet (or killed while writing the header line)
         return pd.DataFrame(columns=REQUIRED_COLUMNS, dtype=str)
-    runs = read_text_csv(text, runs_path, "obliq runs.csv", REQUIRED_COLUMNS)
-    return runs
+    return pd.DataFrame(results_folder.latest_rows(runs.rows), columns=runs.header,
+                        dtype=str)
 
 
 def _exact_numbers(texts: pd.Series) -> pd.Series:
     """Numbers parsed as Python's float does (exactly the value the runner wrote; pandas'
-    fast parser may miss the last bit), NaN where a cell is not a number."""
+    fast parser may miss the last bit), NaN where a cell is blank (not measured)."""
     def number(text):
         try:
             return float(text)
@@ -107,26 +95,13 @@ def _exact_numbers(texts: pd.Series) -> pd.Series:
     return pd.Series([number(t) for t in texts], index=texts.index, dtype=np.float64)
 
 
-def _to_numbers(runs: pd.DataFrame, runs_path: Path) -> pd.DataFrame:
-    """Typed key and metric columns; a non-number where one is needed names file and line."""
+def _to_numbers(runs: pd.DataFrame) -> pd.DataFrame:
+    """Typed key and metric columns (the reader has checked every cell)."""
     for col in ("repetition", "fold"):
-        values = pd.to_numeric(runs[col], errors="coerce")
-        bad = values.isna() | (values != values.round())
-        if bad.any():
-            i = bad.idxmax()
-            raise ObliqError(f"{runs_path}: line {_line(i)}: {col} must be an integer "
-                             f"(got {runs.at[i, col]!r})")
-        runs[col] = values.astype(int)
+        runs[col] = runs[col].astype(int)
     ok = runs["status"] == "ok"
     for col in NUMERIC_COLUMNS:
-        values = _exact_numbers(runs[col].where(ok, ""))
-        # blank is allowed (a metric not measured); text that is not a number is not
-        bad = values.isna() & ok & (runs[col].str.strip() != "")
-        if bad.any():
-            i = bad.idxmax()
-            raise ObliqError(f"{runs_path}: line {_line(i)}: {col} is not a number "
-                             f"(got {runs.at[i, col]!r})")
-        runs[col] = values
+        runs[col] = _exact_numbers(runs[col].where(ok, ""))
     return runs
 
 
@@ -139,10 +114,10 @@ def _visible(runs: pd.DataFrame, meta: dict, show_all: bool) -> pd.DataFrame:
     Rows without a task identity (files of older obliq versions) are all shown."""
     if "task" not in runs.columns:
         return runs
-    tasks = results_folder.config_tasks(meta.get("config") or {})
-    if tasks is None:
+    identities = stored_identities(meta)
+    if identities is None:
         return runs
-    current = runs["task"].isin(tasks.keys()) | (runs["task"] == "")
+    current = runs["task"].isin(identities) | (runs["task"] == "")
     if not show_all:
         return runs[current]
     keys = ["dataset", "repetition", "fold", "algorithm"]
@@ -152,43 +127,48 @@ def _visible(runs: pd.DataFrame, meta: dict, show_all: bool) -> pd.DataFrame:
     # A left task whose algorithm label is still in the config but with other settings
     # (say, its parameters changed and its dataset was removed) clashes with no current
     # row, yet would share a column with the current setting's results.
+    configs = _configs(meta)
     changed = ~current & pd.Series(
-        [_setting_changed(meta, *k) for k in runs[["config_hash", "dataset", "algorithm"]]
+        [_setting_changed(configs, *k) for k in runs[["config_hash", "dataset", "algorithm"]]
          .itertuples(index=False)], index=runs.index, dtype=bool)
     earlier = clash | changed
     return runs.assign(algorithm=runs["algorithm"].where(~earlier,
                                                          runs["algorithm"] + " (earlier)"))
 
 
+def _configs(meta: dict) -> dict:
+    """The typed configs of meta.json: the current one (key None) and those that wrote
+    earlier rows (by config hash); an unreadable one is left out."""
+    out = {None: config_of(meta.get("config"))}
+    configs = meta.get("configs")
+    for digest, plain in (configs.items() if isinstance(configs, dict) else ()):
+        out[digest] = config_of(plain)
+    return out
+
+
 def _algorithm_identity(config, label: str, dataset_label: str) -> dict | None:
-    """The identity of the algorithm ``label`` of ``config`` on a dataset; None when the
-    config (plain data) has no such algorithm or is not readable."""
-    try:
-        for algorithm in config["algorithms"]:
-            if algorithm["label"] == label:
-                return results_folder.algorithm_identity(algorithm, dataset_label)
-    except (KeyError, TypeError, AttributeError):
-        return None
+    """The identity of the algorithm ``label`` of ``config`` (typed) on a dataset; None
+    when there is no config or no such algorithm."""
+    for algorithm in config.algorithms if config is not None else ():
+        if algorithm.label == label:
+            return algorithm_identity(algorithm, dataset_label)
     return None
 
 
-def _setting_changed(meta: dict, config_hash: str, dataset: str, algorithm: str) -> bool:
-    """Whether the row's algorithm (by the config that wrote it, ``meta["configs"]``)
-    differs from the current config's algorithm of the same label."""
-    now = _algorithm_identity(meta.get("config") or {}, algorithm, dataset)
-    configs = meta.get("configs")
-    then_config = configs.get(config_hash) if isinstance(configs, dict) else None
-    then = _algorithm_identity(then_config or {}, algorithm, dataset)
+def _setting_changed(configs: dict, config_hash: str, dataset: str, algorithm: str) -> bool:
+    """Whether the row's algorithm (by the config that wrote it, meta.json's
+    ``configs``) differs from the current config's algorithm of the same label."""
+    now = _algorithm_identity(configs[None], algorithm, dataset)
+    then = _algorithm_identity(configs.get(config_hash), algorithm, dataset)
     return now is not None and then is not None and now != then
 
 
 def read_experiment(directory, show_all: bool = False) -> tuple[pd.DataFrame, dict]:
     """(runs, meta) of one experiment directory.
 
-    The last row of a task (its ``task`` identity; older files: config_hash, dataset,
-    repetition, fold, algorithm) wins, as in the runner's resume: a task that failed and
-    was re-run ok counts once, as ok. Rows whose status is neither "ok" nor "error" are not
-    finished rows and are dropped; rows of tasks not in meta.json's config are dropped
+    The last row of a task (``results.latest_rows``, the rule of the runner's resume)
+    wins: a task that failed and was re-run ok counts once, as ok. A damaged line is an
+    error naming it (a resume sets it aside); rows of tasks not in meta.json's config are dropped
     unless ``show_all`` (``_visible``). Adds ``experiment`` (meta["name"]), ``source``
     (the runs.csv path) and the derived ``test_error`` = 100 - test_accuracy and
     ``n_nodes`` = n_leaves + n_internal (the UMT paper's size, Table 3).
@@ -208,15 +188,9 @@ def read_experiment(directory, show_all: bool = False) -> tuple[pd.DataFrame, di
             logging.getLogger("obliq").warning("warning: %s", exc)
     meta.setdefault("name", directory.name)
     meta["results_dir"] = str(directory)
-    runs = runs[runs["status"].isin(STATUSES)].copy()
-    runs = _to_numbers(runs, runs_path)
+    runs = _to_numbers(runs)
     if "task" not in runs.columns:
         runs["task"] = ""
-    legacy = (runs["config_hash"] + "\x1f" + runs["dataset"] + "\x1f"
-              + runs["repetition"].astype(str) + "\x1f" + runs["fold"].astype(str) + "\x1f"
-              + runs["algorithm"])
-    runs["_key"] = runs["task"].where(runs["task"] != "", legacy)
-    runs = runs.drop_duplicates("_key", keep="last").drop(columns="_key")
     runs = _visible(runs, meta, show_all).reset_index(drop=True)
     runs["experiment"] = str(meta["name"])
     runs["source"] = str(runs_path)

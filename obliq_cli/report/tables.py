@@ -185,7 +185,13 @@ def _cells(tidy: pd.DataFrame, decimals: int) -> pd.DataFrame:
                          "paper": tidy["paper_text"].fillna(""), "delta": delta})
 
 
-def _wide_rows(tidy, datasets, algorithms, sig, decimals) -> tuple[list[str], list[list[str]]]:
+NOT_MEASURED = "-"  # the cell of an algorithm that ran but has no such value (no tree)
+
+
+def _wide_rows(tidy, datasets, algorithms, sig, decimals,
+               ran=frozenset()) -> tuple[list[str], list[list[str]]]:
+    """The wide table's rows; ``ran``: the (dataset, algorithm) pairs with finished tasks,
+    whose empty value cell reads ``NOT_MEASURED`` (a forest's leaves), not blank."""
     cells = _cells(tidy, decimals).set_index([tidy["dataset"], tidy["algorithm"]])
     with_paper = set(tidy.loc[tidy["paper_mean"].notna(), "algorithm"])
     method = tidy.dropna(subset=["paper_mean"]).groupby("algorithm")["method"].first()
@@ -198,7 +204,8 @@ def _wide_rows(tidy, datasets, algorithms, sig, decimals) -> tuple[list[str], li
             columns += [(a, "paper"), (a, "delta")]
     grid = cells.unstack("algorithm").swaplevel(axis=1)
     grid = grid.reindex(index=datasets, columns=pd.MultiIndex.from_tuples(columns)).fillna("")
-    rows = [[d, *grid.loc[d]] for d in datasets]
+    rows = [[d, *(NOT_MEASURED if part == "value" and text == "" and (d, a) in ran else text
+                  for (a, part), text in zip(columns, grid.loc[d]))] for d in datasets]
     if sig is not None:
         counts = tidy[tidy["algorithm"] != sig].groupby("algorithm")["mark"].agg(win_tie_loss)
         row = [f"(w/t/l) vs {sig}"]
@@ -208,7 +215,8 @@ def _wide_rows(tidy, datasets, algorithms, sig, decimals) -> tuple[list[str], li
     return headers, rows
 
 
-def _long_rows(tidy, datasets, algorithms, sig, decimals) -> tuple[list[str], list[list[str]]]:
+def _long_rows(tidy, datasets, algorithms, sig, decimals,
+               ran=frozenset()) -> tuple[list[str], list[list[str]]]:
     tidy = tidy.assign(_d=tidy["dataset"].map({d: i for i, d in enumerate(datasets)}),
                        _a=tidy["algorithm"].map({a: i for i, a in enumerate(algorithms)}))
     tidy = tidy.sort_values(["_d", "_a"], kind="stable")
@@ -302,7 +310,9 @@ def format_tables(runs: pd.DataFrame, metas: list[dict], metric: str = "test_acc
             texts.append(f"{meta['name']}: {caption}")
             continue
         build = _wide_rows if layout == "wide" else _long_rows
-        headers, rows = build(tidy, datasets, algorithms, sig, decimals)
+        finished = part[part["status"] == "ok"]
+        ran = set(zip(finished["dataset"], finished["algorithm"]))
+        headers, rows = build(tidy, datasets, algorithms, sig, decimals, ran)
         if layout == "long" and sig is not None:
             counts = tidy[tidy["algorithm"] != sig].groupby("algorithm")["mark"].agg(win_tie_loss)
             notes.insert(1, f"(w/t/l) vs {sig}: " + "; ".join(
