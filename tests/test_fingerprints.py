@@ -33,6 +33,7 @@ from obliq_cli.registry import list_algorithms, make_estimator
 from obliq_cli.tree.structure import Tree
 
 FINGERPRINT_DIR = Path(__file__).parent / "fingerprints"
+DATASETS_FILE = FINGERPRINT_DIR / "datasets.json"
 SEEDS = (0, 1)
 TOLERANCE = 1e-9
 
@@ -44,14 +45,24 @@ FAST_PARAMS = {
 }
 
 
+def _stored_classification(name: str) -> tuple[np.ndarray, np.ndarray]:
+    """A synthetic case as stored in ``fingerprints/datasets.json``.
+
+    ``make_classification`` mixes its columns with BLAS products, whose last bits
+    depend on the CPU kernel OpenBLAS picks (``OPENBLAS_CORETYPE``), so regenerating
+    the data would hand each machine slightly different rows. The rows are kept as
+    generated with the Haswell kernel; ``test_stored_cases_are_make_classification``
+    checks they still are that call's output to rounding.
+    """
+    case = json.loads(DATASETS_FILE.read_text())[name]
+    return np.asarray(case["X"], dtype=np.float64), np.asarray(case["y"], dtype=np.int64)
+
+
 def _datasets() -> dict[str, tuple[np.ndarray, np.ndarray]]:
     iris = load_iris()
     wine = load_wine()
-    X2, y2 = make_classification(n_samples=240, n_features=5, n_informative=3,
-                                 n_redundant=1, flip_y=0.08, random_state=3)
-    X3, y3 = make_classification(n_samples=240, n_features=4, n_informative=3,
-                                 n_redundant=0, n_classes=3, n_clusters_per_class=1,
-                                 flip_y=0.05, random_state=5)
+    X2, y2 = _stored_classification("two_class")
+    X3, y3 = _stored_classification("three_class")
     # Integer-valued columns give runs of tied values, which exercise the tie rules.
     Xi = np.round(X2 * 2.0)
     return {
@@ -158,6 +169,17 @@ def test_trees_match_their_fingerprints(name):
     assert sorted(stored) == sorted(now), "the fingerprint cases changed"
     problems = {case: d for case in stored if (d := differences(stored[case], now[case]))}
     assert not problems, f"{name}: trees differ from the stored fingerprints: {problems}"
+
+
+def test_stored_cases_are_make_classification():
+    """The stored synthetic rows are ``make_classification``'s for the recorded call (to
+    rounding: BLAS kernels differ in the last bits), with the very same labels."""
+    stored = json.loads(DATASETS_FILE.read_text())
+    for name in ("two_class", "three_class"):
+        X, y = make_classification(**stored[name]["make_classification"])
+        X_stored, y_stored = _stored_classification(name)
+        np.testing.assert_array_equal(y_stored, y)
+        np.testing.assert_allclose(X_stored, X, rtol=1e-12, atol=1e-12)
 
 
 def test_differences_notices_a_moved_threshold():
