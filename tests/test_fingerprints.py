@@ -20,8 +20,12 @@ deliberately.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
+import platform
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -109,7 +113,9 @@ def fingerprint(estimator, X: np.ndarray) -> dict:
     return out
 
 
+@functools.cache
 def _fit_cases(name: str) -> dict:
+    """Fingerprints of every case (cached: the portability test reuses them)."""
     cases = {}
     for data_name, (X, y) in DATASETS.items():
         for seed in SEEDS:
@@ -180,6 +186,66 @@ def test_stored_cases_are_make_classification():
         X_stored, y_stored = _stored_classification(name)
         np.testing.assert_array_equal(y_stored, y)
         np.testing.assert_allclose(X_stored, X, rtol=1e-12, atol=1e-12)
+
+
+# Algorithms whose growing goes through tree/linalg.py's products or eigensolvers beyond
+# the builder's partition (which every oblique tree shares). OC1's searches are numba
+# loops already; they and the other slow ones are left out to keep the test short.
+PORTABLE_ALGORITHMS = ("apdt", "cart-lc", "fdt", "gdt", "hhcart-a", "hhcart-d", "ldt",
+                       "quest")
+
+
+def _not_openblas_on_x86() -> str | None:
+    """Why the kernel switch cannot be tested here (None when it can)."""
+    if platform.machine().lower() not in {"x86_64", "amd64"}:
+        return f"OPENBLAS_CORETYPE=Prescott is an x86-64 kernel ({platform.machine()} here)"
+    try:
+        blas = np.show_config(mode="dicts")["Build Dependencies"]["blas"]["name"]
+    except (KeyError, TypeError):
+        return "numpy does not say which BLAS it uses"
+    if "openblas" not in str(blas).lower():
+        return f"numpy's BLAS is {blas}, not OpenBLAS"
+    return None
+
+
+def _openblas_kernels() -> list:
+    from threadpoolctl import threadpool_info
+
+    return sorted({i.get("architecture") for i in threadpool_info()
+                   if i.get("internal_api") == "openblas"})
+
+
+def test_trees_do_not_depend_on_the_blas_kernel():
+    """The same trees with OpenBLAS's generic x86-64 kernel (Prescott) on one thread as
+    with the kernel and threads this process got: every product and eigenproblem that
+    decides a split is computed by tree/linalg.py, not by BLAS/LAPACK."""
+    reason = _not_openblas_on_x86()
+    if reason:
+        pytest.skip(reason)
+    env = {**os.environ, "OPENBLAS_CORETYPE": "Prescott", "OPENBLAS_NUM_THREADS": "1",
+           "OMP_NUM_THREADS": "1", "PYTHONPATH": os.pathsep.join(
+               [str(Path(__file__).resolve().parents[1]), os.environ.get("PYTHONPATH", "")])}
+    child = "\n".join([
+        "import json, sys",
+        "sys.path.insert(0, sys.argv[1])",
+        "import test_fingerprints as t",
+        "trees = {name: t._fit_cases(name) for name in sys.argv[2:]}",
+        "print(json.dumps({'kernels': t._openblas_kernels(), 'trees': trees}))",
+    ])
+    done = subprocess.run([sys.executable, "-c", child, str(Path(__file__).parent),
+                           *PORTABLE_ALGORITHMS], env=env, capture_output=True, text=True,
+                          timeout=1800)
+    assert done.returncode == 0, done.stderr[-2000:]
+    other = json.loads(done.stdout)
+    # OpenBLAS names the generic kernel as it likes (Prescott runs as "Katmai" in
+    # 0.3.31); what matters is that the child's differs from this process's.
+    if other["kernels"] == _openblas_kernels():
+        pytest.skip(f"this process already runs OpenBLAS's {other['kernels']} kernel")
+    for name in PORTABLE_ALGORITHMS:
+        here = _fit_cases(name)
+        problems = {case: differences(here[case], other["trees"][name][case]) or ["bits"]
+                    for case in here if here[case] != other["trees"][name][case]}
+        assert not problems, f"{name}: the Prescott kernel grows other trees: {problems}"
 
 
 def test_differences_notices_a_moved_threshold():
