@@ -194,27 +194,12 @@ def _orient_and_sort(w, V):
     return w_out, V_out
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
-def _rotate_rows(A, p, q, c, s, start, stop):
-    """Rotate entries start..stop-1 of rows p and q of the symmetric ``A``, and their
-    mirror images in columns p and q."""
-    for k in range(start, stop):
-        akp = A[p, k]
-        akq = A[q, k]
-        new_p = c * akp - s * akq
-        new_q = s * akp + c * akq
-        A[p, k] = new_p
-        A[k, p] = new_p
-        A[q, k] = new_q
-        A[k, q] = new_q
-
-
 @numba.njit(cache=True, nogil=True)
 def _jacobi(A, VT):
-    """Diagonalise the symmetric ``A`` in place by cyclic Jacobi rotations, applying
-    them to the rows of ``VT`` too (the eigenvectors are its rows: rows are contiguous).
-    Pairs are visited row by row, (0, 1), (0, 2), ..., (n - 2, n - 1), in every sweep.
-    ``A`` stays exactly symmetric: each rotated entry is written to both its places."""
+    """Diagonalise the symmetric ``A`` by cyclic Jacobi rotations, applying them to the
+    rows of ``VT`` too (the eigenvectors are its rows: rows are contiguous). Only the
+    upper triangle of ``A`` is read and kept (the lower one is left stale). Pairs are
+    visited row by row, (0, 1), (0, 2), ..., (n - 2, n - 1), in every sweep."""
     n = A.shape[0]
     m = VT.shape[1]
     for sweep in range(_MAX_SWEEPS):
@@ -236,7 +221,6 @@ def _jacobi(A, VT):
                     # below the last bit of both diagonal entries: rotating would not
                     # change them, so the entry is rounding noise (Numerical Recipes).
                     A[p, q] = 0.0
-                    A[q, p] = 0.0
                     continue
                 h = aqq - app
                 if abs(h) + g == abs(h):
@@ -248,15 +232,27 @@ def _jacobi(A, VT):
                         t = -t
                 c = 1.0 / math.sqrt(1.0 + t * t)
                 s = t * c
-                # J' A J outside the (p, q) block: rows (= columns) p and q
-                _rotate_rows(A, p, q, c, s, 0, p)
-                _rotate_rows(A, p, q, c, s, p + 1, q)
-                _rotate_rows(A, p, q, c, s, q + 1, n)
+                # J' A J outside the (p, q) block: entries (k, p) and (k, q) for every
+                # k other than p and q, each kept in the upper triangle
+                for k in range(p):
+                    akp = A[k, p]
+                    akq = A[k, q]
+                    A[k, p] = c * akp - s * akq
+                    A[k, q] = s * akp + c * akq
+                for k in range(p + 1, q):
+                    akp = A[p, k]
+                    akq = A[k, q]
+                    A[p, k] = c * akp - s * akq
+                    A[k, q] = s * akp + c * akq
+                for k in range(q + 1, n):
+                    akp = A[p, k]
+                    akq = A[q, k]
+                    A[p, k] = c * akp - s * akq
+                    A[q, k] = s * akp + c * akq
                 # the block: the rotated pivots in closed form, the pair annihilated
                 A[p, p] = app - t * apq
                 A[q, q] = aqq + t * apq
                 A[p, q] = 0.0
-                A[q, p] = 0.0
                 for k in range(m):
                     vkp = VT[p, k]
                     vkq = VT[q, k]
