@@ -20,8 +20,12 @@ deliberately.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
+import platform
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -33,6 +37,7 @@ from obliq_cli.registry import list_algorithms, make_estimator
 from obliq_cli.tree.structure import Tree
 
 FINGERPRINT_DIR = Path(__file__).parent / "fingerprints"
+DATASETS_FILE = FINGERPRINT_DIR / "datasets.json"
 SEEDS = (0, 1)
 TOLERANCE = 1e-9
 
@@ -44,14 +49,24 @@ FAST_PARAMS = {
 }
 
 
+def _stored_classification(name: str) -> tuple[np.ndarray, np.ndarray]:
+    """A synthetic case as stored in ``fingerprints/datasets.json``.
+
+    ``make_classification`` mixes its columns with BLAS products, whose last bits
+    depend on the CPU kernel OpenBLAS picks (``OPENBLAS_CORETYPE``), so regenerating
+    the data would hand each machine slightly different rows. The rows are kept as
+    generated with the Haswell kernel; ``test_stored_cases_are_make_classification``
+    checks they still are that call's output to rounding.
+    """
+    case = json.loads(DATASETS_FILE.read_text())[name]
+    return np.asarray(case["X"], dtype=np.float64), np.asarray(case["y"], dtype=np.int64)
+
+
 def _datasets() -> dict[str, tuple[np.ndarray, np.ndarray]]:
     iris = load_iris()
     wine = load_wine()
-    X2, y2 = make_classification(n_samples=240, n_features=5, n_informative=3,
-                                 n_redundant=1, flip_y=0.08, random_state=3)
-    X3, y3 = make_classification(n_samples=240, n_features=4, n_informative=3,
-                                 n_redundant=0, n_classes=3, n_clusters_per_class=1,
-                                 flip_y=0.05, random_state=5)
+    X2, y2 = _stored_classification("two_class")
+    X3, y3 = _stored_classification("three_class")
     # Integer-valued columns give runs of tied values, which exercise the tie rules.
     Xi = np.round(X2 * 2.0)
     return {
@@ -98,7 +113,9 @@ def fingerprint(estimator, X: np.ndarray) -> dict:
     return out
 
 
+@functools.cache
 def _fit_cases(name: str) -> dict:
+    """Fingerprints of every case (cached: the portability test reuses them)."""
     cases = {}
     for data_name, (X, y) in DATASETS.items():
         for seed in SEEDS:
@@ -158,6 +175,77 @@ def test_trees_match_their_fingerprints(name):
     assert sorted(stored) == sorted(now), "the fingerprint cases changed"
     problems = {case: d for case in stored if (d := differences(stored[case], now[case]))}
     assert not problems, f"{name}: trees differ from the stored fingerprints: {problems}"
+
+
+def test_stored_cases_are_make_classification():
+    """The stored synthetic rows are ``make_classification``'s for the recorded call (to
+    rounding: BLAS kernels differ in the last bits), with the very same labels."""
+    stored = json.loads(DATASETS_FILE.read_text())
+    for name in ("two_class", "three_class"):
+        X, y = make_classification(**stored[name]["make_classification"])
+        X_stored, y_stored = _stored_classification(name)
+        np.testing.assert_array_equal(y_stored, y)
+        np.testing.assert_allclose(X_stored, X, rtol=1e-12, atol=1e-12)
+
+
+# Algorithms whose growing goes through tree/linalg.py's products or eigensolvers beyond
+# the builder's partition (which every oblique tree shares). OC1's searches are numba
+# loops already; they and the other slow ones are left out to keep the test short.
+PORTABLE_ALGORITHMS = ("apdt", "cart-lc", "fdt", "gdt", "hhcart-a", "hhcart-d", "ldt",
+                       "quest")
+
+
+def _not_openblas_on_x86() -> str | None:
+    """Why the kernel switch cannot be tested here (None when it can)."""
+    if platform.machine().lower() not in {"x86_64", "amd64"}:
+        return f"OPENBLAS_CORETYPE=Prescott is an x86-64 kernel ({platform.machine()} here)"
+    try:
+        blas = np.show_config(mode="dicts")["Build Dependencies"]["blas"]["name"]
+    except (KeyError, TypeError):
+        return "numpy does not say which BLAS it uses"
+    if "openblas" not in str(blas).lower():
+        return f"numpy's BLAS is {blas}, not OpenBLAS"
+    return None
+
+
+def _openblas_kernels() -> list:
+    from threadpoolctl import threadpool_info
+
+    return sorted({i.get("architecture") for i in threadpool_info()
+                   if i.get("internal_api") == "openblas"})
+
+
+def test_trees_do_not_depend_on_the_blas_kernel():
+    """The same trees with OpenBLAS's generic x86-64 kernel (Prescott) on one thread as
+    with the kernel and threads this process got: every product and eigenproblem that
+    decides a split is computed by tree/linalg.py, not by BLAS/LAPACK."""
+    reason = _not_openblas_on_x86()
+    if reason:
+        pytest.skip(reason)
+    env = {**os.environ, "OPENBLAS_CORETYPE": "Prescott", "OPENBLAS_NUM_THREADS": "1",
+           "OMP_NUM_THREADS": "1", "PYTHONPATH": os.pathsep.join(
+               [str(Path(__file__).resolve().parents[1]), os.environ.get("PYTHONPATH", "")])}
+    child = "\n".join([
+        "import json, sys",
+        "sys.path.insert(0, sys.argv[1])",
+        "import test_fingerprints as t",
+        "trees = {name: t._fit_cases(name) for name in sys.argv[2:]}",
+        "print(json.dumps({'kernels': t._openblas_kernels(), 'trees': trees}))",
+    ])
+    done = subprocess.run([sys.executable, "-c", child, str(Path(__file__).parent),
+                           *PORTABLE_ALGORITHMS], env=env, capture_output=True, text=True,
+                          timeout=1800)
+    assert done.returncode == 0, done.stderr[-2000:]
+    other = json.loads(done.stdout)
+    # OpenBLAS names the generic kernel as it likes (Prescott runs as "Katmai" in
+    # 0.3.31); what matters is that the child's differs from this process's.
+    if other["kernels"] == _openblas_kernels():
+        pytest.skip(f"this process already runs OpenBLAS's {other['kernels']} kernel")
+    for name in PORTABLE_ALGORITHMS:
+        here = _fit_cases(name)
+        problems = {case: differences(here[case], other["trees"][name][case]) or ["bits"]
+                    for case in here if here[case] != other["trees"][name][case]}
+        assert not problems, f"{name}: the Prescott kernel grows other trees: {problems}"
 
 
 def test_differences_notices_a_moved_threshold():

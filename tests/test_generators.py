@@ -78,3 +78,19 @@ def test_generators_are_seeded(name):
     X2, y2 = func(**kwargs)
     np.testing.assert_array_equal(X1, X2)
     np.testing.assert_array_equal(y1, y2)
+
+
+def test_rotation_and_labels_are_sums_in_a_fixed_order_not_blas():
+    # element-wise products added left to right, as no BLAS kernel is bound to: the
+    # rotated rows must be these bits on every CPU (FMA kernels round differently)
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-1, 1, size=(500, 2))
+    c, s = np.cos(np.pi / 6), np.sin(np.pi / 6)
+    expected = np.column_stack([X[:, 0] * c + X[:, 1] * -s, X[:, 0] * s + X[:, 1] * c])
+    np.testing.assert_array_equal(g._rotate(X, np.pi / 6), expected)
+    X10, y10 = g.synthetic_10d(400, seed=2)
+    aug = np.hstack([X10, np.ones((400, 1))])
+    sides = np.zeros((400, 3))
+    for j in range(11):
+        sides += aug[:, j:j + 1] * g.GDT_10D_PLANES[:, j]
+    assert (y10 == np.where(np.prod(np.sign(sides), axis=1) > 0, "+1", "-1")).all()

@@ -114,6 +114,7 @@ import numpy as np
 
 from ..parameters import MAX_REAL, Integral, Interval, Real, StrOptions
 from ..registry import register_algorithm
+from ..tree import linalg
 from ..tree.builder import Node, Split, SplitFinder, goes_left
 from .base import TreeClassifier, binary_only
 
@@ -422,10 +423,10 @@ def _initial_hyperplane(Z: np.ndarray, s: np.ndarray, rng: np.random.Generator):
     for _ in range(20):
         a, b = Z[rng.choice(pos)], Z[rng.choice(neg)]
         v = a[1:] - b[1:]
-        norm = np.linalg.norm(v)
+        norm = linalg.norm(v)  # fixed-order sums: the same start on every BLAS
         if norm > 0:
             v = v / norm
-            return np.concatenate([[-v @ (a[1:] + b[1:]) / 2], v])
+            return np.concatenate([[-linalg.dot(v, a[1:] + b[1:]) / 2], v])
     return None
 
 

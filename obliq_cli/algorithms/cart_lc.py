@@ -26,9 +26,11 @@ import numpy as np
 
 from ..parameters import MAX_REAL, Integral, Interval, Real
 from ..registry import register_algorithm
+from ..tree import linalg
 from ..tree.axis_first import best_axis_split, strictly_better
 from ..tree.builder import Node, Split, SplitFinder
 from ..tree.impurity import split_criterion
+from ..tree.linalg import matvec
 from ..tree.line_search import (
     RULE_FIRST,
     RULE_THRESHOLD,
@@ -82,9 +84,10 @@ def _coefficient_pass(Z, y, total, code, beta, c, score, features):
 
 @numba.njit(cache=True)
 def _slack(Z, beta, c, out):
-    """``out = Z @ beta - c``, the product by BLAS as numpy's ``@`` computes it, so that
-    rows whose projections tie exactly in numpy tie here too."""
-    out[:] = np.dot(Z, beta) - c
+    """``out = Z @ beta - c``, summed in column order (``tree/linalg.matvec``; numba's
+    ``np.dot`` would call BLAS, whose order depends on the CPU), so that rows whose
+    projections tie exactly tie on every machine."""
+    out[:] = matvec(Z, beta) - c
 
 
 @numba.njit(cache=True)
@@ -211,6 +214,6 @@ class CARTLCSplitFinder(SplitFinder):
             beta, c, score = search.improve(trial, t, s, active)
             active &= beta != 0
         w = beta / scale
-        oblique = Split(threshold=float(c + w @ median), weights=w, score=score)
+        oblique = Split(threshold=float(c + linalg.dot(w, median)), weights=w, score=score)
         # Never worse than the axis-parallel start; a tie keeps the oblique result.
         return strictly_better(oblique, axis)

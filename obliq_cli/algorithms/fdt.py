@@ -58,6 +58,7 @@ import numpy as np
 
 from ..parameters import MAX_COUNT, Integral, Interval, StrOptions
 from ..registry import register_algorithm
+from ..tree import linalg
 from ..tree.builder import Node, Split, SplitFinder, StoppingRules
 from ..tree.impurity import entropy_of_counts
 from .base import TreeClassifier, binary_only
@@ -96,19 +97,21 @@ def fisher_direction(X: np.ndarray, y: np.ndarray) -> np.ndarray:
     m0 = Z[y == 0].mean(axis=0)
     m1 = Z[y == 1].mean(axis=0)
     centred = Z - np.where((y == 1)[:, None], m1, m0)
-    s_w = centred.T @ centred
+    # fixed-order products and Jacobi eigenvectors (tree/linalg.py): LAPACK's depend on
+    # the CPU, and its null-space basis with them
+    s_w = linalg.crossprod(centred, centred)
     diff = m1 - m0
-    values, vectors = np.linalg.eigh(s_w)
+    values, vectors = linalg.eigh(s_w)
     null = values <= RANK_TOL * max(values.max(), 1.0)
-    coords = vectors.T @ diff
-    norm = np.linalg.norm(diff)
+    coords = linalg.matvec(vectors.T, diff)
+    norm = linalg.norm(diff)
     if norm == 0:
         return w
-    null_part = vectors[:, null] @ coords[null]
-    if np.linalg.norm(null_part) > 1e-8 * norm:
+    null_part = linalg.matvec(vectors[:, null], coords[null])
+    if linalg.norm(null_part) > 1e-8 * norm:
         direction = null_part
     else:
-        direction = vectors[:, ~null] @ (coords[~null] / values[~null])
+        direction = linalg.matvec(vectors[:, ~null], coords[~null] / values[~null])
     w[usable] = direction / scale[usable]
     return w
 
@@ -219,7 +222,7 @@ class FDTSplitFinder(SplitFinder):
         w = fisher_direction(X, y)
         if not w.any():
             return None
-        z = X @ w  # exactly the builder's projection
+        z = linalg.matvec(X, w)  # exactly the builder's projection (goes_left)
         cut = best_cut(z, y, min_split(y.size, 2, self.min_samples_leaf), self.criterion)
         if cut is None:
             return None

@@ -12,8 +12,10 @@ hyperplanes are parallel the hyperplane midway between them is used (§II-A).
 Small samples (§II-B): when G is rank-deficient the maximiser lies in G's null space N;
 the rows are projected onto N and the principal eigenvector of the projected H is taken
 (Chen et al. 2000's method the paper adopts). The same is done for problem 2 with the
-roles of G and H exchanged. The generalized problem is solved with scipy's symmetric
-solver (``scipy.linalg.eigh(H, G)``), never an explicit inverse.
+roles of G and H exchanged. The generalized problem is solved through G's Cholesky
+factor (``tree/linalg.eigh_generalized``), never an explicit inverse; the eigensolvers
+and products are tree/linalg.py's fixed-order ones, so the tree does not depend on the
+CPU's BLAS/LAPACK kernel (which picks the null-space basis and breaks ties otherwise).
 
 Leaves (Algorithms 1-2): a child stops when eta1 = min(n+, n-) / n < epsilon1, with
 n+ the child's rows of the parent's majority class, and that class still dominates
@@ -35,15 +37,12 @@ over all classes, as §II-C's "based on the gini impurity" can also be read).
 
 from __future__ import annotations
 
-import functools
-
 import numpy as np
-import scipy.linalg
-import scipy.linalg.lapack
 from sklearn.model_selection import KFold, StratifiedKFold
 
 from ..parameters import Interval, ListOf, Real, StrOptions
 from ..registry import register_algorithm
+from ..tree import linalg
 from ..tree.builder import Node, Split, SplitFinder, StoppingRules
 from ..tree.orientation import canonical_signs
 from ..tree.sorted_sweep import GINI, impurity_score
@@ -55,29 +54,23 @@ EPS = np.finfo(np.float64).eps
 def _augmented_scatter(rows: np.ndarray) -> np.ndarray:
     """(1/n) sum x~ x~' over the rows, x~ = [x, 1] (the paper's G or H)."""
     aug = np.hstack([rows, np.ones((rows.shape[0], 1))])
-    return aug.T @ aug / rows.shape[0]
-
-
-@functools.lru_cache(maxsize=64)
-def _syevr_work(n: int) -> dict:
-    """LAPACK dsyevr's workspace sizes for an n x n matrix, as scipy's eigh asks them."""
-    lwork, liwork = scipy.linalg.lapack.dsyevr_lwork(n=n, lower=True)[:2]
-    return {"lwork": int(lwork), "liwork": int(liwork)}
+    return linalg.crossprod(aug, aug) / rows.shape[0]
 
 
 def _symmetric_eigh(a: np.ndarray):
-    """``scipy.linalg.eigh(a)``: the same LAPACK driver (dsyevr, lower triangle) called
-    directly, without the wrapper's checks that cost more than the small problem;
-    scipy's own call (and its error) whenever LAPACK reports a failure."""
-    w, v, _, _, info = scipy.linalg.lapack.dsyevr(a, compute_v=1, lower=1,
-                                                   **_syevr_work(a.shape[0]))
-    return (w, v) if info == 0 else scipy.linalg.eigh(a)
+    """(ascending eigenvalues, eigenvectors) of the symmetric ``a`` (lower triangle), as
+    ``scipy.linalg.eigh(a)`` but by tree/linalg.py's deterministic Jacobi solver."""
+    return linalg.eigh(np.ascontiguousarray(a))
 
 
 def _generalized_eigh(a: np.ndarray, b: np.ndarray):
-    """``scipy.linalg.eigh(a, b)``: its driver (dsygvd, type 1, lower) called directly."""
-    w, v, info = scipy.linalg.lapack.dsygvd(a, b, itype=1, jobz="V", uplo="L")
-    return (w, v) if info == 0 else scipy.linalg.eigh(a, b)
+    """``scipy.linalg.eigh(a, b)`` (b-normalised eigenvectors) by tree/linalg.py's
+    Cholesky-then-Jacobi solver; ``LinAlgError``, as scipy's, when b's Cholesky
+    factorisation fails."""
+    w, v, ok = linalg.eigh_generalized(np.ascontiguousarray(a), np.ascontiguousarray(b))
+    if not ok:
+        raise np.linalg.LinAlgError("the matrix b is not positive definite")
+    return w, v
 
 
 def most_favoured_direction(num: np.ndarray, den: np.ndarray) -> np.ndarray | None:
@@ -105,18 +98,18 @@ def most_favoured_direction(num: np.ndarray, den: np.ndarray) -> np.ndarray | No
             # the null-space rule applies to its (numerically) vanishing eigenvalues.
             null = evals <= max(100 * tolerance, evals[0])
     Q = evecs[:, null]
-    inner = Q.T @ num @ Q
+    inner = linalg.matmul(linalg.matmul(Q.T, num), Q)
     values, vectors = _symmetric_eigh((inner + inner.T) / 2)
     if values[-1] <= max(abs(np.trace(num)), 1e-300) * num.shape[0] * EPS:
         return None
-    return Q @ vectors[:, -1]
+    return linalg.matvec(Q, vectors[:, -1])
 
 
 def _unit(w: np.ndarray | None) -> np.ndarray | None:
     """Scaled so the non-bias part has unit norm, with a deterministic sign."""
     if w is None:
         return None
-    norm = np.linalg.norm(w[:-1])
+    norm = linalg.norm(w[:-1])
     if norm < 1e-12:
         return None
     return w / norm * canonical_signs(w[:-1])
@@ -135,10 +128,10 @@ def angle_bisectors(w1: np.ndarray, w2: np.ndarray) -> list[np.ndarray]:
     (w1, (b1 + b2) / 2) when the clustering hyperplanes are parallel."""
     out = []
     for candidate in (w1 + w2, w1 - w2):
-        if np.linalg.norm(candidate[:-1]) > 1e-9:
+        if linalg.norm(candidate[:-1]) > 1e-9:
             out.append(candidate)
         else:  # parallel: w2 = +-w1 in direction
-            sign = 1.0 if np.dot(w1[:-1], w2[:-1]) > 0 else -1.0
+            sign = 1.0 if linalg.dot(w1[:-1], w2[:-1]) > 0 else -1.0
             out.append(np.append(w1[:-1], (w1[-1] + sign * w2[-1]) / 2))
     return out
 
@@ -296,7 +289,7 @@ class GDTSplitFinder(SplitFinder):
                              else self.n_classes)
         best, best_score = None, np.inf
         for w in angle_bisectors(w1, w2):
-            left = X @ w[:-1] <= -w[-1]
+            left = linalg.matvec(X, w[:-1]) <= -w[-1]  # the builder's sums
             n_left = int(np.count_nonzero(left))
             if n_left == 0 or n_left == len(y):
                 continue

@@ -72,6 +72,7 @@ import numpy as np
 
 from ..parameters import MAX_COUNT, Integral, Interval, Real, StrOptions
 from ..registry import register_algorithm
+from ..tree import linalg
 from ..tree.axis_first import best_axis_split, strictly_better
 from ..tree.axis_search import find_best_projection_split
 from ..tree.builder import Node, Split, SplitFinder
@@ -87,11 +88,11 @@ _CHUNK_VALUES = 4_000_000
 
 def householder_vector(d: np.ndarray) -> np.ndarray:
     """u = (e_1 - d) / ||e_1 - d|| for the unit vector along d (eq. 2); zero if d = e_1."""
-    # sqrt(v . v) is how np.linalg.norm computes a vector's norm, without its overhead.
+    # norms summed in a fixed order (tree/linalg.py), not by the CPU's BLAS kernel
     d = np.asarray(d, dtype=np.float64)
-    u = -d / np.sqrt(d.dot(d))
+    u = -d / linalg.norm(d)
     u[0] += 1.0
-    norm = np.sqrt(u.dot(u))
+    norm = linalg.norm(u)
     return u / norm if norm > 0 else u
 
 
@@ -115,8 +116,9 @@ def class_eigenvectors(X: np.ndarray, mode: str, min_rows: int = 2,
     p = X.shape[1]
     if X.shape[0] < max(2, min_rows) or not np.any(X.max(axis=0) > X.min(axis=0)):
         return np.zeros((p, 0))
-    cov = np.cov(X, rowvar=False).reshape(p, p)
-    lam, vec = np.linalg.eigh(cov)
+    # covariance and eigenvectors by tree/linalg.py's fixed-order kernels: LAPACK's
+    # depend on the CPU in the last bits, and in the basis of a repeated eigenvalue.
+    lam, vec = linalg.eigh(linalg.covariance(np.ascontiguousarray(X)))
     if mode == "D":
         vec = vec[:, [int(np.argmax(lam))]]
     elif skip_null:
@@ -137,7 +139,7 @@ def parallel_to_axis(d: np.ndarray, tau: float) -> bool:
     j = int(np.argmax(np.abs(d)))
     e = np.zeros_like(d)
     e[j] = np.sign(d[j]) if d[j] != 0 else 1.0
-    return float(np.linalg.norm(e - d)) <= tau
+    return float(linalg.norm(e - d)) <= tau
 
 
 def parallel_to_axes(vectors: np.ndarray, tau: float) -> np.ndarray:
@@ -187,7 +189,8 @@ def find_householder_split(X, y, n_classes, criterion, mode="A", tau=0.05,
             # u for each eigenvector; X H = X - 2 (X u) u' for all of them at once, as
             # rows [m * p, n]: row i * p + j is column j of X H_i.
             U = np.array([householder_vector(v) for v in vectors[start:start + per_chunk]])
-            reflected = Xt[None, :, :] - (2.0 * (X @ U.T)).T[:, None, :] * U[:, :, None]
+            reflected = (Xt[None, :, :]
+                         - (2.0 * linalg.matmul(X, U.T)).T[:, None, :] * U[:, :, None])
             found = find_best_projection_split(reflected.reshape(-1, n), y, n_classes,
                                                criterion)
             if found is None:

@@ -36,6 +36,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..registry import register_algorithm
+from ..tree import linalg
 from ..tree.builder import Node, Split, SplitFinder
 from ..tree.impurity import entropy_of_counts, entropy_split
 from .base import TreeClassifier
@@ -95,10 +96,11 @@ class _FeatureStats:
         L = parts.astype(np.float64)
         R = 1.0 - L
         nL, nR = L @ self.n_c, R @ self.n_c
-        mL = (L @ self.s1) / np.where(nL > 0, nL, 1)
-        mR = (R @ self.s1) / np.where(nR > 0, nR, 1)
-        vL = np.maximum((L @ self.s2) / np.where(nL > 0, nL, 1) - mL ** 2, 0.0)
-        vR = np.maximum((R @ self.s2) / np.where(nR > 0, nR, 1) - mR ** 2, 0.0)
+        # class sums added in class order (tree/linalg.py), not in the CPU's BLAS order
+        mL = linalg.matvec(L, self.s1) / np.where(nL > 0, nL, 1)
+        mR = linalg.matvec(R, self.s1) / np.where(nR > 0, nR, 1)
+        vL = np.maximum(linalg.matvec(L, self.s2) / np.where(nL > 0, nL, 1) - mL ** 2, 0.0)
+        vR = np.maximum(linalg.matvec(R, self.s2) / np.where(nR > 0, nR, 1) - mR ** 2, 0.0)
         n = nL + nR
         return gaussian_boundary(mL, vL, nL / n, mR, vR, nR / n)
 

@@ -53,6 +53,7 @@ import numpy as np
 
 from ..parameters import MAX_LOOP, Integral, Interval
 from ..registry import register_algorithm
+from ..tree import linalg
 from ..tree.axis_first import best_axis_split, rescored_oblique, strictly_better
 from ..tree.builder import Node, Split, SplitFinder
 from ..tree.impurity import split_criterion
@@ -256,7 +257,7 @@ def to_original(a, shift):
     ``a_{d+1} - sum_i a_i shift_i``; the house threshold is minus the constant.
     """
     w = np.array(a[:-1], dtype=np.float64)
-    t = -(a[-1] - w @ shift)
+    t = -(a[-1] - linalg.dot(w, shift))
     return w, float(t)
 
 

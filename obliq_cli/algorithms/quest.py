@@ -70,6 +70,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..registry import register_algorithm
+from ..tree import linalg
 from ..tree.builder import Node, Split, SplitFinder
 from .base import TreeClassifier
 
@@ -102,11 +103,12 @@ def whitened_components(X: np.ndarray):
         return None
     scale = sd[usable]
     Z = (X[:, usable] - mean[usable]) / scale
-    corr = (Z.T @ Z) / n
-    lam, vec = np.linalg.eigh((corr + corr.T) / 2.0)
+    # fixed-order products and Jacobi eigenvectors (tree/linalg.py), not the CPU's BLAS
+    corr = linalg.crossprod(Z, Z) / n
+    lam, vec = linalg.eigh(corr)
     keep = lam > EIG_TOL * lam[-1]
     W = vec[:, keep] / np.sqrt(lam[keep])
-    return usable, scale, W, Z @ W
+    return usable, scale, W, linalg.matmul(Z, W)
 
 
 def two_means_1d(points: np.ndarray) -> np.ndarray | None:
@@ -144,11 +146,11 @@ def superclass_of_classes(class_means: np.ndarray, class_sizes: np.ndarray):
     if k == 2:
         return np.array([False, True])
     weights = class_sizes / class_sizes.sum()
-    between = (class_means * weights[:, None]).T @ class_means
-    mu, nu = np.linalg.eigh((between + between.T) / 2.0)
+    between = linalg.crossprod(class_means * weights[:, None], class_means)
+    mu, nu = linalg.eigh(between)
     if not mu[-1] > 1e-12:
         return None
-    upper = two_means_1d(class_means @ nu[:, -1])
+    upper = two_means_1d(linalg.matvec(class_means, nu[:, -1]))
     # The eigenvector's sign is arbitrary; label the cluster holding the lowest class
     # code A so the labelling (hence which side is left) does not depend on it.
     return None if upper is None else upper ^ upper[0]
@@ -190,17 +192,17 @@ def quest_direction(X: np.ndarray, y: np.ndarray):
     sizes = np.bincount(y_local).astype(np.float64)
     onehot = np.zeros((y_local.size, codes.size))
     onehot[np.arange(y_local.size), y_local] = 1.0
-    class_means = (onehot.T @ U) / sizes[:, None]
+    class_means = linalg.crossprod(onehot, U) / sizes[:, None]
     b_classes = superclass_of_classes(class_means, sizes)
     if b_classes is None:
         return None
     in_b = b_classes[y_local]
     diff = U[in_b].mean(axis=0) - U[~in_b].mean(axis=0)
-    norm = float(np.linalg.norm(diff))
+    norm = float(linalg.norm(diff))
     if not norm > 1e-12:
         return None
     a = np.zeros(X.shape[1])
-    a[usable] = (W @ (diff / norm)) / scale
+    a[usable] = linalg.matvec(W, diff / norm) / scale
     return a, in_b
 
 
@@ -211,7 +213,7 @@ def find_quest_split(X: np.ndarray, y: np.ndarray) -> Split | None:
     if found is None:
         return None
     a, in_b = found
-    z = X @ a  # the product the builder evaluates
+    z = linalg.matvec(X, a)  # the product the builder evaluates (goes_left)
     d = lda_split_point(z, in_b)
     if d is None:
         return None

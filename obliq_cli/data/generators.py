@@ -12,6 +12,7 @@ from numbers import Integral
 import numpy as np
 
 from ..parameters import MAX_SEED, Interval
+from ..tree import linalg
 
 
 def balance_scale() -> tuple[np.ndarray, np.ndarray]:
@@ -62,7 +63,9 @@ def ringnorm(n: int = 7400, seed: int = 0, d: int = 20) -> tuple[np.ndarray, np.
 
 def _rotate(X: np.ndarray, angle: float) -> np.ndarray:
     c, s = np.cos(angle), np.sin(angle)
-    return X @ np.array([[c, s], [-s, c]])  # rows rotated anticlockwise by `angle`
+    # rows rotated anticlockwise by `angle`, summed in a fixed order (tree/linalg.py): BLAS
+    # kernels differ in the last bits (fused multiply-adds), and the rows with them
+    return linalg.matmul(np.ascontiguousarray(X), np.array([[c, s], [-s, c]]))
 
 
 def checkerboard_2x2(n: int = 2000, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
@@ -98,7 +101,8 @@ def synthetic_10d(n: int = 2000, seed: int = 0) -> tuple[np.ndarray, np.ndarray]
     i.e. where the product of the three signs is positive."""
     rng = np.random.default_rng(seed)
     X = rng.uniform(-1, 1, size=(n, 10))
-    sides = np.hstack([X, np.ones((n, 1))]) @ GDT_10D_PLANES.T
+    sides = linalg.matmul(np.hstack([X, np.ones((n, 1))]),
+                          np.ascontiguousarray(GDT_10D_PLANES.T))  # labels: not BLAS's
     y = np.where(np.prod(np.sign(sides), axis=1) > 0, "+1", "-1")
     return X, y
 

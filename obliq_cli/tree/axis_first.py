@@ -15,6 +15,7 @@ import numpy as np
 
 from .axis_search import find_best_axis_split
 from .builder import Split
+from .linalg import matvec
 
 
 def best_axis_split(X, y, n_classes: int, criterion, order=None) -> Split | None:
@@ -31,7 +32,7 @@ def rescored_oblique(X, y, n_classes: int, criterion, weights, threshold) -> Spl
     """The oblique split ``weights . x <= threshold`` of the rows ``X``, scored by
     ``criterion`` on the partition the builder makes (``X @ w <= t``), so the score
     belongs to the split that will be grown; None when it sends every row one way."""
-    go_left = X @ weights <= threshold
+    go_left = matvec(X, np.asarray(weights, dtype=np.float64)) <= threshold  # = goes_left
     n_left = int(np.count_nonzero(go_left))
     if not 0 < n_left < X.shape[0]:
         return None

@@ -49,6 +49,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .linalg import matvec, rows_matvec
 from .presort import root_order, split_order
 from .structure import (
     LEAF,
@@ -91,7 +92,7 @@ class Split:
     def projection(self, X: np.ndarray) -> np.ndarray:
         if self.feature >= 0:
             return X[:, self.feature]
-        return X @ self.weights
+        return matvec(X, np.asarray(self.weights, dtype=np.float64))  # goes_left's sums
 
     def weight_vector(self, n_features: int) -> np.ndarray:
         if self.feature >= 0:
@@ -106,10 +107,19 @@ def goes_left(X: np.ndarray, rows: np.ndarray, split: Split) -> np.ndarray:
 
     The one partition rule of the builder; a finder that needs the children's rows
     (to hand them a state, or to re-score an oblique split) computes them with it.
+    The product is summed in feature order by ``linalg.rows_matvec``, not by BLAS,
+    whose order depends on the CPU: a row within rounding of the hyperplane goes the
+    same way on every machine, and the way ``Tree.apply`` sends it.
     """
     if split.feature >= 0:
         return X[rows, split.feature] <= split.threshold
-    return X.take(rows, axis=0) @ split.weights <= split.threshold  # = X[rows] @ w
+    return _oblique_values(X, rows, split) <= split.threshold
+
+
+def _oblique_values(X: np.ndarray, rows: np.ndarray, split: Split) -> np.ndarray:
+    """``X[rows] @ w`` for an oblique split, summed in feature order (``goes_left``)."""
+    weights = np.asarray(split.weights, dtype=np.float64)
+    return rows_matvec(X, np.asarray(rows, dtype=np.int64), weights)
 
 
 class Node:
@@ -377,7 +387,7 @@ def split_branches(X: np.ndarray, XT: np.ndarray | None, rows: np.ndarray,
     if split.feature >= 0:
         values = XT[split.feature][rows] if XT is not None else X[rows, split.feature]
     else:
-        values = X.take(rows, axis=0) @ split.weights
+        values = _oblique_values(X, rows, split)
     if split.categories > 0:
         known = (values >= 0) & (values < split.categories) & (values == np.floor(values))
         return np.where(known, np.where(known, values, 0).astype(np.int64), -1)
@@ -393,7 +403,7 @@ def _partition(X, XT, y, n_classes, node: Node, split: Split):
     n = rows.shape[0]
     if split.categories == 0 and weights is None:
         values = (XT[split.feature][rows] if split.feature >= 0
-                  else X.take(rows, axis=0) @ split.weights)  # as goes_left
+                  else _oblique_values(X, rows, split))  # as goes_left
         if not np.isnan(values).any():
             # The binary integer path of old, unchanged.
             go_left = values <= split.threshold

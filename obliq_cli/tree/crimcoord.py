@@ -28,6 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import DataError
+from . import linalg
 from .builder import Node, Split, SplitFinder, split_whole
 from .orientation import canonical_signs
 
@@ -53,19 +54,21 @@ def crimcoord_values(table: np.ndarray) -> np.ndarray:
     n_m = n_m[present]
     mean = n_m / n
     total = np.diag(n_m) - n * np.outer(mean, mean)
-    lam, vec = np.linalg.eigh(total)
+    # fixed-order products and Jacobi eigenvectors (linalg.py): LAPACK's depend on the
+    # CPU in the last bits, and T's null space makes the basis arbitrary
+    lam, vec = linalg.eigh(total)
     keep = lam > _EPS * lam.max()
     # Whitening of T on its range: z = W'(v - v_bar) has identity total scatter.
     whiten = vec[:, keep] / np.sqrt(lam[keep])
     cls = n_k > 0
     centred = table[:, cls] / n_k[cls] - mean[:, None]  # v_bar_k - v_bar, [M, K']
-    between = (centred * n_k[cls]) @ centred.T
-    b_w = whiten.T @ between @ whiten
-    mu, nu = np.linalg.eigh((b_w + b_w.T) / 2.0)
+    between = linalg.matmul(centred * n_k[cls], np.ascontiguousarray(centred.T))
+    b_w = linalg.matmul(linalg.matmul(np.ascontiguousarray(whiten.T), between), whiten)
+    mu, nu = linalg.eigh(b_w)
     if mu[-1] <= _EPS * max(1.0, np.abs(mu).max()):
         return values
-    a = whiten @ nu[:, -1]
-    c = a - a @ mean  # a'(e_m - v_bar)
+    a = linalg.matvec(whiten, nu[:, -1])
+    c = a - linalg.dot(a, mean)  # a'(e_m - v_bar)
     values[present] = c * canonical_signs(c)
     return values
 

@@ -44,6 +44,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .linalg import rowwise_dot
+
 LEAF = -1
 """Value of ``children_left``/``children_right`` and of ``feature`` at a leaf."""
 
@@ -226,8 +228,9 @@ class Tree:
             projection[axis] = X[rows[axis], feat[axis]]
         if not axis.all():
             oblique = ~axis
-            projection[oblique] = np.einsum(
-                "ij,ij->i", X[rows[oblique]], self.weights[nodes[oblique]])
+            # summed in feature order, exactly as the builder's partition (goes_left)
+            projection[oblique] = rowwise_dot(np.ascontiguousarray(X[rows[oblique]]),
+                                              self.weights[nodes[oblique]])
         branch = np.where(projection <= self.threshold[nodes], 0, 1)
         nominal = self.kind[nodes] == NOMINAL
         if nominal.any():
