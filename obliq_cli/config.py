@@ -59,6 +59,10 @@ class AlgorithmSpec:
     # the dotted path of a scikit-learn classifier (``estimator:`` in the config; ``name``
     # is then the same path), None for a registered algorithm
     estimator: str | None = None
+    # how this algorithm takes a dataset's missing cells where the dataset keeps them
+    # (``missing: impute`` or ``native`` there): "impute" or "native" in place of the
+    # dataset's own rule; None: the dataset's rule (data/preprocess.missing_policy)
+    missing: str | None = None
 
     def runs_on(self, dataset: str) -> bool:
         return self.only is None or dataset in self.only
@@ -132,7 +136,7 @@ class ExperimentConfig:
             AlgorithmSpec(a["name"], a.get("label", a["name"]), dict(a.get("params") or {}),
                           pruner(a.get("pruner")), dict(a.get("dataset_params") or {}),
                           tuple(a["only"]) if a.get("only") is not None else None,
-                          a.get("estimator"))
+                          a.get("estimator"), a.get("missing"))
             for a in data["algorithms"])
         return cls(path=data.get("path", ""), name=data["name"], seed=int(data["seed"]),
                    datasets=datasets, algorithms=algorithms,
@@ -151,8 +155,9 @@ class ExperimentConfig:
             if dataset.get("protocol") is None:  # the hash predates per-dataset sizes
                 dataset.pop("protocol", None)
         for algorithm in keyed["algorithms"]:
-            if algorithm.get("estimator") is None:  # the hash predates external estimators
-                algorithm.pop("estimator", None)
+            for key in ("estimator", "missing"):  # the hash predates these fields
+                if algorithm.get(key) is None:
+                    algorithm.pop(key, None)
         text = json.dumps(keyed, sort_keys=True)
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
@@ -410,7 +415,7 @@ def _algorithm(r: _Reader, i: int, item, labels: list[str] | None) -> AlgorithmS
     if isinstance(item, str):
         item = {"name": item}
     item = r.mapping(item, where, ("name", "estimator", "label", "params", "pruner",
-                                   "dataset_params", "only"))
+                                   "dataset_params", "only", "missing"))
     if "name" in item and "estimator" in item:
         r.fail(where, "give either name (a registered algorithm) or estimator (a "
                       "scikit-learn classifier's dotted path), not both")
@@ -453,7 +458,8 @@ def _algorithm(r: _Reader, i: int, item, labels: list[str] | None) -> AlgorithmS
     label = r.label(item.get("label", name), f"{where}.label")
     only = _only(r, where, item.get("only"), labels)
     return AlgorithmSpec(name, label, params, pruner,
-                         {str(k): dict(v) for k, v in per_dataset.items()}, only)
+                         {str(k): dict(v) for k, v in per_dataset.items()}, only,
+                         missing=_missing_override(r, where, item))
 
 
 def _only(r: _Reader, where: str, only, labels: list[str] | None) -> tuple | None:
@@ -504,7 +510,21 @@ def _external_algorithm(r: _Reader, where: str, item: dict,
     label = r.label(item.get("label", cls.__name__), f"{where}.label")
     only = _only(r, where, item.get("only"), labels)
     return AlgorithmSpec(path, label, params, None,
-                         {str(k): dict(v) for k, v in per_dataset.items()}, only, path)
+                         {str(k): dict(v) for k, v in per_dataset.items()}, only, path,
+                         _missing_override(r, where, item))
+
+
+def _missing_override(r: _Reader, where: str, item: dict) -> str | None:
+    """``algorithms[i].missing``: impute or native, this algorithm's own way with the
+    missing cells a dataset keeps (one CSV, C4.5 on its gaps and OC1 on filled ones).
+    drop and error are the dataset's business: they decide which rows exist."""
+    value = item.get("missing")
+    if value is None:
+        return None
+    if value not in ("impute", "native"):
+        r.fail(f"{where}.missing", f"must be impute or native (got {brief(value)}); drop "
+                                   f"and error are set on the dataset")
+    return value
 
 
 def _protocol_keys(name: str) -> tuple[str, ...]:

@@ -73,10 +73,23 @@ def encoding_for(estimator, info: dict) -> str:
     return info.get("nominal") or "codes"
 
 
-def check_missing_support(estimator, info: dict, what: str) -> None:
-    """An ObliqError when the dataset passes NaN (``missing: native``) to an algorithm
-    that does not declare it takes it; ``what`` names the algorithm in the message."""
-    if info.get("missing") == "native" and not accepts_missing(estimator):
+def missing_policy(info: dict, override: str | None = None) -> str:
+    """The missing-value rule a task applies: the dataset's (``info["missing"]``), or an
+    algorithm's own ``impute`` / ``native`` where the dataset keeps its gaps (its rule is
+    impute or native). Under error or drop the loaded rows have no gap, so an override
+    changes nothing there."""
+    policy = info.get("missing") or "error"
+    if override in ("impute", "native") and policy in ("impute", "native"):
+        return override
+    return policy
+
+
+def check_missing_support(estimator, info: dict, what: str,
+                          override: str | None = None) -> None:
+    """An ObliqError when the task passes NaN (``missing: native``, the dataset's or the
+    algorithm's ``override``) to an algorithm that does not declare it takes it; ``what``
+    names the algorithm in the message."""
+    if missing_policy(info, override) == "native" and not accepts_missing(estimator):
         raise ObliqError(f"missing: native, but algorithm {what} does not accept missing "
                          f"values; use impute or drop")
 
@@ -113,15 +126,17 @@ class Preprocessor:
         self._layout()
 
     @classmethod
-    def for_task(cls, estimator, info: dict, n_features: int) -> Preprocessor:
-        """The preprocessor a task builds for ``estimator`` on a dataset's ``info``."""
+    def for_task(cls, estimator, info: dict, n_features: int,
+                 missing: str | None = None) -> Preprocessor:
+        """The preprocessor a task builds for ``estimator`` on a dataset's ``info``
+        (``missing``: the algorithm's own rule, see ``missing_policy``)."""
         names = info.get("feature_names") or []
         if len(names) != n_features:  # a loader that names no (or not every) column
             names = [f"x{j + 1}" for j in range(n_features)]
         categorical = list(info.get("categorical") or [])
         categories = info.get("categories")
         encoding = encoding_for(estimator, info) if categorical else "codes"
-        return cls(names, categorical, categories, info.get("missing") or "error", encoding)
+        return cls(names, categorical, categories, missing_policy(info, missing), encoding)
 
     # ------------------------------------------------------------------ layout
     def _onehot(self) -> bool:

@@ -151,7 +151,7 @@ def fit_on_all_rows(dataset: str, algo: AlgorithmSpec, seed: int,
         raise ObliqError(f"{flag}: decision regions need a dataset with "
                          f"{n_features} features (it has {X.shape[1]})")
     estimator = algo.make_estimator()
-    check_missing_support(estimator, info, repr(algo.name))
+    check_missing_support(estimator, info, repr(algo.name), algo.missing)
     check = getattr(estimator, "check_n_classes", None)
     if check is not None:
         check(int(np.unique(y).size))

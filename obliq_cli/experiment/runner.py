@@ -41,7 +41,12 @@ from pathlib import Path
 import numpy as np
 
 from .. import registry
-from ..data.preprocess import Preprocessor, check_missing_support, encoding_for
+from ..data.preprocess import (
+    Preprocessor,
+    check_missing_support,
+    encoding_for,
+    missing_policy,
+)
 from ..errors import Interrupted, ObliqError, naming_file
 from ..version import __version__
 from . import provenance, results
@@ -165,7 +170,7 @@ def fit_task(algo, dataset_label: str, X, y, info: dict, train: np.ndarray,
     estimator = make_task_estimator(algo, dataset_label, info, names)
     grow, prune = grow_and_prune_rows(algo.pruner, train, prune)
     # missing values and nominal columns (data/preprocess.py), learned on the grow rows only
-    prep = Preprocessor.for_task(estimator, info, X.shape[1])
+    prep = Preprocessor.for_task(estimator, info, X.shape[1], algo.missing)
     if prep.needs_fit:
         prep.fit(X[grow])
     X = prep.transform(X)
@@ -259,7 +264,8 @@ def _check_estimator(config, j: int, algo, label: str, info: dict, n_classes: in
     except (TypeError, ValueError) as exc:
         raise ObliqError(f"{where}: {_one_line(exc)}") from None
     try:  # before the run: no task of it would get far
-        check_missing_support(estimator, info, f"{algo.name!r} (algorithms[{j}])")
+        check_missing_support(estimator, info, f"{algo.name!r} (algorithms[{j}])",
+                              algo.missing)
     except ObliqError as exc:
         raise ObliqError(f"{dataset_where}: {exc}") from None
     try:
@@ -357,6 +363,11 @@ def data_notes(config) -> dict:
             if missing == "drop":
                 log.info("%s: %d incomplete row(s) dropped (missing: drop)", spec.label,
                          note["rows_dropped"])
+            overrides = {algo.label: missing_policy(info, algo.missing)
+                         for algo in config.algorithms if algo.runs_on(spec.label)
+                         and missing_policy(info, algo.missing) != missing}
+            if overrides:  # algorithms that take the gaps otherwise than the dataset says
+                note["missing_by_algorithm"] = overrides
         if info.get("categorical"):
             note["nominal"] = {
                 algo.label: encoding_for(algo.make_estimator(spec.label), info)

@@ -84,6 +84,8 @@ def algorithm_identity(algorithm: AlgorithmSpec, dataset_label: str) -> dict:
                 "pruner": drop_none(pruner) if pruner else None}
     if algorithm.estimator is not None:  # absent for registered algorithms, as before
         identity["estimator"] = algorithm.estimator
+    if algorithm.missing is not None:  # absent unless the config overrides the dataset
+        identity["missing"] = algorithm.missing
     return identity
 
 
