@@ -75,6 +75,56 @@ test -f results/two/runs.csv
 echo "user config (catalog dataset + user CSV relative to the config): ok"
 cat two.txt
 
+# a researcher's own experiment: a CSV with a nominal column and blank cells, scikit-learn
+# classifiers beside obliq's trees, gaps imputed for most and passed natively to C4.5 and
+# CART-AP; -j 2 and -j 1 give the same rows; a fitted model predicts the raw CSV
+"$bin/python" - <<'PY'
+import numpy as np
+rng = np.random.default_rng(7)
+a, b = rng.normal(size=120), rng.normal(size=120)
+colour = rng.choice(["red", "green", "blue"], size=120)
+y = np.where(a + 0.8 * (colour == "red") - 0.5 * b > 0.2, "yes", "no")
+lines = ["a,b,colour,y"]
+for i in range(120):
+    cells = [f"{a[i]:.4f}", f"{b[i]:.4f}", str(colour[i]), str(y[i])]
+    lines += [",".join("" if rng.random() < 0.08 and j < 3 else c for j, c in enumerate(cells))]
+open("mine/data/gaps.csv", "w").write("\n".join(lines) + "\n")
+PY
+for jobs in 1 2; do
+cat > mine/own$jobs.yaml <<YAML
+name: own$jobs
+datasets:
+  - {name: gaps, path: data/gaps.csv, target: y, categorical: [colour], missing: impute}
+algorithms:
+  - {estimator: sklearn.ensemble.RandomForestClassifier, label: RF, params: {n_estimators: 20}}
+  - {estimator: sklearn.tree.DecisionTreeClassifier, label: DT}
+  - {name: c45, missing: native}
+  - {name: cart-ap, missing: native}
+  - oc1
+protocol: {name: kfold, folds: 3, repeats: 2, stratified: true}
+metrics: [test_accuracy, n_leaves]
+YAML
+"$bin/obliq" run mine/own$jobs.yaml -j $jobs --no-progress > own$jobs.txt
+done
+cat own2.txt
+grep -q "| gaps .*| - .*| - " own2.txt  # no leaves for the forest and the tree of scikit-learn
+"$bin/python" - <<'PY'
+import csv
+def rows(name):
+    out = {}
+    for row in csv.DictReader(open(f"results/{name}/runs.csv")):
+        assert row["status"] == "ok", row
+        del row["fit_time"], row["predict_time"], row["config_hash"]
+        out[row["task"]] = row
+    return out
+assert rows("own1") == rows("own2") and len(rows("own1")) == 30
+PY
+"$bin/obliq" fit --data mine/data/gaps.csv --target y --categorical colour --missing impute \
+    --algorithm c45 -o gaps-model.json
+"$bin/obliq" predict gaps-model.json mine/data/gaps.csv -o gaps-pred.csv
+test "$(wc -l < gaps-pred.csv)" = 121
+echo "own experiment (sklearn baselines, user CSV with gaps, -j 1 = -j 2, fit/predict raw CSV): ok"
+
 # the plugin's algorithm, pruner and dataset: listed, and run by two worker processes
 "$bin/obliq" algorithms | grep "^toy-stump: "
 cat > mine/toy.yaml <<'YAML'
