@@ -54,7 +54,10 @@ SLOW_FIT = 20.0  # seconds: such a fit is not repeated
 IDLE_LOAD = 1.5
 APDT_PAPER_PROBLEMS = (1, 2, 3)
 APDT_PAPER_REFERENCES = ("oc1", "cart-lc")
-APDT_PAPER_TARGET = 4.0  # §III-C's "approximately twice", within a factor of two
+# §III-C's "approximately twice": the upper end of the reading of the claim
+# apdt-twice-the-time (configs/references/claims/apdt.yaml, a ratio in [1.33, 3]); a
+# speed target has no lower end.
+APDT_PAPER_TARGET = 3.0
 GROWTH_SIZES = (1000, 2000, 4000, 8000)
 GROWTH_ALGORITHMS = ("oc1", "hhcart-a", "hhcart-d", "cart-lc", "umt", "oc1-lc", "c45", "gdt",
                      "cart-ap")
