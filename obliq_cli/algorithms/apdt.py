@@ -36,15 +36,18 @@ Separability estimate (§II; Roychowdhury, Siu & Kailath 1995, Th. 6)
     grows in about 10 s instead of 0.05 s).
 
     ``perceptron_iteration="settled"`` (a third reading, docs/ablations/apdt.md "Miss
-    3") keeps the cycles of "pass" but stops the run once its answer has settled: at the
+    1, second round") keeps the cycles of "pass" but stops the run once its answer has settled: at the
     end of cycle c, when the set of patterns flagged by §II's rule (count >= rho M) has
     not changed since cycle c/2 -- it has stayed the same for as many cycles as it took
     to form -- or, as in every reading, after a whole cycle without an update. §II's
     rule is about which patterns keep updating, and once that set stops changing more
     cycles only confirm it; §III-C bounds the cost ("The APDT algorithm takes
     approximately twice the time taken by OC1 or CART-LC in all problems"), which
-    max(300, n) full cycles on every nonseparable child exceed by 7-80x. The doubling
-    rule has no constant of its own, but it is ours, not the paper's.
+    max(300, n) full cycles on every nonseparable child exceed by 64-90x (OC1) and
+    720-1190x (CART-LC). The doubling rule has no constant of its own, but it is ours,
+    not the paper's, and the ablation found it saves little: the flags keep changing as
+    M grows (each step of M moves the cut), so a nonseparable set mostly runs to the
+    cap; its fit time is 0.7-1.3x "pass"'s and its trees are larger.
 
     Readings of how the run is scored (``separability``; not in the paper, ablated):
     "updates" is §II's rho M rule above; "final_errors" counts the patterns the final
