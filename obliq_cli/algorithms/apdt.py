@@ -36,10 +36,11 @@ Separability estimate (§II; Roychowdhury, Siu & Kailath 1995, Th. 6)
     grows in about 10 s instead of 0.05 s).
 
     ``perceptron_iteration="settled"`` (a third reading, docs/ablations/apdt.md "Miss
-    1, second round") keeps the cycles of "pass" but stops the run once its answer has settled: at the
-    end of cycle c, when the set of patterns flagged by §II's rule (count >= rho M) has
-    not changed since cycle c/2 -- it has stayed the same for as many cycles as it took
-    to form -- or, as in every reading, after a whole cycle without an update. §II's
+    1, second round") keeps the cycles of "pass" but stops the run once its answer has
+    settled: at the end of cycle c, when the set of patterns flagged by §II's rule
+    (count >= rho M) has not changed since cycle c/2 -- it has stayed the same for as
+    many cycles as it took to form -- or, as in every reading, after a whole cycle
+    without an update. §II's
     rule is about which patterns keep updating, and once that set stops changing more
     cycles only confirm it; §III-C bounds the cost ("The APDT algorithm takes
     approximately twice the time taken by OC1 or CART-LC in all problems"), which
