@@ -317,7 +317,9 @@ def test_pass_reading_runs_max_300_n_cycles_and_finds_a_thin_margin():
     X, y = separable_with_gap(300, 0.002, 11)
     Z, s = augmented(X), np.where(y == 1, 1.0, -1.0)
     nsp_pattern, w_pattern = nonseparable(Z, s, perceptron_iteration="pattern")
-    nsp_pass, w_pass = nonseparable(Z, s)  # the default
+    nsp_pass, w_pass = nonseparable(Z, s, perceptron_iteration="pass")
+    nsp_default, w_default = nonseparable(Z, s)  # the default is §II's "pattern"
+    assert nsp_default == nsp_pattern and w_default is None
     assert nsp_pattern > 0 and w_pattern is None
     assert nsp_pass == 0 and np.all(s * (Z @ w_pass) > 0)
     # "pass" is "pattern" with max(300, n) * n presentations

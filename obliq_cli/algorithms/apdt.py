@@ -7,7 +7,8 @@ patterns* of each child, estimated with the Perceptron (§II, second paragraph).
 Separability estimate (§II; Roychowdhury, Siu & Kailath 1995, Th. 6)
     The Perceptron (augmented patterns z = (1, x), labels s = +-1, w(0) = 0, update
     w += s z when s w.z <= 0) runs for max(300, |S|) iterations (§III), each iteration
-    one full cycle through S (``perceptron_iteration="pass"``, the default). Patterns
+    one presented pattern (``perceptron_iteration="pattern"``, the default: §II's
+    definition, below). Patterns
     are presented *cyclically* in a fixed order: the paper says "we classify the next
     pattern". The order is one random permutation of the node's rows, drawn from the
     finder's rng once per node, and each child keeps its rows in that order, so F is a
@@ -22,7 +23,7 @@ Separability estimate (§II; Roychowdhury, Siu & Kailath 1995, Th. 6)
 
     What an "iteration" is (docs/ablations/apdt.md). §II calls one presented pattern an
     iteration ("at each iteration we classify the next pattern"); read so
-    (``perceptron_iteration="pattern"``, obliq's default before the ablation), the
+    (``perceptron_iteration="pattern"``, the default), the
     max(300, |S|) iterations of §III are a single cycle for any node of 300 patterns or
     more: every count is then 0 or 1, M = 1, the rho rule of §II selects nothing (every
     pattern updated once is "nonseparable") and the patterns that update "infinitely
@@ -31,9 +32,11 @@ Separability estimate (§II; Roychowdhury, Siu & Kailath 1995, Th. 6)
     (its margin needs tens of cycles), the one-step look-ahead rarely fires, and the
     trees of Tables II-III come out 2-4x larger than the paper's. Read as cycles,
     rho means what §II says and the tree sizes of Problems 1 and 3 agree with the
-    paper's; that is the default. It costs: a node of n nonseparable patterns runs
-    max(300, n) n presentations per child and Alopex iteration (a 1000-point problem
-    grows in about 10 s instead of 0.05 s).
+    paper's (``"pass"``, the default between the two ablations). It costs: a node of n
+    nonseparable patterns runs max(300, n) n presentations per child and Alopex
+    iteration, and APDT then takes 64-90x OC1's fit time and 720-1190x CART-LC's where
+    §III-C says "approximately twice" ("pattern": 0.4-0.8x and 4-8x). No reading fits
+    both the sizes and the runtime, so the default is the one §II defines.
 
     ``perceptron_iteration="settled"`` (a third reading, docs/ablations/apdt.md "Miss
     1, second round") keeps the cycles of "pass" but stops the run once its answer has
@@ -285,7 +288,7 @@ def perceptron_counts(Z: np.ndarray, s: np.ndarray, n_iter: int | None = None):
 
 
 def nonseparable(Z: np.ndarray, s: np.ndarray, rho: float = 0.6, *,
-                 perceptron_iteration: str = "pass",
+                 perceptron_iteration: str = "pattern",
                  perceptron_min_iterations: int = PERCEPTRON_MIN_ITERATIONS,
                  separability: str = "updates"):
     """``(nsp, w)``: the estimated number of nonseparable patterns (§II) and, when it is
@@ -593,10 +596,11 @@ class APDTClassifier(TreeClassifier):
         (§III-B2, WINE).
     multiclass : None (two classes only, as in the paper) or "ovr" (extension, §V).
     perceptron_iteration : what one of the Perceptron's max(300, |S|) iterations (§III)
-        is: "pass" (one cycle through all |S| patterns; the default, the reading under
-        which §II's rho rule means something: module docstring), "pattern" (one
-        presented pattern, as §II words it: "at each iteration we classify the next
-        pattern"; obliq's default before docs/ablations/apdt.md) or "settled" (cycles
+        is: "pattern" (one presented pattern, as §II words it: "at each iteration we
+        classify the next pattern"; the default), "pass" (one cycle through all |S|
+        patterns, the reading under which §II's rho rule means something and the sizes
+        of Tables II-III agree, at 30-600x §III-C's runtime: module docstring) or
+        "settled" (cycles
         as in "pass", stopping once the rho M flags of §II have not changed for as many
         cycles as they took to form; a reading of ours weighed against §III-C's
         runtime, module docstring).
@@ -633,7 +637,7 @@ class APDTClassifier(TreeClassifier):
     def __init__(self, rho: float = 0.6, M: float = 4, alopex_iterations: int = 500,
                  delta: float = 0.05, temperature0: float = 1000.0,
                  temperature_window: int = 10, normalize: str | None = None,
-                 multiclass: str | None = None, perceptron_iteration: str = "pass",
+                 multiclass: str | None = None, perceptron_iteration: str = "pattern",
                  perceptron_min_iterations: int = PERCEPTRON_MIN_ITERATIONS,
                  separability: str = "updates", temperature: str = "mean",
                  random_state=None):
@@ -675,7 +679,7 @@ class APDTSplitFinder(SplitFinder):
     """
 
     def __init__(self, rho, M, alopex_iterations, delta, temperature0,
-                 temperature_window, normalize_max: bool, perceptron_iteration="pass",
+                 temperature_window, normalize_max: bool, perceptron_iteration="pattern",
                  perceptron_min_iterations=PERCEPTRON_MIN_ITERATIONS,
                  separability="updates", temperature="mean"):
         self.rho, self.M = rho, M
