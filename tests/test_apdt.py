@@ -288,7 +288,8 @@ def test_compiled_and_pure_python_kernels_grow_the_same_tree():
     # Each reading of a Perceptron iteration; the interpreted "pass" reading is slow, so
     # it runs on fewer rows and Alopex iterations.
     for case in ([150, {"perceptron_iteration": "pattern"}],
-                 [100, {"perceptron_iteration": "pass", "alopex_iterations": 40}]):
+                 [100, {"perceptron_iteration": "pass", "alopex_iterations": 40}],
+                 [100, {"perceptron_iteration": "settled", "alopex_iterations": 40}]):
         compiled = tree("0", case)
         assert len(compiled[0]) > 3  # a tree with several splits
         assert compiled == tree("1", case)
@@ -316,7 +317,9 @@ def test_pass_reading_runs_max_300_n_cycles_and_finds_a_thin_margin():
     X, y = separable_with_gap(300, 0.002, 11)
     Z, s = augmented(X), np.where(y == 1, 1.0, -1.0)
     nsp_pattern, w_pattern = nonseparable(Z, s, perceptron_iteration="pattern")
-    nsp_pass, w_pass = nonseparable(Z, s)  # the default
+    nsp_pass, w_pass = nonseparable(Z, s, perceptron_iteration="pass")
+    nsp_default, w_default = nonseparable(Z, s)  # the default is §II's "pattern"
+    assert nsp_default == nsp_pattern and w_default is None
     assert nsp_pattern > 0 and w_pattern is None
     assert nsp_pass == 0 and np.all(s * (Z @ w_pass) > 0)
     # "pass" is "pattern" with max(300, n) * n presentations
@@ -415,3 +418,63 @@ def test_bad_readings_are_one_line_errors(params):
     with pytest.raises(ObliqError) as err:
         make_estimator("apdt", **params).validate_params()
     assert "\n" not in str(err.value)
+
+
+def reference_settled(Z, s, rho=0.6, min_iterations=300):
+    """Plain Python: the "settled" reading's (nsp, counts, cycles run)."""
+    m = Z.shape[0]
+    w, counts = np.zeros(Z.shape[1]), np.zeros(m, dtype=int)
+    flags, since = np.zeros(m, dtype=bool), 0
+    cycles = 0
+    for cycle in range(1, max(min_iterations, m) + 1):
+        cycles = cycle
+        updated = False
+        for i in range(m):
+            if s[i] * float(Z[i] @ w) <= 0:
+                w = w + s[i] * Z[i]
+                counts[i] += 1
+                updated = True
+        if not updated:
+            break
+        now = counts >= rho * counts.max()
+        if np.any(now != flags):
+            flags, since = now, cycle
+        elif cycle >= 2 * since:
+            break
+    if np.all(s * (Z @ w) > 0):
+        return 0, counts, cycles
+    return int(np.sum(counts >= rho * counts.max())), counts, cycles
+
+
+def test_settled_reading_stops_once_the_flags_have_settled():
+    # Hand-worked: one point with both labels. Both patterns update in every cycle; the
+    # flags {both} form at cycle 1 and are unchanged at cycle 2 >= 2 x 1, so the run
+    # stops there with counts (2, 2), where "pass" runs 300 cycles.
+    Z, s = np.array([[1.0, 0.5], [1.0, 0.5]]), np.array([1.0, -1.0])
+    _, counts, _, _ = apdt._perceptron(Z, s, np.arange(2), 300 * 2, False, True, 0.6)
+    assert counts.tolist() == [2, 2]
+    _, counts_pass, _, _ = apdt._perceptron(Z, s, np.arange(2), 300 * 2, False)
+    assert counts_pass.tolist() == [300, 300]
+    assert nonseparable(Z, s, perceptron_iteration="settled") == (2, None)
+    # Cross-check against the plain-Python reading on nonseparable sets.
+    for seed in range(6):
+        rng = np.random.default_rng(seed)
+        n = int(rng.integers(10, 60))
+        Zr = augmented(rng.uniform(-1, 1, size=(n, 2)))
+        sr = np.where(Zr[:, 1] * Zr[:, 2] + 0.1 > 0, 1.0, -1.0)
+        nsp, counts, cycles = reference_settled(Zr, sr)
+        assert cycles < 300  # it settled before the cap
+        assert nonseparable(Zr, sr, perceptron_iteration="settled")[0] == nsp
+        got = apdt._perceptron(Zr, sr, np.arange(n), max(300, n) * n, False, True, 0.6)[1]
+        assert got.tolist() == counts.tolist()
+
+
+def test_settled_reading_separates_a_separable_set_with_its_hyperplane():
+    # A wide margin is found in a few cycles, before the flags could settle, and the
+    # separating hyperplane is the one "pass" finds (the same cycles, run to the end).
+    X, y = separable_with_gap(150, 0.15, 1)
+    Z, s = augmented(X), np.where(y == 1, 1.0, -1.0)
+    nsp, w = nonseparable(Z, s, perceptron_iteration="settled")
+    nsp_pass, w_pass = nonseparable(Z, s, perceptron_iteration="pass")
+    assert nsp == nsp_pass == 0 and np.all(s * (Z @ w) > 0)
+    np.testing.assert_array_equal(w, w_pass)

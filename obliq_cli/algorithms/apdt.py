@@ -7,7 +7,8 @@ patterns* of each child, estimated with the Perceptron (§II, second paragraph).
 Separability estimate (§II; Roychowdhury, Siu & Kailath 1995, Th. 6)
     The Perceptron (augmented patterns z = (1, x), labels s = +-1, w(0) = 0, update
     w += s z when s w.z <= 0) runs for max(300, |S|) iterations (§III), each iteration
-    one full cycle through S (``perceptron_iteration="pass"``, the default). Patterns
+    one presented pattern (``perceptron_iteration="pattern"``, the default: §II's
+    definition, below). Patterns
     are presented *cyclically* in a fixed order: the paper says "we classify the next
     pattern". The order is one random permutation of the node's rows, drawn from the
     finder's rng once per node, and each child keeps its rows in that order, so F is a
@@ -22,7 +23,7 @@ Separability estimate (§II; Roychowdhury, Siu & Kailath 1995, Th. 6)
 
     What an "iteration" is (docs/ablations/apdt.md). §II calls one presented pattern an
     iteration ("at each iteration we classify the next pattern"); read so
-    (``perceptron_iteration="pattern"``, obliq's default before the ablation), the
+    (``perceptron_iteration="pattern"``, the default), the
     max(300, |S|) iterations of §III are a single cycle for any node of 300 patterns or
     more: every count is then 0 or 1, M = 1, the rho rule of §II selects nothing (every
     pattern updated once is "nonseparable") and the patterns that update "infinitely
@@ -31,9 +32,26 @@ Separability estimate (§II; Roychowdhury, Siu & Kailath 1995, Th. 6)
     (its margin needs tens of cycles), the one-step look-ahead rarely fires, and the
     trees of Tables II-III come out 2-4x larger than the paper's. Read as cycles,
     rho means what §II says and the tree sizes of Problems 1 and 3 agree with the
-    paper's; that is the default. It costs: a node of n nonseparable patterns runs
-    max(300, n) n presentations per child and Alopex iteration (a 1000-point problem
-    grows in about 10 s instead of 0.05 s).
+    paper's (``"pass"``, the default between the two ablations). It costs: a node of n
+    nonseparable patterns runs max(300, n) n presentations per child and Alopex
+    iteration, and APDT then takes 64-90x OC1's fit time and 720-1190x CART-LC's where
+    §III-C says "approximately twice" ("pattern": 0.4-0.8x and 4-8x). No reading fits
+    both the sizes and the runtime, so the default is the one §II defines.
+
+    ``perceptron_iteration="settled"`` (a third reading, docs/ablations/apdt.md "Miss
+    1, second round") keeps the cycles of "pass" but stops the run once its answer has
+    settled: at the end of cycle c, when the set of patterns flagged by §II's rule
+    (count >= rho M) has not changed since cycle c/2 -- it has stayed the same for as
+    many cycles as it took to form -- or, as in every reading, after a whole cycle
+    without an update. §II's
+    rule is about which patterns keep updating, and once that set stops changing more
+    cycles only confirm it; §III-C bounds the cost ("The APDT algorithm takes
+    approximately twice the time taken by OC1 or CART-LC in all problems"), which
+    max(300, n) full cycles on every nonseparable child exceed by 64-90x (OC1) and
+    720-1190x (CART-LC). The doubling rule has no constant of its own, but it is ours,
+    not the paper's, and the ablation found it saves little: the flags keep changing as
+    M grows (each step of M moves the cut), so a nonseparable set mostly runs to the
+    cap; its fit time is 0.7-1.3x "pass"'s and its trees are larger.
 
     Readings of how the run is scored (``separability``; not in the paper, ablated):
     "updates" is §II's rho M rule above; "final_errors" counts the patterns the final
@@ -125,7 +143,7 @@ PERCEPTRON_MIN_ITERATIONS = 300
 # ---------------------------------------------------------------- perceptron
 # Codes of the readings, as the compiled kernels take them.
 SEPARABILITY_CODES = {"updates": 0, "final_errors": 1, "pocket_errors": 2}
-PERCEPTRON_ITERATION_CODES = {"pattern": 0, "pass": 1}
+PERCEPTRON_ITERATION_CODES = {"pattern": 0, "pass": 1, "settled": 2}
 
 
 @numba.njit(cache=True, nogil=True)
@@ -144,13 +162,15 @@ def _errors(Z, s, rows, w):
 
 
 @numba.njit(cache=True, nogil=True)
-def _perceptron(Z, s, rows, n_iter, pocket):
+def _perceptron(Z, s, rows, n_iter, pocket, settle=False, rho=0.6):
     """Cyclic Perceptron over ``Z[rows]`` (presentation order = ``rows``' order).
 
     Returns (final weights, per-pattern update counts, pocket weights, pocket errors).
     With ``pocket`` the hyperplane in hand at the end of every cycle through the rows
     (and at the end) is scored on all of them and the one with the fewest errors is kept
-    (Gallant's pocket; -1 errors when not asked for). See the module docstring.
+    (Gallant's pocket; -1 errors when not asked for). With ``settle`` the run also stops
+    at the end of cycle c once the patterns flagged by §II's rule (count >= rho M) have
+    not changed since cycle c/2 (the "settled" reading). See the module docstring.
     """
     m, d = rows.size, Z.shape[1]
     w = np.zeros(d)
@@ -159,6 +179,9 @@ def _perceptron(Z, s, rows, n_iter, pocket):
     best_errors = -1
     pos = 0
     clean = 0
+    flags = np.zeros(m, dtype=np.bool_)
+    cycle = 0
+    since = 0  # the last cycle at whose end the flagged set changed
     for _ in range(n_iter):
         r = rows[pos]
         dot = 0.0
@@ -176,6 +199,19 @@ def _perceptron(Z, s, rows, n_iter, pocket):
         pos += 1
         if pos == m:
             pos = 0
+            cycle += 1
+            if settle:
+                cut = rho * counts.max()
+                changed = False
+                for i in range(m):
+                    flag = counts[i] >= cut
+                    if flag != flags[i]:
+                        flags[i] = flag
+                        changed = True
+                if changed:
+                    since = cycle
+                elif cycle >= 2 * since:
+                    break  # settled for as many cycles as it took to settle
             if pocket:
                 wrong = _errors(Z, s, rows, w)
                 if best_errors < 0 or wrong < best_errors:
@@ -200,8 +236,9 @@ def _perceptron_iterations(m, min_iterations, per_pass):
 
 
 @numba.njit(cache=True, nogil=True)
-def _nonseparable(Z, s, rows, rho, min_iterations, per_pass, separability):
-    """(nsp, w, separable) of ``Z[rows]``: see ``nonseparable``."""
+def _nonseparable(Z, s, rows, rho, min_iterations, iteration, separability):
+    """(nsp, w, separable) of ``Z[rows]``: see ``nonseparable`` (``iteration`` and
+    ``separability`` are codes of the readings' tables above)."""
     m, d = rows.size, Z.shape[1]
     w = np.zeros(d)
     if m == 0:
@@ -214,8 +251,9 @@ def _nonseparable(Z, s, rows, rho, min_iterations, per_pass, separability):
             break
     if single:
         return 0, w, False
-    n_iter = _perceptron_iterations(m, min_iterations, per_pass)
-    w, counts, pocket_w, pocket_errors = _perceptron(Z, s, rows, n_iter, separability == 2)
+    n_iter = _perceptron_iterations(m, min_iterations, iteration >= 1)
+    w, counts, pocket_w, pocket_errors = _perceptron(Z, s, rows, n_iter, separability == 2,
+                                                     iteration == 2, rho)
     if separability == 2:  # the fewest errors of any hyperplane seen
         if pocket_errors == 0:
             return 0, pocket_w, True
@@ -250,7 +288,7 @@ def perceptron_counts(Z: np.ndarray, s: np.ndarray, n_iter: int | None = None):
 
 
 def nonseparable(Z: np.ndarray, s: np.ndarray, rho: float = 0.6, *,
-                 perceptron_iteration: str = "pass",
+                 perceptron_iteration: str = "pattern",
                  perceptron_min_iterations: int = PERCEPTRON_MIN_ITERATIONS,
                  separability: str = "updates"):
     """``(nsp, w)``: the estimated number of nonseparable patterns (§II) and, when it is
@@ -262,7 +300,7 @@ def nonseparable(Z: np.ndarray, s: np.ndarray, rho: float = 0.6, *,
     s = np.ascontiguousarray(s, dtype=np.float64)
     nsp, w, separable = _nonseparable(
         Z, s, np.arange(Z.shape[0]), float(rho), int(perceptron_min_iterations),
-        PERCEPTRON_ITERATION_CODES[perceptron_iteration] == 1,
+        PERCEPTRON_ITERATION_CODES[perceptron_iteration],
         SEPARABILITY_CODES[separability])
     return int(nsp), (w if separable else None)
 
@@ -432,12 +470,13 @@ def _initial_hyperplane(Z: np.ndarray, s: np.ndarray, rng: np.random.Generator):
 
 @numba.njit(cache=True, nogil=True)
 def _alopex_split(Z, s, w0, uniforms, delta, temperature0, window, scale, rho, M,
-                  min_iterations, per_pass, separability):
+                  min_iterations, iteration, separability):
     """Alopex (§II-B) over F(W, S^t) at one node, as ``alopex`` runs it with stop_at=0.
 
     ``Z`` holds the node's augmented patterns in presentation order, ``s`` labels +-1,
     ``uniforms`` the (n_iter, d) uniform draws: row 0 gives x(0), row k-1 gives x(k-1);
-    ``scale`` the temperature's factor, the last three the Perceptron's readings.
+    ``scale`` the temperature's factor, the last three the Perceptron's readings
+    (``iteration`` a code of ``PERCEPTRON_ITERATION_CODES``).
     Returns (the best W that sends rows both ways, whether there is one, the number of
     rows of ``uniforms`` used). F depends on W only through the partition, so each
     partition is scored once: an open-addressing table keyed by the packed partition,
@@ -514,10 +553,10 @@ def _alopex_split(Z, s, w0, uniforms, delta, temperature0, window, scale, rho, M
             nsp_l = nsp_r = 0
             if n_left:
                 nsp_l = _nonseparable(Z, s, rows_l[:n_left], rho, min_iterations,
-                                      per_pass, separability)[0]
+                                      iteration, separability)[0]
             if n_right:
                 nsp_r = _nonseparable(Z, s, rows_r[:n_right], rho, min_iterations,
-                                      per_pass, separability)[0]
+                                      iteration, separability)[0]
             e = _split_score(float(n_left), float(n_right), float(nsp_l), float(nsp_r), M)
             keys[n_keys] = packed
             values[n_keys] = e
@@ -557,10 +596,14 @@ class APDTClassifier(TreeClassifier):
         (§III-B2, WINE).
     multiclass : None (two classes only, as in the paper) or "ovr" (extension, §V).
     perceptron_iteration : what one of the Perceptron's max(300, |S|) iterations (§III)
-        is: "pass" (one cycle through all |S| patterns; the default, the reading under
-        which §II's rho rule means something: module docstring) or "pattern" (one
-        presented pattern, as §II words it: "at each iteration we classify the next
-        pattern"; obliq's default before docs/ablations/apdt.md).
+        is: "pattern" (one presented pattern, as §II words it: "at each iteration we
+        classify the next pattern"; the default), "pass" (one cycle through all |S|
+        patterns, the reading under which §II's rho rule means something and the sizes
+        of Tables II-III agree, at 30-600x §III-C's runtime: module docstring) or
+        "settled" (cycles
+        as in "pass", stopping once the rho M flags of §II have not changed for as many
+        cycles as they took to form; a reading of ours weighed against §III-C's
+        runtime, module docstring).
     perceptron_min_iterations : the 300 of max(300, |S|) (§III).
     separability : how the Perceptron's run is scored: "updates" (§II: patterns updated
         at least rho M times; 0 when the final hyperplane separates), "final_errors"
@@ -594,7 +637,7 @@ class APDTClassifier(TreeClassifier):
     def __init__(self, rho: float = 0.6, M: float = 4, alopex_iterations: int = 500,
                  delta: float = 0.05, temperature0: float = 1000.0,
                  temperature_window: int = 10, normalize: str | None = None,
-                 multiclass: str | None = None, perceptron_iteration: str = "pass",
+                 multiclass: str | None = None, perceptron_iteration: str = "pattern",
                  perceptron_min_iterations: int = PERCEPTRON_MIN_ITERATIONS,
                  separability: str = "updates", temperature: str = "mean",
                  random_state=None):
@@ -636,7 +679,7 @@ class APDTSplitFinder(SplitFinder):
     """
 
     def __init__(self, rho, M, alopex_iterations, delta, temperature0,
-                 temperature_window, normalize_max: bool, perceptron_iteration="pass",
+                 temperature_window, normalize_max: bool, perceptron_iteration="pattern",
                  perceptron_min_iterations=PERCEPTRON_MIN_ITERATIONS,
                  separability="updates", temperature="mean"):
         self.rho, self.M = rho, M
@@ -680,7 +723,7 @@ class APDTSplitFinder(SplitFinder):
             float(self.delta), float(self.temperature0), int(self.temperature_window),
             self.temperature_scale, float(self.rho), float(self.M),
             self.perceptron["perceptron_min_iterations"],
-            PERCEPTRON_ITERATION_CODES[self.perceptron["perceptron_iteration"]] == 1,
+            PERCEPTRON_ITERATION_CODES[self.perceptron["perceptron_iteration"]],
             SEPARABILITY_CODES[self.perceptron["separability"]])
         rng.bit_generator.state = state
         rng.random((used, Z.shape[1]))

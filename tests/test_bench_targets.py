@@ -1,0 +1,78 @@
+"""benchmarks/bench_targets.py on a shared machine: interleaved CPU-time rounds and the
+-j rows that refuse to measure a busy machine (no real fits: the clock is scripted)."""
+
+import importlib.util
+import math
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def bench():
+    spec = importlib.util.spec_from_file_location(
+        "bench_targets", ROOT / "benchmarks" / "bench_targets.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["bench_targets"] = module  # dataclasses look their module up
+    try:
+        spec.loader.exec_module(module)
+        yield module
+    finally:
+        sys.modules.pop("bench_targets", None)
+
+
+def scripted_clock(monkeypatch, bench, calls, costs):
+    """process_time advances by costs[name] during each fit named in ``calls``."""
+    now = [0.0]
+    monkeypatch.setattr(bench.time, "process_time", lambda: now[0])
+
+    def fit(name):
+        def run():
+            calls.append(name)
+            now[0] += costs[name].pop(0)
+            return name
+        return run
+    return fit
+
+
+def test_rounds_are_reference_ours_reference_and_each_ratio_uses_its_two_references(
+        monkeypatch, bench):
+    calls = []
+    fit = scripted_clock(monkeypatch, bench, calls,
+                         {"ref": [1.0, 3.0, 2.0, 2.0, 1.0, 1.0], "ours": [4.0, 10.0, 3.0]})
+    ratios, refs, mine, model = bench.interleaved(fit("ref"), fit("ours"), 3)
+    assert calls == ["ref", "ours", "ref"] * 3
+    assert ratios == [4.0 / 2.0, 10.0 / 2.0, 3.0 / 1.0]
+    assert refs == [1.0, 3.0, 2.0, 2.0, 1.0, 1.0] and mine == [4.0, 10.0, 3.0]
+    assert model == "ours"
+    seen = bench.Fit("a", "d", 10, 4.0, 1.5, 3, ratios, 7.3)
+    assert seen.ratio == 3.0  # the median round, not the best or the mean
+    assert seen.seen() == "3.0x (2.0-5.0), load 7.3"
+
+
+def test_a_slow_fit_ends_the_rounds(monkeypatch, bench):
+    calls = []
+    fit = scripted_clock(monkeypatch, bench, calls,
+                         {"ref": [1.0, 1.0], "ours": [bench.SLOW_FIT + 1]})
+    ratios, _, _, _ = bench.interleaved(fit("ref"), fit("ours"), 3)
+    assert calls == ["ref", "ours", "ref"] and ratios == [bench.SLOW_FIT + 1]
+    assert bench.Fit("a", "d", 10, 1.0, 1.0, 3, ratios, 0.5).seen() == \
+        f"{bench.SLOW_FIT + 1:.1f}x, load 0.5"
+
+
+def test_jobs_rows_say_busy_instead_of_measuring(monkeypatch, bench):
+    monkeypatch.setattr(bench, "load_average", lambda: 6.5)
+
+    def no_run(*args):
+        raise AssertionError("a busy machine must not be measured")
+    monkeypatch.setattr(bench, "_run_seconds", no_run)
+    rows = bench.jobs_rows(1, idle_load=1.5)
+    assert len(rows) == 3
+    assert all(r.met is None and r.seen == "not measured: busy, load 6.5 > 1.5"
+               and r.target == ">= 1.8x" for r in rows)
+    # an unknown load (nan) is not taken for an idle machine either
+    monkeypatch.setattr(bench, "load_average", lambda: math.nan)
+    assert all(r.seen.startswith("not measured") for r in bench.jobs_rows(1, 1.5))
