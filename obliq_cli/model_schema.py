@@ -67,10 +67,9 @@ def read_model_json(path: Path):
                          "levels)") from None
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise ObliqError(f"{path}: not a model file ({str(exc).splitlines()[0]})") from None
-    depth = _depth(data)
-    if depth > MAX_DEPTH:
-        raise ObliqError(f"{path}: not a model file (JSON nested {depth} levels, more than "
-                         f"{MAX_DEPTH})")
+    if _depth(data) > MAX_DEPTH:
+        raise ObliqError(f"{path}: not a model file (JSON nested more than {MAX_DEPTH} "
+                         "levels)")
     return data
 
 
