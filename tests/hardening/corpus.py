@@ -60,6 +60,7 @@ class Case:
     command: tuple[str, ...] = ("run",)
     names: str = "exp.yaml"  # the file (in the working folder, or a path) the error names
     setup: Callable[[Path], None] | None = None  # makes what ``files`` cannot (a FIFO)
+    damage: Callable[[Path], None] | None = None  # done to the results folder before command
 
 
 def base(extra: str = "") -> str:
@@ -371,6 +372,8 @@ def run_case(case: Case, workdir: Path) -> tuple[str, str]:
             if ran.exit_code != 0:
                 return "traceback", f"the config to report on failed: {ran.output[-300:]}"
             args = [a.replace("{out}", str(out)) for a in case.command]
+            if case.damage is not None:
+                case.damage(out)
         before = _snapshot(workdir)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")  # the same under pytest (which records them)
@@ -394,7 +397,8 @@ def run_case(case: Case, workdir: Path) -> tuple[str, str]:
             return "traceback", f"wrote {written} before failing"
         if len(lines[0]) > 1100:
             return "clean-but-unbounded", f"an error line of {len(lines[0])} characters"
-        named = str(workdir / case.names) if case.names == "exp.yaml" else case.names
+        named = (str(workdir / case.names) if case.names == "exp.yaml"
+                 else case.names.replace("{out}", str(out)))
         missing = [f for f in (named, *case.fragments) if f not in lines[0]]
         if missing:
             return "clean-but-vague", f"{lines[0]} lacks {missing}"
@@ -778,4 +782,128 @@ CASES += [
     model_case("not-utf8", "{\"format\": \"obliq-model\udcff\"}", ("not a model file",)),
     model_case("a-list", "[1, 2, 3]", ("not an obliq model file",)),
     model_case("empty", "", ("not a model file",)),
+]
+
+# ---- results folders with damaged metadata, runs.csv or folds: one error line naming the
+# file and field for every reader (run --resume, table, agree, stats, claims, report),
+# never a traceback, never rows hidden without a word; an unreadable fold file is
+# rewritten from the config on resume.
+TWO = swap("algorithms: [cart-ap]", "algorithms: [cart-ap, id3]")
+RESUME = ("run", "exp.yaml", "-o", "{out}", "--resume", "--no-progress")
+READERS = {"resume": RESUME, "table": ("table", "{out}"), "agree": ("agree", "{out}"),
+           "stats": ("stats", "{out}"), "claims": ("claims", "{out}"),
+           "report": ("report", "{out}", "-o", "{out}/report.html")}
+
+
+def _edit_meta(**fields):
+    """Set meta.json's ``fields`` (``config_<key>``: a key of its config)."""
+    def damage(out: Path) -> None:
+        import json
+        meta = json.loads((out / "meta.json").read_text())
+        for key, value in fields.items():
+            if key.startswith("config_"):
+                meta["config"][key[len("config_"):]] = value
+            elif key.startswith("history0_"):
+                meta["history"][0][key[len("history0_"):]] = value
+            else:
+                meta[key] = value
+        (out / "meta.json").write_text(json.dumps(meta))
+    return damage
+
+
+def _edit_file(name: str, edit):
+    def damage(out: Path) -> None:
+        path = out / name
+        path.write_bytes(edit(path.read_bytes()))
+    return damage
+
+
+def _npz(**arrays) -> bytes:
+    import io
+
+    import numpy as np
+    buffer = io.BytesIO()
+    np.savez(buffer, **arrays)
+    return buffer.getvalue()
+
+
+def results_case(id: str, damage, readers, fragments, names="{out}/meta.json",
+                 expect="clean") -> list[Case]:
+    return [Case(f"results-{id}-{reader}", TWO, fragments, expect, command=READERS[reader],
+                 names=names, damage=damage) for reader in readers]
+
+
+ALL = tuple(READERS)
+CASES += [
+    *results_case("configs-a-list", _edit_meta(configs=[1]), ALL,
+                  ("configs: must be an object",)),
+    *results_case("configs-value-a-string", _edit_meta(configs={"h": "x"}), ("resume", "table"),
+                  ("configs.h: must be an object (got \"x\")",)),
+    *results_case("configs-algorithms-a-string", _edit_meta(configs={"h": {"algorithms": "x"}}),
+                  ("report", "stats"), ("configs.h.algorithms: must be a list",)),
+    *results_case("history-an-object", _edit_meta(history={"a": 1}), ("resume", "report"),
+                  ("history: must be a list of runs",)),
+    *results_case("history-numbers", _edit_meta(history=[1, 2]), ("agree", "report"),
+                  ("history[0]: must be an object (got 1)",)),
+    *results_case("history-tasks-a-string", _edit_meta(history0_tasks="x"),
+                  ("report", "resume"), ("history[0].tasks: must be an object",)),
+    *results_case("history-task-count-a-word",
+                  _edit_meta(history0_tasks={"total": "four"}), ("report",),
+                  ("history[0].tasks.total: must be an integer (got \"four\")",)),
+    *results_case("config-a-list", _edit_meta(config=[1]), ALL,
+                  ("config: must be an object (got [1])",)),
+    *results_case("config-datasets-a-string", _edit_meta(config_datasets="x"),
+                  ("table", "report", "resume"), ("config.datasets: must be a list",)),
+    *results_case("config-label-a-number",
+                  _edit_meta(config_algorithms=[{"label": 3, "name": "cart-ap"}]),
+                  ("table", "stats", "resume"),
+                  ("config.algorithms[0].label: must be a string (got 3)",)),
+    *results_case("config-dataset-without-label", _edit_meta(config_datasets=[{"name": "x"}]),
+                  ("table", "claims"), ("config.datasets[0].label: must be a string",)),
+    *results_case("config-protocol-a-list", _edit_meta(config_protocol=[]), ("resume", "table"),
+                  ("config.protocol: must be an object (got [])",)),
+    *results_case("config-metrics-a-string", _edit_meta(config_metrics="x"),
+                  ("report", "table"), ("config.metrics: must be a list of names",)),
+    *results_case("config-seed-a-word", _edit_meta(config_seed="x"), ("table", "resume"),
+                  ("config.seed: must be an integer (got \"x\")",)),
+    *results_case("config-seed-true", _edit_meta(config_seed=True), ("stats",),
+                  ("config.seed: must be an integer (got true)",)),
+    *results_case("config-imports-numbers", _edit_meta(config_imports=[1]), ("table",),
+                  ("config.imports[0]: must be a name (got 1)",)),
+    *results_case("name-a-list", _edit_meta(name=[1]), ALL, ("name: must be a string",)),
+    *results_case("task-identities-a-string", _edit_meta(task_identities="x"),
+                  ("resume", "table"), ("task_identities: must be an object or a list",)),
+    *results_case("meta-truncated", _edit_file("meta.json", lambda b: b[:50]),
+                  ("table", "report"), ("not valid JSON",)),
+    *results_case("meta-nesting-bomb", _edit_file("meta.json", lambda b: b"[" * 100_000),
+                  ("table",), ("not valid JSON",)),
+    # runs.csv
+    *results_case("runs-empty-column-name",
+                  _edit_file("runs.csv", lambda b: b.replace(b",extra\r\n", b",extra,\r\n", 1)),
+                  ("table", "stats"), ("line 1: column 28 has no name",),
+                  names="{out}/runs.csv"),
+    *results_case("runs-duplicate-column",
+                  _edit_file("runs.csv",
+                             lambda b: b.replace(b",extra\r\n", b",extra,depth\r\n", 1)),
+                  ("table", "report", "agree"),
+                  ("line 1: the column name 'depth' appears twice (columns 19 and 28)",),
+                  names="{out}/runs.csv"),
+    Case("results-metric-superscript-digit-table", TWO, ("tpr:K / tnr:K",),
+         command=("table", "{out}", "--metric", "tpr:²"), names="unknown metric 'tpr:²'"),
+    *results_case("runs-repetition-superscript",
+                  _edit_file("runs.csv", lambda b: b.replace(b",small,0,", b",small,\xc2\xb2,",
+                                                             1)),
+                  ("table",), ("repetition must be an integer",), names="{out}/runs.csv"),
+    # fold files (a resume rewrites an unreadable one from the config: tests/test_resume_kill)
+    Case("results-fold-truncated-plot-tree", TWO, ("folds/small.npz", "not a fold file"),
+         command=("plot", "tree", "--dataset", "small", "--algorithm", "cart-ap", "--results",
+                  "{out}", "-o", "{out}/t"), names="{out}/folds/small.npz",
+         damage=_edit_file("folds/small.npz", lambda b: b[: len(b) // 2])),
+    Case("results-fold-2d-roles-plot-tree", TWO, ("roles: not the folds obliq writes",),
+         command=("plot", "tree", "--dataset", "small", "--algorithm", "cart-ap", "--results",
+                  "{out}", "-o", "{out}/t"), names="{out}/folds/small.npz",
+         damage=_edit_file("folds/small.npz", lambda b: _npz(roles=[[1, 3]]))),
+    *results_case("fold-other-rows", _edit_file(
+        "folds/small.npz", lambda b: _npz(roles=[[[1, 3, 1, 3, 1, 3, 1]] * 2])), ("resume",),
+                  ("its folds differ from the ones stored",), names="exp.yaml: datasets[0]"),
 ]
