@@ -397,11 +397,10 @@ def check_meta(meta: dict, path) -> None:
         for key, count in (entry.get("tasks") or {}).items():
             _check_type(path, f"{at}.tasks.{key}", count, (int,), "an integer")
     identities = meta.get("task_identities")
-    _check_type(path, "task_identities", identities, (dict, list), "an object or a list")
-    if isinstance(identities, dict):
-        for key, value in identities.items():
-            _check_type(path, f"task_identities.{key}", value, (str, dict, list),
-                        "a task identity", optional=False)
+    _check_type(path, "task_identities", identities, (list,), "a list of task identities")
+    for i, value in enumerate(identities or []):
+        _check_type(path, f"task_identities[{i}]", value, (str,), "a task identity",
+                    optional=False)
 
 
 def import_config_plugins(meta: dict, where) -> None:
