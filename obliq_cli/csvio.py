@@ -27,12 +27,15 @@ def read_text_csv(text: str, path: Path, what: str, required: list[str]) -> pd.D
 
 
 def _check_header(text: str, path: Path) -> None:
+    check_header_names(next(csv.reader(io.StringIO(text.split("\n", 1)[0])), []), path)
+
+
+def check_header_names(names: list[str], path) -> None:
     """A header with an empty or a repeated column name is refused: pandas would rename
-    them ("Unnamed: 3", "x.1") and the column a reader asks for would silently be
-    another one."""
-    first = next(csv.reader(io.StringIO(text.split("\n", 1)[0])), [])
+    them ("Unnamed: 3", "x.1") and a reader asking for a column by name would silently
+    get one of two."""
     seen: dict[str, int] = {}
-    for i, name in enumerate(first, start=1):
+    for i, name in enumerate(names, start=1):
         if not name.strip():
             raise ObliqError(f"{path}: line 1: column {i} has no name")
         if name in seen:

@@ -28,6 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from ..config import ExperimentConfig
+from ..csvio import check_header_names
 from ..errors import ObliqError, naming_file
 from .schema import LABEL_COLUMNS, NUMERIC_COLUMNS, STATUSES
 from .tasks import config_of, drop_none, split_identity
@@ -244,6 +245,7 @@ def _read_runs_file(path: Path, required: list[str]) -> RunsFile:
         header = next(csv.reader([lines[0].decode("utf-8").rstrip("\r")]))
     except (UnicodeDecodeError, csv.Error, StopIteration):
         header = []
+    check_header_names(header, path)
     missing = [c for c in required if c not in header]
     if missing:
         raise ObliqError(f"{path}: missing column(s) {', '.join(map(repr, missing))}: line "
