@@ -616,7 +616,7 @@ def fit(dataset, data_path, target, categorical, missing, nominal, delimiter, al
 
 
 @main.command(short_help="Predict the rows of a CSV file with a model from obliq fit.")
-@click.argument("model", type=click.Path(dir_okay=False))
+@click.argument("model", type=click.Path())  # a folder: one error line (model_schema)
 @click.argument("data", type=click.Path(dir_okay=False))
 @click.option("-o", "--output", metavar="FILE",
               help="Write the predictions here (CSV) instead of to standard output.")

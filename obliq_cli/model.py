@@ -34,6 +34,8 @@ import pandas as pd
 from . import registry
 from .data.preprocess import Preprocessor
 from .errors import DataError, ObliqError
+from .model_schema import check_model, read_model_json
+from .tree.structure import _shown
 from .version import __version__
 
 FORMAT = "obliq-model"
@@ -108,20 +110,19 @@ def load_model(path):
     """``(estimator, model dict)`` from a model file; a one-line ObliqError naming the
     file for anything that is not an obliq model this version can read."""
     path = Path(path)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ObliqError(f"{path}: no such model file") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ObliqError(f"{path}: not a model file ({str(exc).splitlines()[0]})") from None
+    data = read_model_json(path)
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise ObliqError(f"{path}: not an obliq model file (no \"format\": \"{FORMAT}\")")
-    if data.get("format_version") not in READABLE_VERSIONS:
-        raise ObliqError(f"{path}: model format version {data.get('format_version')!r}; "
+    version = data.get("format_version")
+    if type(version) is not int or version not in READABLE_VERSIONS:
+        raise ObliqError(f"{path}: model format version {_shown(version)}; "
                          f"this obliq ({__version__}) reads versions "
                          f"{', '.join(map(str, READABLE_VERSIONS))}")
     try:
+        check_model(data)
         estimator = registry.make_estimator(data["algorithm"], **(data.get("params") or {}))
+        if not hasattr(estimator, "load_tree"):
+            raise ObliqError(f"algorithm: {data['algorithm']} is not a single tree")
         estimator.load_tree(data["estimator"])
     except ObliqError as exc:
         raise ObliqError(f"{path}: {exc}") from None

@@ -387,3 +387,36 @@ def test_a_symlinked_output_is_followed_and_force_keeps_what_is_not_ours(write_c
         assert invoke(["run", path, "--no-progress", *flags]).exit_code == 0
     assert link.is_symlink() and (target / "runs.csv").is_file()
     assert (target / "notes.txt").read_text() == "mine"
+
+
+@pytest.mark.parametrize("damage", [lambda b: b[: len(b) // 2], lambda b: b"hello" * 50])
+def test_an_unreadable_fold_file_is_rewritten_the_same_on_resume(write_config, tmp_path,
+                                                                 damage):
+    out = tmp_path / "out"
+    config = grow_config(write_config, out)
+    assert invoke(["run", config, "--no-progress"]).exit_code == 0
+    folds = next((out / "folds").glob("*.npz"))
+    with np.load(folds) as stored:
+        before = stored["roles"].copy()
+    rows = data_lines(out)
+    folds.write_bytes(damage(folds.read_bytes()))  # truncated: was a BadZipFile traceback
+    result = invoke(["run", config, "--resume", "--no-progress"])
+    assert result.exit_code == 0, result.output
+    with np.load(folds) as stored:
+        assert np.array_equal(stored["roles"], before)
+    assert data_lines(out) == rows  # no task re-run, no row lost
+
+
+def test_damaged_meta_json_fields_are_one_line_naming_the_field(write_config, tmp_path):
+    out = tmp_path / "out"
+    config = grow_config(write_config, out)
+    assert invoke(["run", config, "--no-progress"]).exit_code == 0
+    meta = json.loads((out / "meta.json").read_text())
+    meta["history"][0]["tasks"] = {"total": "twelve"}
+    (out / "meta.json").write_text(json.dumps(meta))
+    for args in (["table", out], ["run", config, "--resume", "--no-progress"]):
+        result = invoke(args)
+        assert result.exit_code == 2
+        assert result.output.strip() == (
+            f"error: {out / 'meta.json'}: history[0].tasks.total: must be an integer (got "
+            '"twelve"); the file is damaged: restore it, or rerun with --force')

@@ -118,7 +118,7 @@ def check_metric(metric: str) -> Metric:
     if metric in METRICS:
         return METRICS[metric]
     kind, _, k = str(metric).partition(":")
-    if kind in PER_CLASS and k.isdigit() and int(k) >= 1:
+    if kind in PER_CLASS and k.isascii() and k.isdigit() and int(k) >= 1:  # not "²"
         return Metric(metric, "", True, 2, fraction=True, column=kind)
     raise ObliqError(f"unknown metric {metric!r}; choose one of {', '.join(METRICS)}, or "
                      f"tpr:K / tnr:K for the K-th class")

@@ -10,6 +10,7 @@ grow part is the whole dataset (``obliq plot`` without results).
 
 from __future__ import annotations
 
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -60,8 +61,12 @@ def stored_split(results_dir, label: str, n_rows: int, repetition: int, fold: in
     except FileNotFoundError:
         raise ObliqError(f"{path}: no stored folds of dataset {label!r} (run the "
                          f"experiment first)") from None
-    except (OSError, ValueError, KeyError):
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):  # truncated too
         raise ObliqError(f"{path}: not a fold file obliq wrote") from None
+    if roles.ndim != 3 or roles.dtype.kind not in "iu":
+        raise ObliqError(f"{path}: roles: not the folds obliq writes (an integer array of "
+                         f"repetitions x folds x rows; got {roles.dtype} of shape "
+                         f"{roles.shape})")
     if not (0 <= repetition < roles.shape[0] and 0 <= fold < roles.shape[1]):
         raise ObliqError(f"{path}: no repetition {repetition}, fold {fold} (it holds "
                          f"{roles.shape[0]} repetitions of {roles.shape[1]} folds)")

@@ -21,12 +21,14 @@ import io
 import json
 import os
 import re
+import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from ..config import ExperimentConfig
+from ..csvio import check_header_names
 from ..errors import ObliqError, naming_file
 from .schema import LABEL_COLUMNS, NUMERIC_COLUMNS, STATUSES
 from .tasks import config_of, drop_none, split_identity
@@ -176,7 +178,7 @@ class RunsFile:
 
 
 def _is_int(text: str) -> bool:
-    return text.isdigit()
+    return text.isascii() and text.isdigit()  # "²" is a digit to str.isdigit, not to int
 
 
 def _parse_line(line: bytes, header: list[str]) -> tuple[dict | None, str]:
@@ -243,6 +245,7 @@ def _read_runs_file(path: Path, required: list[str]) -> RunsFile:
         header = next(csv.reader([lines[0].decode("utf-8").rstrip("\r")]))
     except (UnicodeDecodeError, csv.Error, StopIteration):
         header = []
+    check_header_names(header, path)
     missing = [c for c in required if c not in header]
     if missing:
         raise ObliqError(f"{path}: missing column(s) {', '.join(map(repr, missing))}: line "
@@ -304,18 +307,102 @@ def done_tasks(rows: list[dict]) -> set[str]:
 
 
 # ------------------------------------------------------------------------ meta.json
-def read_meta(path: Path) -> dict:
+def read_meta(path: Path, check: bool = True) -> dict:
     """meta.json as a dict; ObliqError in one line when it is missing, not JSON or not an
-    object."""
+    object, or (``check``) when a field obliq reads has the wrong type (``check_meta``)."""
     try:
         meta = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise ObliqError(f"{path}: missing") from None
+    except RecursionError:
+        raise ObliqError(f"{path}: not valid JSON (nested too deep)") from None
     except (OSError, ValueError, UnicodeDecodeError):
         raise ObliqError(f"{path}: not valid JSON") from None
     if not isinstance(meta, dict):
         raise ObliqError(f"{path}: must hold a JSON object (got {type(meta).__name__})")
+    if check:
+        check_meta(meta, path)
     return meta
+
+
+def _meta_field(path, field: str, value, expected: str):
+    shown = json.dumps(value, default=str)
+    shown = shown if len(shown) <= 60 else shown[:60] + "..."
+    raise ObliqError(f"{path}: {field}: must be {expected} (got {shown}); the file is "
+                     "damaged: restore it, or rerun with --force")
+
+
+def _check_type(path, field: str, value, types, expected: str, optional: bool = True):
+    if value is None and optional:
+        return
+    if isinstance(value, bool) and bool not in types or not isinstance(value, types):
+        _meta_field(path, field, value, expected)
+
+
+def _check_stored_config(path, field: str, config) -> None:
+    """The types of the parts of a stored config (``ExperimentConfig.to_dict``) the
+    readers use; a wrong one used to be a TypeError deep in a reader, or rows silently
+    hidden (no task identity of the config matched them)."""
+    _check_type(path, field, config, (dict,), "an object", optional=False)
+    for key in ("name", "path", "output", "backend"):
+        _check_type(path, f"{field}.{key}", config.get(key), (str,), "a string")
+    _check_type(path, f"{field}.seed", config.get("seed"), (int,), "an integer")
+    _check_type(path, f"{field}.n_jobs", config.get("n_jobs"), (int,), "an integer")
+    _check_type(path, f"{field}.protocol", config.get("protocol"), (dict,), "an object")
+    protocol = config.get("protocol") or {}
+    _check_type(path, f"{field}.protocol.name", protocol.get("name"), (str,), "a string")
+    for key in ("reference_methods",):
+        _check_type(path, f"{field}.{key}", config.get(key), (dict,), "an object")
+    for key in ("metrics", "imports"):
+        values = config.get(key)
+        _check_type(path, f"{field}.{key}", values, (list,), "a list of names")
+        for i, v in enumerate(values or []):
+            _check_type(path, f"{field}.{key}[{i}]", v, (str,), "a name", optional=False)
+    for key in ("datasets", "algorithms"):
+        entries = config.get(key)
+        _check_type(path, f"{field}.{key}", entries, (list,), "a list")
+        for i, entry in enumerate(entries or []):
+            at = f"{field}.{key}[{i}]"
+            _check_type(path, at, entry, (dict,), "an object", optional=False)
+            _check_type(path, f"{at}.label", entry.get("label"), (str,), "a string",
+                        optional=False)
+            _check_type(path, f"{at}.name", entry.get("name"), (str,), "a string")
+            for part in ("params", "protocol", "dataset_params"):
+                _check_type(path, f"{at}.{part}", entry.get(part), (dict,), "an object")
+            _check_type(path, f"{at}.pruner", entry.get("pruner"), (dict, str),
+                        "an object or a name")
+            _check_type(path, f"{at}.only", entry.get("only"), (list,), "a list")
+
+
+def check_meta(meta: dict, path) -> None:
+    """The types of the fields of a meta.json (schema.py) that obliq reads: one ObliqError
+    naming the file and field for the first that is wrong."""
+    for key in ("written_by", "name", "config_hash", "config_path", "reference"):
+        _check_type(path, key, meta.get(key), (str,), "a string")
+    if "config" in meta:
+        _check_stored_config(path, "config", meta["config"])
+    configs = meta.get("configs")
+    _check_type(path, "configs", configs, (dict,), "an object (config hash -> config)")
+    for key, config in (configs or {}).items():
+        _check_stored_config(path, f"configs.{key}", config)
+    history = meta.get("history")
+    _check_type(path, "history", history, (list,), "a list of runs")
+    for i, entry in enumerate(history or []):
+        at = f"history[{i}]"
+        _check_type(path, at, entry, (dict,), "an object", optional=False)
+        for key in ("started", "finished", "command", "config_hash", "config_path",
+                    "backend", "host", "outcome"):
+            _check_type(path, f"{at}.{key}", entry.get(key), (str,), "a string")
+        _check_type(path, f"{at}.n_jobs", entry.get("n_jobs"), (int,), "an integer")
+        for part in ("tasks", "versions", "data"):
+            _check_type(path, f"{at}.{part}", entry.get(part), (dict,), "an object")
+        for key, count in (entry.get("tasks") or {}).items():
+            _check_type(path, f"{at}.tasks.{key}", count, (int,), "an integer")
+    identities = meta.get("task_identities")
+    _check_type(path, "task_identities", identities, (list,), "a list of task identities")
+    for i, value in enumerate(identities or []):
+        _check_type(path, f"task_identities[{i}]", value, (str,), "a task identity",
+                    optional=False)
 
 
 def import_config_plugins(meta: dict, where) -> None:
@@ -353,13 +440,14 @@ def _owned_meta(out: Path) -> dict | None:
     if not path.exists():
         return None
     try:
-        meta = read_meta(path)
+        meta = read_meta(path, check=False)
     except ObliqError as exc:
         meta = exc
     if not is_obliq_meta(meta):
         reason = f" ({meta})" if isinstance(meta, ObliqError) else ""
         raise ObliqError(f"{path}: not a meta.json written by obliq{reason}; obliq does not "
                          f"overwrite or delete it: move it away or use another output")
+    check_meta(meta, path)  # ours, but damaged: said before anything is appended to it
     return meta
 
 
@@ -447,8 +535,8 @@ def _same_folds(stored_file: Path, record: dict) -> bool:
     try:
         with np.load(stored_file) as stored:
             old = stored["roles"]
-    except (OSError, ValueError, KeyError):
-        return True  # unreadable: it is rewritten from the config
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):
+        return True  # unreadable (a truncated file too): it is rewritten from the config
     new = record["roles"]
     reps = min(old.shape[0], new.shape[0])
     return old.shape[1:] == new.shape[1:] and bool((old[:reps] == new[:reps]).all())
@@ -459,7 +547,7 @@ def fold_record_to_keep(stored_file: Path, record: dict) -> bool:
     try:
         with np.load(stored_file) as stored:
             old_reps = stored["roles"].shape[0]
-    except (OSError, ValueError, KeyError):
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):
         return False
     return old_reps >= record["roles"].shape[0] and _same_folds(stored_file, record)
 

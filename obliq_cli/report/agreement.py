@@ -150,7 +150,7 @@ def _reference_metrics(meta: dict) -> list[str]:
 
     def key(name):
         kind, _, k = name.partition(":")
-        return first[kind], int(k) if k.isdigit() else -1, name
+        return first[kind], int(k) if k.isascii() and k.isdigit() else -1, name
 
     ordered = sorted(names, key=key)
     readings = [m for m in (meta.get("config") or {}).get("metrics") or []

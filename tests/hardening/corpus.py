@@ -22,6 +22,7 @@ import hashlib
 import os
 import re
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -57,6 +58,9 @@ class Case:
     expect: str = "clean"
     files: dict = field(default_factory=dict)
     command: tuple[str, ...] = ("run",)
+    names: str = "exp.yaml"  # the file (in the working folder, or a path) the error names
+    setup: Callable[[Path], None] | None = None  # makes what ``files`` cannot (a FIFO)
+    damage: Callable[[Path], None] | None = None  # done to the results folder before command
 
 
 def base(extra: str = "") -> str:
@@ -348,7 +352,10 @@ def run_case(case: Case, workdir: Path) -> tuple[str, str]:
     config.write_bytes(text)
     (workdir / "small.csv").write_text(SMALL_CSV)
     for name, content in case.files.items():
+        (workdir / name).parent.mkdir(parents=True, exist_ok=True)
         (workdir / name).write_bytes(content.encode("utf-8", errors="surrogateescape"))
+    if case.setup is not None:
+        case.setup(workdir)
     earlier = workdir / "earlier"
     earlier.mkdir()
     (earlier / "runs.csv").write_text(EARLIER_RUNS)
@@ -358,11 +365,15 @@ def run_case(case: Case, workdir: Path) -> tuple[str, str]:
     try:
         if case.command == ("run",):
             args = ["run", str(config), "-o", str(out), "--no-progress"]
+        elif not any("{out}" in a for a in case.command):  # on files of its own
+            args = list(case.command)
         else:  # a command on the results of the (valid) config
             ran = CliRunner().invoke(main, ["run", str(config), "-o", str(out), "--no-progress"])
             if ran.exit_code != 0:
                 return "traceback", f"the config to report on failed: {ran.output[-300:]}"
             args = [a.replace("{out}", str(out)) for a in case.command]
+            if case.damage is not None:
+                case.damage(out)
         before = _snapshot(workdir)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")  # the same under pytest (which records them)
@@ -386,7 +397,9 @@ def run_case(case: Case, workdir: Path) -> tuple[str, str]:
             return "traceback", f"wrote {written} before failing"
         if len(lines[0]) > 1100:
             return "clean-but-unbounded", f"an error line of {len(lines[0])} characters"
-        missing = [f for f in (str(config), *case.fragments) if f not in lines[0]]
+        named = (str(workdir / case.names) if case.names == "exp.yaml"
+                 else case.names.replace("{out}", str(out)))
+        missing = [f for f in (named, *case.fragments) if f not in lines[0]]
         if missing:
             return "clean-but-vague", f"{lines[0]} lacks {missing}"
         if warned:
@@ -537,4 +550,362 @@ CASES += [
     Case("data-arff-no-data-section", swap(MINE, "{name: mine, path: mine.arff}"),
          ("mine.arff", "no @data section"),
          files={"mine.arff": "@relation x\n@attribute a numeric\n@attribute class {x,y}\n"}),
+]
+
+# ---- hostile model files (`obliq predict`): each was a traceback, a hang or predictions
+# from a broken tree on main; the file is checked as a whole before use (model_schema).
+MODEL = {
+    "format": "obliq-model", "format_version": 2, "obliq_version": "0.1.0",
+    "algorithm": "cart-ap", "params": {}, "pruner": None,
+    "trained_on": {"dataset": "small", "seed": 0}, "feature_names": ["a", "b"],
+    "classes": ["x", "y"],
+    "preprocess": {"input_names": ["a", "b"], "nominal": [], "categories": None,
+                   "missing": "error", "fill": None, "encoding": "codes",
+                   "output_names": ["a", "b"]},
+    "estimator": {"classes": ["x", "y"], "tree": {
+        # root a <= 3 -> leaf 1; else node 2: b <= 5 -> leaves 3 and 4
+        "format": "obliq-tree/1", "children_left": [1, -1, 3, -1, -1],
+        "children_right": [2, -1, 4, -1, -1], "feature": [0, -1, 1, -1, -1],
+        "weights": [[1.0, 0.0], [0.0, 0.0], [0.0, 1.0], [0.0, 0.0], [0.0, 0.0]],
+        "threshold": [3.0, 0.0, 5.0, 0.0, 0.0],
+        "value": [[20, 20], [15, 2], [5, 18], [4, 3], [1, 15]]}},
+}
+MULTIWAY = {  # a nominal root on column a's codes 0, 1, 2 (its CSR children 1, 2, 5)
+    "format": "obliq-tree/2", "children_left": [1, -1, 3, -1, -1, -1],
+    "children_right": [5, -1, 4, -1, -1, -1], "feature": [0, -1, 1, -1, -1, -1],
+    "weights": [[1, 0], [0, 0], [0, 1], [0, 0], [0, 0], [0, 0]],
+    "threshold": [0, 0, 2.5, 0, 0, 0], "value": [[6, 6], [3, 0], [2, 3], [2, 0], [0, 3], [1, 3]],
+    "kind": [1, 0, 0, 0, 0, 0], "branch_ptr": [0, 3, 3, 5, 5, 5, 5],
+    "branch_child": [1, 2, 5, 3, 4], "missing": [-1, -2, 0, -2, -2, -2]}
+
+
+def _model(*edits) -> str:
+    """The valid model's JSON with ``edits`` made: (path, value) pairs; a path is keys
+    from the top ("estimator.tree.children_left.2"); the value DROP deletes the key."""
+    import copy
+    import json
+    data = copy.deepcopy(MODEL)
+    for path, value in edits:
+        keys = [int(k) if k.isdigit() else k for k in path.split(".")]
+        target = data
+        for key in keys[:-1]:
+            target = target[key]
+        if value is DROP:
+            del target[keys[-1]]
+        else:
+            target[keys[-1]] = value
+    return json.dumps(data)  # NaN and Infinity written as JSON's extension (Python reads it)
+
+
+DROP = object()
+T = "estimator.tree."
+PREDICT = ("predict", "m.json", "small.csv")
+
+
+def model_case(id: str, text: str | None, fragments=(), expect: str = "clean", **kw) -> Case:
+    return Case(f"model-{id}", base(), fragments, expect,
+                files={} if text is None else {"m.json": text},
+                command=kw.pop("command", PREDICT), names=kw.pop("names", "m.json"), **kw)
+
+
+def _fifo(workdir: Path) -> None:
+    os.mkfifo(workdir / "m.json")
+
+
+def _sparse(workdir: Path) -> None:
+    with open(workdir / "m.json", "wb") as f:  # 600 MiB without writing them
+        f.truncate(600 << 20)
+
+
+def _nested(depth: int) -> str:
+    return _model(("trained_on.note", json_nest(depth)))
+
+
+def json_nest(depth: int):
+    value: list = []
+    for _ in range(depth - 1):
+        value = [value]
+    return value
+
+
+CASES += [
+    model_case("valid-predicts", _model(), expect="handled"),
+    model_case("version-1-still-loads", _model(("format_version", 1), ("preprocess", DROP)),
+               expect="handled"),
+    model_case("multiway-valid-predicts", _model((T[:-1], MULTIWAY)),
+               expect="handled"),
+    # the node graph
+    model_case("child-out-of-range", _model((T + "children_left.2", 17)),
+               ("estimator.tree.children_left[2]: 17 is not a node (the tree has 5)",)),
+    model_case("child-negative", _model((T + "children_right.0", -5)),
+               ("estimator.tree.children_right[0]: -5 is not a node",)),
+    model_case("child-bigint", _model((T + "children_left.0", 10**30)),
+               ("estimator.tree.children_left[0]", "is not an integer in range")),
+    model_case("child-boolean", _model((T + "children_left.0", True)),
+               ("estimator.tree.children_left[0]: True is not an integer",)),
+    model_case("child-float", _model((T + "children_left.0", 1.5)),
+               ("estimator.tree.children_left[0]: 1.5 is not an integer",)),
+    model_case("cycle-self-loop", _model((T + "children_right.2", 2)),
+               ("estimator.tree.children_right[2]: 2 does not come after its parent 2",)),
+    model_case("cycle-back-to-root", _model((T + "children_right.2", 0)),
+               ("estimator.tree.children_right[2]: 0 does not come after its parent 2",)),
+    model_case("shared-child", _model((T + "children_right.0", 3)),
+               ("node 3 is a child of nodes 0 and 2",)),
+    model_case("children-out-of-preorder",
+               _model((T + "children_left.0", 2), (T + "children_right.0", 1)),
+               ("estimator.tree.children_left[0]: node 0's child 2 is not where preorder "
+                "puts it (node 1)",)),
+    model_case("node-never-reached", _model(*[(T + k, v) for k, v in {
+        "children_left": [1, -1, 3, -1, -1, -1], "children_right": [2, -1, 4, -1, -1, -1],
+        "feature": [0, -1, 1, -1, -1, -1], "threshold": [3.0, 0, 5.0, 0, 0, 0],
+        "weights": [[1, 0], [0, 0], [0, 1], [0, 0], [0, 0], [0, 0]],
+        "value": [[20, 20], [15, 2], [5, 18], [4, 3], [1, 15], [9, 9]]}.items()]),
+               ("estimator.tree.children_left: the tree from node 0 reaches 5 of its 6 nodes",)),
+    model_case("leaf-on-one-side", _model((T + "children_right.1", 2)),
+               ("estimator.tree.children_left[1]", "a leaf on both sides or on neither")),
+    model_case("no-nodes", _model(*[(T + k, []) for k in (
+        "children_left", "children_right", "feature", "threshold", "weights", "value")]),
+               ("estimator.tree.children_left: must be a non-empty list",)),
+    model_case("arrays-of-unequal-length", _model((T + "feature", [0, -1, 1])),
+               ("estimator.tree.feature: has 3 entries for a tree of 5 nodes",)),
+    model_case("children-not-a-list", _model((T + "children_left", "1,-1,3,-1,-1")),
+               ("estimator.tree.children_left: must be a non-empty list of integers",)),
+    model_case("tree-not-an-object", _model((T[:-1], [1, 2])),
+               ("estimator.tree: must be an object (got a list)",)),
+    model_case("tree-format-unknown", _model((T + "format", "obliq-tree/9")),
+               ("estimator.tree.format", "'obliq-tree/9'")),
+    # features and numbers
+    model_case("feature-past-columns", _model((T + "feature.0", 5)),
+               ("estimator.tree.feature[0]: 5 is not a feature index (the tree has 2 "
+                "features)",)),
+    model_case("feature-negative", _model((T + "feature.2", -7)),
+               ("estimator.tree.feature[2]: -7 is not a feature index",)),
+    model_case("feature-at-a-leaf", _model((T + "feature.3", 1)),
+               ("estimator.tree.feature[3]: 1 at a leaf",)),
+    model_case("weight-nan", _model((T + "weights.0.0", float("nan"))),
+               ("estimator.tree.weights[0][0]: nan is not a finite number",)),
+    model_case("weight-inf", _model((T + "weights.2.1", float("inf"))),
+               ("estimator.tree.weights[2][1]: inf is not a finite number",)),
+    model_case("weight-huge-int", _model((T + "weights.2.1", 10**400)),
+               ("estimator.tree.weights[2][1]", "is not a finite number")),
+    model_case("weight-string", _model((T + "weights.0.1", "0")),
+               ("estimator.tree.weights[0][1]: '0' is not a number",)),
+    model_case("weights-ragged", _model((T + "weights.3", [0.0])),
+               ("estimator.tree.weights[3]: has 1 entries where estimator.tree.weights[0] "
+                "has 2",)),
+    model_case("threshold-minus-inf", _model((T + "threshold.0", float("-inf"))),
+               ("estimator.tree.threshold[0]: -inf is not a finite number",)),
+    model_case("threshold-null", _model((T + "threshold.2", None)),
+               ("estimator.tree.threshold[2]: None is not a number",)),
+    model_case("value-nan", _model((T + "value.4.1", float("nan"))),
+               ("estimator.tree.value[4][1]: nan is not a finite number",)),
+    model_case("value-negative", _model((T + "value.3.0", -4)),
+               ("estimator.tree.value[3][0]: -4.0 is not a class count",)),
+    # classes and names
+    model_case("classes-scalar", _model(("classes", "x")),
+               ("classes: must be a non-empty list of class labels (got a string)",)),
+    model_case("classes-too-short", _model(("classes", ["x"]), ("estimator.classes", ["x"])),
+               ("classes: 1 classes for a tree whose value array has 2 columns",)),
+    model_case("classes-too-long", _model(("classes", ["x", "y", "z"]),
+                                          ("estimator.classes", ["x", "y", "z"])),
+               ("classes: 3 classes for a tree whose value array has 2 columns",)),
+    model_case("classes-twice", _model(("classes", ["x", "x"]),
+                                       ("estimator.classes", ["x", "x"])),
+               ("classes: a class appears twice",)),
+    model_case("class-an-object", _model(("classes", [{"x": 1}, "y"])),
+               ("classes[0]: {'x': 1} is not a class label",)),
+    model_case("classes-disagree", _model(("estimator.classes", ["y", "x"])),
+               ("estimator.classes: ['y', 'x'] are not the model's classes",)),
+    model_case("feature-names-not-strings", _model(("feature_names", [1, 2])),
+               ("feature_names[0]: 1 is not a string",)),
+    model_case("feature-names-twice", _model(("feature_names", ["a", "a"])),
+               ("feature_names: 'a' appears twice",)),
+    model_case("feature-names-too-many", _model(("feature_names", ["a", "b", "c"])),
+               ("feature_names: 3 names for a tree of 2 features",)),
+    model_case("algorithm-number", _model(("algorithm", 3)),
+               ("algorithm: must be an algorithm's name (got 3)",)),
+    model_case("algorithm-unknown", _model(("algorithm", "nope")), ("nope",)),
+    model_case("algorithm-not-one-tree", _model(("algorithm", "svm")),
+               ("algorithm: svm is not a single tree",)),
+    model_case("params-a-list", _model(("params", [1, 2])),
+               ("params: must be an object or null (got a list)",)),
+    model_case("version-a-string", _model(("format_version", "2")),
+               ("model format version '2'",)),
+    model_case("version-true", _model(("format_version", True)),
+               ("model format version True",)),
+    model_case("input-exponents-huge", _model(("estimator.input_exponents", [5000, 0])),
+               ("estimator.input_exponents[0]: 5000 is not a column scaling exponent",)),
+    # the preprocess block
+    model_case("preprocess-output-other", _model(("preprocess.output_names", ["b", "a"])),
+               ("preprocess.output_names: are not the model's feature_names",)),
+    model_case("preprocess-missing-unknown", _model(("preprocess.missing", "sometimes")),
+               ("preprocess.missing: 'sometimes' is not one of",)),
+    model_case("preprocess-nominal-unknown", _model(("preprocess.nominal", ["zz"])),
+               ("preprocess.nominal[0]: 'zz' is not one of input_names",)),
+    model_case("preprocess-input-not-strings", _model(("preprocess.input_names", [0, 1])),
+               ("preprocess.input_names[0]: 0 is not a string",)),
+    model_case("preprocess-fill-nan", _model(("preprocess.missing", "impute"),
+                                             ("preprocess.fill", {"a": float("nan"), "b": 1})),
+               ("preprocess.fill.a: nan is not a finite number",)),
+    model_case("preprocess-a-string", _model(("preprocess", "codes")),
+               ("preprocess: must be an object or null (got a string)",)),
+    model_case("delimiter-two-chars", _model(("trained_on.delimiter", ";;")),
+               ("trained_on.delimiter: must be one character (got ';;')",)),
+    # the multiway CSR
+    model_case("csr-child-out-of-range", _model((T[:-1], {
+        **MULTIWAY, "branch_child": [1, 2, 9, 3, 4]})),
+               ("estimator.tree.branch_child[2]: 9 is not a node (the tree has 6)",)),
+    model_case("csr-cycle", _model((T[:-1], {
+        **MULTIWAY, "children_left": [1, -1, 2, -1, -1, -1], "branch_child": [1, 2, 5, 2, 4]})),
+               ("estimator.tree.branch_child[3]: 2 does not come after its parent 2",)),
+    model_case("csr-half-missing", _model((T[:-1], {
+        k: v for k, v in MULTIWAY.items() if k != "branch_child"})),
+               ("estimator.tree.branch_child: missing",)),
+    model_case("nominal-without-csr", _model((T[:-1], {
+        k: v for k, v in MULTIWAY.items() if k not in ("branch_child", "branch_ptr")})),
+               ("estimator.tree.branch_ptr: missing",)),
+    model_case("missing-rule-no-branch", _model((T[:-1], {
+        **MULTIWAY, "missing": [3, -2, 0, -2, -2, -2]})),
+               ("estimator.tree.missing[0]: 3 is not a missing-value rule of node 0",)),
+    # the file itself
+    model_case("nesting-bomb", "[" * 200_000 + "]" * 200_000,
+               ("not a model file (JSON nested more than 32 levels)",)),
+    model_case("nesting-40-levels", _nested(40),
+               ("not a model file (JSON nested more than 32 levels)",)),
+    model_case("dev-zero", None, ("not a model file (a device or special file",),
+               command=("predict", "/dev/zero", "small.csv"), names="/dev/zero"),
+    model_case("fifo", None, ("not a model file (a pipe, not a regular file)",), setup=_fifo),
+    model_case("a-folder", None, ("not a model file (a folder",),
+               command=("predict", "earlier", "small.csv"), names="earlier"),
+    model_case("over-the-size-limit", None, ("not read: 629145600 bytes, more than the 512 MiB",),
+               setup=_sparse),
+    model_case("not-utf8", "{\"format\": \"obliq-model\udcff\"}", ("not a model file",)),
+    model_case("a-list", "[1, 2, 3]", ("not an obliq model file",)),
+    model_case("empty", "", ("not a model file",)),
+]
+
+# ---- results folders with damaged metadata, runs.csv or folds: one error line naming the
+# file and field for every reader (run --resume, table, agree, stats, claims, report),
+# never a traceback, never rows hidden without a word; an unreadable fold file is
+# rewritten from the config on resume.
+TWO = swap("algorithms: [cart-ap]", "algorithms: [cart-ap, id3]")
+RESUME = ("run", "exp.yaml", "-o", "{out}", "--resume", "--no-progress")
+READERS = {"resume": RESUME, "table": ("table", "{out}"), "agree": ("agree", "{out}"),
+           "stats": ("stats", "{out}"), "claims": ("claims", "{out}"),
+           "report": ("report", "{out}", "-o", "{out}/report.html")}
+
+
+def _edit_meta(**fields):
+    """Set meta.json's ``fields`` (``config_<key>``: a key of its config)."""
+    def damage(out: Path) -> None:
+        import json
+        meta = json.loads((out / "meta.json").read_text())
+        for key, value in fields.items():
+            if key.startswith("config_"):
+                meta["config"][key[len("config_"):]] = value
+            elif key.startswith("history0_"):
+                meta["history"][0][key[len("history0_"):]] = value
+            else:
+                meta[key] = value
+        (out / "meta.json").write_text(json.dumps(meta))
+    return damage
+
+
+def _edit_file(name: str, edit):
+    def damage(out: Path) -> None:
+        path = out / name
+        path.write_bytes(edit(path.read_bytes()))
+    return damage
+
+
+def _npz(**arrays) -> bytes:
+    import io
+
+    import numpy as np
+    buffer = io.BytesIO()
+    np.savez(buffer, **arrays)
+    return buffer.getvalue()
+
+
+def results_case(id: str, damage, readers, fragments, names="{out}/meta.json",
+                 expect="clean") -> list[Case]:
+    return [Case(f"results-{id}-{reader}", TWO, fragments, expect, command=READERS[reader],
+                 names=names, damage=damage) for reader in readers]
+
+
+ALL = tuple(READERS)
+CASES += [
+    *results_case("configs-a-list", _edit_meta(configs=[1]), ALL,
+                  ("configs: must be an object",)),
+    *results_case("configs-value-a-string", _edit_meta(configs={"h": "x"}), ("resume", "table"),
+                  ("configs.h: must be an object (got \"x\")",)),
+    *results_case("configs-algorithms-a-string", _edit_meta(configs={"h": {"algorithms": "x"}}),
+                  ("report", "stats"), ("configs.h.algorithms: must be a list",)),
+    *results_case("history-an-object", _edit_meta(history={"a": 1}), ("resume", "report"),
+                  ("history: must be a list of runs",)),
+    *results_case("history-numbers", _edit_meta(history=[1, 2]), ("agree", "report"),
+                  ("history[0]: must be an object (got 1)",)),
+    *results_case("history-tasks-a-string", _edit_meta(history0_tasks="x"),
+                  ("report", "resume"), ("history[0].tasks: must be an object",)),
+    *results_case("history-task-count-a-word",
+                  _edit_meta(history0_tasks={"total": "four"}), ("report",),
+                  ("history[0].tasks.total: must be an integer (got \"four\")",)),
+    *results_case("config-a-list", _edit_meta(config=[1]), ALL,
+                  ("config: must be an object (got [1])",)),
+    *results_case("config-datasets-a-string", _edit_meta(config_datasets="x"),
+                  ("table", "report", "resume"), ("config.datasets: must be a list",)),
+    *results_case("config-label-a-number",
+                  _edit_meta(config_algorithms=[{"label": 3, "name": "cart-ap"}]),
+                  ("table", "stats", "resume"),
+                  ("config.algorithms[0].label: must be a string (got 3)",)),
+    *results_case("config-dataset-without-label", _edit_meta(config_datasets=[{"name": "x"}]),
+                  ("table", "claims"), ("config.datasets[0].label: must be a string",)),
+    *results_case("config-protocol-a-list", _edit_meta(config_protocol=[]), ("resume", "table"),
+                  ("config.protocol: must be an object (got [])",)),
+    *results_case("config-metrics-a-string", _edit_meta(config_metrics="x"),
+                  ("report", "table"), ("config.metrics: must be a list of names",)),
+    *results_case("config-seed-a-word", _edit_meta(config_seed="x"), ("table", "resume"),
+                  ("config.seed: must be an integer (got \"x\")",)),
+    *results_case("config-seed-true", _edit_meta(config_seed=True), ("stats",),
+                  ("config.seed: must be an integer (got true)",)),
+    *results_case("config-imports-numbers", _edit_meta(config_imports=[1]), ("table",),
+                  ("config.imports[0]: must be a name (got 1)",)),
+    *results_case("name-a-list", _edit_meta(name=[1]), ALL, ("name: must be a string",)),
+    *results_case("task-identities-a-string", _edit_meta(task_identities="x"),
+                  ("resume", "table"), ("task_identities: must be a list of task identities",)),
+    *results_case("task-identity-a-number", _edit_meta(task_identities=["ab", 3]),
+                  ("table", "report"), ("task_identities[1]: must be a task identity (got 3)",)),
+    *results_case("meta-truncated", _edit_file("meta.json", lambda b: b[:50]),
+                  ("table", "report"), ("not valid JSON",)),
+    *results_case("meta-nesting-bomb", _edit_file("meta.json", lambda b: b"[" * 100_000),
+                  ("table",), ("not valid JSON",)),
+    # runs.csv
+    *results_case("runs-empty-column-name",
+                  _edit_file("runs.csv", lambda b: b.replace(b",extra\r\n", b",extra,\r\n", 1)),
+                  ("table", "stats"), ("line 1: column 28 has no name",),
+                  names="{out}/runs.csv"),
+    *results_case("runs-duplicate-column",
+                  _edit_file("runs.csv",
+                             lambda b: b.replace(b",extra\r\n", b",extra,depth\r\n", 1)),
+                  ("table", "report", "agree"),
+                  ("line 1: the column name 'depth' appears twice (columns 19 and 28)",),
+                  names="{out}/runs.csv"),
+    Case("results-metric-superscript-digit-table", TWO, ("tpr:K / tnr:K",),
+         command=("table", "{out}", "--metric", "tpr:²"), names="unknown metric 'tpr:²'"),
+    *results_case("runs-repetition-superscript",
+                  _edit_file("runs.csv", lambda b: b.replace(b",small,0,", b",small,\xc2\xb2,",
+                                                             1)),
+                  ("table",), ("repetition must be an integer",), names="{out}/runs.csv"),
+    # fold files (a resume rewrites an unreadable one from the config: tests/test_resume_kill)
+    Case("results-fold-truncated-plot-tree", TWO, ("folds/small.npz", "not a fold file"),
+         command=("plot", "tree", "--dataset", "small", "--algorithm", "cart-ap", "--results",
+                  "{out}", "-o", "{out}/t"), names="{out}/folds/small.npz",
+         damage=_edit_file("folds/small.npz", lambda b: b[: len(b) // 2])),
+    Case("results-fold-2d-roles-plot-tree", TWO, ("roles: not the folds obliq writes",),
+         command=("plot", "tree", "--dataset", "small", "--algorithm", "cart-ap", "--results",
+                  "{out}", "-o", "{out}/t"), names="{out}/folds/small.npz",
+         damage=_edit_file("folds/small.npz", lambda b: _npz(roles=[[1, 3]]))),
+    *results_case("fold-other-rows", _edit_file(
+        "folds/small.npz", lambda b: _npz(roles=[[[1, 3, 1, 3, 1, 3, 1]] * 2])), ("resume",),
+                  ("its folds differ from the ones stored",), names="exp.yaml: datasets[0]"),
 ]
