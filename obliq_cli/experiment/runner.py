@@ -40,7 +40,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import registry
+from .. import registry, safe_io
 from ..data.preprocess import (
     Preprocessor,
     check_missing_support,
@@ -666,7 +666,7 @@ def _run(config, out: Path, records, tasks, todo, summary, start, n_jobs, backen
 
     outcome = "interrupted"
     try:
-        with runs_path.open("a", newline="") as handle, tqdm(
+        with safe_io.open_append(runs_path, out, text=True) as handle, tqdm(
             total=len(todo), disable=not progress, file=sys.stderr, unit="task",
             desc=config.name, dynamic_ncols=True, smoothing=0.1,
             # In a log file (no terminal) each refresh is a new line: refresh rarely there.
