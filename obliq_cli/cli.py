@@ -47,9 +47,24 @@ def _seed(ctx, param, value):
 
 class _Group(click.Group):
     """Turns ObliqError anywhere below into one line ``error: ...`` on stderr and exit 2;
-    so is an OSError (a results folder that cannot be written, a full disk)."""
+    so is an OSError (a results folder that cannot be written, a full disk). SIGTERM is
+    handled as Ctrl-C (one line, exit 143 where Ctrl-C gives 130), and once the command
+    is done either signal ends the process with one line, never exit 0
+    (``interrupts``)."""
 
     def invoke(self, ctx):
+        from . import interrupts
+        from .errors import Terminated
+
+        try:  # in the obliq process, what follows the command is Python's shutdown
+            with interrupts.handled(then_guard=interrupts.own_process()):
+                return self._invoke(ctx)
+        except Terminated:  # SIGTERM outside a run's task loop (which says more)
+            _fail("terminated", 143)
+        except KeyboardInterrupt:  # Ctrl-C outside a run's task loop
+            _fail("interrupted", 130)
+
+    def _invoke(self, ctx):
         try:
             result = super().invoke(ctx)
             sys.stdout.flush()  # a closed pipe shows here, not at interpreter exit
@@ -64,8 +79,6 @@ class _Group(click.Group):
         except OSError as exc:
             where = f"{exc.filename}: " if getattr(exc, "filename", None) else ""
             _fail(f"{where}{exc.strerror or exc}")
-        except KeyboardInterrupt:  # Ctrl-C outside a run's task loop (which says more)
-            _fail("interrupted", 130)
 
 
 @click.group(cls=_Group)
