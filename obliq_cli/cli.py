@@ -509,9 +509,10 @@ def _save_figure(fig, base, root=None) -> None:
     from . import safe_io
     from .report.plots import missing_glyphs_quiet
 
-    for ext in ("png", "svg"):
-        path = base.with_name(f"{base.name}.{ext}")
-        safe_io.check_file(path, root)  # before drawing: a link is refused at once
+    paths = {ext: base.with_name(f"{base.name}.{ext}") for ext in ("png", "svg")}
+    for path in paths.values():  # both refused before either is written
+        safe_io.check_file(path, root)
+    for ext, path in paths.items():
         buffer = io.BytesIO()
         with missing_glyphs_quiet():
             fig.savefig(buffer, format=ext, dpi=120 if ext == "png" else None)

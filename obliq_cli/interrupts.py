@@ -11,7 +11,9 @@
 - ``guard_exit()``: once a command is done, Python's own shutdown still runs code (loky
   joins its executor's threads, atexit hooks) in which a KeyboardInterrupt is printed as
   "Exception ignored in ..." with a traceback, and the process exits 0. From then on
-  either signal ends the process at once with one line and 130 or 143.
+  either signal ends the process at once with one line and 130 or 143. The same from
+  the moment ``obliq_cli`` is imported by the obliq process until its command starts
+  (the second of imports in which Ctrl-C printed a traceback).
 
 Only the main thread can install handlers; elsewhere (a command run from a thread) the
 signals are left as they are. A SIGINT ignored when obliq started (a background job)
@@ -89,10 +91,13 @@ def deferred():
         raise Terminated() if signum == signal.SIGTERM else KeyboardInterrupt()
 
 
+_when = ["while starting"]
+
+
 def _exit_now(signum: int, frame) -> None:
     what = "terminated" if signum == signal.SIGTERM else "interrupted"
     with contextlib.suppress(OSError):
-        os.write(2, f"error: {what} while exiting\n".encode())
+        os.write(2, f"error: {what} {_when[0]}\n".encode())
     os._exit(128 + signum)
 
 
@@ -106,10 +111,12 @@ def own_process() -> bool:
     return os.path.basename(getattr(main, "__file__", "") or "") in ("obliq", "obliq.exe")
 
 
-def guard_exit() -> None:
-    """From now on SIGINT and SIGTERM end the process at once: one line, 130 or 143."""
+def guard_exit(when: str = "while exiting") -> None:
+    """From now on SIGINT and SIGTERM end the process at once: one line (``error:
+    interrupted WHEN``), 130 or 143."""
     if threading.current_thread() is not threading.main_thread():
         return
+    _when[0] = when
     for signum in (signal.SIGINT, signal.SIGTERM):
         if _ours(signum):
             signal.signal(signum, _exit_now)

@@ -117,19 +117,23 @@ def folder_fd(path, root=None, create: bool = True):
         os.close(fd)
 
 
-def check_file(path, root=None) -> None:
+def check_file(path, root=None, in_place: bool = False) -> None:
     """Refuse (ObliqError) ``path`` when it, or a folder between ``root`` and it, is a
-    symbolic link or not a regular file (a folder); nothing when it does not exist."""
+    symbolic link or not a regular file (a folder), or with ``in_place`` (a file obliq
+    appends to or truncates) when it has another hard link; nothing when it does not
+    exist."""
     root, folders, name = _split(path, root)
     with folder_fd(root.joinpath(*folders), root, create=False) as fd:
         if fd is None:
             return
         try:
-            mode = os.stat(name, dir_fd=fd, follow_symlinks=False).st_mode
+            info = os.stat(name, dir_fd=fd, follow_symlinks=False)
         except FileNotFoundError:
             return
-        if not stat.S_ISREG(mode):
-            raise _refuse(path, mode)
+        if not stat.S_ISREG(info.st_mode):
+            raise _refuse(path, info.st_mode)
+        if in_place and info.st_nlink > 1:
+            raise _shared(path, info.st_nlink)
 
 
 def check_folder(path, root) -> None:

@@ -135,7 +135,7 @@ def check_own_files(out: Path, labels=()) -> None:
     and the fold files of ``labels``) is a symbolic link or not a regular file (folds/:
     not a folder); called before anything is written."""
     for name in (LOCK, RUNS, DAMAGED, META):
-        safe_io.check_file(out / name, out)
+        safe_io.check_file(out / name, out, in_place=name != META)
     safe_io.check_folder(out / FOLDS, out)
     for label in labels:
         safe_io.check_file(fold_file(out, label), out)
