@@ -279,6 +279,7 @@ def _group_left(pgid: int) -> list[int]:
 
 
 _REFERENCE: dict = {}
+_PRINTED: list[int] = []  # lines an uninterrupted run prints on standard output
 
 
 def _reference(workdir: Path) -> dict:
@@ -287,9 +288,10 @@ def _reference(workdir: Path) -> dict:
         out = workdir / "whole"
         proc = _start(["run", "long.yaml", "-o", str(out), "-j", "2", "--no-progress"],
                       workdir)
-        proc.communicate(timeout=600)
+        printed, _ = proc.communicate(timeout=600)
         assert proc.returncode == 0
         _REFERENCE.update(_rows(out))
+        _PRINTED.append(len(printed.splitlines()))
     return _REFERENCE
 
 
@@ -309,8 +311,9 @@ def signal_case(case, workdir: Path) -> tuple[str, str]:
         _wait_rows(proc, out / "runs.csv", int(value))
     elif kind == "start":
         time.sleep(float(value))
-    else:  # printed: the tables are out, the pool is being shut down
-        proc.stdout.readline()
+    else:  # printed: all the tables are out, the pool is being shut down
+        for _ in range(_PRINTED[0]):
+            proc.stdout.readline()
     reached = proc.poll() is None
     for i, signum in enumerate(signums):
         if i:
