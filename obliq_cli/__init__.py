@@ -9,7 +9,10 @@ and so are ``run_experiment`` / ``load_results`` (``obliq_cli.api``) and ``load_
 
 import importlib
 
-from . import jit_cache
+from . import interrupts, jit_cache
+
+if interrupts.own_process():  # Ctrl-C during the imports below: one line, not a traceback
+    interrupts.guard_exit("while starting")
 
 jit_cache.configure()  # before anything imports numba
 

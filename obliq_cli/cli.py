@@ -47,9 +47,24 @@ def _seed(ctx, param, value):
 
 class _Group(click.Group):
     """Turns ObliqError anywhere below into one line ``error: ...`` on stderr and exit 2;
-    so is an OSError (a results folder that cannot be written, a full disk)."""
+    so is an OSError (a results folder that cannot be written, a full disk). SIGTERM is
+    handled as Ctrl-C (one line, exit 143 where Ctrl-C gives 130), and once the command
+    is done either signal ends the process with one line, never exit 0
+    (``interrupts``)."""
 
     def invoke(self, ctx):
+        from . import interrupts
+        from .errors import Terminated
+
+        try:  # in the obliq process, what follows the command is Python's shutdown
+            with interrupts.handled(then_guard=interrupts.own_process()):
+                return self._invoke(ctx)
+        except Terminated:  # SIGTERM outside a run's task loop (which says more)
+            _fail("terminated", 143)
+        except KeyboardInterrupt:  # Ctrl-C outside a run's task loop
+            _fail("interrupted", 130)
+
+    def _invoke(self, ctx):
         try:
             result = super().invoke(ctx)
             sys.stdout.flush()  # a closed pipe shows here, not at interpreter exit
@@ -64,8 +79,6 @@ class _Group(click.Group):
         except OSError as exc:
             where = f"{exc.filename}: " if getattr(exc, "filename", None) else ""
             _fail(f"{where}{exc.strerror or exc}")
-        except KeyboardInterrupt:  # Ctrl-C outside a run's task loop (which says more)
-            _fail("interrupted", 130)
 
 
 @click.group(cls=_Group)
@@ -487,21 +500,23 @@ def _figure_base(output: str | None, default: str):
     return base.with_suffix("") if base.suffix.lower() in (".png", ".svg") else base
 
 
-def _save_figure(fig, base) -> None:
-    """Write ``base``.png and ``base``.svg (each to a temporary file, then renamed) and
-    print the two paths."""
+def _save_figure(fig, base, root=None) -> None:
+    """Write ``base``.png and ``base``.svg (``safe_io.write_bytes``: a temporary file of an
+    unpredictable name, renamed; no link followed below ``root``, default the figure's
+    folder) and print the two paths."""
+    import io
+
+    from . import safe_io
     from .report.plots import missing_glyphs_quiet
 
-    base.parent.mkdir(parents=True, exist_ok=True)
-    for ext in ("png", "svg"):
-        path = base.with_name(f"{base.name}.{ext}")
-        tmp = base.with_name(f".{base.name}.{ext}.tmp")
-        try:
-            with missing_glyphs_quiet():
-                fig.savefig(tmp, format=ext, dpi=120 if ext == "png" else None)
-            tmp.replace(path)
-        finally:
-            tmp.unlink(missing_ok=True)
+    paths = {ext: base.with_name(f"{base.name}.{ext}") for ext in ("png", "svg")}
+    for path in paths.values():  # both refused before either is written
+        safe_io.check_file(path, root)
+    for ext, path in paths.items():
+        buffer = io.BytesIO()
+        with missing_glyphs_quiet():
+            fig.savefig(buffer, format=ext, dpi=120 if ext == "png" else None)
+        safe_io.write_bytes(path, buffer.getvalue(), root)
         click.echo(str(path))
 
 
@@ -745,7 +760,8 @@ def plot_cd(results, metric, alpha, output):
     runs, meta = _one_experiment(results)
     fig, _ = cd_figure(runs, str(meta["name"]), metric, alpha)
     safe = metric.replace(":", "_")
-    _save_figure(fig, _figure_base(output, f"{meta['results_dir']}/figures/cd_{safe}"))
+    _save_figure(fig, _figure_base(output, f"{meta['results_dir']}/figures/cd_{safe}"),
+                 None if output else meta["results_dir"])
 
 
 @plot.command("size")
@@ -758,7 +774,8 @@ def plot_size(results, output):
 
     runs, meta = _one_experiment(results)
     fig = size_figure(runs, meta)
-    _save_figure(fig, _figure_base(output, f"{meta['results_dir']}/figures/accuracy_vs_size"))
+    _save_figure(fig, _figure_base(output, f"{meta['results_dir']}/figures/accuracy_vs_size"),
+                 None if output else meta["results_dir"])
 
 
 def _curve_steps(record: dict, n_points: int):
@@ -851,7 +868,8 @@ def report(results, output, boundaries, alpha):
     from .report.html_report import write_report
 
     target = Path(output) if output else Path(results[0]) / "report.html"
-    click.echo(str(write_report(list(results), target, boundaries, alpha)))
+    root = None if output else Path(results[0])  # no link followed inside RESULTS
+    click.echo(str(write_report(list(results), target, boundaries, alpha, root)))
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -37,10 +37,21 @@ class UnknownNameError(ObliqError):
 
 
 class Interrupted(ObliqError):
-    """The user stopped a run (Ctrl-C); what finished is kept. Exit code 130 = 128 + SIGINT,
-    as a shell reports a process that SIGINT ended."""
+    """The user stopped a run (Ctrl-C, or SIGTERM: ``exit_code=143``); what finished is
+    kept. Exit code 130 = 128 + SIGINT (143 = 128 + SIGTERM), as a shell reports a process
+    that the signal ended."""
 
     exit_code = 130
+
+    def __init__(self, message: str, exit_code: int = 130):
+        super().__init__(message)
+        self.exit_code = exit_code
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised by the handler of ``obliq_cli.interrupts`` so that everything that
+    stops a run on Ctrl-C (a KeyboardInterrupt) stops it on SIGTERM too: the pool
+    stopped, the finished rows kept, the history entry closed."""
 
 
 @contextlib.contextmanager

@@ -24,14 +24,12 @@ multiclass decomposition or a network-pruned tree is refused when it is saved.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from . import registry
+from . import registry, safe_io
 from .data.preprocess import Preprocessor
 from .errors import DataError, ObliqError
 from .model_schema import check_model, read_model_json
@@ -49,20 +47,6 @@ def _plain(value):
         return json.loads(json.dumps(value))
     except (TypeError, ValueError):
         return None
-
-
-def _write_atomically(path: Path, text: str) -> None:
-    """Write ``text`` to a temporary file beside ``path`` and rename it: a reader never
-    sees half a file, and an error leaves no file behind."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def model_dict(estimator, *, algorithm: str, feature_names, pruner: str | None = None,
@@ -100,10 +84,9 @@ def model_dict(estimator, *, algorithm: str, feature_names, pruner: str | None =
 
 
 def save_model(path, estimator, **meta) -> Path:
-    """Write ``model_dict(estimator, **meta)`` to ``path`` (atomically)."""
-    path = Path(path)
-    _write_atomically(path, json.dumps(model_dict(estimator, **meta), indent=1) + "\n")
-    return path
+    """Write ``model_dict(estimator, **meta)`` to ``path`` (atomically, never through a
+    link: ``safe_io``)."""
+    return safe_io.write_text(path, json.dumps(model_dict(estimator, **meta), indent=1) + "\n")
 
 
 def load_model(path):
@@ -216,7 +199,5 @@ def predictions_csv(estimator, X: np.ndarray, proba: bool) -> str:
 
 
 def write_text(path, text: str) -> Path:
-    """``text`` into ``path`` atomically (for the predictions file)."""
-    path = Path(path)
-    _write_atomically(path, text)
-    return path
+    """``text`` into ``path`` atomically, never through a link (the predictions file)."""
+    return safe_io.write_text(path, text)

@@ -74,9 +74,9 @@ def copy_config(name: str, folder: Path, force: bool = False) -> list[Path]:
     """Copy the shipped config ``name`` into ``folder`` for editing, with the reference
     file it names (at the same relative path, so the copy runs as is). Nothing is written
     when a target exists and ``force`` is not set. Returns the files written."""
-    import shutil
-
     import yaml
+
+    from . import safe_io
 
     shipped = shipped_configs()
     if name.removesuffix(".yaml") not in shipped:
@@ -88,10 +88,11 @@ def copy_config(name: str, folder: Path, force: bool = False) -> list[Path]:
         reference = reference.get("file")
     if isinstance(reference, str) and not Path(reference).is_absolute():
         pairs.append((source.parent / reference, folder / reference))
-    existing = [str(target) for _, target in pairs if target.exists()]
+    existing = [str(target) for _, target in pairs if target.exists() or target.is_symlink()]
     if existing and not force:
         raise ConfigError(f"{existing[0]}: already exists (--force overwrites it)")
+    for _, target in pairs:  # never through a link (safe_io): all refused or all written
+        safe_io.check_file(target, folder)
     for src, target in pairs:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(src, target)
+        safe_io.write_bytes(target, src.read_bytes(), folder)
     return [target for _, target in pairs]

@@ -21,14 +21,14 @@ import importlib.util
 import io
 import json
 import os
-import tempfile
 import urllib.request
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from ..errors import ConfigError, DataError
+from .. import safe_io
+from ..errors import ConfigError, DataError, ObliqError
 from ..parameters import ListOf
 from ..registry import register_dataset
 from ..resources import catalog_file
@@ -245,18 +245,10 @@ def _read_urls(entry: dict, source: dict):
                     f"dataset {name!r} is in no pip package and {url} could not be fetched "
                     f"({exc.__class__.__name__}); download it yourself and give "
                     f"{{name: {name}, params: {{path: FILE}}}}") from None
-            _atomic_write(target, data)
+            safe_io.write_bytes(target, data)
         paths.append(target)
     frame, files, origin = _read_files(paths, source)
     return frame, files, ", ".join(source["urls"]), origin
-
-
-def _atomic_write(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
-    with os.fdopen(fd, "wb") as handle:
-        handle.write(data)
-    os.replace(tmp, path)
 
 
 # ----------------------------------------------------------------------- preprocessing
@@ -456,8 +448,8 @@ def _load_cached(name: str, params: dict) -> dict:
         np.savez(buffer, X=arrays["X"], y=arrays["y"].astype(str), meta=json.dumps(meta),
                  **extra)
         try:
-            _atomic_write(path, buffer.getvalue())
-        except OSError:
+            safe_io.write_bytes(path, buffer.getvalue())
+        except (OSError, ObliqError):  # ObliqError: a link there is not written through
             pass  # a read-only cache only costs speed
     return _freeze(arrays)
 

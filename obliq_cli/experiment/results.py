@@ -10,6 +10,10 @@ Crash safety: rows are only ever appended; a half-written last line is cut by tr
 at the last newline; any other rewrite (repairing a damaged runs.csv, meta.json, folds)
 goes to a temporary file that is renamed over the old one, so a kill at any moment leaves
 either the old or the new file. One run at a time holds an flock on ``.obliq.lock``.
+
+Links: every file and folder of a results folder is opened through ``safe_io``, without
+following links; ``check_own_files`` refuses a link or an odd file among them before
+anything is written (a runs.csv linked to a file elsewhere would have grown there).
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .. import safe_io
 from ..config import ExperimentConfig
 from ..csvio import check_header_names
 from ..errors import ObliqError, naming_file
@@ -81,8 +86,7 @@ def folder_lock(results_dir: Path):
     """Hold ``results_dir/.obliq.lock`` for the run (created with the folder). A second
     run into the same folder fails at once; the lock dies with its process (flock)."""
     results_dir.mkdir(parents=True, exist_ok=True)
-    path = results_dir / LOCK
-    handle = open(path, "a+")  # noqa: SIM115 - held for the whole run
+    handle = safe_io.open_update(results_dir / LOCK, results_dir)  # held for the whole run
     try:
         try:
             import fcntl
@@ -109,29 +113,11 @@ def folder_lock(results_dir: Path):
 
 
 # ------------------------------------------------------------------ atomic writes
-def _fsync_dir(directory: Path) -> None:
-    with contextlib.suppress(OSError):
-        fd = os.open(directory, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-
-
-def atomic_write_bytes(path: Path, data: bytes) -> None:
-    """Write ``path`` through a temporary file in the same folder, then rename it."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        with naming_file(path), open(tmp, "wb") as handle:  # a full disk names the file
-            handle.write(data)
-            _step(f"write {path.name} (temporary)")
-            handle.flush()
-            os.fsync(handle.fileno())
-        _step(f"rename {path.name}")
-        tmp.replace(path)
-        _fsync_dir(path.parent)
-    finally:
-        tmp.unlink(missing_ok=True)
+def atomic_write_bytes(path: Path, data: bytes, root: Path | None = None) -> None:
+    """Write ``path`` through a temporary file in the same folder, then rename it
+    (``safe_io.write_bytes``: no link followed below ``root``, default the file's
+    folder)."""
+    safe_io.write_bytes(path, data, root, step=lambda name: _step(name))
 
 
 def write_json(path: Path, data) -> None:
@@ -139,10 +125,22 @@ def write_json(path: Path, data) -> None:
 
 
 def write_folds(path: Path, record: dict) -> None:
+    """A dataset's fold record as ``results_dir/folds/<label>.npz``."""
     buffer = io.BytesIO()
     np.savez_compressed(buffer, **record)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write_bytes(path, buffer.getvalue())
+    atomic_write_bytes(path, buffer.getvalue(), root=path.parent.parent)
+
+
+def check_own_files(out: Path, labels=()) -> None:
+    """Refuse (one ObliqError naming the path) a results folder where a file obliq
+    writes, deletes or appends to (the lock, runs.csv, runs.damaged, meta.json, folds/
+    and the fold files of ``labels``) is a symbolic link or not a regular file (folds/:
+    not a folder); called before anything is written."""
+    for name in (LOCK, RUNS, DAMAGED, META):
+        safe_io.check_file(out / name, out, in_place=name != META)
+    safe_io.check_folder(out / FOLDS, out)
+    for label in labels:
+        safe_io.check_file(fold_file(out, label), out)
 
 
 # --------------------------------------------------------------- reading runs.csv
@@ -284,7 +282,7 @@ def repair_runs_file(path: Path, runs: RunsFile) -> str | None:
     temporary file. Every row keeps its bytes. Returns a one-line note, or None."""
     if runs.damaged:
         aside = path.with_name(DAMAGED)
-        with open(aside, "ab") as handle:
+        with naming_file(aside), safe_io.open_append(aside) as handle:
             for number, line in runs.damaged:
                 handle.write(f"# {RUNS} line {number}\n".encode() + line + b"\n")
             if runs.tail:
@@ -297,7 +295,7 @@ def repair_runs_file(path: Path, runs: RunsFile) -> str | None:
                 f"to {aside.name}; their tasks run again")
     if runs.tail:
         _step("truncate the unfinished line")
-        os.truncate(path, path.stat().st_size - len(runs.tail))
+        safe_io.truncate(path, path.stat().st_size - len(runs.tail))
     return None
 
 
@@ -468,13 +466,13 @@ def delete_own_files(out: Path) -> None:
         for dataset in (config or {}).get("datasets", []) if isinstance(config, dict) else []:
             if isinstance(dataset, dict) and "label" in dataset:
                 labels.add(str(dataset["label"]))
-    runs_path.unlink(missing_ok=True)
-    (out / DAMAGED).unlink(missing_ok=True)
+    check_own_files(out, labels)
+    safe_io.unlink(runs_path, out)
+    safe_io.unlink(out / DAMAGED, out)
     for label in labels:
-        fold_file(out, label).unlink(missing_ok=True)
-    with contextlib.suppress(OSError):
-        (out / FOLDS).rmdir()  # only when empty: files obliq did not write stay
-    (out / META).unlink(missing_ok=True)
+        safe_io.unlink(fold_file(out, label), out)
+    safe_io.remove_empty_folder(out / FOLDS, out)  # files obliq did not write stay
+    safe_io.unlink(out / META, out)
 
 
 # --------------------------------------------------------- changed configs on resume
@@ -571,6 +569,7 @@ def prepare(out: Path, config: ExperimentConfig, records: dict, resume: bool,
     when given, is a last check of a resume with stored rows (the code they came from),
     raising ObliqError before anything is repaired."""
     runs_path = out / RUNS
+    check_own_files(out, records)
     if force:
         delete_own_files(out)
         return Prepared(set(), None, {}, [])

@@ -40,18 +40,18 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import registry
+from .. import interrupts, registry, safe_io
 from ..data.preprocess import (
     Preprocessor,
     check_missing_support,
     encoding_for,
     missing_policy,
 )
-from ..errors import Interrupted, ObliqError, naming_file
+from ..errors import Interrupted, ObliqError, Terminated, naming_file
 from ..version import __version__
 from . import provenance, results
 from .backends import BACKENDS, FORK_AVAILABLE
-from .children import sigint_ignored, worker_setup
+from .children import sigint_ignored, signals_blocked, worker_setup
 from .metrics import METRICS, task_metrics
 from .protocols import Split, flip_labels, fold_record, make_splits
 from .schema import RUN_COLUMNS
@@ -506,7 +506,15 @@ def _pool_config(backend: str, n_jobs: int):
     import joblib
 
     setup = {"initializer": worker_setup} if backend == "loky" else {}
+    if backend == "loky" and _QUIET_TRACKER not in sys.warnoptions:
+        # loky's resource tracker (started with this interpreter's -W options) outlives a
+        # run killed with -9 and cleans up after it, printing four lines of UserWarning
+        # about the "leaked" semaphores it removes; the cleaning is all that is wanted
+        sys.warnoptions.append(_QUIET_TRACKER)
     return joblib.parallel_config(backend=backend, n_jobs=n_jobs, **setup)
+
+
+_QUIET_TRACKER = "ignore:resource_tracker:UserWarning"
 
 
 def start_workers(n_jobs: int, backend: str, algorithms: tuple[str, ...] = ()) -> None:
@@ -551,29 +559,36 @@ def _parallel_results(tasks, n_jobs: int, backend: str):
             for rows in outputs:
                 yield from rows
         finally:
-            _close_quietly(outputs)
+            with interrupts.deferred():  # a second Ctrl-C waits for the pool to stop
+                _close_quietly(outputs)
 
 
 def _forked_results(tasks, n_jobs: int):
     """``_parallel_results`` on a pool forked from this process: the workers start with
     what the run has imported and loaded (scikit-learn, the compiled kernels' module, the
-    datasets ``plan`` read), so a short run pays no worker start-up. SIGINT is ignored
-    from the fork on (a Ctrl-C in between would print a worker's traceback) and the pool
-    is terminated however the run ends."""
+    datasets ``plan`` read), so a short run pays no worker start-up. SIGINT and SIGTERM
+    are blocked while the workers are forked (one arriving then would run the run's
+    handler in a worker and print its traceback; the run gets it once they are out); the
+    workers ignore SIGINT, die of SIGTERM and of their parent's death
+    (``children.worker_setup``), and the pool is terminated however the run ends."""
     import multiprocessing
 
     import joblib
 
     workers = joblib.effective_n_jobs(n_jobs)
-    with sigint_ignored():
-        pool = multiprocessing.get_context("fork").Pool(
-            workers, initializer=worker_setup, initargs=(workers, tuple(results.HELD_LOCKS)))
+    pool = None
     try:
+        with signals_blocked():
+            pool = multiprocessing.get_context("fork").Pool(
+                workers, initializer=worker_setup,
+                initargs=(workers, tuple(results.HELD_LOCKS), os.getpid()))
         for rows in pool.imap_unordered(run_tasks, task_chunks(tasks, workers)):
             yield from rows
     finally:
-        pool.terminate()
-        pool.join()
+        if pool is not None:
+            with interrupts.deferred():  # a second Ctrl-C waits for the pool to stop
+                pool.terminate()
+                pool.join()
 
 
 def _close_quietly(outputs) -> None:
@@ -642,31 +657,36 @@ def run_experiment(config, *, n_jobs: int | None = None, backend: str | None = N
         try:
             _run(config, out, records, tasks, todo, summary, start, n_jobs, backend, progress,
                  entry)
-        except KeyboardInterrupt:  # Ctrl-C: the pool is stopped; say what is kept
-            raise Interrupted(f"interrupted: {summary.ran} task(s) finished and kept in "
-                              f"{out / results.RUNS}; --resume continues") from None
+        except KeyboardInterrupt as exc:  # Ctrl-C or SIGTERM: the pool is stopped
+            how, exit_code = ("terminated", 143) if isinstance(exc, Terminated) else \
+                ("interrupted", 130)
+            raise Interrupted(f"{how}: {summary.ran} task(s) finished and kept in "
+                              f"{out / results.RUNS}; --resume continues", exit_code) from None
     return summary
 
 
 def _run(config, out: Path, records, tasks, todo, summary, start, n_jobs, backend, progress,
          entry: dict) -> None:
     """Write folds/ and meta.json (a new history entry), then one runs.csv row per task as
-    it finishes, then the entry's finish."""
+    it finishes, then the entry's finish and outcome: "finished", "interrupted" (Ctrl-C),
+    "terminated" (SIGTERM) or "failed" (an error such as a full disk)."""
     for label, record in records.items():
         path = results.fold_file(out, label)
         if not (path.is_file() and results.fold_record_to_keep(path, record)):
             results.write_folds(path, record)
     meta = _meta(config, start.meta, tasks)
-    meta["history"].append(entry)
-    results.write_json(out / results.META, meta)
     runs_path = out / results.RUNS
     new_file = not runs_path.exists() or runs_path.stat().st_size == 0
     header = RUN_COLUMNS if new_file or not start.header else start.header
     from tqdm import tqdm
 
-    outcome = "interrupted"
+    outcome = "failed"
     try:
-        with runs_path.open("a", newline="") as handle, tqdm(
+        # the entry is written and closed in this try: a signal between the two writes
+        # would leave it unfinished ("finished": null) for ever
+        meta["history"].append(entry)
+        results.write_json(out / results.META, meta)
+        with safe_io.open_append(runs_path, out, text=True) as handle, tqdm(
             total=len(todo), disable=not progress, file=sys.stderr, unit="task",
             desc=config.name, dynamic_ncols=True, smoothing=0.1,
             # In a log file (no terminal) each refresh is a new line: refresh rarely there.
@@ -689,7 +709,11 @@ def _run(config, out: Path, records, tasks, todo, summary, start, n_jobs, backen
                                           f"{row['fold']} {row['algorithm']}: {row['error']}")
                 bar.update(1)
         outcome = "finished"
+    except KeyboardInterrupt as exc:
+        outcome = "terminated" if isinstance(exc, Terminated) else "interrupted"
+        raise
     finally:
-        entry.update(finished=datetime.now(UTC).isoformat(), outcome=outcome)
-        entry["tasks"].update(ran=summary.ran, failed=len(summary.failed))
-        results.write_json(out / results.META, meta)
+        with interrupts.deferred():  # a second signal waits for the entry to be closed
+            entry.update(finished=datetime.now(UTC).isoformat(), outcome=outcome)
+            entry["tasks"].update(ran=summary.ran, failed=len(summary.failed))
+            results.write_json(out / results.META, meta)

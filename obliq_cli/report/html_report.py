@@ -19,12 +19,12 @@ from __future__ import annotations
 import base64
 import html
 import io
-import os
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pandas as pd
 
+from .. import safe_io
 from ..errors import ObliqError
 from .aggregate import check_metric, each_experiment, load_results, summarise
 from .stats import check_alpha
@@ -295,17 +295,14 @@ def build_report(paths, boundaries: bool = False, alpha: float = 0.05) -> str:
     ])
 
 
-def write_report(paths, output, boundaries: bool = False, alpha: float = 0.05) -> Path:
-    """Build the page, then write it to ``output`` atomically (temporary file + rename)."""
-    page = build_report(paths, boundaries, alpha)
+def write_report(paths, output, boundaries: bool = False, alpha: float = 0.05,
+                 root=None) -> Path:
+    """Build the page, then write it to ``output`` atomically (``safe_io.write_bytes``: a
+    temporary file of an unpredictable name, renamed; no link followed below ``root``,
+    default the page's folder)."""
     output = Path(output)
     if output.is_dir():
         raise ObliqError(f"{output}: is a directory (give a file name, e.g. report.html)")
-    output.parent.mkdir(parents=True, exist_ok=True)
-    tmp = output.with_name(f".{output.name}.{os.getpid()}.tmp")
-    try:
-        tmp.write_text(page, encoding="utf-8")
-        tmp.replace(output)
-    finally:
-        tmp.unlink(missing_ok=True)
-    return output
+    safe_io.check_file(output, root)  # a link is refused before the page is built
+    page = build_report(paths, boundaries, alpha)
+    return safe_io.write_bytes(output, page.encode("utf-8"), root)

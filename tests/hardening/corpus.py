@@ -10,7 +10,15 @@ command) in-process through click's ``CliRunner``. ``run_case`` classifies what 
   a label the plots must draw) and no warning printed (else ``handled-but-warned``);
 - ``recorded``: exit code 1 with the failing tasks recorded in ``runs.csv``;
 - ``traceback``: any exception that escaped the command (or an exit without one line);
-- ``lost``: earlier results changed or gone.
+- ``lost``: earlier results changed or gone;
+- ``wrong``: a silently wrong result (exit 0 after a signal, a history entry left
+  unfinished, rows that differ from an uninterrupted run's);
+- ``outside``: a file outside the output folder written, changed or deleted (through a
+  link planted in it: the ``outside/`` folder of each case's working folder);
+- ``hang``: the command did not end within ``TIMEOUT`` seconds.
+
+The families of links and signals (``corpus_io.py``) plant their links with a case's
+``setup`` and run signals through real processes with their own ``runner``.
 
 ``tests/hardening/test_hardening_corpus.py`` asserts each case's expected outcome;
 ``tests/hardening/tally.py`` prints the count of cases in each outcome.
@@ -18,15 +26,18 @@ command) in-process through click's ``CliRunner``. ``run_case`` classifies what 
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import re
+import signal
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-OUTCOMES = ("clean", "handled", "recorded", "traceback", "lost")
+OUTCOMES = ("clean", "handled", "recorded", "traceback", "lost", "wrong", "outside", "hang")
+TIMEOUT = 120  # seconds a case may take
 
 # 40 rows, 2 features, 2 classes; every algorithm separates it.
 SMALL_CSV = "a,b,class\n" + "".join(
@@ -58,9 +69,15 @@ class Case:
     expect: str = "clean"
     files: dict = field(default_factory=dict)
     command: tuple[str, ...] = ("run",)
-    names: str = "exp.yaml"  # the file (in the working folder, or a path) the error names
+    # the file (in the working folder, or a path) the error names; None: none is required
+    names: str | None = "exp.yaml"
     setup: Callable[[Path], None] | None = None  # makes what ``files`` cannot (a FIFO)
     damage: Callable[[Path], None] | None = None  # done to the results folder before command
+    # plant(workdir, out): plants links etc. once the folder (and results) are ready
+    plant: Callable[[Path, Path], None] | None = None
+    # runner(case, workdir) -> (outcome, detail): a case that is not one CLI call
+    runner: object = None
+    changes: tuple[str, ...] = ()  # folders whose files the command may rewrite (a resume)
 
 
 def base(extra: str = "") -> str:
@@ -333,8 +350,38 @@ CASES += [
 
 
 def _snapshot(folder: Path) -> dict[str, str]:
-    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(folder.rglob("*")) if p.is_file()}
+    """{path: digest} of the regular files below ``folder``, links not followed (a link
+    is recorded as where it points)."""
+    out = {}
+    for p in sorted(folder.rglob("*")):
+        if p.is_symlink():
+            out[str(p.relative_to(folder))] = f"-> {os.readlink(p)}"
+        elif p.is_file():
+            out[str(p.relative_to(folder))] = hashlib.sha256(p.read_bytes()).hexdigest()
+    return out
+
+
+class _Hang(Exception):
+    """A case ran past ``TIMEOUT``."""
+
+
+@contextlib.contextmanager
+def _time_limit(seconds: int):
+    """Raise ``_Hang`` in the command after ``seconds`` (SIGALRM; main thread only)."""
+    def hang(signum, frame):
+        raise _Hang()
+
+    try:
+        previous = signal.signal(signal.SIGALRM, hang)
+    except ValueError:  # not the main thread: no limit
+        yield
+        return
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 EARLIER_RUNS = "config_hash,dataset\nabc,earlier\n"
@@ -346,6 +393,8 @@ def run_case(case: Case, workdir: Path) -> tuple[str, str]:
 
     from obliq_cli.cli import main
 
+    if case.runner is not None:
+        return case.runner(case, workdir)
     workdir.mkdir(parents=True, exist_ok=True)
     config = workdir / "exp.yaml"
     text = case.config.encode("utf-8", errors="surrogateescape")
@@ -359,6 +408,10 @@ def run_case(case: Case, workdir: Path) -> tuple[str, str]:
     earlier = workdir / "earlier"
     earlier.mkdir()
     (earlier / "runs.csv").write_text(EARLIER_RUNS)
+    outside = workdir / "outside"  # what a link planted in the output folder points at
+    (outside / "folder").mkdir(parents=True)
+    (outside / "secret.txt").write_text("secret\n")
+    (outside / "folder" / "keep.npz").write_text("keep\n")
     out = workdir / "out"
     cwd = os.getcwd()
     os.chdir(workdir)
@@ -374,8 +427,10 @@ def run_case(case: Case, workdir: Path) -> tuple[str, str]:
             args = [a.replace("{out}", str(out)) for a in case.command]
             if case.damage is not None:
                 case.damage(out)
+        if case.plant is not None:
+            case.plant(workdir, out)
         before = _snapshot(workdir)
-        with warnings.catch_warnings(record=True) as caught:
+        with warnings.catch_warnings(record=True) as caught, _time_limit(TIMEOUT):
             warnings.simplefilter("always")  # the same under pytest (which records them)
             result = CliRunner().invoke(main, args)
     finally:
@@ -384,7 +439,14 @@ def run_case(case: Case, workdir: Path) -> tuple[str, str]:
     warned = [f"{w.category.__name__}: {w.message}" for w in caught] + [
         line for line in lines if re.search(r"\w+Warning: ", line)]
     after = _snapshot(workdir)
-    if any(after.get(k) != v for k, v in before.items()):
+    if isinstance(result.exception, _Hang):
+        return "hang", f"no end after {TIMEOUT} s"
+    touched = sorted(k for k in set(before) | set(after)
+                     if k.startswith("outside/") and before.get(k) != after.get(k))
+    if touched:
+        return "outside", f"written outside the output folder: {touched}"
+    if any(after.get(k) != v and not (k.startswith(case.changes) and k in after)
+           for k, v in before.items()):
         return "lost", f"changed: {sorted(k for k, v in before.items() if after.get(k) != v)}"
     if result.exception is not None and not isinstance(result.exception, SystemExit):
         return "traceback", f"{type(result.exception).__name__}: {result.exception}"[:300]
@@ -397,9 +459,14 @@ def run_case(case: Case, workdir: Path) -> tuple[str, str]:
             return "traceback", f"wrote {written} before failing"
         if len(lines[0]) > 1100:
             return "clean-but-unbounded", f"an error line of {len(lines[0])} characters"
-        named = (str(workdir / case.names) if case.names == "exp.yaml"
-                 else case.names.replace("{out}", str(out)))
-        missing = [f for f in (named, *case.fragments) if f not in lines[0]]
+        if case.names is None:
+            named = None
+        elif case.names == "exp.yaml":
+            named = str(workdir / case.names)
+        else:
+            named = case.names.replace("{out}", str(out))
+        missing = [f for f in ((named,) if named else ()) + tuple(case.fragments)
+                   if f not in lines[0]]
         if missing:
             return "clean-but-vague", f"{lines[0]} lacks {missing}"
         if warned:
@@ -909,3 +976,8 @@ CASES += [
         "folds/small.npz", lambda b: _npz(roles=[[[1, 3, 1, 3, 1, 3, 1]] * 2])), ("resume",),
                   ("its folds differ from the ones stored",), names="exp.yaml: datasets[0]"),
 ]
+
+# Links planted in the output folder, and signals (corpus_io.py)
+from corpus_io import io_cases  # noqa: E402
+
+CASES += io_cases(Case, base)

@@ -1,0 +1,122 @@
+"""Ctrl-C and SIGTERM: obliq stops when asked, says so in one line, never exits 0.
+
+- SIGTERM (``kill``, a batch scheduler's time limit, ``systemctl stop``) is handled as
+  Ctrl-C: the handler raises ``errors.Terminated``, a KeyboardInterrupt, so each path that
+  stops a run on Ctrl-C (the pool stopped, finished rows kept, the history entry closed
+  with its outcome) runs for it too; the command line prints one line and exits 143
+  (128 + SIGTERM) where Ctrl-C gives 130.
+- ``deferred()``: a block that must not be cut in two (the history entry's last write,
+  the pool's shutdown): a signal arriving inside is held and raised when it ends, unless
+  an interrupt or an error is already on its way out (that one is reported).
+- ``guard_exit()``: once a command is done, Python's own shutdown still runs code (loky
+  joins its executor's threads, atexit hooks) in which a KeyboardInterrupt is printed as
+  "Exception ignored in ..." with a traceback, and the process exits 0. From then on
+  either signal ends the process at once with one line and 130 or 143. The same from
+  the moment ``obliq_cli`` is imported by the obliq process until its command starts
+  (the second of imports in which Ctrl-C printed a traceback).
+
+Only the main thread can install handlers; elsewhere (a command run from a thread) the
+signals are left as they are. A SIGINT ignored when obliq started (a background job)
+stays ignored.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import sys
+import threading
+
+from .errors import Terminated
+
+_held: list[int] = []
+_deferring = 0
+
+
+def _raise(signum: int, frame) -> None:
+    if _deferring:
+        _held.append(signum)
+        return
+    raise Terminated() if signum == signal.SIGTERM else KeyboardInterrupt()
+
+
+def _ours(signum: int) -> bool:
+    """Whether obliq handles ``signum`` here: SIGTERM always, SIGINT unless ignored."""
+    current = signal.getsignal(signum)
+    return signum == signal.SIGTERM or current not in (signal.SIG_IGN, None)
+
+
+@contextlib.contextmanager
+def handled(then_guard: bool = False):
+    """SIGINT and SIGTERM raise (KeyboardInterrupt, Terminated) inside the block; after
+    it, the previous handlers are put back, or with ``then_guard`` ``guard_exit``'s are
+    installed (no moment between the two where Python's default handler could print a
+    traceback)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {}
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        if _ours(signum):
+            previous[signum] = signal.signal(signum, _raise)
+    try:
+        yield
+    finally:
+        if then_guard:
+            guard_exit()
+        else:
+            for signum, handler in previous.items():
+                signal.signal(signum, handler)
+
+
+@contextlib.contextmanager
+def deferred():
+    """Hold SIGINT and SIGTERM until the block ends, then raise the first one held (not
+    when the block already ends by an interrupt: that one is reported)."""
+    global _deferring
+    _deferring += 1
+    try:
+        yield
+    except BaseException:  # the block ends by an error or an interrupt: that one is told
+        _held.clear()
+        raise
+    finally:
+        _deferring -= 1
+    if not _deferring and _held:
+        signum = _held[0]
+        _held.clear()
+        if isinstance(sys.exc_info()[1], KeyboardInterrupt):
+            return  # a cleanup (``finally``) of an interrupt already on its way out
+        raise Terminated() if signum == signal.SIGTERM else KeyboardInterrupt()
+
+
+_when = ["while starting"]
+
+
+def _exit_now(signum: int, frame) -> None:
+    what = "terminated" if signum == signal.SIGTERM else "interrupted"
+    with contextlib.suppress(OSError):
+        os.write(2, f"error: {what} {_when[0]}\n".encode())
+    os._exit(128 + signum)
+
+
+def own_process() -> bool:
+    """Whether this process is the ``obliq`` command itself (its script or ``python -m
+    obliq_cli``), not a program that calls it in-process (tests through click's runner)."""
+    main = sys.modules.get("__main__")
+    spec = getattr(main, "__spec__", None)
+    if spec is not None:
+        return spec.name == "obliq_cli.__main__"
+    return os.path.basename(getattr(main, "__file__", "") or "") in ("obliq", "obliq.exe")
+
+
+def guard_exit(when: str = "while exiting") -> None:
+    """From now on SIGINT and SIGTERM end the process at once: one line (``error:
+    interrupted WHEN``), 130 or 143."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+    _when[0] = when
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        if _ours(signum):
+            signal.signal(signum, _exit_now)
