@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 
 from . import registry, safe_io
-from .data.preprocess import Preprocessor
+from .data.preprocess import Preprocessor, check_columns
 from .errors import DataError, ObliqError
 from .model_schema import check_model, read_model_json
 from .tree.structure import _shown
@@ -165,13 +165,7 @@ def read_rows(path, feature_names: list[str]) -> np.ndarray:
         raise DataError(f"{path}: not a CSV file ({str(exc).splitlines()[0]})") from None
     columns = [str(c).strip() for c in frame.columns]
     frame.columns = columns
-    missing = [n for n in feature_names if n not in columns]
-    if missing:
-        shown = ", ".join(missing[:5]) + (f" and {len(missing) - 5} more"
-                                          if len(missing) > 5 else "")
-        raise DataError(f"{path}: the columns do not match the model's features: "
-                        f"missing {shown} (the model's: {', '.join(feature_names)}; "
-                        f"the file's: {', '.join(columns)})")
+    check_columns(path, feature_names, columns)
     cells = frame[feature_names]
     values = cells.apply(pd.to_numeric, errors="coerce").to_numpy(dtype=np.float64)
     bad = np.argwhere(~np.isfinite(values))

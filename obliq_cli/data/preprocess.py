@@ -94,6 +94,18 @@ def check_missing_support(estimator, info: dict, what: str,
                          f"values; use impute or drop")
 
 
+def check_columns(where, wanted, columns) -> None:
+    """A DataError naming ``where`` when a column a model reads (``wanted``) is not
+    among a file's ``columns`` (the first five absent ones are named)."""
+    absent = [n for n in wanted if n not in columns]
+    if absent:
+        shown = ", ".join(absent[:5]) + (f" and {len(absent) - 5} more"
+                                         if len(absent) > 5 else "")
+        raise DataError(f"{where}: the columns do not match the model's features: "
+                        f"missing {shown} (the model's: {', '.join(wanted)}; "
+                        f"the file's: {', '.join(columns)})")
+
+
 class Preprocessor:
     """The per-task column transform: ``fit(X_grow)`` then ``transform(X)``.
 
@@ -239,13 +251,7 @@ class Preprocessor:
         import pandas as pd
 
         columns = [str(c) for c in frame.columns]
-        absent = [n for n in self.feature_names if n not in columns]
-        if absent:
-            shown = ", ".join(absent[:5]) + (f" and {len(absent) - 5} more"
-                                             if len(absent) > 5 else "")
-            raise DataError(f"{where}: the columns do not match the model's features: "
-                            f"missing {shown} (the model's: {', '.join(self.feature_names)}; "
-                            f"the file's: {', '.join(columns)})")
+        check_columns(where, self.feature_names, columns)
         cells = frame[self.feature_names].astype(str).apply(lambda c: c.str.strip())
         text = cells.to_numpy(dtype=str)
         missing = np.isin(text, MISSING_MARKS)

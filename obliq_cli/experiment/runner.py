@@ -442,13 +442,41 @@ def _dask_client(n_jobs: int, scheduler: str | None):
     except (OSError, TimeoutError) as exc:
         raise ObliqError(f"cannot reach the dask scheduler {scheduler or '(local)'}: "
                          f"{_one_line(exc)}") from None
+    _install_quiet_client_del()
+    if not scheduler:  # our own workers too: joblib makes a Client in each of them
+        with contextlib.suppress(Exception):
+            client.run(_install_quiet_client_del)
     try:
         yield client
     finally:
         cluster = None if scheduler else client.cluster
-        client.close()
-        if cluster is not None:
-            cluster.close()
+        try:
+            client.close()
+        finally:
+            if cluster is not None:
+                cluster.close()
+
+
+def _install_quiet_client_del() -> None:
+    """``_quiet_client_del`` as this process's unraisable hook (once)."""
+    if not getattr(sys.unraisablehook, "obliq_quiet_client", False):
+        sys.unraisablehook = _quiet_client_del(sys.unraisablehook)
+
+
+def _quiet_client_del(previous):
+    """An unraisable-exception hook that drops what dask's ``Client.__del__`` raises
+    once its event loop is closed: a Ctrl-C landing inside ``client.close()`` leaves the
+    client half closed, and its finaliser then printed "Exception ignored in
+    Client.__del__ ... IOLoop is closed" beside the run's one ``error: interrupted``
+    line, from the run and from each worker (the Client joblib makes there dies with
+    the cluster). Everything else goes to ``previous``."""
+    def hook(unraisable):
+        where = getattr(getattr(unraisable, "object", None), "__qualname__", "")
+        if where == "Client.__del__":
+            return
+        previous(unraisable)
+    hook.obliq_quiet_client = True
+    return hook
 
 
 def _local_cluster(n_workers: int | None):
