@@ -243,3 +243,24 @@ def rule_predictions(estimator, X):
     tree = estimator.tree_
     leaves = leaves_by_rules(tree, estimator.tree_input(X))
     return estimator.classes_[_np.argmax(tree.value[leaves], axis=1)]
+
+
+def invoke(args):
+    """``obliq ARGS`` in-process: (click's result, the output's lines, stripped)."""
+    from click.testing import CliRunner
+
+    from obliq_cli.cli import main
+
+    result = CliRunner().invoke(main, [str(a) for a in args])
+    return result, result.output.strip().splitlines()
+
+
+def rows_without_times(path) -> dict:
+    """runs.csv's rows keyed by task, without the columns that hold wall-clock times."""
+    import csv
+
+    with open(path, newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    for row in rows:
+        del row["fit_time"], row["predict_time"]
+    return {row["task"]: row for row in rows}

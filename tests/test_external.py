@@ -4,15 +4,13 @@ entry, and a resume refused when the code its stored rows came from changed."""
 
 from __future__ import annotations
 
-import csv
 import json
 
 import numpy as np
 import pytest
-from click.testing import CliRunner
+from conftest import invoke, rows_without_times
 
 from obliq_cli import registry
-from obliq_cli.cli import main
 from obliq_cli.config import load_config
 from obliq_cli.experiment.replay import replay_task
 from obliq_cli.experiment.runner import make_task_estimator, run_experiment
@@ -33,19 +31,6 @@ protocol: {{name: kfold, folds: 3, repeats: 2, prune_fraction: 0.2}}
 metrics: [test_accuracy, n_leaves]
 output: {out}
 """
-
-
-def invoke(args):
-    result = CliRunner().invoke(main, [str(a) for a in args])
-    return result, result.output.strip().splitlines()
-
-
-def rows_without_times(path) -> dict[str, dict]:
-    with open(path, newline="") as handle:
-        rows = list(csv.DictReader(handle))
-    for row in rows:
-        del row["fit_time"], row["predict_time"]
-    return {row["task"]: row for row in rows}
 
 
 @pytest.fixture(scope="module")

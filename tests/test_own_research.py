@@ -5,14 +5,12 @@ rows under -j 1 and -j 2, and "-" where a forest has no leaves."""
 
 from __future__ import annotations
 
-import csv
 import json
 
 import numpy as np
 import pytest
-from click.testing import CliRunner
+from conftest import invoke, rows_without_times
 
-from obliq_cli.cli import main
 from obliq_cli.data.preprocess import Preprocessor, missing_policy
 
 CONFIG = """
@@ -48,19 +46,6 @@ def _write_csv(path, n=90, seed=7):
     path.write_text("\n".join(lines) + "\n")
 
 
-def _invoke(args):
-    result = CliRunner().invoke(main, [str(a) for a in args])
-    return result, result.output.strip().splitlines()
-
-
-def _rows(path) -> dict[str, dict]:
-    with open(path, newline="") as handle:
-        rows = list(csv.DictReader(handle))
-    for row in rows:
-        del row["fit_time"], row["predict_time"]
-    return {row["task"]: row for row in rows}
-
-
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
     base = tmp_path_factory.mktemp("own")
@@ -69,7 +54,7 @@ def runs(tmp_path_factory):
     for jobs in (1, 2):
         config = base / f"own{jobs}.yaml"
         config.write_text(CONFIG.format(extra="", out=base / f"j{jobs}"))
-        result, lines = _invoke(["run", config, "-j", jobs, "--no-progress"])
+        result, lines = invoke(["run", config, "-j", jobs, "--no-progress"])
         assert result.exit_code == 0, result.output
         outputs[jobs] = base / f"j{jobs}"
     return base, outputs
@@ -77,7 +62,7 @@ def runs(tmp_path_factory):
 
 def test_the_same_rows_with_one_and_two_jobs(runs):
     _, out = runs
-    one, two = _rows(out[1] / "runs.csv"), _rows(out[2] / "runs.csv")
+    one, two = rows_without_times(out[1] / "runs.csv"), rows_without_times(out[2] / "runs.csv")
     assert len(one) == 5 * 3 * 2
     assert one == two
     assert {row["status"] for row in one.values()} == {"ok"}
@@ -85,10 +70,10 @@ def test_the_same_rows_with_one_and_two_jobs(runs):
 
 def test_a_forest_has_no_leaves_and_the_table_says_so(runs):
     _, out = runs
-    rows = _rows(out[1] / "runs.csv").values()
+    rows = rows_without_times(out[1] / "runs.csv").values()
     assert {r["n_leaves"] for r in rows if r["algorithm"] in ("RF", "DT")} == {""}
     assert all(float(r["n_leaves"]) >= 1 for r in rows if r["algorithm"] == "c45")
-    result, lines = _invoke(["table", out[1], "--metric", "n_leaves"])
+    result, lines = invoke(["table", out[1], "--metric", "n_leaves"])
     assert result.exit_code == 0, result.output
     header = next(line for line in lines if line.startswith("| dataset"))
     cells = [c.strip() for c in next(line for line in lines if line.startswith("| mine"))
@@ -140,7 +125,7 @@ def test_a_bad_override_is_one_line_before_anything_is_written(tmp_path, extra, 
     _write_csv(tmp_path / "mine.csv", n=30)
     config = tmp_path / "bad.yaml"
     config.write_text(CONFIG.format(extra=extra, out=tmp_path / "out"))
-    result, lines = _invoke(["run", config, "--no-progress"])
+    result, lines = invoke(["run", config, "--no-progress"])
     assert result.exit_code == 2
     errors = [line for line in lines if line.startswith("error:")]
     assert len(errors) == 1 and field in errors[0] and words in errors[0], lines
