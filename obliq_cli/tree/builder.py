@@ -287,6 +287,8 @@ def build_tree(
 
     presort = bool(getattr(finder, "presort", False))
     mark = np.zeros(n_samples, dtype=bool) if presort else None
+    # Without a NaN in X (every paper dataset) no node needs to look for one.
+    any_nan = bool(np.isnan(X).any())
     XT = None  # the columns as rows, for axis-parallel partitions (made on first use)
     root = Node(np.arange(n_samples), np.bincount(y, minlength=n_classes),
                 order=root_order(X) if presort else None)
@@ -327,10 +329,10 @@ def build_tree(
             continue
         if XT is None and split.feature >= 0:
             XT = np.ascontiguousarray(X.T)
-        parts = _partition(X, XT, y, n_classes, node, split)
+        parts = _partition(X, XT, y, n_classes, node, split, any_nan)
         if parts is None:
             continue  # a split that separates nothing is no split
-        child_rows, child_weights, child_counts, rule = parts
+        child_rows, child_weights, child_counts, rule, go_left = parts
         if split.categories > 0:
             kinds[node_id] = NOMINAL
             features[node_id] = split.feature
@@ -346,7 +348,7 @@ def build_tree(
         m = len(child_rows)
         states = split.child_states or (None,) * m
         depth = node.depth + 1
-        orders = _child_orders(node, child_rows, mark)
+        orders = _child_orders(node, child_rows, mark, go_left)
         # Pushed last branch first, so the first branch is numbered next (preorder).
         for b in range(m - 1, -1, -1):
             stack.append((Node(child_rows[b], child_counts[b], depth, counts, states[b],
@@ -396,15 +398,17 @@ def split_branches(X: np.ndarray, XT: np.ndarray | None, rows: np.ndarray,
     return branch
 
 
-def _partition(X, XT, y, n_classes, node: Node, split: Split):
-    """The children of ``node`` under ``split``: (rows, weights, counts) per branch and
-    the node's missing rule, or None when fewer than two branches get a row."""
+def _partition(X, XT, y, n_classes, node: Node, split: Split, any_nan: bool = True):
+    """The children of ``node`` under ``split``: (rows, weights, counts) per branch, the
+    node's missing rule and, for a plain binary partition, the mask of the rows that went
+    left (else None); None when fewer than two branches get a row. ``any_nan``: whether X
+    holds a NaN at all (if not, no node's values are searched for one)."""
     rows, weights = node.rows, node.weights
     n = rows.shape[0]
     if split.categories == 0 and weights is None:
         values = (XT[split.feature][rows] if split.feature >= 0
                   else _oblique_values(X, rows, split))  # as goes_left
-        if not np.isnan(values).any():
+        if not (any_nan and np.isnan(values).any()):
             # The binary integer path of old, unchanged.
             go_left = values <= split.threshold
             left_rows = rows[go_left]
@@ -413,7 +417,7 @@ def _partition(X, XT, y, n_classes, node: Node, split: Split):
                 return None
             left_counts = np.bincount(y[left_rows], minlength=n_classes)
             return ([left_rows, rows[~go_left]], [None, None],
-                    [left_counts, node.counts - left_counts], split.missing)
+                    [left_counts, node.counts - left_counts], split.missing, go_left)
     branch = split_branches(X, XT, rows, split)
     m = split.n_branches
     unknown = branch < 0
@@ -447,10 +451,10 @@ def _partition(X, XT, y, n_classes, node: Node, split: Split):
         out_counts.append(counts)
     if sum(r.shape[0] > 0 for r in out_rows) < 2:
         return None
-    return out_rows, out_weights, out_counts, rule
+    return out_rows, out_weights, out_counts, rule, None
 
 
-def _child_orders(node: Node, child_rows: list, mark) -> list:
+def _child_orders(node: Node, child_rows: list, mark, go_left=None) -> list:
     """Each child's presorted orders (None below ``PRESORT_MIN_ROWS`` rows or without
     an order): a stable filter of the parent's, so no child sorts again."""
     m = len(child_rows)
@@ -461,8 +465,11 @@ def _child_orders(node: Node, child_rows: list, mark) -> list:
         # A binary partition: one pass splits every feature's order in two.
         if not any(keep):
             return [None, None]
-        mark[node.rows] = False
-        mark[child_rows[0]] = True
+        if go_left is not None:  # the partition's own mask: one scatter
+            mark[node.rows] = go_left
+        else:
+            mark[node.rows] = False
+            mark[child_rows[0]] = True
         left, right = split_order(node.order, mark, child_rows[0].shape[0], keep[0], keep[1])
         return [left if keep[0] else None, right if keep[1] else None]
     d = node.order.shape[0]
