@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from conftest import rule_predictions
+from conftest import GOLF, GOLF_Y, golf_unknown, rule_predictions
 
 from obliq_cli import make_estimator
 from obliq_cli.algorithms.c45 import choose_attribute, evaluate_attribute
@@ -113,27 +113,12 @@ def test_every_split_leaves_at_least_two_cases_per_side_and_rules_agree():
 from obliq_cli.algorithms.c45 import evaluate_attributes, evaluate_general  # noqa: E402
 from obliq_cli.errors import DataError  # noqa: E402
 
-# Quinlan 1993, Table 1-1, in the book's order: outlook (sunny 0, overcast 1, rain 2),
-# temperature, humidity, windy (true 0, false 1); class Play / Don't Play.
-GOLF = np.array([
-    [0, 75, 70, 0], [0, 80, 90, 0], [0, 85, 85, 1], [0, 72, 95, 1], [0, 69, 70, 1],
-    [1, 72, 90, 0], [1, 83, 78, 1], [1, 64, 65, 0], [1, 81, 75, 1],
-    [2, 71, 80, 0], [2, 65, 70, 0], [2, 75, 80, 1], [2, 68, 80, 1], [2, 70, 96, 1]], float)
-GOLF_Y = np.array(["Play", "Don't Play", "Don't Play", "Don't Play", "Play", "Play", "Play",
-                   "Play", "Play", "Don't Play", "Don't Play", "Play", "Play", "Play"])
 GOLF_NAMES = ["outlook", "temperature", "humidity", "windy"]
 GOLF_CATEGORIES = {0: ["sunny", "overcast", "rain"], 3: ["true", "false"]}
 
 
-def _golf_unknown():
-    """Ch. 3: the case (overcast, 72, 90, true, Play) with its outlook unknown."""
-    X = GOLF.copy()
-    X[5, 0] = np.nan
-    return X
-
-
 def test_outlook_gain_with_one_unknown_value_by_hand():
-    X = _golf_unknown()
+    X = golf_unknown()
     codes = (GOLF_Y == "Play").astype(np.int64)
     results = evaluate_general(X.T, codes, np.ones(14), 2, 2, {0: 3, 3: 2}, 14)
     # 13 known cases: 8 Play, 5 Don't; sunny 2/3, overcast 3/0, rain 3/2 (Play/Don't).
@@ -157,7 +142,7 @@ def test_outlook_gain_with_one_unknown_value_by_hand():
 
 
 def test_golf_tree_with_an_unknown_outlook_is_quinlans():
-    est = make_estimator("c45", categorical_features=[0, 3]).fit(_golf_unknown(), GOLF_Y)
+    est = make_estimator("c45", categorical_features=[0, 3]).fit(golf_unknown(), GOLF_Y)
     text = est.export_text(GOLF_NAMES, category_names=GOLF_CATEGORIES)
     # Quinlan 1993, ch. 3: the unknown case reaches sunny with weight 5/13, overcast 3/13
     # and rain 5/13: "Don't Play (3.4/0.4)", "Play (3.2)", "Don't Play (2.4/0.4)".
@@ -203,7 +188,7 @@ def test_nominal_attributes_split_multiway_without_unknowns():
 def test_json_round_trip_of_a_tree_with_unknowns_predicts_identically():
     import json
 
-    est = make_estimator("c45", categorical_features=[0, 3]).fit(_golf_unknown(), GOLF_Y)
+    est = make_estimator("c45", categorical_features=[0, 3]).fit(golf_unknown(), GOLF_Y)
     data = json.loads(json.dumps(est.export_json()))
     back = make_estimator("c45").load_tree(data)
     rng = np.random.default_rng(0)
