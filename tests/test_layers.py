@@ -236,3 +236,12 @@ def test_no_import_circle_between_parts():
         graph.setdefault(part(module), set()).update(
             part(t) for t in targets if part(t) != part(module))
     assert _circles(graph) == []
+
+
+def test_the_layout_report_prints_every_room_and_no_circle():
+    from layout_report import report
+
+    text = report(PACKAGE.parent)
+    assert "circles between modules: none" in text and "rooms off the map:       none" in text
+    for room in ("tree/", "algorithms/", "pruning/", "experiment/", "report/", "cli"):
+        assert f"  {room} " in text, room
