@@ -4,7 +4,7 @@ The estimator classes are importable by name (``from obliq_cli import OC1Classif
 and so are ``run_experiment`` / ``load_results`` (``obliq_cli.api``) and ``load_model`` /
 ``save_model``; they load on first use, so that ``import obliq_cli`` (and ``obliq
 --help``) imports neither pandas, scikit-learn, scipy nor numba
-(``tests/test_startup.py`` checks).
+(``tests/cli/test_startup.py`` checks).
 """
 
 import importlib

@@ -15,7 +15,7 @@ The same declaration is read by
   ``_validate_params``), and by ``registry.check_pruner_parameters`` when a pruner runs;
 - the config check before a run (``obliq_cli.config``), which reports the first bad
   value as ``<file>: algorithms[i].params.<name>: must be ... (got ...)``;
-- scikit-learn's ``check_param_validation`` (``tests/test_sklearn_checks.py``).
+- scikit-learn's ``check_param_validation`` (``tests/algorithms/test_sklearn_checks.py``).
 
 Bounds are chosen so that no accepted value can make a fit exhaust memory, run for ever
 or silently mean something else (a ``max_cycles`` of 0 would turn CART-LC into CART-AP).

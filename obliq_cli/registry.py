@@ -100,7 +100,7 @@ _TABLE_MODULES = {"protocol": "obliq_cli.experiment.protocols",
 _BUILTIN_PACKAGES = ("obliq_cli.pruning", "obliq_cli.data")
 # Built-in algorithm name -> its module under obliq_cli.algorithms (the module registers
 # it on import). A static table, so that a lookup imports one module rather than all;
-# tests/test_startup.py checks it against the registrations of every module.
+# tests/cli/test_startup.py checks it against the registrations of every module.
 BUILTIN_ALGORITHMS = {
     "apdt": "apdt", "c45": "c45", "cart-ap": "cart", "cart-lc": "cart_lc", "fdt": "fdt",
     "gdt": "gdt", "gepsvm": "svm", "hhcart-a": "hhcart", "hhcart-d": "hhcart", "id3": "id3",
@@ -223,7 +223,7 @@ def register_algorithm(name: str, summary: str = "", **extra) -> Callable:
     """Class decorator: register an estimator class under ``name``.
 
     Optional ``extra`` read by scikit-learn's estimator checks
-    (``tests/test_sklearn_checks.py``): ``check_params``, parameters that make the
+    (``tests/algorithms/test_sklearn_checks.py``): ``check_params``, parameters that make the
     checks' many small fits quick (a smaller grid or fewer restarts, never another
     method); ``expected_failed_checks``, check name -> the reason of the method why it
     cannot pass (see ``expected_failed_checks``)."""

@@ -264,3 +264,23 @@ def rows_without_times(path) -> dict:
     for row in rows:
         del row["fit_time"], row["predict_time"]
     return {row["task"]: row for row in rows}
+
+
+# --- Shared data ---------------------------------------------------------------------
+# C4.5's golf example: algorithms/test_c45.py grows it, pruning/test_pessimistic.py prunes it.
+
+# Quinlan 1993, Table 1-1, in the book's order: outlook (sunny 0, overcast 1, rain 2),
+# temperature, humidity, windy (true 0, false 1); class Play / Don't Play.
+GOLF = _np.array([
+    [0, 75, 70, 0], [0, 80, 90, 0], [0, 85, 85, 1], [0, 72, 95, 1], [0, 69, 70, 1],
+    [1, 72, 90, 0], [1, 83, 78, 1], [1, 64, 65, 0], [1, 81, 75, 1],
+    [2, 71, 80, 0], [2, 65, 70, 0], [2, 75, 80, 1], [2, 68, 80, 1], [2, 70, 96, 1]], float)
+GOLF_Y = _np.array(["Play", "Don't Play", "Don't Play", "Don't Play", "Play", "Play", "Play",
+                   "Play", "Play", "Don't Play", "Don't Play", "Play", "Play", "Play"])
+
+
+def golf_unknown():
+    """Ch. 3: the case (overcast, 72, 90, true, Play) with its outlook unknown."""
+    X = GOLF.copy()
+    X[5, 0] = _np.nan
+    return X

@@ -1,12 +1,18 @@
 """No layer imports the one above it, and no module imports itself back: the modules of
 obliq_cli are read as text (every import, at module level or inside a function) and checked
-against the layer map and for circles.
+against the intended map and for circles.
 
 The map: tree <- algorithms <- pruning <- experiment <- report <- cli, with data and config
-below experiment; ``registry`` (the names of algorithms, pruners, datasets, protocols,
-metrics and backends) and the helpers beside it (errors, parameters, ...) import no layer:
-the registry loads the built-in modules by name. The experiment and the report reach
-algorithms and pruners through the registry only, never by importing them."""
+below experiment. A *room* is a package of obliq_cli (tree, algorithms, ...) or one of its
+top-level modules (config, registry, model, ...); ``ALLOWED`` names, for every room, the
+rooms it may import, and nothing else is allowed: a room missing from the map is itself a
+failure, so a new module is placed on purpose. The helpers (errors, parameters, safe_io,
+...) import no layer and any room may use them. ``registry`` (the names of algorithms,
+pruners, datasets, protocols, metrics and backends) imports no layer either: it loads the
+built-in modules by name, so the experiment, the report and the config reach algorithms
+and pruners through the registry only, never by importing them.
+
+``python tests/layout_report.py`` prints the lines per room and the graph between rooms."""
 
 from __future__ import annotations
 
@@ -15,23 +21,42 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "obliq_cli"
 
-# What each part may not import (by module path below obliq_cli).
-FORBIDDEN = {
-    "tree": ("algorithms", "pruning", "experiment", "report", "cli", "config"),
-    "algorithms": ("pruning", "experiment", "report", "cli", "config"),
-    "pruning": ("experiment", "report", "cli", "config"),
-    "data": ("algorithms", "pruning", "experiment", "report", "cli", "config"),
-    # the config reads protocols, metrics and backends through the registry
-    "config": ("experiment", "algorithms", "pruning", "data", "report", "cli"),
-    "experiment": ("algorithms", "pruning", "report", "cli"),
-    "report": ("algorithms", "pruning", "cli"),
-    "registry": ("tree", "algorithms", "pruning", "data", "experiment", "report", "cli",
-                 "config", "model"),
-    "parameters": ("registry", "tree", "algorithms", "pruning", "data", "experiment",
-                   "report", "cli", "config", "model"),
-    "errors": ("registry", "parameters", "tree", "algorithms", "pruning", "data",
-               "experiment", "report", "cli", "config", "model"),
+# Leaf helpers: they import only each other's base (errors; resources reads files through
+# safe_io) and may be imported by any room.
+HELPERS = {
+    "errors": set(),
+    "version": set(),
+    "logs": set(),
+    "jit_cache": set(),
+    "parameters": {"errors"},
+    "safe_io": {"errors"},
+    "csvio": {"errors"},
+    "yaml_input": {"errors"},
+    "interrupts": {"errors"},
+    "resources": {"errors", "safe_io"},
 }
+
+# Every other room and the rooms (besides the helpers) it may import: the intended map.
+ALLOWED = {
+    "registry": set(),
+    "reference_file": set(),  # the papers' values file, read by config and report
+    "tree": set(),
+    "algorithms": {"tree", "registry"},
+    "pruning": {"tree", "registry"},
+    "data": {"tree", "registry"},
+    "config": {"registry", "reference_file"},
+    "model_schema": {"tree", "data"},
+    "model": {"tree", "data", "model_schema", "registry"},
+    "experiment": {"config", "data", "registry"},
+    "report": {"experiment", "config", "tree", "reference_file"},
+    "api": {"config", "experiment", "report"},
+    "cli": {"api", "config", "experiment", "report", "model", "pruning", "registry", "tree"},
+    "__main__": {"cli"},
+    "obliq_cli": {"registry"},  # the package's __init__: the rest loads on first use
+}
+
+# The layer order of the README: no room of it may import a room after it.
+ORDER = ("tree", "algorithms", "pruning", "experiment", "report", "cli")
 
 
 def _imports(path: Path) -> list[str]:
@@ -53,20 +78,48 @@ def _imports(path: Path) -> list[str]:
     return [name for name in out if name.startswith("obliq_cli")]
 
 
-def _part(module_parts: tuple[str, ...]) -> str:
-    return module_parts[1] if len(module_parts) > 1 else ""
+def _room(module_parts: tuple[str, ...]) -> str:
+    """The room of a module: its package below obliq_cli, or the top-level module itself
+    (``obliq_cli`` for the package's own __init__)."""
+    return module_parts[1] if len(module_parts) > 1 else module_parts[0]
 
 
-def test_no_module_imports_a_layer_above_its_own():
+def _may_import(room: str) -> set[str]:
+    if room in HELPERS:
+        return HELPERS[room] | {room}
+    return ALLOWED.get(room, set()) | set(HELPERS) | {room}
+
+
+def test_every_room_is_on_the_map():
+    rooms = {_room(tuple(name.split("."))) for name in _modules()}
+    assert sorted(rooms - set(HELPERS) - set(ALLOWED)) == []
+
+
+def test_no_module_imports_a_room_the_map_does_not_allow():
     problems = []
-    for path in sorted(PACKAGE.rglob("*.py")):
-        parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
-        own = _part(parts)
-        for name in _imports(path):
-            target = _part(tuple(name.split(".")))
-            if target in FORBIDDEN.get(own, ()):
-                problems.append(f"{'/'.join(parts)}.py imports {name}")
+    for module, targets in sorted(_module_graph().items()):
+        own = _room(tuple(module.split(".")))
+        for target in sorted(targets):
+            if _room(tuple(target.split("."))) not in _may_import(own):
+                problems.append(f"{module} imports {target}")
     assert problems == []
+
+
+def test_the_map_is_layered():
+    # the map itself has no circle and keeps the README's order; the experiment, the
+    # report and the config reach algorithms and pruners through the registry only
+    graph = {room: set(targets) for room, targets in {**HELPERS, **ALLOWED}.items()}
+    for room in ALLOWED:
+        graph[room] |= set(HELPERS)
+    assert _circles(graph) == []
+    for i, room in enumerate(ORDER):
+        assert not graph[room] & set(ORDER[i + 1:]), room
+    for room in ("data", "config"):
+        assert not graph[room] & {"experiment", "report", "cli"}, room
+    for room in ("experiment", "report", "config", "registry"):
+        assert not graph[room] & {"algorithms", "pruning"}, room
+    for helper, targets in HELPERS.items():
+        assert targets <= set(HELPERS), helper
 
 
 def test_the_scan_sees_relative_and_late_imports(tmp_path):
@@ -183,3 +236,12 @@ def test_no_import_circle_between_parts():
         graph.setdefault(part(module), set()).update(
             part(t) for t in targets if part(t) != part(module))
     assert _circles(graph) == []
+
+
+def test_the_layout_report_prints_every_room_and_no_circle():
+    from layout_report import report
+
+    text = report(PACKAGE.parent)
+    assert "circles between modules: none" in text and "rooms off the map:       none" in text
+    for room in ("tree/", "algorithms/", "pruning/", "experiment/", "report/", "cli"):
+        assert f"  {room} " in text, room

@@ -53,7 +53,7 @@ Nominal attributes and unknown values (Quinlan 1993, ch. 2.2 and ch. 3; release 
 A node whose cases have no unknown value and whose attributes are all continuous goes
 through the compiled sweep below (the release-8 rules of the first list); any other node
 through ``evaluate_general``, which computes the same quantities with weights (on such a
-node both choose the same test; tests/test_c45.py checks it).
+node both choose the same test; tests/algorithms/test_c45.py checks it).
 
 Pruning is the separate ``pessimistic`` pruner (C4.5 error-based pruning, CF = 0.25).
 Compiled: every attribute is sorted once per node (one batched argsort) and swept with

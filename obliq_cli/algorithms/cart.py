@@ -15,7 +15,7 @@ missing values at its node sends missing values at prediction to the child that
 received more training rows (ties: right), the tree's default rule. Candidates are
 visited feature by feature, right-then-left, thresholds ascending; the first of the
 lowest score wins (scikit-learn visits features in a random order: on data without
-ties the trees are the same node for node; tests/test_cart.py checks it). A node whose
+ties the trees are the same node for node; tests/algorithms/test_cart.py checks it). A node whose
 rows have no missing value uses the compiled search of old.
 """
 

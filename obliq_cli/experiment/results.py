@@ -48,7 +48,7 @@ WRITER = "obliq"
 FIELD_LIMIT = 1 << 30
 
 # Tests replace this to stop the process between two steps of a write (see
-# tests/test_resume_kill.py); it names every point at which a kill leaves files behind.
+# tests/experiment/test_resume_kill.py); it names every point at which a kill leaves files behind.
 def _step(name: str) -> None:
     """A point between two file operations (a no-op outside the kill test)."""
 

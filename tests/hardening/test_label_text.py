@@ -4,7 +4,7 @@ import re
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "report"))
 
 from test_report import hand_rows, write_results  # noqa: E402
 

@@ -27,7 +27,7 @@ from obliq_cli.resources import (
     shipped_configs,
 )
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_shipped_files_are_inside_the_package():

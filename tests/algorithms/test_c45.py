@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from conftest import rule_predictions
+from conftest import GOLF, GOLF_Y, golf_unknown, rule_predictions
 
 from obliq_cli import make_estimator
 from obliq_cli.algorithms.c45 import choose_attribute, evaluate_attribute
@@ -47,25 +47,28 @@ def test_humidity_gain_mdl_and_ratio_by_hand():
 
 
 def test_temperature_offers_no_test_after_the_mdl_charge():
-    # The best temperature cut (<= 83... ) gains less than log2(Tries)/14: no test.
-    r = evaluate_attribute(TEMP, PLAY, 2, 2)
-    values = np.unique(TEMP)
-    best = 0.0
-    tries = 0
-    for lo in values[:-1]:
-        mask = TEMP <= lo
-        nl = mask.sum()
-        if nl < 2 or 14 - nl < 2:
-            continue
-        tries += 1
-        yl = PLAY[mask].sum()
-        yr = PLAY[~mask].sum()
-        g = H(9, 5) - nl / 14 * H(yl, nl - yl) - (14 - nl) / 14 * H(yr, 14 - nl - yr)
-        best = max(best, g)
-    if best - np.log2(tries) / 14 > 0:
-        assert r["gain"] == pytest.approx(best - np.log2(tries) / 14)
-    else:
-        assert r is None
+    # Sorted temperature (yes/no): 64(1/0) 65(0/1) 68(1/0) 69(1/0) 70(1/0) 71(0/1) 72(1/1)
+    # 75(2/0) 80(0/1) 81(1/0) 83(1/0) 85(0/1): 12 values, 11 cuts; left counts after each:
+    left = {64: (1, 0), 65: (1, 1), 68: (2, 1), 69: (3, 1), 70: (4, 1), 71: (4, 2),
+            72: (5, 3), 75: (7, 3), 80: (7, 4), 81: (8, 4), 83: (9, 4)}
+    gains = {c: H(9, 5) - (sum(l) / 14 * H(*l) + (14 - sum(l)) / 14 * H(9 - l[0], 5 - l[1]))
+             for c, l in left.items()}
+    # 14 cases: MinSplit 2 drops the cuts after 64 and 83 (one case on a side), Tries = 9;
+    # the best of the rest (cut 70, 0.045 bits) is far below log2(9)/14: no test.
+    inner = {c: g for c, g in gains.items() if c not in (64, 83)}
+    assert max(inner, key=inner.get) == 70
+    assert inner[70] == pytest.approx(0.0453, abs=1e-4)
+    assert inner[70] < np.log2(9) / 14
+    assert evaluate_attribute(TEMP, PLAY, 2, 2) is None
+    # Four copies (56 cases): every cut is tried (Tries = 11) and the cut after 83, the
+    # best (0.113 bits), survives the charge log2(11)/56.
+    r = evaluate_attribute(np.tile(TEMP, 4), np.tile(PLAY, 4), 2, 2)
+    assert max(gains, key=gains.get) == 83
+    assert gains[83] == pytest.approx(0.1134, abs=1e-4)
+    assert r["tries"] == 11
+    assert (r["low"], r["high"]) == (83, 85)
+    assert r["raw_gain"] == pytest.approx(gains[83])
+    assert r["gain"] == pytest.approx(gains[83] - np.log2(11) / 56)
 
 
 def test_only_attributes_with_average_gain_compete_on_ratio():
@@ -113,27 +116,12 @@ def test_every_split_leaves_at_least_two_cases_per_side_and_rules_agree():
 from obliq_cli.algorithms.c45 import evaluate_attributes, evaluate_general  # noqa: E402
 from obliq_cli.errors import DataError  # noqa: E402
 
-# Quinlan 1993, Table 1-1, in the book's order: outlook (sunny 0, overcast 1, rain 2),
-# temperature, humidity, windy (true 0, false 1); class Play / Don't Play.
-GOLF = np.array([
-    [0, 75, 70, 0], [0, 80, 90, 0], [0, 85, 85, 1], [0, 72, 95, 1], [0, 69, 70, 1],
-    [1, 72, 90, 0], [1, 83, 78, 1], [1, 64, 65, 0], [1, 81, 75, 1],
-    [2, 71, 80, 0], [2, 65, 70, 0], [2, 75, 80, 1], [2, 68, 80, 1], [2, 70, 96, 1]], float)
-GOLF_Y = np.array(["Play", "Don't Play", "Don't Play", "Don't Play", "Play", "Play", "Play",
-                   "Play", "Play", "Don't Play", "Don't Play", "Play", "Play", "Play"])
 GOLF_NAMES = ["outlook", "temperature", "humidity", "windy"]
 GOLF_CATEGORIES = {0: ["sunny", "overcast", "rain"], 3: ["true", "false"]}
 
 
-def _golf_unknown():
-    """Ch. 3: the case (overcast, 72, 90, true, Play) with its outlook unknown."""
-    X = GOLF.copy()
-    X[5, 0] = np.nan
-    return X
-
-
 def test_outlook_gain_with_one_unknown_value_by_hand():
-    X = _golf_unknown()
+    X = golf_unknown()
     codes = (GOLF_Y == "Play").astype(np.int64)
     results = evaluate_general(X.T, codes, np.ones(14), 2, 2, {0: 3, 3: 2}, 14)
     # 13 known cases: 8 Play, 5 Don't; sunny 2/3, overcast 3/0, rain 3/2 (Play/Don't).
@@ -157,7 +145,7 @@ def test_outlook_gain_with_one_unknown_value_by_hand():
 
 
 def test_golf_tree_with_an_unknown_outlook_is_quinlans():
-    est = make_estimator("c45", categorical_features=[0, 3]).fit(_golf_unknown(), GOLF_Y)
+    est = make_estimator("c45", categorical_features=[0, 3]).fit(golf_unknown(), GOLF_Y)
     text = est.export_text(GOLF_NAMES, category_names=GOLF_CATEGORIES)
     # Quinlan 1993, ch. 3: the unknown case reaches sunny with weight 5/13, overcast 3/13
     # and rain 5/13: "Don't Play (3.4/0.4)", "Play (3.2)", "Don't Play (2.4/0.4)".
@@ -203,7 +191,7 @@ def test_nominal_attributes_split_multiway_without_unknowns():
 def test_json_round_trip_of_a_tree_with_unknowns_predicts_identically():
     import json
 
-    est = make_estimator("c45", categorical_features=[0, 3]).fit(_golf_unknown(), GOLF_Y)
+    est = make_estimator("c45", categorical_features=[0, 3]).fit(golf_unknown(), GOLF_Y)
     data = json.loads(json.dumps(est.export_json()))
     back = make_estimator("c45").load_tree(data)
     rng = np.random.default_rng(0)

@@ -1,6 +1,6 @@
 """obliq claims: the papers' claims as data, one evaluator, verdicts on hand-built results.
 
-The results are written here by hand in the runner's layout (as tests/test_agree.py does),
+The results are written here by hand in the runner's layout (as tests/report/test_agree.py does),
 with per-fold numbers chosen so that every test's outcome is known without running it:
 
 - B scores 70 + (0, 1, 2) on the folds of each repetition (mean 71);
@@ -385,7 +385,7 @@ def test_shipped_claims_name_the_shipped_configs_labels_and_datasets():
 
 
 def test_shipped_claims_are_package_data():
-    pyproject = (Path(__file__).resolve().parents[1] / "pyproject.toml").read_text()
+    pyproject = (Path(__file__).resolve().parents[2] / "pyproject.toml").read_text()
     assert '"configs/references/claims/*.yaml"' in pyproject
 
 
@@ -394,7 +394,7 @@ def test_shipped_claims_are_package_data():
 def splicer():
     import importlib.util
 
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     spec = importlib.util.spec_from_file_location("update_reproductions",
                                                   root / "docs" / "update_reproductions.py")
     module = importlib.util.module_from_spec(spec)
@@ -403,7 +403,7 @@ def splicer():
 
 
 def test_readme_has_one_claims_section_and_make_reproductions_fills_it():
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     readme = (root / "README.md").read_text(encoding="utf-8")
     begin, end = splicer().markers("obliq claims")
     assert readme.count(begin + "\n") == 1 and readme.count(end + "\n") == 1

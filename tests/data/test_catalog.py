@@ -208,7 +208,7 @@ def test_optdigits_test_part_is_scikit_learns_digits():
     np.testing.assert_array_equal(y[train], y_train)
 
 
-ROOT = __import__("pathlib").Path(__file__).resolve().parents[1]
+ROOT = __import__("pathlib").Path(__file__).resolve().parents[2]
 
 
 def _catalog_packages() -> set[str]:

@@ -31,7 +31,7 @@ from obliq_cli.report.agreement import (
 )
 from obliq_cli.report.tables import render_tables
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 # Per (dataset, algorithm): test accuracy and leaves of repetitions 0 and 1 (both folds of
 # a repetition score the same, so a repetition's mean is its value).

@@ -16,7 +16,7 @@ from click.testing import CliRunner
 from obliq_cli import registry
 from obliq_cli.cli import main
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 HEAVY = ("pandas", "sklearn", "scipy", "numba", "matplotlib")
 
 

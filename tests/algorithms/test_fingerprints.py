@@ -11,7 +11,8 @@ probabilities.
 When a change is *meant* to alter trees (a bug fixed, a documented tie rule), rewrite
 the stored fingerprints of the algorithms concerned and say why in the commit::
 
-    OBLIQ_UPDATE_FINGERPRINTS=oc1,oc1-lc .venv/bin/python -m pytest tests/test_fingerprints.py
+    OBLIQ_UPDATE_FINGERPRINTS=oc1,oc1-lc .venv/bin/python -m pytest \
+        tests/algorithms/test_fingerprints.py
 
 (``OBLIQ_UPDATE_FINGERPRINTS=all`` rewrites every file.) A missing file is written on
 the first run and the test then fails, so a new algorithm's fingerprint is committed
@@ -36,7 +37,7 @@ from obliq_cli.errors import ObliqError
 from obliq_cli.registry import list_algorithms, make_estimator
 from obliq_cli.tree.structure import Tree
 
-FINGERPRINT_DIR = Path(__file__).parent / "fingerprints"
+FINGERPRINT_DIR = Path(__file__).resolve().parents[1] / "fingerprints"
 DATASETS_FILE = FINGERPRINT_DIR / "datasets.json"
 SEEDS = (0, 1)
 TOLERANCE = 1e-9
@@ -224,7 +225,7 @@ def test_trees_do_not_depend_on_the_blas_kernel():
         pytest.skip(reason)
     env = {**os.environ, "OPENBLAS_CORETYPE": "Prescott", "OPENBLAS_NUM_THREADS": "1",
            "OMP_NUM_THREADS": "1", "PYTHONPATH": os.pathsep.join(
-               [str(Path(__file__).resolve().parents[1]), os.environ.get("PYTHONPATH", "")])}
+               [str(Path(__file__).resolve().parents[2]), os.environ.get("PYTHONPATH", "")])}
     child = "\n".join([
         "import json, sys",
         "sys.path.insert(0, sys.argv[1])",

@@ -123,9 +123,29 @@ def test_small_nodes_rank_deficient_and_single_point_classes():
     assert (est.predict(X) == y).mean() > 0.95
     assert class_eigenvectors(X[y == 2], "A").shape == (3, 0)
     assert class_eigenvectors(np.ones((4, 3)), "D").shape == (3, 0)  # identical points
-    # n <= 2p: only the axis-parallel split is tried.
-    small = find_householder_split(X[:6], np.array([0, 1] * 3), 2, TWOING, "A", 0.05)
-    assert small is None or small.feature >= 0
+
+
+def test_at_most_two_rows_per_feature_only_the_axis_parallel_split_is_tried(monkeypatch):
+    # n <= 2p (oblique_rows_per_feature = 2): no class's eigenvectors are computed and the
+    # split is the axis-parallel search's own; one row more and both classes' are.
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(7, 3))
+    y = np.array([0, 1, 0, 1, 0, 1, 1])
+    seen = []
+    original = hhcart.class_eigenvectors
+
+    def spy(rows, *args, **kwargs):
+        seen.append(len(rows))
+        return original(rows, *args, **kwargs)
+
+    monkeypatch.setattr(hhcart, "class_eigenvectors", spy)
+    small = find_householder_split(X[:6], y[:6], 2, TWOING, "A", 0.05)
+    axis = find_best_axis_split(X[:6], y[:6], 2, TWOING)
+    assert seen == []
+    assert small.weights is None and small.feature == axis.feature >= 0
+    assert (small.threshold, small.score) == (axis.threshold, axis.score)
+    find_householder_split(X, y, 2, TWOING, "A", 0.05)
+    assert sorted(seen) == [3, 4]  # 3 rows of class 0, 4 of class 1
 
 
 def test_minparent_two_and_pure_nodes_stop():

@@ -19,7 +19,7 @@ import scipy.linalg
 
 from obliq_cli.tree import linalg
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _spd(rng, n, rank=None):

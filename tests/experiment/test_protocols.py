@@ -1,4 +1,5 @@
-"""Splits: partitions, strata, seeds by name, fold assignments, clear errors."""
+"""Protocols (experiment/protocols.py): partitions, strata, seeds by name, fold assignments
+and roles, label noise, clear errors."""
 
 import numpy as np
 import pytest
@@ -8,6 +9,9 @@ from obliq_cli.errors import ObliqError
 from obliq_cli.experiment.protocols import (
     EVERY_FOLD,
     NEVER_TESTED,
+    ROLE_PRUNE,
+    ROLE_TEST,
+    flip_labels,
     fold_assignments,
     fold_record,
     make_splits,
@@ -36,6 +40,9 @@ def test_kfold_tests_every_row_once_per_repetition(stratified, prune_fraction):
     assert [(s.repetition, s.fold) for s in splits] == [(r, f) for r in range(3)
                                                         for f in range(5)]
     assert_partition(splits, Y.size)
+    for rep in range(3):  # the test parts of a repetition cover every row once
+        tested = np.concatenate([s.test for s in splits if s.repetition == rep])
+        np.testing.assert_array_equal(np.sort(tested), np.arange(Y.size))
     assignment = fold_assignments(splits, Y.size)
     assert assignment.shape == (3, Y.size)
     for s in splits:
@@ -131,6 +138,13 @@ def test_random_split_sizes_as_counts_and_fractions():
         make_splits(ProtocolSpec("random_split", train_size=200), Y, {}, 0, "d")
 
 
+def test_random_split_counts_are_exact_without_strata():
+    p = ProtocolSpec("random_split", repeats=2, train_size=60, test_size=30)
+    splits = make_splits(p, Y, {}, 0, "d")
+    assert [(s.train.size, s.test.size) for s in splits] == [(60, 30), (60, 30)]
+    assert all(np.intersect1d(s.train, s.test).size == 0 for s in splits)
+
+
 def test_single_class_training_part_names_dataset_repetition_and_fold():
     y = np.array(["a"] * 9 + ["b"])
     with pytest.raises(ObliqError) as info:
@@ -155,6 +169,9 @@ def test_fold_record_stores_assignment_prune_masks_and_roles():
     for s in splits:
         np.testing.assert_array_equal(np.flatnonzero(record["prune"][s.repetition, s.fold]),
                                       np.sort(s.prune))
+        np.testing.assert_array_equal(
+            np.flatnonzero(record["roles"][s.repetition, s.fold] == ROLE_PRUNE), np.sort(s.prune))
+    assert ((record["roles"] == ROLE_TEST).sum(axis=1) == 1).all()  # tested once per repetition
 
 
 def test_large_data_is_split_without_per_row_work():
@@ -163,3 +180,14 @@ def test_large_data_is_split_without_per_row_work():
     splits = make_splits(kfold(folds=10, repeats=1, stratified=True, prune_fraction=0.1),
                          y, {}, 0, "big")
     assert sum(s.test.size for s in splits) == y.size
+
+
+def test_label_noise_flips_exactly_the_fraction_of_training_rows_only():
+    y = np.array(list("aabbbcccc" * 20))
+    rows = np.arange(0, 120)
+    noisy = flip_labels(y, rows, 0.15, np.random.default_rng(0))
+    changed = np.flatnonzero(noisy != y)
+    assert changed.size == 18 and np.isin(changed, rows).all()
+    assert set(noisy) <= set(y)
+    again = flip_labels(y, rows, 0.15, np.random.default_rng(0))
+    np.testing.assert_array_equal(noisy, again)

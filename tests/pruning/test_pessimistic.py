@@ -236,9 +236,9 @@ def test_a_multiway_tree_with_fractional_cases_by_hand():
 
 
 def test_golf_tree_with_an_unknown_outlook_survives_pruning_by_hand():
-    from test_c45 import GOLF_Y, _golf_unknown
+    from conftest import GOLF_Y, golf_unknown
 
-    X = _golf_unknown()
+    X = golf_unknown()
     est = make_estimator("c45", categorical_features=[0, 3]).fit(X, GOLF_Y)
     grown = est.tree_
     w = 5 / 13

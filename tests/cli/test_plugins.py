@@ -22,7 +22,7 @@ from obliq_cli.config import load_config
 from obliq_cli.errors import ConfigError
 from obliq_cli.experiment.runner import run_experiment
 
-EXAMPLE = Path(__file__).resolve().parent / "plugin_example"
+EXAMPLE = Path(__file__).resolve().parents[1] / "plugin_example"
 
 ENTRY_POINTS = """\
 [obliq.algorithms]
