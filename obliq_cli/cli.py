@@ -226,14 +226,28 @@ def table(results, metric, fmt, layout, sig, alpha, pooled, best, test, show_all
 @click.option("--alpha", type=float, default=0.05, show_default=True)
 @click.option("--format", "fmt", type=click.Choice(["md", "csv", "html"]), default="md",
               show_default=True)
-def stats(results, metric, test, alpha, fmt):
+@click.option("--bayes", is_flag=True,
+              help="Bayesian analysis instead (baycomp): mean ranks, the signed-rank test "
+                   "across datasets, the correlated t-test per dataset.")
+@click.option("--rope", type=float, default=None, metavar="R",
+              help="--bayes: region of practical equivalence in the metric's units "
+                   "[default: 1 for percentages, 0.01 for rates in [0, 1], else 0].")
+def stats(results, metric, test, alpha, fmt, bayes, rope):
     """Significance tests of every pair of algorithms in RESULTS: per-dataset w/t/l by the
-    per-fold test, Wilcoxon across datasets, Friedman / Iman-Davenport / Nemenyi CD."""
+    per-fold test, Wilcoxon across datasets, Friedman / Iman-Davenport / Nemenyi CD.
+    With --bayes: P(better) / P(rope) / P(worse) of every pair (Benavoli et al. 2017)."""
     from .api import load_results
     from .report.significance import check_stats_options
 
     check_stats_options(test, alpha, fmt)  # before reading
-    click.echo(load_results(results).stats(metric=metric, test=test, alpha=alpha, fmt=fmt))
+    if rope is not None:
+        from .report.bayes import check_rope
+
+        if not bayes:
+            raise ObliqError("--rope goes with --bayes")
+        check_rope(rope)
+    click.echo(load_results(results).stats(metric=metric, test=test, alpha=alpha, fmt=fmt,
+                                           bayes=bayes, rope=rope))
 
 
 @main.command(short_help="Count our values that agree with the papers', and the misses.")
