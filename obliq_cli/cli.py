@@ -520,6 +520,8 @@ def _save_figure(fig, base, root=None) -> None:
     folder) and print the two paths."""
     import io
 
+    from matplotlib import rc_context
+
     from . import safe_io
     from .report.plots import missing_glyphs_quiet
 
@@ -528,8 +530,10 @@ def _save_figure(fig, base, root=None) -> None:
         safe_io.check_file(path, root)
     for ext, path in paths.items():
         buffer = io.BytesIO()
-        with missing_glyphs_quiet():
-            fig.savefig(buffer, format=ext, dpi=120 if ext == "png" else None)
+        # no date in the SVG and fixed clip-path ids: the same figure, the same bytes
+        options = {"metadata": {"Date": None}} if ext == "svg" else {}
+        with missing_glyphs_quiet(), rc_context({"svg.hashsalt": "obliq"}):
+            fig.savefig(buffer, format=ext, dpi=120 if ext == "png" else None, **options)
         safe_io.write_bytes(path, buffer.getvalue(), root)
         click.echo(str(path))
 
@@ -775,6 +779,29 @@ def plot_cd(results, metric, alpha, output):
     fig, _ = cd_figure(runs, str(meta["name"]), metric, alpha)
     safe = metric.replace(":", "_")
     _save_figure(fig, _figure_base(output, f"{meta['results_dir']}/figures/cd_{safe}"),
+                 None if output else meta["results_dir"])
+
+
+@plot.command("bayes", short_help="Bayesian signed-rank probabilities of every pair.")
+@click.argument("results", type=click.Path())
+@click.option("--metric", default="test_accuracy", show_default=True)
+@click.option("--rope", type=float, default=None, metavar="R",
+              help="Region of practical equivalence in the metric's units "
+                   "[default: 1 for percentages, 0.01 for rates in [0, 1], else 0].")
+@click.option("-o", "--output", metavar="PATH",
+              help="Writes PATH.png and PATH.svg (default RESULTS/figures/bayes_METRIC).")
+def plot_bayes(results, metric, rope, output):
+    """P(better) / P(rope) / P(worse) of every pair of algorithms of one experiment by the
+    Bayesian signed-rank test across datasets (obliq stats --bayes), as a matrix."""
+    from .report.bayes import check_rope
+    from .report.html_report import bayes_figure
+
+    if rope is not None:
+        check_rope(rope)
+    runs, meta = _one_experiment(results)
+    fig, _, _ = bayes_figure(runs, meta, metric, rope)
+    safe = metric.replace(":", "_")
+    _save_figure(fig, _figure_base(output, f"{meta['results_dir']}/figures/bayes_{safe}"),
                  None if output else meta["results_dir"])
 
 

@@ -118,6 +118,22 @@ def cd_figure(runs: pd.DataFrame, name: str, metric: str = "test_accuracy",
                                     title), result
 
 
+def bayes_figure(runs: pd.DataFrame, meta: dict, metric: str = "test_accuracy",
+                 rope: float | None = None, alpha: float = 0.05):
+    """(probability matrix, signed-rank pairs, rope) of one experiment: the Bayesian
+    signed-rank test of every pair across datasets (``bayes.experiment_bayes``) drawn by
+    ``plots.plot_bayes_matrix``; ObliqError when fewer than 2 algorithms have results."""
+    from .bayes import default_rope, experiment_bayes, probability_matrix
+    from .plots import plot_bayes_matrix
+
+    rope = default_rope(metric) if rope is None else rope
+    _, _, pairs, _ = experiment_bayes(runs, meta, metric, rope, alpha)
+    algorithms = list(dict.fromkeys([*pairs["algorithm"], *pairs["versus"]]))
+    matrix = probability_matrix(pairs, algorithms)
+    title = f"{meta['name']}: Bayesian signed-rank, {check_metric(metric).label}"
+    return plot_bayes_matrix(algorithms, *matrix, title=title, rope_width=rope), pairs, rope
+
+
 # ------------------------------------------------------------------ refitting
 def boundary_figures(meta: dict, resolution: int = 300) -> list[str]:
     """HTML <figure>s (or notes) of every algorithm's decision regions on every 2-D
