@@ -902,15 +902,20 @@ def plot_pruning(dataset, algorithm, params, pruners, pruner_params, seed, outpu
               help="Also refit each algorithm on each 2-D dataset's first split and show "
                    "its decision regions (slower).")
 @click.option("--alpha", type=float, default=0.05, show_default=True)
-def report(results, output, boundaries, alpha):
-    """One self-contained HTML page: configs, tables, significance, pictures."""
+@click.option("--rope", type=float, default=None, metavar="R",
+              help="The Bayesian comparison's region of practical equivalence, in accuracy "
+                   "points [default: 1].")
+def report(results, output, boundaries, alpha, rope):
+    """One self-contained HTML page: configs, tables, significance, pictures; with several
+    algorithms and datasets a sortable ranking, a per-dataset view and the Bayesian
+    comparison."""
     from pathlib import Path
 
     from .report.html_report import write_report
 
     target = Path(output) if output else Path(results[0]) / "report.html"
     root = None if output else Path(results[0])  # no link followed inside RESULTS
-    click.echo(str(write_report(list(results), target, boundaries, alpha, root)))
+    click.echo(str(write_report(list(results), target, boundaries, alpha, root, rope)))
 
 
 if __name__ == "__main__":  # pragma: no cover
