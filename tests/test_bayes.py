@@ -327,3 +327,50 @@ def test_markdown_output_is_reproducible_and_complete(tiny):
     assert "P(better)" in header and "P(rope)" in header and "P(worse)" in header
     assert sum(line.startswith("| PRUNED ") or line.startswith("| FULL ")
                for line in lines) >= 3
+
+
+def test_api_gives_the_commands_frame(tiny):
+    import obliq_cli
+
+    frame = obliq_cli.load_results(tiny).stats(bayes=True, rope=0.5, frame=True)
+    printed = csv_rows([tiny, "--rope", "0.5"])
+    assert list(frame.columns) == list(printed.columns)
+    np.testing.assert_allclose(frame["p_better"].astype(float), printed["p_better"])
+
+
+def test_plot_bayes_draws_every_pair_and_saves_the_same_bytes(tiny, tmp_path):
+    from obliq_cli.report.bayes import probability_matrix, signed_rank_pairs
+    from obliq_cli.report.plots import plot_bayes_matrix
+
+    scores = pd.DataFrame({"A": [80.0, 70.0, 90.0], "B": [79.0, 75.0, 85.0],
+                           "C": [60.0, 65.0, 70.0]}, index=["d1", "d2", "d3"])
+    pairs = signed_rank_pairs(scores, True, 1.0, seed=0, samples=2000)
+    better, rope, worse = probability_matrix(pairs, ["A", "B", "C"])
+    # the mirror cell swaps better and worse
+    assert better[1, 0] == worse[0, 1] and worse[2, 0] == better[0, 2]
+    assert np.isnan(better[0, 0])
+    fig = plot_bayes_matrix(["A", "B", "C"], better, rope, worse, title="t")
+    texts = {t.get_gid(): t.get_text() for t in fig.axes[0].texts}
+    assert texts["bayes-0-2"] == (f"better {better[0, 2]:.2f}\nrope {rope[0, 2]:.2f}\n"
+                                  f"worse {worse[0, 2]:.2f}")
+    assert texts["bayes-1-1"] == "—"
+    for name in ("one", "two"):
+        result, lines = invoke(["plot", "bayes", tiny, "-o", tmp_path / name])
+        assert result.exit_code == 0, result.output
+    for ext in ("png", "svg"):
+        assert (tmp_path / f"one.{ext}").read_bytes() == (tmp_path / f"two.{ext}").read_bytes()
+
+
+def test_baycomp_is_imported_only_for_a_bayesian_analysis():
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    code = ("import sys, obliq_cli.report.bayes, obliq_cli.cli; "
+            "print('baycomp' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          cwd=root, env={"PYTHONPATH": str(root), "PATH": "/usr/bin"},
+                          timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "False"
