@@ -189,15 +189,22 @@ def bayes_figure(runs: pd.DataFrame, meta: dict, metric: str = "test_accuracy",
     """(probability matrix, signed-rank pairs, rope) of one experiment: the Bayesian
     signed-rank test of every pair across datasets (``bayes.experiment_bayes``) drawn by
     ``plots.plot_bayes_matrix``; ObliqError when fewer than 2 algorithms have results."""
-    from .bayes import default_rope, experiment_bayes, probability_matrix
-    from .plots import plot_bayes_matrix
+    from .bayes import default_rope, experiment_bayes
 
     rope = default_rope(metric) if rope is None else rope
     _, _, pairs, _ = experiment_bayes(runs, meta, metric, rope, alpha)
+    return _bayes_matrix(pairs, str(meta["name"]), metric, rope), pairs, rope
+
+
+def _bayes_matrix(pairs: pd.DataFrame, name: str, metric: str, rope: float):
+    """The probability matrix of ``bayes.signed_rank_pairs`` rows."""
+    from .bayes import probability_matrix
+    from .plots import plot_bayes_matrix
+
     algorithms = list(dict.fromkeys([*pairs["algorithm"], *pairs["versus"]]))
     matrix = probability_matrix(pairs, algorithms)
-    title = f"{meta['name']}: Bayesian signed-rank, {check_metric(metric).label}"
-    return plot_bayes_matrix(algorithms, *matrix, title=title, rope_width=rope), pairs, rope
+    title = f"{name}: Bayesian signed-rank, {check_metric(metric).label}"
+    return plot_bayes_matrix(algorithms, *matrix, title=title, rope_width=rope)
 
 
 # ------------------------------------------------------------------ benchmark view
@@ -214,7 +221,8 @@ def benchmark_view(index: int, runs: pd.DataFrame, meta: dict, alpha: float = 0.
     table per dataset: each algorithm's mean ± sd and rank there), and the Bayesian
     signed-rank probabilities (``bayes_figure``) with their table. Test accuracy
     throughout, as the rest of the page."""
-    from .bayes import format_bayes
+    from .bayes import default_rope, experiment_bayes
+    from .significance import _render_blocks
     from .stats import dataset_scores, rank_algorithms
 
     metric = "test_accuracy"
@@ -277,7 +285,10 @@ def benchmark_view(index: int, runs: pd.DataFrame, meta: dict, alpha: float = 0.
             + "".join(rows) + "</tbody></table>")
     if len(algorithms) >= 2 and len(datasets) >= 2:
         try:
-            fig, _, used = bayes_figure(runs, meta, metric, rope, alpha)
+            # computed once for the figure and the tables (the draws take the time)
+            used = default_rope(metric) if rope is None else rope
+            _, blocks, pairs, _ = experiment_bayes(runs, meta, metric, used, alpha)
+            fig = _bayes_matrix(pairs, str(meta["name"]), metric, used)
             parts.append(_img(fig, f"Bayesian signed-rank test across datasets (Benavoli et "
                                    f"al. 2017, baycomp), rope {used:g} points: each cell "
                                    f"gives P(row better), P(practically equivalent), "
@@ -285,7 +296,7 @@ def benchmark_view(index: int, runs: pd.DataFrame, meta: dict, alpha: float = 0.
                               "Bayesian signed-rank probabilities"))
             parts.append("<details><summary>Bayesian analysis (obliq stats --bayes)"
                          "</summary>")
-            parts.append(format_bayes(runs, [meta], metric, rope, alpha, "html"))
+            parts.append(_render_blocks(blocks, "html", None))
             parts.append("</details>")
         except ObliqError as exc:
             parts.append(_note(f"Bayesian comparison: {exc}"))
