@@ -374,3 +374,19 @@ def test_baycomp_is_imported_only_for_a_bayesian_analysis():
                           timeout=300)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "False"
+
+
+def test_one_algorithm_in_one_of_several_experiments_is_a_note(tmp_path):
+    rng = np.random.default_rng(8)
+    write_experiment(tmp_path / "all" / "solo", {(d, "A"): rng.uniform(70, 90, (1, 2))
+                                                 for d in ("d1", "d2")},
+                     {"name": "kfold", "folds": 2}, name="solo")
+    write_experiment(tmp_path / "all" / "pair", {(d, a): rng.uniform(70, 90, (1, 2))
+                                                 for d in ("d1", "d2") for a in "AB"},
+                     {"name": "kfold", "folds": 2}, name="pair")
+    result, lines = invoke(["stats", tmp_path / "all", "--bayes"])
+    assert result.exit_code == 0, result.output
+    assert any("solo: the Bayesian comparison needs at least 2 algorithms" in line
+               for line in lines)
+    out = csv_rows([tmp_path / "all"])
+    assert set(out["experiment"]) == {"pair"}

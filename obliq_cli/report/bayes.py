@@ -398,12 +398,18 @@ def format_bayes(runs: pd.DataFrame, metas: list[dict], metric: str = "test_accu
         return bayes_frame(runs, metas, metric, rope, alpha, samples).to_csv(
             index=False, float_format=lambda v: repr(float(v)))
     texts = []
-    for meta, part, title in each_experiment(runs, metas):
+    experiments = list(each_experiment(runs, metas))
+    for meta, part, title in experiments:
         if not (part["status"] == "ok").any():
             texts.append(_render_blocks([("p", f"{meta['name']}: no finished task yet")],
                                         fmt, None))
             continue
-        blocks = experiment_bayes(part, meta, metric, rope, alpha, samples)[1]
+        try:
+            blocks = experiment_bayes(part, meta, metric, rope, alpha, samples)[1]
+        except ObliqError as exc:
+            if len(experiments) == 1:  # nothing else to show: the error is the answer
+                raise
+            blocks = [("p", str(exc))]  # one experiment of several: say so in its section
         texts.append(_render_blocks(blocks, fmt, title))
     return "\n\n".join(texts)
 
@@ -416,10 +422,16 @@ def bayes_frame(runs: pd.DataFrame, metas: list[dict], metric: str = "test_accur
 
     rope = default_rope(metric) if rope is None else check_rope(rope)
     frames = []
-    for meta, part, _ in each_experiment(runs, metas):
+    experiments = list(each_experiment(runs, metas))
+    for meta, part, _ in experiments:
         if not (part["status"] == "ok").any():
             continue
-        frame = experiment_bayes(part, meta, metric, rope, alpha, samples)[0]
+        try:
+            frame = experiment_bayes(part, meta, metric, rope, alpha, samples)[0]
+        except ObliqError:
+            if len(experiments) == 1:
+                raise
+            continue  # an experiment with one algorithm has no pair to give a row
         frames.append(frame.assign(experiment=meta["name"]))
     if not frames:
         return pd.DataFrame(columns=BAYES_CSV_COLUMNS)
