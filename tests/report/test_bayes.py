@@ -366,7 +366,7 @@ def test_baycomp_is_imported_only_for_a_bayesian_analysis():
     import sys
     from pathlib import Path
 
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     code = ("import sys, obliq_cli.report.bayes, obliq_cli.cli; "
             "print('baycomp' in sys.modules)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
