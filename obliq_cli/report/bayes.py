@@ -138,13 +138,15 @@ def _oriented(values, higher: bool):
 def signed_rank_pairs(scores: pd.DataFrame, higher: bool, rope: float, seed: int,
                       samples: int = SAMPLES) -> pd.DataFrame:
     """Every unordered pair of the columns of ``scores`` (datasets x algorithms, e.g.
-    ``stats.dataset_scores``), in column order, over the datasets both have a score on:
-    PAIR_COLUMNS. mean_difference is algorithm - versus (raw units); mean_wins / ties /
-    losses count the datasets where the algorithm's mean is better by more than the
-    rope / within it / worse by more than it."""
+    ``stats.dataset_scores``), in column order, over the datasets both have a score on
+    (taken in name order): PAIR_COLUMNS. mean_difference is algorithm - versus (raw
+    units); mean_wins / ties / losses count the datasets where the algorithm's mean is
+    better by more than the rope / within it / worse by more than it."""
     rows = []
     for algorithm, versus in itertools.combinations(scores.columns, 2):
-        both = scores[[algorithm, versus]].dropna()
+        # the datasets in name order: baycomp hands its Dirichlet weights out by position,
+        # so the draws must not follow the order in which runs.csv's rows arrived (-j)
+        both = scores[[algorithm, versus]].dropna().sort_index(key=lambda i: i.map(str))
         n = len(both)
         seed_ab = pair_seed(seed, str(algorithm), str(versus))
         x, y = _oriented(both[algorithm], higher), _oriented(both[versus], higher)
@@ -343,6 +345,12 @@ def experiment_bayes(runs: pd.DataFrame, meta: dict, metric: str, rope: float,
 
     per_dataset, why = correlated_t_pairs(runs, metric, rope, algorithms,
                                           config.get("protocol"))
+    # rows in the config's dataset order (then by name), not runs.csv's arrival order
+    datasets = [d.get("label") for d in config.get("datasets", []) if isinstance(d, dict)]
+    place = {d: i for i, d in enumerate(datasets)}
+    per_dataset = per_dataset.assign(
+        _at=per_dataset["dataset"].map(lambda d: (place.get(d, len(place)), str(d)))
+    ).sort_values("_at", kind="stable").drop(columns="_at").reset_index(drop=True)
     if why:
         blocks.append(("p", f"Per dataset: the Bayesian correlated t-test is not "
                             f"applicable: {why}."))

@@ -257,7 +257,10 @@ def benchmark_view(index: int, runs: pd.DataFrame, meta: dict, alpha: float = 0.
                      + "".join(f"<th>{html.escape(h)}</th>" for h in head)
                      + "</tr></thead><tbody>" + "".join(rows) + "</tbody></table>")
     summary = summarise(runs, metric)
-    datasets = list(scores.index)
+    from .tables import _order
+
+    datasets = _order([d.get("label") for d in config.get("datasets", [])
+                       if isinstance(d, dict)], pd.Series(scores.index))
     options = "".join(f'<option value="{html.escape(str(d))}">{html.escape(str(d))}'
                       f"</option>" for d in datasets)
     parts.append(f'<p><label for="datasets-{index}">Per dataset:</label> '

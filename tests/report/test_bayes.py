@@ -390,3 +390,16 @@ def test_one_algorithm_in_one_of_several_experiments_is_a_note(tmp_path):
                for line in lines)
     out = csv_rows([tmp_path / "all"])
     assert set(out["experiment"]) == {"pair"}
+
+
+def test_the_order_of_runs_csv_rows_changes_nothing(tiny, tmp_path):
+    """With -j the rows arrive in any order; the signed-rank draws are handed to the
+    datasets in name order, so the probabilities stay the same."""
+    import shutil
+
+    copy = tmp_path / "shuffled"
+    shutil.copytree(tiny, copy)
+    runs = pd.read_csv(copy / "runs.csv", dtype=str, keep_default_na=False)
+    runs.iloc[::-1].to_csv(copy / "runs.csv", index=False)
+    assert pd.read_csv(copy / "runs.csv")["dataset"].iloc[0] == "wine3"
+    assert csv_rows([copy, "--rope", "0.5"]).equals(csv_rows([tiny, "--rope", "0.5"]))
