@@ -118,16 +118,28 @@ class Results:
         return format_tables(runs, metas, metric, fmt, layout, sig, pooled, alpha, best, test)
 
     def stats(self, metric: str = "test_accuracy", test: str = "t", alpha: float = 0.05,
-              fmt: str = "md", frame: bool = False):
+              fmt: str = "md", frame: bool = False, bayes: bool = False,
+              rope: float | None = None):
         """What ``obliq stats`` prints: per-dataset w/t/l of every pair of algorithms by
         the per-fold test, Wilcoxon across datasets, Friedman / Iman-Davenport / Nemenyi.
         ``frame=True``: the numbers as a DataFrame (``--format csv``'s rows,
-        ``report.significance.CSV_COLUMNS``)."""
+        ``report.significance.CSV_COLUMNS``). ``bayes=True``: ``obliq stats --bayes``
+        instead (``report.bayes``: mean ranks, the Bayesian signed-rank test across
+        datasets and the correlated t-test per dataset, with ``rope`` in the metric's
+        units; None: 1 point of a percentage); its frame has BAYES_CSV_COLUMNS."""
         from .experiment.metrics import check_metric
         from .report.significance import check_stats_options, format_stats, stats_frame
 
         check_stats_options(test, alpha, "csv" if frame else fmt)
         check_metric(metric)
+        if bayes:
+            from .report.bayes import bayes_frame, check_rope, format_bayes
+
+            if rope is not None:
+                check_rope(rope)
+            if frame:
+                return bayes_frame(self.runs, self.metas, metric, rope, alpha)
+            return format_bayes(self.runs, self.metas, metric, rope, alpha, fmt)
         if frame:
             return stats_frame(self.runs, self.metas, metric, test, alpha)
         return format_stats(self.runs, self.metas, metric, test, alpha, fmt)

@@ -226,14 +226,28 @@ def table(results, metric, fmt, layout, sig, alpha, pooled, best, test, show_all
 @click.option("--alpha", type=float, default=0.05, show_default=True)
 @click.option("--format", "fmt", type=click.Choice(["md", "csv", "html"]), default="md",
               show_default=True)
-def stats(results, metric, test, alpha, fmt):
+@click.option("--bayes", is_flag=True,
+              help="Bayesian analysis instead (baycomp): mean ranks, the signed-rank test "
+                   "across datasets, the correlated t-test per dataset.")
+@click.option("--rope", type=float, default=None, metavar="R",
+              help="--bayes: region of practical equivalence in the metric's units "
+                   "[default: 1 for percentages, 0.01 for rates in [0, 1], else 0].")
+def stats(results, metric, test, alpha, fmt, bayes, rope):
     """Significance tests of every pair of algorithms in RESULTS: per-dataset w/t/l by the
-    per-fold test, Wilcoxon across datasets, Friedman / Iman-Davenport / Nemenyi CD."""
+    per-fold test, Wilcoxon across datasets, Friedman / Iman-Davenport / Nemenyi CD.
+    With --bayes: P(better) / P(rope) / P(worse) of every pair (Benavoli et al. 2017)."""
     from .api import load_results
     from .report.significance import check_stats_options
 
     check_stats_options(test, alpha, fmt)  # before reading
-    click.echo(load_results(results).stats(metric=metric, test=test, alpha=alpha, fmt=fmt))
+    if rope is not None:
+        from .report.bayes import check_rope
+
+        if not bayes:
+            raise ObliqError("--rope goes with --bayes")
+        check_rope(rope)
+    click.echo(load_results(results).stats(metric=metric, test=test, alpha=alpha, fmt=fmt,
+                                           bayes=bayes, rope=rope))
 
 
 @main.command(short_help="Count our values that agree with the papers', and the misses.")
@@ -506,6 +520,8 @@ def _save_figure(fig, base, root=None) -> None:
     folder) and print the two paths."""
     import io
 
+    from matplotlib import rc_context
+
     from . import safe_io
     from .report.plots import missing_glyphs_quiet
 
@@ -514,8 +530,10 @@ def _save_figure(fig, base, root=None) -> None:
         safe_io.check_file(path, root)
     for ext, path in paths.items():
         buffer = io.BytesIO()
-        with missing_glyphs_quiet():
-            fig.savefig(buffer, format=ext, dpi=120 if ext == "png" else None)
+        # no date in the SVG and fixed clip-path ids: the same figure, the same bytes
+        options = {"metadata": {"Date": None}} if ext == "svg" else {}
+        with missing_glyphs_quiet(), rc_context({"svg.hashsalt": "obliq"}):
+            fig.savefig(buffer, format=ext, dpi=120 if ext == "png" else None, **options)
         safe_io.write_bytes(path, buffer.getvalue(), root)
         click.echo(str(path))
 
@@ -764,6 +782,29 @@ def plot_cd(results, metric, alpha, output):
                  None if output else meta["results_dir"])
 
 
+@plot.command("bayes", short_help="Bayesian signed-rank probabilities of every pair.")
+@click.argument("results", type=click.Path())
+@click.option("--metric", default="test_accuracy", show_default=True)
+@click.option("--rope", type=float, default=None, metavar="R",
+              help="Region of practical equivalence in the metric's units "
+                   "[default: 1 for percentages, 0.01 for rates in [0, 1], else 0].")
+@click.option("-o", "--output", metavar="PATH",
+              help="Writes PATH.png and PATH.svg (default RESULTS/figures/bayes_METRIC).")
+def plot_bayes(results, metric, rope, output):
+    """P(better) / P(rope) / P(worse) of every pair of algorithms of one experiment by the
+    Bayesian signed-rank test across datasets (obliq stats --bayes), as a matrix."""
+    from .report.bayes import check_rope
+    from .report.html_report import bayes_figure
+
+    if rope is not None:
+        check_rope(rope)
+    runs, meta = _one_experiment(results)
+    fig, _, _ = bayes_figure(runs, meta, metric, rope)
+    safe = metric.replace(":", "_")
+    _save_figure(fig, _figure_base(output, f"{meta['results_dir']}/figures/bayes_{safe}"),
+                 None if output else meta["results_dir"])
+
+
 @plot.command("size")
 @click.argument("results", type=click.Path())
 @click.option("-o", "--output", metavar="PATH",
@@ -861,15 +902,20 @@ def plot_pruning(dataset, algorithm, params, pruners, pruner_params, seed, outpu
               help="Also refit each algorithm on each 2-D dataset's first split and show "
                    "its decision regions (slower).")
 @click.option("--alpha", type=float, default=0.05, show_default=True)
-def report(results, output, boundaries, alpha):
-    """One self-contained HTML page: configs, tables, significance, pictures."""
+@click.option("--rope", type=float, default=None, metavar="R",
+              help="The Bayesian comparison's region of practical equivalence, in accuracy "
+                   "points [default: 1].")
+def report(results, output, boundaries, alpha, rope):
+    """One self-contained HTML page: configs, tables, significance, pictures; with several
+    algorithms and datasets a sortable ranking, a per-dataset view and the Bayesian
+    comparison."""
     from pathlib import Path
 
     from .report.html_report import write_report
 
     target = Path(output) if output else Path(results[0]) / "report.html"
     root = None if output else Path(results[0])  # no link followed inside RESULTS
-    click.echo(str(write_report(list(results), target, boundaries, alpha, root)))
+    click.echo(str(write_report(list(results), target, boundaries, alpha, root, rope)))
 
 
 if __name__ == "__main__":  # pragma: no cover

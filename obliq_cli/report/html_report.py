@@ -48,6 +48,72 @@ figure img { max-width: 100%; border: 1px solid #ddd; }
 figcaption { font-size: 0.85em; color: #555; max-width: 40em; }
 .note { color: #8a4b00; }
 .meta { color: #555; font-size: 0.9em; }
+table.sortable th { cursor: pointer; user-select: none; }
+table.sortable th[aria-sort="ascending"]::after { content: " \\25B2"; }
+table.sortable th[aria-sort="descending"]::after { content: " \\25BC"; }
+.dataset-view[hidden] { display: none; }
+"""
+
+SCRIPT = """
+(function () {
+  // Sortable tables: a click on a header sorts the rows by that column (numbers by the
+  // cell's data-value, text otherwise); a second click reverses. No external code.
+  function key(cell) {
+    var v = cell.getAttribute("data-value");
+    if (v !== null && v !== "" && !isNaN(Number(v))) { return Number(v); }
+    return cell.textContent.trim().toLowerCase();
+  }
+  function sortTable(table, column, descending) {
+    var body = table.tBodies[0];
+    var rows = Array.prototype.slice.call(body.rows);
+    rows.sort(function (a, b) {
+      var x = key(a.cells[column]), y = key(b.cells[column]);
+      var order = (typeof x === "number" && typeof y === "number") ? x - y
+        : String(x).localeCompare(String(y));
+      return descending ? -order : order;
+    });
+    rows.forEach(function (row) { body.appendChild(row); });
+    Array.prototype.forEach.call(table.tHead.rows[0].cells, function (th, i) {
+      if (i === column) {
+        th.setAttribute("aria-sort", descending ? "descending" : "ascending");
+      } else { th.removeAttribute("aria-sort"); }
+    });
+  }
+  document.querySelectorAll("table.sortable").forEach(function (table) {
+    Array.prototype.forEach.call(table.tHead.rows[0].cells, function (th, i) {
+      th.addEventListener("click", function () {
+        sortTable(table, i, th.getAttribute("aria-sort") === "ascending");
+      });
+    });
+  });
+  // The per-dataset view: the select shows one dataset's table.
+  document.querySelectorAll("select.dataset-select").forEach(function (select) {
+    function show() {
+      document.querySelectorAll(".dataset-view[data-group='" + select.getAttribute(
+        "data-group") + "']").forEach(function (view) {
+        view.hidden = view.getAttribute("data-dataset") !== select.value;
+      });
+    }
+    select.addEventListener("change", show);
+    show();
+  });
+  // A link or a test can ask for a state in the URL: #sort=TABLE_ID:COLUMN:asc|desc and
+  // &dataset=SELECT_ID:INDEX (e.g. #sort=ranking-0:3:desc&dataset=datasets-0:1).
+  var hash = decodeURIComponent(window.location.hash.replace(/^#/, ""));
+  hash.split("&").forEach(function (part) {
+    var pair = part.split("="), args = (pair[1] || "").split(":");
+    if (pair[0] === "sort") {
+      var table = document.getElementById(args[0]);
+      if (table) { sortTable(table, Number(args[1]), args[2] === "desc"); }
+    } else if (pair[0] === "dataset") {
+      var select = document.getElementById(args[0]);
+      if (select && select.options[Number(args[1])]) {
+        select.selectedIndex = Number(args[1]);
+        select.dispatchEvent(new Event("change"));
+      }
+    }
+  });
+})();
 """
 
 
@@ -116,6 +182,128 @@ def cd_figure(runs: pd.DataFrame, name: str, metric: str = "test_accuracy",
     title = f"{name}: average rank, {check_metric(metric).label}"
     return plot_critical_difference(result.average_ranks, result.critical_difference,
                                     title), result
+
+
+def bayes_figure(runs: pd.DataFrame, meta: dict, metric: str = "test_accuracy",
+                 rope: float | None = None, alpha: float = 0.05):
+    """(probability matrix, signed-rank pairs, rope) of one experiment: the Bayesian
+    signed-rank test of every pair across datasets (``bayes.experiment_bayes``) drawn by
+    ``plots.plot_bayes_matrix``; ObliqError when fewer than 2 algorithms have results."""
+    from .bayes import default_rope, experiment_bayes
+
+    rope = default_rope(metric) if rope is None else rope
+    _, _, pairs, _ = experiment_bayes(runs, meta, metric, rope, alpha)
+    return _bayes_matrix(pairs, str(meta["name"]), metric, rope), pairs, rope
+
+
+def _bayes_matrix(pairs: pd.DataFrame, name: str, metric: str, rope: float):
+    """The probability matrix of ``bayes.signed_rank_pairs`` rows."""
+    from .bayes import probability_matrix
+    from .plots import plot_bayes_matrix
+
+    algorithms = list(dict.fromkeys([*pairs["algorithm"], *pairs["versus"]]))
+    matrix = probability_matrix(pairs, algorithms)
+    title = f"{name}: Bayesian signed-rank, {check_metric(metric).label}"
+    return plot_bayes_matrix(algorithms, *matrix, title=title, rope_width=rope)
+
+
+# ------------------------------------------------------------------ benchmark view
+def _cell(text, value=None) -> str:
+    data = "" if value is None or value != value else f' data-value="{value!r}"'
+    return f"<td{data}>{html.escape(str(text))}</td>"
+
+
+def benchmark_view(index: int, runs: pd.DataFrame, meta: dict, alpha: float = 0.05,
+                   rope: float | None = None) -> list[str]:
+    """The parts of a page that show a benchmark (several algorithms on several
+    datasets): a ranking table sortable by clicking its headers (mean rank, mean
+    score over the datasets, datasets ranked first), a per-dataset view (a select and one
+    table per dataset: each algorithm's mean ± sd and rank there), and the Bayesian
+    signed-rank probabilities (``bayes_figure``) with their table. Test accuracy
+    throughout, as the rest of the page."""
+    from .bayes import default_rope, experiment_bayes
+    from .significance import _render_blocks
+    from .stats import dataset_scores, rank_algorithms
+
+    metric = "test_accuracy"
+    m = check_metric(metric)
+    config = meta.get("config") or {}
+    labels = [a.get("label") for a in config.get("algorithms", []) if isinstance(a, dict)]
+    scores = dataset_scores(runs, metric)
+    algorithms = [a for a in labels if a in scores.columns] + [
+        a for a in scores.columns if a not in labels]
+    scores = scores[algorithms]
+    complete = scores.dropna()
+    parts = ["<h3>Benchmark</h3>"]
+    if len(complete) >= 1:
+        ranks = rank_algorithms(complete, m.higher)
+        mean_rank = ranks.mean(axis=0)
+        first = (ranks == 1).sum(axis=0)
+        order = mean_rank.sort_values(kind="stable").index
+        rows = []
+        for place, algorithm in enumerate(order, start=1):
+            mean_score = float(complete[algorithm].mean())
+            rows.append("<tr>" + _cell(place, place) + _cell(algorithm)
+                        + _cell(f"{mean_rank[algorithm]:.2f}", float(mean_rank[algorithm]))
+                        + _cell(f"{mean_score:.2f}", mean_score)
+                        + _cell(int(first[algorithm]), int(first[algorithm])) + "</tr>")
+        head = ["place", "algorithm", "mean rank", f"mean {m.label}",
+                "datasets ranked first"]
+        parts.append(
+            f'<p>Ranking over the {len(complete)} datasets with results for every '
+            f'algorithm (1 = best; each dataset scored by its mean {html.escape(m.label)} '
+            f"over the folds; click a header to sort).</p>")
+        parts.append(f'<table class="sortable" id="ranking-{index}"><thead><tr>'
+                     + "".join(f"<th>{html.escape(h)}</th>" for h in head)
+                     + "</tr></thead><tbody>" + "".join(rows) + "</tbody></table>")
+    summary = summarise(runs, metric)
+    from .tables import _order
+
+    datasets = _order([d.get("label") for d in config.get("datasets", [])
+                       if isinstance(d, dict)], pd.Series(scores.index))
+    options = "".join(f'<option value="{html.escape(str(d))}">{html.escape(str(d))}'
+                      f"</option>" for d in datasets)
+    parts.append(f'<p><label for="datasets-{index}">Per dataset:</label> '
+                 f'<select class="dataset-select" id="datasets-{index}" '
+                 f'data-group="{index}">{options}</select></p>')
+    for dataset in datasets:
+        part = summary[summary["dataset"] == dataset].set_index("algorithm")
+        row_ranks = rank_algorithms(scores.loc[[dataset]].dropna(axis=1), m.higher)
+        rows = []
+        for algorithm in algorithms:
+            if algorithm not in part.index:
+                continue
+            mean, sd = float(part.at[algorithm, "mean"]), part.at[algorithm, "sd"]
+            rank = (float(row_ranks.at[dataset, algorithm])
+                    if algorithm in row_ranks.columns else float("nan"))
+            spread = f" ± {float(sd):.2f}" if sd == sd else ""
+            rows.append("<tr>" + _cell(algorithm) + _cell(f"{mean:.2f}{spread}", mean)
+                        + _cell(f"{rank:g}" if rank == rank else "", rank) + "</tr>")
+        parts.append(
+            f'<table class="sortable dataset-view" data-group="{index}" '
+            f'data-dataset="{html.escape(str(dataset))}" '
+            f'id="dataset-{index}-{datasets.index(dataset)}">'
+            f"<caption>{html.escape(str(dataset))}</caption><thead><tr><th>algorithm</th>"
+            f"<th>{html.escape(m.label)}</th><th>rank</th></tr></thead><tbody>"
+            + "".join(rows) + "</tbody></table>")
+    if len(algorithms) >= 2 and len(datasets) >= 2:
+        try:
+            # computed once for the figure and the tables (the draws take the time)
+            used = default_rope(metric) if rope is None else rope
+            _, blocks, pairs, _ = experiment_bayes(runs, meta, metric, used, alpha)
+            fig = _bayes_matrix(pairs, str(meta["name"]), metric, used)
+            parts.append(_img(fig, f"Bayesian signed-rank test across datasets (Benavoli et "
+                                   f"al. 2017, baycomp), rope {used:g} points: each cell "
+                                   f"gives P(row better), P(practically equivalent), "
+                                   f"P(column better).",
+                              "Bayesian signed-rank probabilities"))
+            parts.append("<details><summary>Bayesian analysis (obliq stats --bayes)"
+                         "</summary>")
+            parts.append(_render_blocks(blocks, "html", None))
+            parts.append("</details>")
+        except ObliqError as exc:
+            parts.append(_note(f"Bayesian comparison: {exc}"))
+    return parts
 
 
 # ------------------------------------------------------------------ refitting
@@ -187,7 +375,7 @@ def _history_table(meta: dict) -> str:
 
 
 def _experiment_section(index: int, runs: pd.DataFrame, meta: dict, boundaries: bool,
-                        alpha: float) -> str:
+                        alpha: float, rope: float | None = None) -> str:
     """One experiment as a paper's results section: the tables beside the paper's, the
     significance, the CD diagram and accuracy against size; then, folded, the config as
     run and the run history."""
@@ -214,9 +402,11 @@ def _experiment_section(index: int, runs: pd.DataFrame, meta: dict, boundaries: 
                                       fmt="html"))
         except ObliqError as exc:
             parts.append(_note(f"significance: {exc}"))
+        n_datasets, n_algorithms = ok["dataset"].nunique(), ok["algorithm"].nunique()
+        if n_datasets >= 2 and n_algorithms >= 2:
+            parts += benchmark_view(index, runs, meta, alpha, rope)
         parts.append("<h3>Figures</h3>")
         figures = []
-        n_datasets, n_algorithms = ok["dataset"].nunique(), ok["algorithm"].nunique()
         if n_datasets >= 2 and n_algorithms >= 2:
             try:
                 fig, result = cd_figure(runs, name, "test_accuracy", alpha)
@@ -263,13 +453,19 @@ def _experiment_section(index: int, runs: pd.DataFrame, meta: dict, boundaries: 
     return "\n".join(parts)
 
 
-def build_report(paths, boundaries: bool = False, alpha: float = 0.05) -> str:
-    """The whole page for the experiments under ``paths`` (folders or a folder of them)."""
+def build_report(paths, boundaries: bool = False, alpha: float = 0.05,
+                 rope: float | None = None) -> str:
+    """The whole page for the experiments under ``paths`` (folders or a folder of them);
+    ``rope``: the Bayesian comparison's, in accuracy points (None: 1)."""
     check_alpha(alpha)
+    if rope is not None:
+        from .bayes import check_rope
+
+        check_rope(rope)
     runs, metas = load_results(paths)
     sections, contents = [], []
     for i, (meta, part, _) in enumerate(each_experiment(runs, metas)):
-        sections.append(_experiment_section(i, part, meta, boundaries, alpha))
+        sections.append(_experiment_section(i, part, meta, boundaries, alpha, rope))
         contents.append(f'<li><a href="#experiment-{i}">{html.escape(str(meta["name"]))}</a>'
                         f"</li>")
     stamp = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
@@ -289,6 +485,7 @@ def build_report(paths, boundaries: bool = False, alpha: float = 0.05) -> str:
         f"files or links).</p>",
         "<ul>", *contents, "</ul>",
         *sections,
+        f"<script>{SCRIPT}</script>",
         "</body>",
         "</html>",
         "",
@@ -296,7 +493,7 @@ def build_report(paths, boundaries: bool = False, alpha: float = 0.05) -> str:
 
 
 def write_report(paths, output, boundaries: bool = False, alpha: float = 0.05,
-                 root=None) -> Path:
+                 root=None, rope: float | None = None) -> Path:
     """Build the page, then write it to ``output`` atomically (``safe_io.write_bytes``: a
     temporary file of an unpredictable name, renamed; no link followed below ``root``,
     default the page's folder)."""
@@ -304,5 +501,5 @@ def write_report(paths, output, boundaries: bool = False, alpha: float = 0.05,
     if output.is_dir():
         raise ObliqError(f"{output}: is a directory (give a file name, e.g. report.html)")
     safe_io.check_file(output, root)  # a link is refused before the page is built
-    page = build_report(paths, boundaries, alpha)
+    page = build_report(paths, boundaries, alpha, rope)
     return safe_io.write_bytes(output, page.encode("utf-8"), root)

@@ -1,4 +1,5 @@
-"""Figures: decision regions, tree diagrams, CD diagrams, accuracy vs size, learning curves.
+"""Figures: decision regions, tree diagrams, CD diagrams, Bayesian probability matrices,
+accuracy vs size, learning curves.
 
 Every function returns a ``matplotlib.figure.Figure`` built without pyplot (no global
 state, no screen: a bare ``Figure`` renders with the Agg canvas when saved) and knows
@@ -391,6 +392,54 @@ def plot_critical_difference(average_ranks: pd.Series, cd: float,
     return fig
 
 
+# ------------------------------------------------------------- Bayesian probabilities
+@plain_text
+def plot_bayes_matrix(algorithms, better, rope, worse, title: str | None = None,
+                      rope_width: float | None = None) -> Figure:
+    """The pairwise probabilities of a Bayesian comparison (Benavoli et al. 2017) as a
+    k x k matrix: cell (row i, column j) holds P(i better than j), P(rope), P(j better)
+    and is coloured by P(i better) - P(j better) (blue: the row algorithm is better, red:
+    worse, white: equivalent or undecided). ``better``, ``rope``, ``worse``: k x k
+    arrays from the row's side (``bayes.probability_matrix``), NaN where untested; each
+    cell's text artist has gid ``bayes-<i>-<j>``."""
+    from matplotlib import colormaps
+
+    names = [str(a) for a in algorithms]
+    k = len(names)
+    if k < 2:
+        raise ObliqError("a Bayesian probability matrix needs at least 2 algorithms")
+    better, rope, worse = (np.asarray(m, dtype=np.float64) for m in (better, rope, worse))
+    if not better.shape == rope.shape == worse.shape == (k, k):
+        raise ObliqError(f"the probability matrices must be {k} x {k}")
+    side = max(3.2, 1.05 * k + 1.6)
+    fig = Figure(figsize=(side + 0.9, side), layout="constrained")
+    ax = fig.subplots()
+    image = ax.imshow(better - worse, cmap=colormaps["RdBu"], vmin=-1, vmax=1)
+    for i in range(k):
+        for j in range(k):
+            if i == j:
+                text = "—"
+            elif np.isnan(better[i, j]):
+                text = "no test"
+            else:
+                text = (f"better {better[i, j]:.2f}\nrope {rope[i, j]:.2f}\n"
+                        f"worse {worse[i, j]:.2f}")
+            dark = not np.isnan(better[i, j]) and abs(better[i, j] - worse[i, j]) > 0.6
+            ax.text(j, i, text, ha="center", va="center", fontsize=7.5,
+                    color="white" if dark else "black", gid=f"bayes-{i}-{j}")
+    ax.set_xticks(range(k), names, rotation=30, ha="right", fontsize=8)
+    ax.set_yticks(range(k), names, fontsize=8)
+    ax.set_xlabel("versus (column)", fontsize=8)
+    ax.set_ylabel("algorithm (row)", fontsize=8)
+    bar = fig.colorbar(image, ax=ax, shrink=0.8)
+    bar.set_label("P(row better) - P(column better)", fontsize=8)
+    bar.ax.tick_params(labelsize=7)
+    if title:
+        ax.set_title(title + (f" (rope {rope_width:g})" if rope_width is not None else ""),
+                     fontsize=9)
+    return fig
+
+
 # ------------------------------------------------------------- accuracy vs size
 @plain_text
 def plot_accuracy_vs_size(tidy: pd.DataFrame, accuracy: str = "test_accuracy",
@@ -507,5 +556,6 @@ def plot_learning_curves(curves: dict[str, list[float]], x_values: dict | None =
 
 
 __all__ = ["RegionGrid", "cd_groups", "class_colours", "node_label", "plot_accuracy_vs_size",
+           "plot_bayes_matrix",
            "plot_critical_difference", "plot_decision_regions", "plot_learning_curves",
            "plot_tree_diagram", "tree_layout"]

@@ -95,15 +95,19 @@ def test_page_is_self_contained(page):
             value = element.get(attribute)
             if value is not None:
                 assert value.startswith(("data:", "#")), (element.tag, value[:60])
-    assert not elements(doc, "link") and not elements(doc, "script")
+    assert not elements(doc, "link")
+    scripts = elements(doc, "script")  # the sortable tables' code, inline
+    assert len(scripts) == 1 and scripts[0].get("src") is None
     assert "http://" not in page and "https://" not in page
 
 
 def test_every_image_is_an_embedded_png(page):
     images = elements(parse(page), "img")
     alts = sorted(img.get("alt") for img in images)
-    # CD diagram, accuracy vs size, and the two algorithms' regions on the 2-D dataset.
+    # CD diagram, the Bayesian probabilities, accuracy vs size, and the two algorithms'
+    # regions on the 2-D dataset.
     assert alts == sorted(["critical-difference diagram", "accuracy against tree size",
+                           "Bayesian signed-rank probabilities",
                            f"decision regions of {NASTY} on checker2x2",
                            "decision regions of CC on checker2x2"])
     for img in images:
@@ -206,7 +210,8 @@ def test_report_default_output_and_no_boundaries(results, tmp_path):
     assert result.exit_code == 0, result.output
     text = (copy / "report.html").read_text(encoding="utf-8")
     doc = parse(text)
-    assert len(elements(doc, "img")) == 2  # CD and size; no refitting without --boundaries
+    # CD, Bayesian and size; no refitting without --boundaries
+    assert len(elements(doc, "img")) == 3
 
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -222,9 +227,10 @@ def test_results_come_first_and_the_config_and_history_last_folded(page):
     assert [text_of(th).strip() for th in first.iter(f"{XHTML}th")][0] == "dataset"
     details = elements(doc, "details")
     summaries = [text_of(el.find(f"{XHTML}summary")) for el in details]
-    assert summaries == ["Configuration as run", "Run history"]
+    assert summaries == ["Bayesian analysis (obliq stats --bayes)", "Configuration as run",
+                         "Run history"]
     assert all(el.get("open") is None for el in details)  # folded
-    history = details[1].find(f".//{XHTML}table")
+    history = details[2].find(f".//{XHTML}table")
     rows = list(history.iter(f"{XHTML}tr"))
     assert len(rows) == 2 and "run" in text_of(rows[1])  # header + the one run
     grid = [el for el in doc.iter(f"{XHTML}div") if el.get("class") == "grid"]
@@ -266,3 +272,101 @@ def test_page_renders_in_a_headless_browser(page, tmp_path):
     with Image.open(shot) as picture:
         pixels = np.asarray(picture.convert("L"))
     assert pixels.std() > 5  # not a blank page
+
+
+# --- the benchmark view: ranking, per-dataset tables, Bayesian figure ---------------------
+
+def test_ranking_table_holds_the_mean_ranks(page, results):
+    doc = parse(page)
+    table = next(t for t in elements(doc, "table") if t.get("id") == "ranking-0")
+    assert "sortable" in table.get("class")
+    rows = [[td for td in tr.iter(f"{XHTML}td")] for tr in table.iter(f"{XHTML}tr")][1:]
+    # independently: each dataset's mean accuracy over its folds (every repetition is
+    # complete here), ranked with pandas (1 = best, ties averaged)
+    runs = pd.read_csv(results / "runs.csv")
+    means = runs.groupby(["dataset", "algorithm"])["test_accuracy"].mean().unstack()
+    expected = means.rank(axis=1, ascending=False).mean(axis=0)
+    shown = {text_of(r[1]): float(r[2].get("data-value")) for r in rows}
+    assert shown == pytest.approx(expected.to_dict())
+    places = [int(text_of(r[0])) for r in rows]
+    assert places == list(range(1, len(rows) + 1))
+    assert [shown[text_of(r[1])] for r in rows] == sorted(shown.values())
+    mean_score = {text_of(r[1]): float(r[3].get("data-value")) for r in rows}
+    assert mean_score == pytest.approx(means.mean(axis=0).to_dict())
+
+
+def test_per_dataset_view_lists_every_dataset(page, results):
+    doc = parse(page)
+    select = next(s for s in elements(doc, "select") if s.get("id") == "datasets-0")
+    options = [o.get("value") for o in select.iter(f"{XHTML}option")]
+    runs = pd.read_csv(results / "runs.csv")
+    assert options == list(dict.fromkeys(runs["dataset"]))
+    views = [t for t in elements(doc, "table") if "dataset-view" in (t.get("class") or "")]
+    assert [v.get("data-dataset") for v in views] == options
+    for view in views:
+        part = runs[runs["dataset"] == view.get("data-dataset")]
+        # mean over each repetition's folds, then over repetitions
+        expected = part.groupby(["algorithm", "repetition"])["test_accuracy"].mean() \
+            .groupby("algorithm").mean()
+        cells = {text_of(tr[0]): float(tr[1].get("data-value"))
+                 for tr in (list(r.iter(f"{XHTML}td")) for r in view.iter(f"{XHTML}tr"))
+                 if tr}
+        assert cells == pytest.approx(expected.to_dict())
+
+
+# Chromium runs the page with this script appended: it clicks the ranking table's
+# "mean rank" header twice (descending) and writes the algorithms' order, then the
+# dataset views' hidden flags, into the title.
+CLICK_PROBE = """<script>
+const table = document.getElementById("ranking-0");
+const header = table.tHead.rows[0].cells[2];
+header.click(); header.click();
+const order = Array.from(table.tBodies[0].rows).map(r => r.cells[1].textContent);
+const hidden = Array.from(document.querySelectorAll(".dataset-view"))
+  .map(v => v.hidden ? "h" : "v").join("");
+document.title = JSON.stringify({order: order, sort: header.getAttribute("aria-sort"),
+                                 hidden: hidden});
+</script>"""
+
+
+def chromium_title(html_file, url_suffix=""):
+    profile = html_file.parent / "profile"
+    profile.mkdir(exist_ok=True)
+    done = subprocess.run(
+        [str(CHROMIUM), "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+         "--no-first-run", "--disable-background-networking",
+         "--disable-component-update", "--disable-sync", f"--user-data-dir={profile}",
+         "--virtual-time-budget=3000", "--dump-dom", html_file.as_uri() + url_suffix],
+        check=True, capture_output=True, timeout=120, text=True)
+    return text_of(elements(parse(done.stdout), "title")[0]), done.stdout
+
+
+@pytest.mark.skipif(not CHROMIUM.exists(), reason="no /usr/bin/chromium here")
+def test_clicking_a_header_sorts_in_a_browser(page, tmp_path):
+    import json
+
+    html_file = tmp_path / "click.html"
+    html_file.write_text(page.replace("</body>", CLICK_PROBE + "</body>"), encoding="utf-8")
+    title, _ = chromium_title(html_file)
+    state = json.loads(title)
+    doc = parse(page)
+    table = next(t for t in elements(doc, "table") if t.get("id") == "ranking-0")
+    rows = [list(tr.iter(f"{XHTML}td")) for tr in table.iter(f"{XHTML}tr")][1:]
+    ranks = {text_of(r[1]): float(r[2].get("data-value")) for r in rows}
+    assert state["sort"] == "descending"
+    assert state["order"] == sorted(ranks, key=lambda a: -ranks[a])
+    assert state["hidden"] == "vh"  # the select shows the first dataset only
+
+
+@pytest.mark.skipif(not CHROMIUM.exists(), reason="no /usr/bin/chromium here")
+def test_url_hash_sorts_and_selects_in_a_browser(page, tmp_path):
+    html_file = tmp_path / "hash.html"
+    html_file.write_text(page, encoding="utf-8")
+    _, dom = chromium_title(html_file, "#sort=ranking-0:1:desc&dataset=datasets-0:1")
+    doc = parse(dom)
+    table = next(t for t in elements(doc, "table") if t.get("id") == "ranking-0")
+    names = [text_of(list(tr.iter(f"{XHTML}td"))[1])
+             for tr in list(table.iter(f"{XHTML}tr"))[1:]]
+    assert names == sorted(names, key=str.lower, reverse=True)
+    views = [t for t in elements(doc, "table") if "dataset-view" in (t.get("class") or "")]
+    assert [v.get("hidden") is not None for v in views] == [True, False]
