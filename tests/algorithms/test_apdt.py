@@ -14,6 +14,7 @@ from obliq_cli.algorithms.apdt import (
 )
 from obliq_cli.data.apdt_problems import apdt_problem, problem_labels
 from obliq_cli.errors import ObliqError
+from obliq_cli.kernels import apdt as kapdt
 
 
 def augmented(X):
@@ -323,8 +324,8 @@ def test_pass_reading_runs_max_300_n_cycles_and_finds_a_thin_margin():
     assert nsp_pattern > 0 and w_pattern is None
     assert nsp_pass == 0 and np.all(s * (Z @ w_pass) > 0)
     # "pass" is "pattern" with max(300, n) * n presentations
-    assert apdt._perceptron_iterations(300, 300, True) == 300 * 300
-    assert apdt._perceptron_iterations(400, 300, False) == 400
+    assert kapdt.perceptron_iterations(300, 300, True) == 300 * 300
+    assert kapdt.perceptron_iterations(400, 300, False) == 400
     xor = augmented(np.random.default_rng(12).uniform(-1, 1, size=(40, 2)))
     s_xor = np.where(xor[:, 1] * xor[:, 2] > 0, 1.0, -1.0)
     w, counts = perceptron_counts(xor, s_xor, 300 * 40)
@@ -358,13 +359,13 @@ def test_printed_temperature_is_delta_times_the_window_mean():
     dE = np.array([0.0, 1, -2, 3, -4, 5, -6, 7, -8, 9, -10, 0.5])
     for reading, factor in (("mean", 1.0), ("printed", 0.05)):
         x = np.ones(2)
-        T = apdt._next_direction(x, np.zeros(2), dE, 10, 1000.0, 10,
+        T = kapdt.next_direction(x, np.zeros(2), dE, 10, 1000.0, 10,
                                  apdt._temperature_scale(reading, 0.05))
         assert T == pytest.approx(factor * np.mean(np.abs(dE[:10])))
         # u = 0 < p keeps every direction: dE(10) = -10 < 0 makes p > 1/2
         np.testing.assert_array_equal(x, np.ones(2))
     # between window ends the temperature is carried over
-    assert apdt._next_direction(np.ones(2), np.zeros(2), dE, 11, 7.0, 10, 0.05) == 7.0
+    assert kapdt.next_direction(np.ones(2), np.zeros(2), dE, 11, 7.0, 10, 0.05) == 7.0
 
 
 @pytest.mark.parametrize("readings", [
@@ -451,9 +452,9 @@ def test_settled_reading_stops_once_the_flags_have_settled():
     # flags {both} form at cycle 1 and are unchanged at cycle 2 >= 2 x 1, so the run
     # stops there with counts (2, 2), where "pass" runs 300 cycles.
     Z, s = np.array([[1.0, 0.5], [1.0, 0.5]]), np.array([1.0, -1.0])
-    _, counts, _, _ = apdt._perceptron(Z, s, np.arange(2), 300 * 2, False, True, 0.6)
+    _, counts, _, _ = kapdt.perceptron(Z, s, np.arange(2), 300 * 2, False, True, 0.6)
     assert counts.tolist() == [2, 2]
-    _, counts_pass, _, _ = apdt._perceptron(Z, s, np.arange(2), 300 * 2, False)
+    _, counts_pass, _, _ = kapdt.perceptron(Z, s, np.arange(2), 300 * 2, False)
     assert counts_pass.tolist() == [300, 300]
     assert nonseparable(Z, s, perceptron_iteration="settled") == (2, None)
     # Cross-check against the plain-Python reading on nonseparable sets.
@@ -465,7 +466,7 @@ def test_settled_reading_stops_once_the_flags_have_settled():
         nsp, counts, cycles = reference_settled(Zr, sr)
         assert cycles < 300  # it settled before the cap
         assert nonseparable(Zr, sr, perceptron_iteration="settled")[0] == nsp
-        got = apdt._perceptron(Zr, sr, np.arange(n), max(300, n) * n, False, True, 0.6)[1]
+        got = kapdt.perceptron(Zr, sr, np.arange(n), max(300, n) * n, False, True, 0.6)[1]
         assert got.tolist() == counts.tolist()
 
 

@@ -14,20 +14,22 @@ import pytest
 
 from obliq_cli.algorithms.c45 import entropy_of_counts, entropy_split, evaluate_attributes
 from obliq_cli.algorithms.umt import hinge_sweep
+from obliq_cli.kernels import criteria
+from obliq_cli.kernels import sweep as ks
 from obliq_cli.tree import impurity
 from obliq_cli.tree import sorted_sweep as ss
 from obliq_cli.tree.axis_search import _vectorised_axis_split, find_best_axis_split
 
-CRITERIA = {"gini": ss.GINI, "entropy": ss.ENTROPY, "twoing": ss.TWOING,
-            "misclassification": ss.MISCLASSIFICATION}
+CRITERIA = {"gini": criteria.GINI, "entropy": criteria.ENTROPY, "twoing": criteria.TWOING,
+            "misclassification": criteria.MISCLASSIFICATION}
 
 
 def _kernel_scores(x, y, k, crit):
     values = np.asarray(x, dtype=np.float64)[None, :]
     order = np.argsort(values, axis=1, kind="stable")
     scores = np.empty((1, values.shape[1] - 1))
-    table = ss.xlogx_table(values.shape[1])
-    best = ss.sweep_scores(values, order, np.asarray(y, dtype=np.int64), k, crit, table,
+    table = ks.xlogx_table(values.shape[1])
+    best = ks.sweep_scores(values, order, np.asarray(y, dtype=np.int64), k, crit, table,
                            scores)
     return scores[0], best
 
@@ -36,16 +38,16 @@ def test_hand_worked_thresholds():
     # x = 1 1 2 3 with classes 0 0 1 0: no threshold inside the tied pair; after the
     # pair left (2, 0) | right (1, 1); after x = 2 left (2, 1) | right (1, 0).
     x, y = [1.0, 1.0, 2.0, 3.0], [0, 0, 1, 0]
-    gini, best = _kernel_scores(x, y, 2, ss.GINI)
+    gini, best = _kernel_scores(x, y, 2, criteria.GINI)
     assert gini[0] == np.inf
     # (n - sum L^2 / n_L - sum R^2 / n_R) / n = (4 - 4/2 - 2/2) / 4 and (4 - 5/3 - 1) / 4
     assert gini[1:] == pytest.approx([0.25, 1.0 / 3.0])
     assert best == pytest.approx(0.25)
     # twoing: p_L p_R / 4 (|1 - 1/2| + |0 - 1/2|)^2 = 1/16 after the pair.
-    assert _kernel_scores(x, y, 2, ss.TWOING)[0][1] == pytest.approx(-1.0 / 16.0)
+    assert _kernel_scores(x, y, 2, criteria.TWOING)[0][1] == pytest.approx(-1.0 / 16.0)
     # entropy: (2 * 0 + 2 * 1 bit) / 4; misclassification: (0 + 1) / 4.
-    assert _kernel_scores(x, y, 2, ss.ENTROPY)[0][1] == pytest.approx(0.5)
-    assert _kernel_scores(x, y, 2, ss.MISCLASSIFICATION)[0][1] == pytest.approx(0.25)
+    assert _kernel_scores(x, y, 2, criteria.ENTROPY)[0][1] == pytest.approx(0.5)
+    assert _kernel_scores(x, y, 2, criteria.MISCLASSIFICATION)[0][1] == pytest.approx(0.25)
     found = ss.best_sorted_split(np.array([x]), np.array(y), 2, impurity.gini_split)
     assert found == (0, 1.5, 0.25)
 
@@ -72,33 +74,9 @@ def test_closed_forms_agree_with_impurity(name, k):
     assert best == scores[cut].min()
     if name != "entropy":
         spread = np.empty(k)
-        exact = [ss.impurity_score(CRITERIA[name], lc, rc, spread)
+        exact = [criteria.impurity_score(CRITERIA[name], lc, rc, spread)
                  for lc, rc in zip(left[cut], right[cut])]
         np.testing.assert_array_equal(exact, want)
-
-
-def test_twoing_running_numerator_equals_the_sum_over_classes():
-    rng = np.random.default_rng(0)
-    for _ in range(300):
-        n, k = int(rng.integers(2, 80)), int(rng.integers(1, 12))
-        ys = rng.integers(0, k, n)
-        total = np.bincount(ys, minlength=k)
-        ys = (np.cumsum(total > 0) - 1)[ys]
-        total = total[total > 0].astype(np.int64)
-        vs = np.sort(rng.integers(0, n // 2 + 1, n).astype(float))
-        a, b = np.empty(n - 1), np.empty(n - 1)
-        ss._sweep_twoing(ys, vs, total, a)
-        ss._sweep_twoing_direct(ys, vs, total, b)
-        np.testing.assert_array_equal(a, b)
-
-
-def test_numpy_pairwise_order():
-    rng = np.random.default_rng(1)
-    for n in [*range(1, 140), 257, 1000, 4099, 20000]:
-        a = rng.standard_normal(n) * 1e3
-        assert ss.numpy_pairwise_sum(a, 0, n) == a.sum()
-        if n <= 128:
-            assert ss.pairwise_sum(a) == a.sum()
 
 
 @pytest.mark.parametrize("name", sorted(CRITERIA))
