@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import compiled
+from .sums import numpy_pairwise_sum
 
 
 @compiled
@@ -147,72 +148,13 @@ def separability_score(n_left, n_right, nsp_left, nsp_right, M):
 
 
 @compiled
-def _block_sum(a, lo, n):
-    """numpy's float64 sum of ``a[lo:lo + n]`` for n <= 128: 8 running partial sums."""
-    if n < 8:
-        res = 0.0
-        for i in range(n):
-            res += a[lo + i]
-        return res
-    r = np.empty(8)
-    for j in range(8):
-        r[j] = a[lo + j]
-    i = 8
-    while i < n - n % 8:
-        for j in range(8):
-            r[j] += a[lo + i + j]
-        i += 8
-    res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
-    while i < n:
-        res += a[lo + i]
-        i += 1
-    return res
-
-
-@compiled
-def _pairwise_sum(a, lo, n):
-    """numpy's float64 sum of ``a[lo:lo + n]`` in numpy's own order (halves split at a
-    multiple of 8 down to blocks of 128), so the temperature is what ``np.mean`` gives,
-    to the bit. The halving recursion runs on an explicit stack: numba's cache cannot
-    reload a recursive function."""
-    los = np.empty(64, dtype=np.int64)
-    sizes = np.empty(64, dtype=np.int64)
-    phase = np.zeros(64, dtype=np.int64)
-    lefts = np.empty(64)
-    depth = 0
-    los[0], sizes[0] = lo, n
-    ret = 0.0
-    while depth >= 0:
-        size = sizes[depth]
-        half = size // 2
-        half -= half % 8
-        if size <= 128:
-            ret = _block_sum(a, los[depth], size)
-            depth -= 1
-        elif phase[depth] == 0:  # sum the left half first
-            phase[depth] = 1
-            los[depth + 1], sizes[depth + 1], phase[depth + 1] = los[depth], half, 0
-            depth += 1
-        elif phase[depth] == 1:  # the left half's sum is in ret: now the right half
-            lefts[depth] = ret
-            phase[depth] = 2
-            los[depth + 1], sizes[depth + 1] = los[depth] + half, size - half
-            phase[depth + 1] = 0
-            depth += 1
-        else:
-            ret = lefts[depth] + ret
-            depth -= 1
-    return ret
-
-
-@compiled
 def next_direction(x, u, dE, j, T, window, scale):
     """Eqs. (3)-(5): the temperature T(j) and x(j) from x(j-1), the uniforms ``u`` and
     the history dE; returns the new temperature (``x`` is updated in place). ``scale``
     multiplies the window's mean |dE| (1, or delta for eq. (5) as printed)."""
     if j % window == 0:
         abs_dE = np.abs(dE[j - window:j])
-        T = scale * (_pairwise_sum(abs_dE, 0, window) / window)
+        T = scale * (numpy_pairwise_sum(abs_dE, 0, window) / window)
     if T > 0:
         p = 1.0 / (1.0 + np.exp(min(dE[j] / T, 700.0)))
     else:
