@@ -35,8 +35,7 @@ from ..parameters import MAX_REAL, Integral, Interval, Real
 from ..registry import register_algorithm
 from ..tree.axis_first import best_axis_split, strictly_better
 from ..tree.builder import Node, Split, SplitFinder
-from ..tree.impurity import split_criterion
-from ..tree.line_search import criterion_code
+from ..tree.impurity import line_search_code, split_criterion
 from .base import TreeClassifier
 from .cart import CRITERION
 
@@ -52,7 +51,7 @@ def best_shift(slack: np.ndarray, d: np.ndarray, onehot: np.ndarray, criterion):
     delta, score = line_search(np.ascontiguousarray(slack, dtype=np.float64),
                                -np.asarray(d, dtype=np.float64), y,
                                np.asarray(onehot, dtype=np.float64).sum(axis=0),
-                               criterion_code(criterion), RULE_FIRST, np.empty(0))
+                               line_search_code(criterion), RULE_FIRST, np.empty(0))
     return float(delta), float(score)
 
 
@@ -63,7 +62,7 @@ class _Search:
         self.Zc = np.ascontiguousarray(Z, dtype=np.float64)
         self.yc = np.ascontiguousarray(y, dtype=np.int64)
         self.total = class_totals(self.yc, k)
-        self.code = criterion_code(criterion)
+        self.code = line_search_code(criterion)
         self.tol, self.max_cycles = tol, max_cycles
 
     def refit_threshold(self, beta):

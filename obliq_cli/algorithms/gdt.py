@@ -41,10 +41,11 @@ import numpy as np
 from sklearn.model_selection import KFold, StratifiedKFold
 
 from ..kernels import linalg
-from ..kernels.criteria import GINI, impurity_score
+from ..kernels.criteria import impurity_score
 from ..parameters import Interval, ListOf, Real, StrOptions
 from ..registry import register_algorithm
 from ..tree.builder import Node, Split, SplitFinder, StoppingRules
+from ..tree.impurity import gini_split
 from ..tree.orientation import canonical_signs
 from .base import TreeClassifier, as_rng, fit_input
 
@@ -294,7 +295,7 @@ class GDTSplitFinder(SplitFinder):
             if n_left == 0 or n_left == len(y):
                 continue
             counts_left = np.bincount(labels[left], minlength=counts.size)
-            score = impurity_score(GINI, counts_left, counts - counts_left,
+            score = impurity_score(gini_split.code, counts_left, counts - counts_left,
                                    np.empty(counts.size))
             if score < best_score:
                 best, best_score = w, score

@@ -64,8 +64,7 @@ from ..parameters import MAX_LOOP, Integral, Interval
 from ..registry import register_algorithm
 from ..tree.axis_first import best_axis_split, rescored_oblique, strictly_better
 from ..tree.builder import Node, Split, SplitFinder
-from ..tree.impurity import split_criterion
-from ..tree.line_search import criterion_code
+from ..tree.impurity import line_search_code, split_criterion
 from .base import TreeClassifier
 from .cart import CRITERION, CARTClassifier
 
@@ -103,7 +102,7 @@ def best_step(V, D, y, n_classes, criterion, rng=None):
     else:
         rule, draws = RULE_RANDOM, rng.random(V.size + 1)
     delta, score = line_search(V, D, y, class_totals(y, n_classes),
-                               criterion_code(criterion), rule, draws)
+                               line_search_code(criterion), rule, draws)
     return float(delta), float(score)
 
 
@@ -168,7 +167,7 @@ class _NodeSearch:
         self.Xa = _augmented(Xs)
         self.y = np.ascontiguousarray(y, dtype=np.int64)
         self.total = class_totals(self.y, n_classes)
-        self.code = criterion_code(criterion)
+        self.code = line_search_code(criterion)
         self.rng = rng
         self.max_stagnant = max_stagnant
         self.n_jumps = n_jumps
@@ -410,7 +409,7 @@ def cart_lc_climb(X, y, n_classes, criterion, a, max_cycles=MAX_CART_CYCLES):
     Xa = _augmented(np.asarray(X, dtype=np.float64))
     y = np.ascontiguousarray(y, dtype=np.int64)
     a = np.array(a, dtype=np.float64)
-    cur = cart_lc_cycles(Xa, y, class_totals(y, n_classes), criterion_code(criterion),
+    cur = cart_lc_cycles(Xa, y, class_totals(y, n_classes), line_search_code(criterion),
                           a, int(max_cycles))
     return a, cur
 

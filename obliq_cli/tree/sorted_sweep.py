@@ -19,18 +19,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..kernels.criteria import ENTROPY, GINI, MISCLASSIFICATION, TWOING
+from ..kernels.criteria import ENTROPY
 from ..kernels.sums import PAIRWISE_MAX
 from ..kernels.sweep import left_counts_at, pick_exact, shortlist, sweep_scores, xlogx_table
-from . import impurity
-
-KERNEL_CRITERIA = {
-    impurity.gini_split: GINI,
-    impurity.entropy_split: ENTROPY,
-    impurity.twoing_split: TWOING,
-    impurity.misclassification_split: MISCLASSIFICATION,
-}
-"""The criteria the kernel scores in closed form, keyed by their vectorised function."""
 
 # The shortlist keeps candidates within this of the best kernel score (relative to
 # max(1, |best|)). Both formulas are accurate to about k * 1e-16 here, so a true best
@@ -57,8 +48,9 @@ def best_sorted_split(values: np.ndarray, y: np.ndarray, k: int, criterion,
     """The lowest-scoring threshold over the rows of ``values`` [d, n].
 
     ``y`` holds class codes 0..k-1 (every code present keeps ``impurity``'s rounding
-    the same as a search over the node's present classes), ``criterion`` one of
-    ``KERNEL_CRITERIA``; ``order`` the argsort of each row when already known.
+    the same as a search over the node's present classes), ``criterion`` a
+    ``tree.impurity.Criterion`` (the kernel scores each in closed form); ``order`` the
+    argsort of each row when already known.
     Returns (projection, threshold, score) with the criterion's own score, or None when
     no projection has two distinct values. Ties go to the lowest projection, then the
     lowest threshold.
@@ -70,7 +62,7 @@ def best_sorted_split(values: np.ndarray, y: np.ndarray, k: int, criterion,
     order = np.ascontiguousarray(order, dtype=np.int64)
     y = np.ascontiguousarray(y, dtype=np.int64)
     scores = np.empty((d, n - 1))
-    crit = KERNEL_CRITERIA[criterion]
+    crit = criterion.code
     xlogx = xlogx_table(n) if crit == ENTROPY else _NO_TABLE
     best = sweep_scores(values, order, y, k, crit, xlogx, scores)
     if not np.isfinite(best):

@@ -68,7 +68,7 @@ def test_closed_forms_agree_with_impurity(name, k):
     left = np.cumsum(np.eye(k, dtype=np.int64)[y[order]], axis=0)[:-1]
     right = left[-1] + np.eye(k, dtype=np.int64)[y[order[-1]]] - left
     cut = x[order][1:] > x[order][:-1]
-    want = impurity.SPLIT_CRITERIA[name](left[cut], right[cut])
+    want = impurity.CRITERIA[name](left[cut], right[cut])
     np.testing.assert_allclose(scores[cut], want, rtol=0, atol=1e-12)
     assert np.all(np.isinf(scores[~cut]))
     assert best == scores[cut].min()
@@ -83,7 +83,7 @@ def test_closed_forms_agree_with_impurity(name, k):
 def test_axis_search_identical_to_the_vectorised_search(name):
     # The compiled search and the count-array search pick the same (feature,
     # threshold) with the same score, bit for bit, on data full of ties.
-    criterion = impurity.SPLIT_CRITERIA[name]
+    criterion = impurity.CRITERIA[name]
     rng = np.random.default_rng(3)
     for trial in range(40):
         n, d, k = int(rng.integers(5, 200)), int(rng.integers(1, 6)), int(rng.integers(2, 7))
