@@ -133,9 +133,6 @@ from ..kernels import linalg
 from ..kernels.apdt import (
     alopex_split,
     count_nonseparable,
-    next_direction,
-    perceptron,
-    separability_score,
 )
 from ..parameters import MAX_REAL, Integral, Interval, Real, StrOptions
 from ..registry import register_algorithm
@@ -150,22 +147,6 @@ PERCEPTRON_MIN_ITERATIONS = 300
 # Codes of the readings, as the compiled kernels take them.
 SEPARABILITY_CODES = {"updates": 0, "final_errors": 1, "pocket_errors": 2}
 PERCEPTRON_ITERATION_CODES = {"pattern": 0, "pass": 1, "settled": 2}
-
-
-def perceptron_counts(Z: np.ndarray, s: np.ndarray, n_iter: int | None = None):
-    """``(w, counts)``: the cyclic Perceptron's final weights and per-pattern update counts.
-
-    ``Z`` holds augmented patterns (rows, in presentation order), ``s`` labels +-1;
-    ``n_iter`` defaults to max(300, len(Z)) presented patterns (§III).
-    """
-    Z = np.ascontiguousarray(Z, dtype=np.float64)
-    s = np.ascontiguousarray(s, dtype=np.float64)
-    if n_iter is None:
-        n_iter = max(PERCEPTRON_MIN_ITERATIONS, Z.shape[0])
-    if Z.shape[0] == 0:
-        return np.zeros(Z.shape[1]), np.zeros(0, dtype=np.int64)
-    w, counts, _, _ = perceptron(Z, s, np.arange(Z.shape[0]), int(n_iter), False)
-    return w, counts
 
 
 def nonseparable(Z: np.ndarray, s: np.ndarray, rho: float = 0.6, *,
@@ -186,61 +167,7 @@ def nonseparable(Z: np.ndarray, s: np.ndarray, rho: float = 0.6, *,
     return int(nsp), (w if separable else None)
 
 
-# --------------------------------------------------------------- split score
-def split_score(n_left, n_right, nsp_left, nsp_right, M: float = 4.0):
-    """F(W, S^t) of eq. (1) from the children's sizes and nonseparable counts (numbers or
-    arrays, broadcast).
-
-    F = R/M {I1 (n - n_l)/n + I2 (n - n_r)/n - I1 I2} + (1 - I1)(1 - I2) E, with
-    E = ((nsp_l + nsp_r)/n)(1/2 - n_l n_r / n^2), R = 1/(2n), I = [nsp = 0 and the child
-    is not empty] (see the module docstring for the empty child).
-    """
-    args = np.broadcast_arrays(*(np.asarray(a, dtype=np.float64)
-                                 for a in (n_left, n_right, nsp_left, nsp_right)))
-    out = np.array([separability_score(*v, float(M)) for v in zip(*(a.ravel() for a in args))])
-    return out.reshape(args[0].shape) if args[0].ndim else float(out[0])
-
-
 # -------------------------------------------------------------------- alopex
-def alopex(E, w0, rng: np.random.Generator, n_iter: int = 500, delta: float = 0.05,
-           temperature0: float = 1000.0, window: int = 10, stop_at: float | None = None,
-           temperature: str = "mean"):
-    """Minimise any ``E`` with Alopex (§II-B, eqs. 2-5); returns ``(w_best, E_best, trace)``.
-
-    W(0) = ``w0``, W(1) = W(0) + delta x(0) with x(0) uniform on {-1, +1}^n, then
-    W(2), ..., W(n_iter) by eqs. (2)-(4) (Table I, step 4); ``trace`` holds E(W(k)).
-    A Python loop around a Python ``E``, for studying Alopex; APDT's nodes run the
-    compiled ``alopex_split`` (same update rule, same random draws). ``temperature``:
-    "mean" or "printed" (``APDTClassifier``'s reading of eq. (5)).
-    """
-    scale = _temperature_scale(temperature, delta)
-    w = np.array(w0, dtype=np.float64)
-    d = w.size
-    trace = np.empty(n_iter + 1)
-    dE = np.zeros(n_iter + 1)  # dE[k] = E(W(k)) - E(W(k-1)); dE[0] = 0
-    e_prev = trace[0] = float(E(w))
-    best_w, best_e = w.copy(), e_prev
-    if stop_at is not None and best_e <= stop_at:
-        return best_w, best_e, trace[:1]
-    x = np.where(rng.random(d) < 0.5, -1.0, 1.0)
-    T = float(temperature0)
-    last = 0
-    for k in range(1, n_iter + 1):
-        if k >= 2:  # p(k-1) from dE(k-1) and T(k-1) gives x(k-1); W(k) = W(k-1) + delta x
-            T = next_direction(x, rng.random(d), dE, k - 1, T, window, scale)
-        w = w + delta * x
-        e = float(E(w))
-        trace[k] = e
-        dE[k] = e - e_prev
-        e_prev = e
-        last = k
-        if e < best_e:
-            best_w, best_e = w.copy(), e
-            if stop_at is not None and best_e <= stop_at:
-                break
-    return best_w, best_e, trace[:last + 1]
-
-
 def _temperature_scale(temperature: str, delta: float) -> float:
     """The factor of eq. (5)'s window mean: 1 ("mean") or delta ("printed")."""
     return float(delta) if temperature == "printed" else 1.0

@@ -134,16 +134,9 @@ def class_eigenvectors(X: np.ndarray, mode: str, min_rows: int = 2,
     return vec
 
 
-def parallel_to_axis(d: np.ndarray, tau: float) -> bool:
-    """Whether ||e - d|| <= tau for a basis vector e or its negative (§3.1)."""
-    j = int(np.argmax(np.abs(d)))
-    e = np.zeros_like(d)
-    e[j] = np.sign(d[j]) if d[j] != 0 else 1.0
-    return float(linalg.norm(e - d)) <= tau
-
-
 def parallel_to_axes(vectors: np.ndarray, tau: float) -> np.ndarray:
-    """``parallel_to_axis`` for every column of ``vectors`` [p, m] at once."""
+    """Whether ||e - d|| <= tau for a basis vector e or its negative (§3.1), for every
+    column d of ``vectors`` [p, m]."""
     cols = np.arange(vectors.shape[1])
     j = np.argmax(np.abs(vectors), axis=0)
     pivot = vectors[j, cols]

@@ -22,8 +22,8 @@ Because f's slope steps by one at every distinct breakpoint, it is zero on a who
 interval [lo, hi] of minimisers; the split threshold is its midpoint, which is what the
 author's code does (``svmtree.c: find_best_svmtree_feature`` keeps the midpoint of the
 first minimising breakpoint and the next one; docs/reference-programs.md). The paper's own loop
-keeps whichever minimiser comes first in data order; ``_paper_double_loop`` reproduces
-it for the tests.
+keeps whichever minimiser comes first in data order (tests/test_umt.py writes that loop
+out as the sweep's reference).
 
 Choices where the paper is silent, following the author's C code (ISELL,
 docs/reference-programs.md; ``svmtree.c``, ``classification.c``):
@@ -117,27 +117,6 @@ def hinge_sweep(Z: np.ndarray, y_sign: np.ndarray, Cs) -> tuple[np.ndarray, ...]
     slack, lo, hi = (np.empty((Cs.size, d)) for _ in range(3))
     hinge_slack_sweep(z_pos, z_neg, Cs, slack, lo, hi)
     return slack, lo, hi
-
-
-def _paper_double_loop(x, y_sign, C) -> tuple[float, float]:
-    """Fig. 1 lines 4-13 verbatim, O(N^2): (w0, summed slack) for one feature and C.
-
-    Reference for the tests only: the first candidate w0 = (C - x^j y^j)/y^j in data
-    order with the least summed slack (strict ``<``) wins.
-    """
-    x = np.asarray(x, dtype=np.float64)
-    y_sign = np.asarray(y_sign, dtype=np.float64)
-    best_w0, min_eps = np.nan, np.inf
-    for j in range(x.size):
-        w0 = (C - x[j] * y_sign[j]) / y_sign[j]
-        total = 0.0
-        for k in range(x.size):
-            eps = C - x[k] * y_sign[k] - w0 * y_sign[k]
-            if eps > 0:
-                total += eps
-        if total < min_eps:
-            min_eps, best_w0 = total, w0
-    return float(best_w0), float(min_eps)
 
 
 def error_of_split(left: np.ndarray, right: np.ndarray) -> np.ndarray:

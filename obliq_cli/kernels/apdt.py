@@ -138,6 +138,10 @@ def count_nonseparable(Z, s, rows, rho, min_iterations, iteration, separability)
 
 @compiled
 def separability_score(n_left, n_right, nsp_left, nsp_right, M):
+    """F(W, S^t) of eq. (1) from the children's sizes and nonseparable counts: F = R/M
+    {I1 (n - n_l)/n + I2 (n - n_r)/n - I1 I2} + (1 - I1)(1 - I2) E, with E = ((nsp_l +
+    nsp_r)/n)(1/2 - n_l n_r / n^2), R = 1/(2n), I = [nsp = 0 and the child is not empty]
+    (``algorithms.apdt``'s docstring explains the empty child)."""
     n = n_left + n_right
     R = 1.0 / (2.0 * n)
     i1 = 1.0 if (nsp_left == 0 and n_left > 0) else 0.0
