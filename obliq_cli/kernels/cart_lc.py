@@ -16,8 +16,8 @@ GAMMAS = (-0.25, 0.0, 0.25)
 
 @compiled
 def coefficient_pass(Z, y, total, code, beta, c, score, features):
-    """One cycle of :meth:`_Search.improve` over ``features``, compiled; ``beta`` is
-    updated in place, (c, score) returned."""
+    """One cycle of ``algorithms.cart_lc._Search.improve`` over ``features``, compiled;
+    ``beta`` is updated in place, (c, score) returned."""
     n = Z.shape[0]
     slack = np.empty(n)
     D = np.empty(n)

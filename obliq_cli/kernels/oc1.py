@@ -32,7 +32,7 @@ def hyperplane_values(Xa, a, out):
 
 @compiled
 def climb(A, Xa, y, total, code, rng, max_stagnant, n_jumps):
-    """The lockstep hill climbing of :meth:`_NodeSearch.climb`, compiled.
+    """The lockstep hill climbing of ``algorithms.oc1._NodeSearch.climb``, compiled.
 
     Restarts are visited in order within every step (each coefficient, each jump), so
     the random draws come in the order of the batched search this replaces: per
@@ -128,8 +128,8 @@ def climb(A, Xa, y, total, code, rng, max_stagnant, n_jumps):
 
 @compiled
 def cart_lc_cycles(Xa, y, total, code, a, max_cycles):
-    """The cycles of :func:`cart_lc_climb`, compiled; ``a`` is updated in place and the
-    final score returned."""
+    """The cycles of ``algorithms.oc1.cart_lc_climb``, compiled; ``a`` is updated in place
+    and the final score returned."""
     n, n_coef = Xa.shape
     d = n_coef - 1
     gammas = np.array(CART_GAMMAS)
