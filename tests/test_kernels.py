@@ -230,6 +230,38 @@ def _sequential_sum(terms):
     return total
 
 
+def _sweep_scores_twin(values, order, y, k, crit, xlogx, scores):
+    total = np.bincount(y, minlength=k)
+    best = np.inf
+    for f in range(values.shape[0]):
+        ys, vs = y[order[f]], values[f, order[f]]
+        best = min(best, _sweep_twin(SPLITS[crit])(ys, vs, total, scores[f]))
+    return best
+
+
+def _min_split_twin(values, order, y, k, min_split, xlogx, scores, tries):
+    _sweep_scores_twin(values, order, y, k, criteria.ENTROPY, xlogx, scores)
+    n = y.size
+    n_left = np.arange(1, n)
+    scores[:, (n_left < min_split) | (n - n_left < min_split)] = np.inf
+    tries[:] = np.isfinite(scores).sum(axis=1)
+    return scores.min(axis=1)
+
+
+def _partition_twin(V, y, total, code):
+    left = np.bincount(y[V <= 0], minlength=total.size).astype(np.float64)
+    right = total - left
+    score = SPLITS[code](left[None], right[None])[0] if 0 < left.sum() < total.sum() else (
+        0.0 if code != criteria.TWOING else -0.0)
+    return score, bool((left > 0).sum() <= 1 and (right > 0).sum() <= 1)
+
+
+def _validation_twin(X_val, y_val, val_total, f, t, left):
+    left = np.bincount(y_val[X_val[:, f] <= t], minlength=val_total.size).astype(np.float64)
+    right = val_total - left
+    return 1.0 - (left.max() + right.max()) / val_total.sum()
+
+
 def _pick_twin(order, y, k, crit, candidates, n):
     """The first candidate of lowest vectorised score (recounted with numpy)."""
     if candidates.size == 0:
@@ -345,7 +377,9 @@ CASES = [
     Case(sweep.sweep_scores,
          lambda r: (lambda values, order, y, k: (
              values, order, y, k, _code(r, tuple(SPLITS)), sweep.xlogx_table(y.size),
-             np.empty((values.shape[0], y.size - 1))))(*_sweep_many(r))),
+             np.empty((values.shape[0], y.size - 1))))(*_sweep_many(r)),
+         _sweep_scores_twin, 1e-12, "closed forms against the vectorised criteria",
+         view=_sweep_view),
     Case(sweep.shortlist,
          lambda r: (lambda s: (s, np.quantile(s, 0.3, axis=1)))(_levels(r, (3, 10))),
          lambda scores, bounds: np.flatnonzero(scores <= bounds[:, None])),
@@ -353,7 +387,9 @@ CASES = [
          lambda r: (lambda values, order, y, k: (
              values, order, y, k, int(r.integers(1, 4)), sweep.xlogx_table(y.size),
              np.empty((values.shape[0], y.size - 1)),
-             np.empty(values.shape[0], dtype=np.int64)))(*_sweep_many(r))),
+             np.empty(values.shape[0], dtype=np.int64)))(*_sweep_many(r)),
+         _min_split_twin, 1e-12, "a table of c log2 c",
+         view=lambda result, args: (result, args[-2], args[-1])),
     Case(sweep.pick_exact,
          lambda r: (lambda values, order, y, k: (
              order, y, k, _code(r, (criteria.GINI, criteria.TWOING)),
@@ -369,7 +405,8 @@ CASES = [
              [np.bincount(y[order[f, :p + 1]], minlength=k)
               for f, p in zip(features, positions)]).reshape(-1, k)),
     # the line search
-    Case(k_ls.partition_score, _line_inputs_yt),
+    Case(k_ls.partition_score, _line_inputs_yt, _partition_twin, 1e-12,
+         "closed forms from the counts against the vectorised formulas"),
     Case(k_ls.line_search,
          lambda r: (lambda V, D, y, total: (V, D, y, total, _code(r), int(r.integers(0, 4)),
                                             r.random(V.size + 1)))(*_line_inputs(r))),
@@ -444,7 +481,8 @@ CASES = [
     Case(k_umt.validation_error,
          lambda r: (lambda blocks, offsets, X, y: (
              X, y, np.bincount(y).astype(np.float64), 0, float(r.choice(X[:, 0])),
-             np.empty(offsets.size - 1)))(*_umt_blocks(r))),
+             np.empty(offsets.size - 1)))(*_umt_blocks(r)),
+         _validation_twin),
     Case(k_umt.choose_margin,
          lambda r: (lambda blocks, offsets, X, y: (
              blocks, offsets, _levels(r, (3, X.shape[1])), r.random(X.shape[1]) < 0.8, X, y,
