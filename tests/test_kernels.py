@@ -262,6 +262,37 @@ def _validation_twin(X_val, y_val, val_total, f, t, left):
     return 1.0 - (left.max() + right.max()) / val_total.sum()
 
 
+def _hinge_sweep_reference(Z, y_sign, Cs):
+    """The vectorised eq. 4 sweep (one argsort per margin and feature)."""
+    n, d = Z.shape
+    Cs = np.asarray(Cs, dtype=np.float64)
+    pos = y_sign > 0
+    n_neg = n - int(pos.sum())
+    shift = Cs[:, None, None] * np.where(pos, -1.0, 1.0)[None, None, :]
+    pts = (Z.T[None, :, :] + shift).reshape(Cs.size * d, n)
+    order = np.argsort(pts, axis=1)
+    P = np.take_along_axis(pts, order, axis=1)
+    is_pos = pos[order]
+    cnt_pos = np.cumsum(is_pos, axis=1)
+    sum_pos = np.cumsum(np.where(is_pos, P, 0.0), axis=1)
+    cnt_neg_after = n_neg - (np.arange(1, n + 1)[None, :] - cnt_pos)
+    neg_vals = np.where(is_pos, 0.0, P)
+    sum_neg_after = neg_vals.sum(axis=1, keepdims=True) - np.cumsum(neg_vals, axis=1)
+    f = np.maximum((cnt_pos * P - sum_pos) + (sum_neg_after - cnt_neg_after * P), 0.0)
+    fmin = f.min(axis=1)
+    at_min = f <= (fmin + 1e-9 * np.maximum(1.0, fmin))[:, None]
+    lo = np.where(at_min, P, np.inf).min(axis=1)
+    hi = np.where(at_min, P, -np.inf).max(axis=1)
+    return tuple(a.reshape(Cs.size, d) for a in (fmin, lo, hi))
+
+
+def _hinge_twin(z_pos, z_neg, Cs, slack, lo, hi):
+    """The merge sweep's contract through the sorting sweep above."""
+    Z = np.concatenate([z_pos, z_neg], axis=1).T
+    y_sign = np.r_[np.ones(z_pos.shape[1]), -np.ones(z_neg.shape[1])]
+    slack[:], lo[:], hi[:] = _hinge_sweep_reference(Z, y_sign, Cs)
+
+
 def _pick_twin(order, y, k, crit, candidates, n):
     """The first candidate of lowest vectorised score (recounted with numpy)."""
     if candidates.size == 0:
@@ -493,7 +524,8 @@ CASES = [
     Case(k_umt.hinge_slack_sweep,
          lambda r: (lambda z_pos, z_neg, Cs: (z_pos, z_neg, Cs,
                                               *(np.empty((Cs.size, z_pos.shape[0]))
-                                                for _ in range(3))))(*_hinge(r))),
+                                                for _ in range(3))))(*_hinge(r)),
+         _hinge_twin, view=lambda result, args: args[3:]),
 ]
 
 

@@ -13,7 +13,6 @@ import numpy as np
 import pytest
 
 from obliq_cli.algorithms.c45 import entropy_of_counts, entropy_split, evaluate_attributes
-from obliq_cli.algorithms.umt import hinge_sweep
 from obliq_cli.kernels import criteria
 from obliq_cli.kernels import sweep as ks
 from obliq_cli.tree import impurity
@@ -100,41 +99,6 @@ def test_axis_search_identical_to_the_vectorised_search(name):
         else:
             assert (got.feature, got.threshold, got.score) == \
                 (want.feature, want.threshold, want.score)
-
-
-def _hinge_sweep_reference(Z, y_sign, Cs):
-    """The vectorised eq. 4 sweep (one argsort per margin and feature)."""
-    n, d = Z.shape
-    Cs = np.asarray(Cs, dtype=np.float64)
-    pos = y_sign > 0
-    n_neg = n - int(pos.sum())
-    shift = Cs[:, None, None] * np.where(pos, -1.0, 1.0)[None, None, :]
-    pts = (Z.T[None, :, :] + shift).reshape(Cs.size * d, n)
-    order = np.argsort(pts, axis=1)
-    P = np.take_along_axis(pts, order, axis=1)
-    is_pos = pos[order]
-    cnt_pos = np.cumsum(is_pos, axis=1)
-    sum_pos = np.cumsum(np.where(is_pos, P, 0.0), axis=1)
-    cnt_neg_after = n_neg - (np.arange(1, n + 1)[None, :] - cnt_pos)
-    neg_vals = np.where(is_pos, 0.0, P)
-    sum_neg_after = neg_vals.sum(axis=1, keepdims=True) - np.cumsum(neg_vals, axis=1)
-    f = np.maximum((cnt_pos * P - sum_pos) + (sum_neg_after - cnt_neg_after * P), 0.0)
-    fmin = f.min(axis=1)
-    at_min = f <= (fmin + 1e-9 * np.maximum(1.0, fmin))[:, None]
-    lo = np.where(at_min, P, np.inf).min(axis=1)
-    hi = np.where(at_min, P, -np.inf).max(axis=1)
-    return tuple(a.reshape(Cs.size, d) for a in (fmin, lo, hi))
-
-
-def test_hinge_merge_sweep_equals_the_sorting_sweep():
-    rng = np.random.default_rng(4)
-    Cs = np.round(np.arange(-2.0, 2.01, 0.1), 10)
-    for n in (3, 17, 300):
-        Z = rng.standard_normal((n, 3))
-        y_sign = np.where(rng.random(n) < 0.4, 1.0, -1.0)
-        y_sign[0], y_sign[1] = 1.0, -1.0
-        for got, want in zip(hinge_sweep(Z, y_sign, Cs), _hinge_sweep_reference(Z, y_sign, Cs)):
-            np.testing.assert_array_equal(got, want)
 
 
 def _c45_reference(x, y, k):
