@@ -8,7 +8,7 @@ kernel) and releasing the GIL, without ``fastmath``, so no sum is reordered and 
 the same source as Python (``NUMBA_DISABLE_JIT=1``) gives the same numbers.
 
 Every kernel has a reference twin of the same contract in plain numpy/Python, and
-tests/test_kernels.py checks each compiled kernel against its twin on random inputs
+tests/kernels/test_kernels.py checks each compiled kernel against its twin on random inputs
 with ties.
 
 - :mod:`.linalg`: BLAS-independent products and symmetric eigenproblems.

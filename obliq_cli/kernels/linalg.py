@@ -13,7 +13,7 @@ Everything here is a plain loop compiled by numba without ``fastmath``, so no su
 reordered and no multiply-add is fused: a dot product is always
 ``((x_0 y_0 + x_1 y_1) + x_2 y_2) + ...``. Running the same functions as Python
 (``NUMBA_DISABLE_JIT=1``) gives bit-for-bit the same numbers
-(tests/tree/test_linalg.py checks it, and checks each result against LAPACK's).
+(tests/kernels/test_linalg.py checks it, and checks each result against LAPACK's).
 
 - products: :func:`dot`, :func:`norm`, :func:`matvec`, :func:`rows_matvec`,
   :func:`rowwise_dot`, :func:`matmul`, :func:`crossprod` (``A' B`` summed over rows),
