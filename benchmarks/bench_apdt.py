@@ -21,6 +21,7 @@ from sklearn.tree import DecisionTreeClassifier
 from obliq_cli import make_estimator
 from obliq_cli.algorithms import apdt
 from obliq_cli.data.apdt_problems import apdt_problem
+from obliq_cli.kernels.apdt import perceptron
 from obliq_cli.pruning.network import prune_genetic, prune_learning_automata
 
 
@@ -42,9 +43,11 @@ def main() -> None:
     Xtr, ytr, Xte, yte = X[:1000], y[:1000], X[1000:], y[1000:]
     Z = np.hstack([np.ones((1000, 1)), Xtr])
     s = np.where(ytr == 1, 1.0, -1.0)
-    apdt.perceptron_counts(Z[:5], s[:5])  # compile (or load numba's cache)
+    rows = np.arange(len(Z))
+    n_iter = max(apdt.PERCEPTRON_MIN_ITERATIONS, len(Z))
+    perceptron(Z[:5], s[:5], rows[:5], n_iter, False)  # compile (or load numba's cache)
     make_estimator("apdt", random_state=0).fit(Xtr[:40], ytr[:40])
-    t, _ = best_time(lambda: apdt.perceptron_counts(Z, s), args.repeats * 10)
+    t, _ = best_time(lambda: perceptron(Z, s, rows, n_iter, False), args.repeats * 10)
     print(f"perceptron 1000 patterns  {1e3 * t:8.3f} ms")
     for seed in range(args.seeds):
         t, model = best_time(

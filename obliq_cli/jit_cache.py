@@ -3,7 +3,7 @@
 numba's ``cache=True`` checks only the source file of the function it loads: a kernel
 that calls a kernel of another module (OC1's climb calls the shared line search) keeps
 running the old callee after that module changes, until its own file changes too. A
-developer editing ``tree/line_search.py`` would silently time, test and fingerprint
+developer editing ``kernels/line_search.py`` would silently time, test and fingerprint
 stale code.
 
 So obliq points ``NUMBA_CACHE_DIR`` at a folder named by a digest of every source file

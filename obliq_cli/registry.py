@@ -317,11 +317,6 @@ def dataset_entry(name: str) -> Entry:
     return _lookup(DATASETS, "dataset", name)
 
 
-def algorithm_params(name: str) -> dict[str, Any]:
-    """The default parameters of a registered algorithm (from its constructor)."""
-    return algorithm_entry(name).obj().get_params()
-
-
 def make_estimator(name: str, **params):
     """A new, unfitted estimator of the registered algorithm ``name``."""
     cls = algorithm_entry(name).obj

@@ -2,11 +2,13 @@
 obliq_cli are read as text (every import, at module level or inside a function) and checked
 against the intended map and for circles.
 
-The map: tree <- algorithms <- pruning <- experiment <- report <- cli, with data and config
-below experiment. A *room* is a package of obliq_cli (tree, algorithms, ...) or one of its
-top-level modules (config, registry, model, ...); ``ALLOWED`` names, for every room, the
-rooms it may import, and nothing else is allowed: a room missing from the map is itself a
-failure, so a new module is placed on purpose. The helpers (errors, parameters, safe_io,
+The map: kernels <- tree <- algorithms <- pruning <- experiment <- report <- cli, with data
+and config below experiment; ``kernels`` (every compiled function) imports no other room,
+and nothing outside the standard library but numpy and numba. A *room* is a package of
+obliq_cli (tree, algorithms, ...) or one of its top-level modules (config, registry,
+model, ...); ``ALLOWED`` names, for every room, the rooms it may import, and nothing else
+is allowed: a room missing from the map is itself a failure, so a new module is placed
+on purpose. The helpers (errors, parameters, safe_io,
 ...) import no layer and any room may use them. ``registry`` (the names of algorithms,
 pruners, datasets, protocols, metrics and backends) imports no layer either: it loads the
 built-in modules by name, so the experiment, the report and the config reach algorithms
@@ -40,10 +42,11 @@ HELPERS = {
 ALLOWED = {
     "registry": set(),
     "reference_file": set(),  # the papers' values file, read by config and report
-    "tree": set(),
-    "algorithms": {"tree", "registry"},
-    "pruning": {"tree", "registry"},
-    "data": {"tree", "registry"},
+    "kernels": set(),
+    "tree": {"kernels"},
+    "algorithms": {"kernels", "tree", "registry"},
+    "pruning": {"kernels", "tree", "registry"},  # network pruning's fixed-order products
+    "data": {"kernels", "tree", "registry"},  # the generators' fixed-order rotations
     "config": {"registry", "reference_file"},
     "model_schema": {"tree", "data"},
     "model": {"tree", "data", "model_schema", "registry"},
@@ -56,7 +59,7 @@ ALLOWED = {
 }
 
 # The layer order of the README: no room of it may import a room after it.
-ORDER = ("tree", "algorithms", "pruning", "experiment", "report", "cli")
+ORDER = ("kernels", "tree", "algorithms", "pruning", "experiment", "report", "cli")
 
 
 def _imports(path: Path) -> list[str]:
@@ -93,6 +96,23 @@ def _may_import(room: str) -> set[str]:
 def test_every_room_is_on_the_map():
     rooms = {_room(tuple(name.split("."))) for name in _modules()}
     assert sorted(rooms - set(HELPERS) - set(ALLOWED)) == []
+
+
+def test_kernels_import_only_numpy_and_numba():
+    # not even the helpers: a kernel is numbers in, numbers out
+    allowed = {"__future__", "math", "numpy", "numba", "obliq_cli.kernels"}
+    problems = []
+    for path in sorted((PACKAGE / "kernels").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom):
+                names = [node.module if not node.level else "obliq_cli.kernels"]
+            elif isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            else:
+                continue
+            problems += [f"{path.name} imports {n}" for n in names
+                         if n not in allowed and n.partition(".")[0] not in allowed]
+    assert problems == []
 
 
 def test_no_module_imports_a_room_the_map_does_not_allow():

@@ -62,7 +62,7 @@ Separability estimate (§II; Roychowdhury, Siu & Kailath 1995, Th. 6)
 
 Compiled kernels
     The Perceptron, the separability test and each node's whole Alopex search
-    (``_alopex_split``: every W, its partition and F) are numba kernels; the node's
+    (``alopex_split``: every W, its partition and F) are numba kernels; the node's
     uniform draws are taken from its rng in one block and the stream is then left where
     drawing only the used ones leaves it. Dot products are plain loops, and the
     temperature's window mean is summed in numpy's own pairwise order, so the values are
@@ -127,12 +127,15 @@ decision list of one-vs-rest trees, so the result is still one ``Tree``).
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
+from ..kernels import linalg
+from ..kernels.apdt import (
+    alopex_split,
+    count_nonseparable,
+)
 from ..parameters import MAX_REAL, Integral, Interval, Real, StrOptions
 from ..registry import register_algorithm
-from ..tree import linalg
 from ..tree.builder import Node, Split, SplitFinder, goes_left
 from .base import TreeClassifier, binary_only
 
@@ -146,147 +149,6 @@ SEPARABILITY_CODES = {"updates": 0, "final_errors": 1, "pocket_errors": 2}
 PERCEPTRON_ITERATION_CODES = {"pattern": 0, "pass": 1, "settled": 2}
 
 
-@numba.njit(cache=True, nogil=True)
-def _errors(Z, s, rows, w):
-    """Number of ``Z[rows]`` that ``w`` misclassifies (s w.z <= 0)."""
-    d = Z.shape[1]
-    wrong = 0
-    for i in range(rows.size):
-        r = rows[i]
-        dot = 0.0
-        for j in range(d):
-            dot += Z[r, j] * w[j]
-        if not s[r] * dot > 0.0:
-            wrong += 1
-    return wrong
-
-
-@numba.njit(cache=True, nogil=True)
-def _perceptron(Z, s, rows, n_iter, pocket, settle=False, rho=0.6):
-    """Cyclic Perceptron over ``Z[rows]`` (presentation order = ``rows``' order).
-
-    Returns (final weights, per-pattern update counts, pocket weights, pocket errors).
-    With ``pocket`` the hyperplane in hand at the end of every cycle through the rows
-    (and at the end) is scored on all of them and the one with the fewest errors is kept
-    (Gallant's pocket; -1 errors when not asked for). With ``settle`` the run also stops
-    at the end of cycle c once the patterns flagged by §II's rule (count >= rho M) have
-    not changed since cycle c/2 (the "settled" reading). See the module docstring.
-    """
-    m, d = rows.size, Z.shape[1]
-    w = np.zeros(d)
-    counts = np.zeros(m, dtype=np.int64)
-    best_w = w.copy()
-    best_errors = -1
-    pos = 0
-    clean = 0
-    flags = np.zeros(m, dtype=np.bool_)
-    cycle = 0
-    since = 0  # the last cycle at whose end the flagged set changed
-    for _ in range(n_iter):
-        r = rows[pos]
-        dot = 0.0
-        for j in range(d):
-            dot += Z[r, j] * w[j]
-        if s[r] * dot <= 0.0:
-            for j in range(d):
-                w[j] += s[r] * Z[r, j]
-            counts[pos] += 1
-            clean = 0
-        else:
-            clean += 1
-            if clean >= m:
-                break
-        pos += 1
-        if pos == m:
-            pos = 0
-            cycle += 1
-            if settle:
-                cut = rho * counts.max()
-                changed = False
-                for i in range(m):
-                    flag = counts[i] >= cut
-                    if flag != flags[i]:
-                        flags[i] = flag
-                        changed = True
-                if changed:
-                    since = cycle
-                elif cycle >= 2 * since:
-                    break  # settled for as many cycles as it took to settle
-            if pocket:
-                wrong = _errors(Z, s, rows, w)
-                if best_errors < 0 or wrong < best_errors:
-                    best_errors = wrong
-                    best_w = w.copy()
-                    if wrong == 0:
-                        break
-    if pocket:
-        wrong = _errors(Z, s, rows, w)
-        if best_errors < 0 or wrong < best_errors:
-            best_errors = wrong
-            best_w = w.copy()
-    return w, counts, best_w, best_errors
-
-
-@numba.njit(cache=True, nogil=True)
-def _perceptron_iterations(m, min_iterations, per_pass):
-    """Presented patterns: max(min_iterations, m) iterations (§III), each one pattern
-    (``per_pass`` False) or one full cycle through the m patterns (True)."""
-    n_iter = max(min_iterations, m)
-    return n_iter * m if per_pass else n_iter
-
-
-@numba.njit(cache=True, nogil=True)
-def _nonseparable(Z, s, rows, rho, min_iterations, iteration, separability):
-    """(nsp, w, separable) of ``Z[rows]``: see ``nonseparable`` (``iteration`` and
-    ``separability`` are codes of the readings' tables above)."""
-    m, d = rows.size, Z.shape[1]
-    w = np.zeros(d)
-    if m == 0:
-        return 0, w, False
-    first = s[rows[0]]
-    single = True
-    for i in range(1, m):
-        if s[rows[i]] != first:
-            single = False
-            break
-    if single:
-        return 0, w, False
-    n_iter = _perceptron_iterations(m, min_iterations, iteration >= 1)
-    w, counts, pocket_w, pocket_errors = _perceptron(Z, s, rows, n_iter, separability == 2,
-                                                     iteration == 2, rho)
-    if separability == 2:  # the fewest errors of any hyperplane seen
-        if pocket_errors == 0:
-            return 0, pocket_w, True
-        return pocket_errors, pocket_w, False
-    wrong = _errors(Z, s, rows, w)
-    if wrong == 0:
-        return 0, w, True
-    if separability == 1:  # the errors of the final hyperplane
-        return wrong, w, False
-    cut = rho * counts.max()  # §II: updated at least rho M times
-    nsp = 0
-    for i in range(m):
-        if counts[i] >= cut:
-            nsp += 1
-    return nsp, w, False
-
-
-def perceptron_counts(Z: np.ndarray, s: np.ndarray, n_iter: int | None = None):
-    """``(w, counts)``: the cyclic Perceptron's final weights and per-pattern update counts.
-
-    ``Z`` holds augmented patterns (rows, in presentation order), ``s`` labels +-1;
-    ``n_iter`` defaults to max(300, len(Z)) presented patterns (§III).
-    """
-    Z = np.ascontiguousarray(Z, dtype=np.float64)
-    s = np.ascontiguousarray(s, dtype=np.float64)
-    if n_iter is None:
-        n_iter = max(PERCEPTRON_MIN_ITERATIONS, Z.shape[0])
-    if Z.shape[0] == 0:
-        return np.zeros(Z.shape[1]), np.zeros(0, dtype=np.int64)
-    w, counts, _, _ = _perceptron(Z, s, np.arange(Z.shape[0]), int(n_iter), False)
-    return w, counts
-
-
 def nonseparable(Z: np.ndarray, s: np.ndarray, rho: float = 0.6, *,
                  perceptron_iteration: str = "pattern",
                  perceptron_min_iterations: int = PERCEPTRON_MIN_ITERATIONS,
@@ -298,156 +160,14 @@ def nonseparable(Z: np.ndarray, s: np.ndarray, rho: float = 0.6, *,
     readings of ``APDTClassifier`` (module docstring)."""
     Z = np.ascontiguousarray(Z, dtype=np.float64)
     s = np.ascontiguousarray(s, dtype=np.float64)
-    nsp, w, separable = _nonseparable(
+    nsp, w, separable = count_nonseparable(
         Z, s, np.arange(Z.shape[0]), float(rho), int(perceptron_min_iterations),
         PERCEPTRON_ITERATION_CODES[perceptron_iteration],
         SEPARABILITY_CODES[separability])
     return int(nsp), (w if separable else None)
 
 
-# --------------------------------------------------------------- split score
-@numba.njit(cache=True, nogil=True)
-def _split_score(n_left, n_right, nsp_left, nsp_right, M):
-    n = n_left + n_right
-    R = 1.0 / (2.0 * n)
-    i1 = 1.0 if (nsp_left == 0 and n_left > 0) else 0.0
-    i2 = 1.0 if (nsp_right == 0 and n_right > 0) else 0.0
-    E = ((nsp_left + nsp_right) / n) * (0.5 - (n_left / n) * (n_right / n))
-    A = (R / M) * (i1 * (n - n_left) / n + i2 * (n - n_right) / n - i1 * i2)
-    return A + (1.0 - i1) * (1.0 - i2) * E
-
-
-def split_score(n_left, n_right, nsp_left, nsp_right, M: float = 4.0):
-    """F(W, S^t) of eq. (1) from the children's sizes and nonseparable counts (numbers or
-    arrays, broadcast).
-
-    F = R/M {I1 (n - n_l)/n + I2 (n - n_r)/n - I1 I2} + (1 - I1)(1 - I2) E, with
-    E = ((nsp_l + nsp_r)/n)(1/2 - n_l n_r / n^2), R = 1/(2n), I = [nsp = 0 and the child
-    is not empty] (see the module docstring for the empty child).
-    """
-    args = np.broadcast_arrays(*(np.asarray(a, dtype=np.float64)
-                                 for a in (n_left, n_right, nsp_left, nsp_right)))
-    out = np.array([_split_score(*v, float(M)) for v in zip(*(a.ravel() for a in args))])
-    return out.reshape(args[0].shape) if args[0].ndim else float(out[0])
-
-
 # -------------------------------------------------------------------- alopex
-@numba.njit(cache=True, nogil=True)
-def _block_sum(a, lo, n):
-    """numpy's float64 sum of ``a[lo:lo + n]`` for n <= 128: 8 running partial sums."""
-    if n < 8:
-        res = 0.0
-        for i in range(n):
-            res += a[lo + i]
-        return res
-    r = np.empty(8)
-    for j in range(8):
-        r[j] = a[lo + j]
-    i = 8
-    while i < n - n % 8:
-        for j in range(8):
-            r[j] += a[lo + i + j]
-        i += 8
-    res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
-    while i < n:
-        res += a[lo + i]
-        i += 1
-    return res
-
-
-@numba.njit(cache=True, nogil=True)
-def _pairwise_sum(a, lo, n):
-    """numpy's float64 sum of ``a[lo:lo + n]`` in numpy's own order (halves split at a
-    multiple of 8 down to blocks of 128), so the temperature is what ``np.mean`` gives,
-    to the bit. The halving recursion runs on an explicit stack: numba's cache cannot
-    reload a recursive function."""
-    los = np.empty(64, dtype=np.int64)
-    sizes = np.empty(64, dtype=np.int64)
-    phase = np.zeros(64, dtype=np.int64)
-    lefts = np.empty(64)
-    depth = 0
-    los[0], sizes[0] = lo, n
-    ret = 0.0
-    while depth >= 0:
-        size = sizes[depth]
-        half = size // 2
-        half -= half % 8
-        if size <= 128:
-            ret = _block_sum(a, los[depth], size)
-            depth -= 1
-        elif phase[depth] == 0:  # sum the left half first
-            phase[depth] = 1
-            los[depth + 1], sizes[depth + 1], phase[depth + 1] = los[depth], half, 0
-            depth += 1
-        elif phase[depth] == 1:  # the left half's sum is in ret: now the right half
-            lefts[depth] = ret
-            phase[depth] = 2
-            los[depth + 1], sizes[depth + 1] = los[depth] + half, size - half
-            phase[depth + 1] = 0
-            depth += 1
-        else:
-            ret = lefts[depth] + ret
-            depth -= 1
-    return ret
-
-
-@numba.njit(cache=True, nogil=True)
-def _next_direction(x, u, dE, j, T, window, scale):
-    """Eqs. (3)-(5): the temperature T(j) and x(j) from x(j-1), the uniforms ``u`` and
-    the history dE; returns the new temperature (``x`` is updated in place). ``scale``
-    multiplies the window's mean |dE| (1, or delta for eq. (5) as printed)."""
-    if j % window == 0:
-        abs_dE = np.abs(dE[j - window:j])
-        T = scale * (_pairwise_sum(abs_dE, 0, window) / window)
-    if T > 0:
-        p = 1.0 / (1.0 + np.exp(min(dE[j] / T, 700.0)))
-    else:
-        p = 0.5 if dE[j] == 0 else (1.0 if dE[j] < 0 else 0.0)
-    for i in range(x.size):
-        if not u[i] < p:
-            x[i] = -x[i]
-    return T
-
-
-def alopex(E, w0, rng: np.random.Generator, n_iter: int = 500, delta: float = 0.05,
-           temperature0: float = 1000.0, window: int = 10, stop_at: float | None = None,
-           temperature: str = "mean"):
-    """Minimise any ``E`` with Alopex (§II-B, eqs. 2-5); returns ``(w_best, E_best, trace)``.
-
-    W(0) = ``w0``, W(1) = W(0) + delta x(0) with x(0) uniform on {-1, +1}^n, then
-    W(2), ..., W(n_iter) by eqs. (2)-(4) (Table I, step 4); ``trace`` holds E(W(k)).
-    A Python loop around a Python ``E``, for studying Alopex; APDT's nodes run the
-    compiled ``_alopex_split`` (same update rule, same random draws). ``temperature``:
-    "mean" or "printed" (``APDTClassifier``'s reading of eq. (5)).
-    """
-    scale = _temperature_scale(temperature, delta)
-    w = np.array(w0, dtype=np.float64)
-    d = w.size
-    trace = np.empty(n_iter + 1)
-    dE = np.zeros(n_iter + 1)  # dE[k] = E(W(k)) - E(W(k-1)); dE[0] = 0
-    e_prev = trace[0] = float(E(w))
-    best_w, best_e = w.copy(), e_prev
-    if stop_at is not None and best_e <= stop_at:
-        return best_w, best_e, trace[:1]
-    x = np.where(rng.random(d) < 0.5, -1.0, 1.0)
-    T = float(temperature0)
-    last = 0
-    for k in range(1, n_iter + 1):
-        if k >= 2:  # p(k-1) from dE(k-1) and T(k-1) gives x(k-1); W(k) = W(k-1) + delta x
-            T = _next_direction(x, rng.random(d), dE, k - 1, T, window, scale)
-        w = w + delta * x
-        e = float(E(w))
-        trace[k] = e
-        dE[k] = e - e_prev
-        e_prev = e
-        last = k
-        if e < best_e:
-            best_w, best_e = w.copy(), e
-            if stop_at is not None and best_e <= stop_at:
-                break
-    return best_w, best_e, trace[:last + 1]
-
-
 def _temperature_scale(temperature: str, delta: float) -> float:
     """The factor of eq. (5)'s window mean: 1 ("mean") or delta ("printed")."""
     return float(delta) if temperature == "printed" else 1.0
@@ -466,114 +186,6 @@ def _initial_hyperplane(Z: np.ndarray, s: np.ndarray, rng: np.random.Generator):
             v = v / norm
             return np.concatenate([[-linalg.dot(v, a[1:] + b[1:]) / 2], v])
     return None
-
-
-@numba.njit(cache=True, nogil=True)
-def _alopex_split(Z, s, w0, uniforms, delta, temperature0, window, scale, rho, M,
-                  min_iterations, iteration, separability):
-    """Alopex (§II-B) over F(W, S^t) at one node, as ``alopex`` runs it with stop_at=0.
-
-    ``Z`` holds the node's augmented patterns in presentation order, ``s`` labels +-1,
-    ``uniforms`` the (n_iter, d) uniform draws: row 0 gives x(0), row k-1 gives x(k-1);
-    ``scale`` the temperature's factor, the last three the Perceptron's readings
-    (``iteration`` a code of ``PERCEPTRON_ITERATION_CODES``).
-    Returns (the best W that sends rows both ways, whether there is one, the number of
-    rows of ``uniforms`` used). F depends on W only through the partition, so each
-    partition is scored once: an open-addressing table keyed by the packed partition,
-    compared word by word (no hash is trusted).
-    """
-    m, d = Z.shape
-    n_iter = uniforms.shape[0]
-    n_words = (m + 63) // 64
-    size = 1
-    while size < 2 * (n_iter + 1):
-        size *= 2
-    slots = np.full(size, -1, dtype=np.int64)
-    keys = np.zeros((n_iter + 1, n_words), dtype=np.uint64)
-    values = np.zeros(n_iter + 1)
-    n_keys = 0
-    packed = np.zeros(n_words, dtype=np.uint64)
-    rows_l = np.empty(m, dtype=np.int64)
-    rows_r = np.empty(m, dtype=np.int64)
-    best_w = w0.copy()
-    found = False
-    best_split = np.inf
-    w = w0.copy()
-    x = np.empty(d)
-    dE = np.zeros(n_iter + 1)  # dE[k] = E(W(k)) - E(W(k-1)); dE[0] = 0
-    T = temperature0
-    e_prev = 0.0
-    best_e = np.inf
-    used = 0
-    for k in range(n_iter + 1):
-        if k == 1:
-            for i in range(d):
-                x[i] = -1.0 if uniforms[0, i] < 0.5 else 1.0
-            used = 1
-        elif k >= 2:
-            T = _next_direction(x, uniforms[k - 1], dE, k - 1, T, window, scale)
-            used = k
-        if k >= 1:
-            for i in range(d):
-                w[i] = w[i] + delta * x[i]
-        # The partition W.z <= 0 (left), packed into bits and as two row lists.
-        packed[:] = 0
-        n_left = 0
-        n_right = 0
-        for i in range(m):
-            dot = 0.0
-            for j in range(d):
-                dot += Z[i, j] * w[j]
-            if dot <= 0.0:
-                packed[i >> 6] |= np.uint64(1) << np.uint64(i & 63)
-                rows_l[n_left] = i
-                n_left += 1
-            else:
-                rows_r[n_right] = i
-                n_right += 1
-        h = np.uint64(0)  # rotate-and-xor over the words (no overflow, in Python too)
-        for q in range(n_words):
-            h = ((h << np.uint64(13)) | (h >> np.uint64(51))) ^ packed[q]
-        h ^= h >> np.uint64(29)
-        h ^= h >> np.uint64(17)
-        slot = np.int64(h & np.uint64(size - 1))
-        e = np.nan
-        while slots[slot] >= 0:
-            entry = slots[slot]
-            same = True
-            for q in range(n_words):
-                if keys[entry, q] != packed[q]:
-                    same = False
-                    break
-            if same:
-                e = values[entry]
-                break
-            slot = (slot + 1) & (size - 1)
-        if slots[slot] < 0:  # a new partition: run the Perceptron on both children
-            nsp_l = nsp_r = 0
-            if n_left:
-                nsp_l = _nonseparable(Z, s, rows_l[:n_left], rho, min_iterations,
-                                      iteration, separability)[0]
-            if n_right:
-                nsp_r = _nonseparable(Z, s, rows_r[:n_right], rho, min_iterations,
-                                      iteration, separability)[0]
-            e = _split_score(float(n_left), float(n_right), float(nsp_l), float(nsp_r), M)
-            keys[n_keys] = packed
-            values[n_keys] = e
-            slots[slot] = n_keys
-            n_keys += 1
-            if 0 < n_left < m and e < best_split:
-                best_split = e
-                best_w = w.copy()
-                found = True
-        if k >= 1:
-            dE[k] = e - e_prev
-        e_prev = e
-        if k == 0 or e < best_e:
-            best_e = e
-            if best_e <= 0.0:  # Table I, step 4: both children separable
-                break
-    return best_w, found, used
 
 
 @register_algorithm(
@@ -718,7 +330,7 @@ class APDTSplitFinder(SplitFinder):
         rng = self.rng
         state = rng.bit_generator.state
         uniforms = rng.random((self.alopex_iterations, Z.shape[1]))
-        W, found, used = _alopex_split(
+        W, found, used = alopex_split(
             np.ascontiguousarray(Z), np.ascontiguousarray(s), w0, uniforms,
             float(self.delta), float(self.temperature0), int(self.temperature_window),
             self.temperature_scale, float(self.rho), float(self.M),

@@ -64,17 +64,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..parameters import StrOptions
-from ..registry import register_algorithm
-from ..tree.builder import Node, Split, SplitFinder
-from ..tree.impurity import entropy_of_counts, entropy_split
-from ..tree.sorted_sweep import (
-    SHORTLIST_TOLERANCE,
+from ..kernels.sweep import (
     left_counts_at,
     shortlist,
     sweep_entropy_with_min_split,
     xlogx_table,
 )
+from ..parameters import StrOptions
+from ..registry import register_algorithm
+from ..tree.builder import Node, Split, SplitFinder
+from ..tree.impurity import entropy_of_counts, entropy_split
+from ..tree.sorted_sweep import SHORTLIST_TOLERANCE
 from ..tree.structure import MISSING_DISTRIBUTE
 from .base import TreeClassifier
 

@@ -11,7 +11,7 @@ combination, the increase in impurity when it is dropped (and c searched again) 
 computed; the least important feature is dropped while its increase is below ``beta``
 times the largest one, and the search is rerun on the remaining features.
 
-The delta search is the line search shared with OC1 (``obliq_cli.tree.line_search``):
+The delta search is the line search shared with OC1 (``obliq_cli.kernels.line_search``):
 with d_n = z_in + gamma and u_n = (v_n - c) / d_n, a row goes left when delta >= u_n
 (d_n > 0) or delta <= u_n (d_n < 0); sorting u once and sweeping the class counts along
 it scores every candidate. The coefficient cycle around it is compiled too. The OC1
@@ -21,28 +21,23 @@ package's CART-LC mode lacks the normalisation and the elimination
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
-from ..parameters import MAX_REAL, Integral, Interval, Real
-from ..registry import register_algorithm
-from ..tree import linalg
-from ..tree.axis_first import best_axis_split, strictly_better
-from ..tree.builder import Node, Split, SplitFinder
-from ..tree.impurity import split_criterion
-from ..tree.linalg import matvec
-from ..tree.line_search import (
+from ..kernels import linalg
+from ..kernels.cart_lc import best_threshold, coefficient_pass
+from ..kernels.line_search import (
     RULE_FIRST,
-    RULE_THRESHOLD,
     SCORE_EPS,
     class_totals,
-    criterion_code,
     line_search,
 )
+from ..parameters import MAX_REAL, Integral, Interval, Real
+from ..registry import register_algorithm
+from ..tree.axis_first import best_axis_split, strictly_better
+from ..tree.builder import Node, Split, SplitFinder
+from ..tree.impurity import line_search_code, split_criterion
 from .base import TreeClassifier
 from .cart import CRITERION
-
-GAMMAS = (-0.25, 0.0, 0.25)
 
 
 def best_shift(slack: np.ndarray, d: np.ndarray, onehot: np.ndarray, criterion):
@@ -56,49 +51,8 @@ def best_shift(slack: np.ndarray, d: np.ndarray, onehot: np.ndarray, criterion):
     delta, score = line_search(np.ascontiguousarray(slack, dtype=np.float64),
                                -np.asarray(d, dtype=np.float64), y,
                                np.asarray(onehot, dtype=np.float64).sum(axis=0),
-                               criterion_code(criterion), RULE_FIRST, np.empty(0))
+                               line_search_code(criterion), RULE_FIRST, np.empty(0))
     return float(delta), float(score)
-
-
-@numba.njit(cache=True)
-def _coefficient_pass(Z, y, total, code, beta, c, score, features):
-    """One cycle of :meth:`_Search.improve` over ``features``, compiled; ``beta`` is
-    updated in place, (c, score) returned."""
-    n = Z.shape[0]
-    slack = np.empty(n)
-    D = np.empty(n)
-    no_draws = np.empty(0)
-    for i in features:
-        _slack(Z, beta, c, slack)
-        for gamma in GAMMAS:
-            for j in range(n):
-                D[j] = -(Z[j, i] + gamma)
-            delta, s = line_search(slack, D, y, total, code, RULE_FIRST, no_draws)
-            if s < score - SCORE_EPS:
-                beta[i] -= delta
-                c += delta * gamma
-                score = s
-                _slack(Z, beta, c, slack)
-    return c, score
-
-
-@numba.njit(cache=True)
-def _slack(Z, beta, c, out):
-    """``out = Z @ beta - c``, summed in column order (``tree/linalg.matvec``; numba's
-    ``np.dot`` would call BLAS, whose order depends on the CPU), so that rows whose
-    projections tie exactly tie on every machine."""
-    out[:] = matvec(Z, beta) - c
-
-
-@numba.njit(cache=True)
-def _best_threshold(Z, beta, y, total, code):
-    """(t, score) of the best split ``Z @ beta <= t`` (the axis-parallel search on the
-    one projected column); score inf when every row projects to the same value."""
-    n = Z.shape[0]
-    v = np.empty(n)
-    _slack(Z, beta, 0.0, v)
-    minus_one = np.full(n, -1.0)
-    return line_search(v, minus_one, y, total, code, RULE_THRESHOLD, np.empty(0))
 
 
 class _Search:
@@ -108,11 +62,11 @@ class _Search:
         self.Zc = np.ascontiguousarray(Z, dtype=np.float64)
         self.yc = np.ascontiguousarray(y, dtype=np.int64)
         self.total = class_totals(self.yc, k)
-        self.code = criterion_code(criterion)
+        self.code = line_search_code(criterion)
         self.tol, self.max_cycles = tol, max_cycles
 
     def refit_threshold(self, beta):
-        t, score = _best_threshold(self.Zc, np.asarray(beta, dtype=np.float64), self.yc,
+        t, score = best_threshold(self.Zc, np.asarray(beta, dtype=np.float64), self.yc,
                                    self.total, self.code)
         return (float(t), float(score)) if np.isfinite(score) else (None, np.inf)
 
@@ -121,7 +75,7 @@ class _Search:
         features = np.flatnonzero(active)
         for _ in range(self.max_cycles):
             start = score
-            c, score = _coefficient_pass(self.Zc, self.yc, self.total, self.code, beta,
+            c, score = coefficient_pass(self.Zc, self.yc, self.total, self.code, beta,
                                          float(c), float(score), features)
             t, s = self.refit_threshold(beta)
             if t is not None and s < score - SCORE_EPS:

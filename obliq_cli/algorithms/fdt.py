@@ -56,9 +56,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..kernels import linalg
 from ..parameters import MAX_COUNT, Integral, Interval, StrOptions
 from ..registry import register_algorithm
-from ..tree import linalg
 from ..tree.builder import Node, Split, SplitFinder, StoppingRules
 from ..tree.impurity import entropy_of_counts
 from .base import TreeClassifier, binary_only
@@ -97,7 +97,7 @@ def fisher_direction(X: np.ndarray, y: np.ndarray) -> np.ndarray:
     m0 = Z[y == 0].mean(axis=0)
     m1 = Z[y == 1].mean(axis=0)
     centred = Z - np.where((y == 1)[:, None], m1, m0)
-    # fixed-order products and Jacobi eigenvectors (tree/linalg.py): LAPACK's depend on
+    # fixed-order products and Jacobi eigenvectors (kernels/linalg.py): LAPACK's depend on
     # the CPU, and its null-space basis with them
     s_w = linalg.crossprod(centred, centred)
     diff = m1 - m0

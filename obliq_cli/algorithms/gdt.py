@@ -13,8 +13,8 @@ Small samples (§II-B): when G is rank-deficient the maximiser lies in G's null 
 the rows are projected onto N and the principal eigenvector of the projected H is taken
 (Chen et al. 2000's method the paper adopts). The same is done for problem 2 with the
 roles of G and H exchanged. The generalized problem is solved through G's Cholesky
-factor (``tree/linalg.eigh_generalized``), never an explicit inverse; the eigensolvers
-and products are tree/linalg.py's fixed-order ones, so the tree does not depend on the
+factor (``kernels/linalg.eigh_generalized``), never an explicit inverse; the eigensolvers
+and products are kernels/linalg.py's fixed-order ones, so the tree does not depend on the
 CPU's BLAS/LAPACK kernel (which picks the null-space basis and breaks ties otherwise).
 
 Leaves (Algorithms 1-2): a child stops when eta1 = min(n+, n-) / n < epsilon1, with
@@ -40,12 +40,13 @@ from __future__ import annotations
 import numpy as np
 from sklearn.model_selection import KFold, StratifiedKFold
 
+from ..kernels import linalg
+from ..kernels.criteria import impurity_score
 from ..parameters import Interval, ListOf, Real, StrOptions
 from ..registry import register_algorithm
-from ..tree import linalg
 from ..tree.builder import Node, Split, SplitFinder, StoppingRules
+from ..tree.impurity import gini_split
 from ..tree.orientation import canonical_signs
-from ..tree.sorted_sweep import GINI, impurity_score
 from .base import TreeClassifier, as_rng, fit_input
 
 EPS = np.finfo(np.float64).eps
@@ -59,12 +60,12 @@ def _augmented_scatter(rows: np.ndarray) -> np.ndarray:
 
 def _symmetric_eigh(a: np.ndarray):
     """(ascending eigenvalues, eigenvectors) of the symmetric ``a`` (lower triangle), as
-    ``scipy.linalg.eigh(a)`` but by tree/linalg.py's deterministic Jacobi solver."""
+    ``scipy.linalg.eigh(a)`` but by kernels/linalg.py's deterministic Jacobi solver."""
     return linalg.eigh(np.ascontiguousarray(a))
 
 
 def _generalized_eigh(a: np.ndarray, b: np.ndarray):
-    """``scipy.linalg.eigh(a, b)`` (b-normalised eigenvectors) by tree/linalg.py's
+    """``scipy.linalg.eigh(a, b)`` (b-normalised eigenvectors) by kernels/linalg.py's
     Cholesky-then-Jacobi solver; ``LinAlgError``, as scipy's, when b's Cholesky
     factorisation fails."""
     w, v, ok = linalg.eigh_generalized(np.ascontiguousarray(a), np.ascontiguousarray(b))
@@ -294,7 +295,7 @@ class GDTSplitFinder(SplitFinder):
             if n_left == 0 or n_left == len(y):
                 continue
             counts_left = np.bincount(labels[left], minlength=counts.size)
-            score = impurity_score(GINI, counts_left, counts - counts_left,
+            score = impurity_score(gini_split.code, counts_left, counts - counts_left,
                                    np.empty(counts.size))
             if score < best_score:
                 best, best_score = w, score

@@ -70,9 +70,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..kernels import linalg
 from ..parameters import MAX_COUNT, Integral, Interval, Real, StrOptions
 from ..registry import register_algorithm
-from ..tree import linalg
 from ..tree.axis_first import best_axis_split, strictly_better
 from ..tree.axis_search import find_best_projection_split
 from ..tree.builder import Node, Split, SplitFinder
@@ -88,7 +88,7 @@ _CHUNK_VALUES = 4_000_000
 
 def householder_vector(d: np.ndarray) -> np.ndarray:
     """u = (e_1 - d) / ||e_1 - d|| for the unit vector along d (eq. 2); zero if d = e_1."""
-    # norms summed in a fixed order (tree/linalg.py), not by the CPU's BLAS kernel
+    # norms summed in a fixed order (kernels/linalg.py), not by the CPU's BLAS kernel
     d = np.asarray(d, dtype=np.float64)
     u = -d / linalg.norm(d)
     u[0] += 1.0
@@ -116,7 +116,7 @@ def class_eigenvectors(X: np.ndarray, mode: str, min_rows: int = 2,
     p = X.shape[1]
     if X.shape[0] < max(2, min_rows) or not np.any(X.max(axis=0) > X.min(axis=0)):
         return np.zeros((p, 0))
-    # covariance and eigenvectors by tree/linalg.py's fixed-order kernels: LAPACK's
+    # covariance and eigenvectors by kernels/linalg.py's fixed-order kernels: LAPACK's
     # depend on the CPU in the last bits, and in the basis of a repeated eigenvalue.
     lam, vec = linalg.eigh(linalg.covariance(np.ascontiguousarray(X)))
     if mode == "D":
@@ -134,16 +134,9 @@ def class_eigenvectors(X: np.ndarray, mode: str, min_rows: int = 2,
     return vec
 
 
-def parallel_to_axis(d: np.ndarray, tau: float) -> bool:
-    """Whether ||e - d|| <= tau for a basis vector e or its negative (§3.1)."""
-    j = int(np.argmax(np.abs(d)))
-    e = np.zeros_like(d)
-    e[j] = np.sign(d[j]) if d[j] != 0 else 1.0
-    return float(linalg.norm(e - d)) <= tau
-
-
 def parallel_to_axes(vectors: np.ndarray, tau: float) -> np.ndarray:
-    """``parallel_to_axis`` for every column of ``vectors`` [p, m] at once."""
+    """Whether ||e - d|| <= tau for a basis vector e or its negative (§3.1), for every
+    column d of ``vectors`` [p, m]."""
     cols = np.arange(vectors.shape[1])
     j = np.argmax(np.abs(vectors), axis=0)
     pivot = vectors[j, cols]

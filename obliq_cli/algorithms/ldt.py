@@ -35,8 +35,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..kernels import linalg
 from ..registry import register_algorithm
-from ..tree import linalg
 from ..tree.builder import Node, Split, SplitFinder
 from ..tree.impurity import entropy_of_counts, entropy_split
 from .base import TreeClassifier
@@ -96,7 +96,7 @@ class _FeatureStats:
         L = parts.astype(np.float64)
         R = 1.0 - L
         nL, nR = L @ self.n_c, R @ self.n_c
-        # class sums added in class order (tree/linalg.py), not in the CPU's BLAS order
+        # class sums added in class order (kernels/linalg.py), not in the CPU's BLAS order
         mL = linalg.matvec(L, self.s1) / np.where(nL > 0, nL, 1)
         mR = linalg.matvec(R, self.s1) / np.where(nR > 0, nR, 1)
         vL = np.maximum(linalg.matvec(L, self.s2) / np.where(nL > 0, nL, 1) - mL ** 2, 0.0)

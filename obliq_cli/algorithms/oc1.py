@@ -15,7 +15,7 @@ finder re-derives the partition from ``(w, t)`` and re-scores it, so the score i
 reports always belongs to the split the builder will make.
 
 One compiled kernel serves every one-dimensional search of the family
-(:func:`obliq_cli.tree.line_search.line_search`, shared with CART-LC): given per-point
+(:func:`obliq_cli.kernels.line_search.line_search`, shared with CART-LC): given per-point
 values ``V`` and derivatives ``D`` it finds the step ``delta`` minimising the impurity
 of ``{V + delta * D <= 0}``. Each point with ``D_j != 0`` changes side at ``delta_j =
 -V_j / D_j``; the candidates are sorted once and one sweep of the class counts scores
@@ -48,37 +48,28 @@ Choices where the sources are silent or disagree:
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
-from ..parameters import MAX_LOOP, Integral, Interval
-from ..registry import register_algorithm
-from ..tree import linalg
-from ..tree.axis_first import best_axis_split, rescored_oblique, strictly_better
-from ..tree.builder import Node, Split, SplitFinder
-from ..tree.impurity import split_criterion
-from ..tree.line_search import (
+from ..kernels import linalg
+from ..kernels.line_search import (
     RULE_RANDOM,
     RULE_SMALLEST,
     SCORE_EPS,
     class_totals,
-    criterion_code,
     line_search,
     partition_score,
 )
+from ..kernels.oc1 import cart_lc_cycles, climb, hyperplane_values
+from ..parameters import MAX_LOOP, Integral, Interval
+from ..registry import register_algorithm
+from ..tree.axis_first import best_axis_split, rescored_oblique, strictly_better
+from ..tree.builder import Node, Split, SplitFinder
+from ..tree.impurity import line_search_code, split_criterion
 from .base import TreeClassifier
 from .cart import CRITERION, CARTClassifier
 
-TOLERANCE = 1e-4
-"""``TOLERANCE`` of ``oc1.h``: a coefficient change smaller than this is no change
-(``alter_coefficients``) and the CART-LC cycles stop on an improvement below it."""
-
 MAX_CART_CYCLES = 100
 """``MAX_CART_CYCLES`` of ``oc1.h``: cap on the coefficient cycles of the CART-LC mode."""
-
-CART_GAMMAS = (-0.25, 0.0, 0.25)
-"""The gamma values tried per coefficient in the CART-LC mode (``cart_perturb``;
-Breiman et al. 1984, §5.2.1)."""
 
 
 # --------------------------------------------------------------------------- kernel
@@ -100,7 +91,7 @@ def best_step(V, D, y, n_classes, criterion, rng=None):
     (delta, score) : the score is that of the partition the sweep counted for the
         interval ``delta`` lies in; (0.0, inf) when no point can move (all ``D == 0``).
 
-    The search itself is :func:`obliq_cli.tree.line_search.line_search`; this is the
+    The search itself is :func:`obliq_cli.kernels.line_search.line_search`; this is the
     Python entry point of OC1's two tie rules.
     """
     V = np.ascontiguousarray(V, dtype=np.float64)
@@ -111,115 +102,8 @@ def best_step(V, D, y, n_classes, criterion, rng=None):
     else:
         rule, draws = RULE_RANDOM, rng.random(V.size + 1)
     delta, score = line_search(V, D, y, class_totals(y, n_classes),
-                               criterion_code(criterion), rule, draws)
+                               line_search_code(criterion), rule, draws)
     return float(delta), float(score)
-
-
-@numba.njit(cache=True)
-def _values(Xa, a, out):
-    """``out = Xa @ a``, each point's value of the hyperplane ``a``."""
-    n, n_coef = Xa.shape
-    for j in range(n):
-        v = 0.0
-        for i in range(n_coef):
-            v += Xa[j, i] * a[i]
-        out[j] = v
-
-
-@numba.njit(cache=True)
-def _climb_kernel(A, Xa, y, total, code, rng, max_stagnant, n_jumps):
-    """The lockstep hill climbing of :meth:`_NodeSearch.climb`, compiled.
-
-    Restarts are visited in order within every step (each coefficient, each jump), so
-    the random draws come in the order of the batched search this replaces: per
-    coefficient, ``n + 1`` tie-break draws for each climbing restart in turn; per jump,
-    the directions of all restarts needing one, then their tie-break draws.
-    """
-    k, n_coef = A.shape
-    n = Xa.shape[0]
-    V = np.empty((k, n))
-    cur = np.empty(k)
-    perfect = np.zeros(k, dtype=np.bool_)
-    for r in range(k):
-        _values(Xa, A[r], V[r])
-        cur[r], perfect[r] = partition_score(V[r], y, total, code)
-    stagnant = np.zeros(k, dtype=np.int64)
-    running = ~perfect
-    improved = np.zeros(k, dtype=np.bool_)
-    need = np.zeros(k, dtype=np.bool_)
-    draws = np.empty(n + 1)
-    D = np.empty(n)
-    V_new = np.empty(n)
-    trial = np.empty(n_coef)
-    while running.any():
-        improved[:] = False
-        for m in range(n_coef):
-            for j in range(n):
-                D[j] = Xa[j, m]
-            for r in range(k):
-                if not running[r] or perfect[r]:
-                    continue
-                for p in range(n + 1):
-                    draws[p] = rng.random()
-                delta, _ = line_search(V[r], D, y, total, code, RULE_RANDOM, draws)
-                if not abs(delta) > TOLERANCE:
-                    continue
-                trial[:] = A[r]
-                trial[m] += delta
-                _values(Xa, trial, V_new)
-                s, p_new = partition_score(V_new, y, total, code)
-                better = s < cur[r] - SCORE_EPS
-                equal = (not better and s <= cur[r] + SCORE_EPS
-                         and stagnant[r] <= max_stagnant)
-                if better:
-                    stagnant[r] = 0
-                elif equal:
-                    stagnant[r] += 1
-                else:
-                    continue
-                A[r] = trial
-                V[r] = V_new
-                perfect[r] = p_new
-                cur[r] = min(cur[r], s)
-                improved[r] = True
-        for r in range(k):
-            need[r] = running[r] and not improved[r] and not perfect[r]
-        for _ in range(n_jumps):
-            rows = np.flatnonzero(need)
-            if rows.size == 0:
-                break
-            directions = np.empty((rows.size, n_coef))
-            for i in range(rows.size):
-                for c in range(n_coef):
-                    directions[i, c] = rng.uniform(-1.0, 1.0)
-            for i in range(rows.size):
-                r = rows[i]
-                _values(Xa, directions[i], D)
-                for p in range(n + 1):
-                    draws[p] = rng.random()
-                alpha, _ = line_search(V[r], D, y, total, code, RULE_RANDOM, draws)
-                moved = False
-                for c in range(n_coef):
-                    trial[c] = alpha * directions[i, c]
-                    if abs(trial[c]) > TOLERANCE:
-                        moved = True
-                if not moved:
-                    continue
-                for c in range(n_coef):
-                    trial[c] += A[r, c]
-                _values(Xa, trial, V_new)
-                s, p_new = partition_score(V_new, y, total, code)
-                if s < cur[r] - SCORE_EPS:
-                    A[r] = trial
-                    V[r] = V_new
-                    cur[r] = s
-                    perfect[r] = p_new
-                    stagnant[r] = 0
-                    improved[r] = True
-                    need[r] = False
-        for r in range(k):
-            running[r] = improved[r] and not perfect[r]
-    return cur, perfect
 
 
 # ------------------------------------------------------------------ node helpers
@@ -283,7 +167,7 @@ class _NodeSearch:
         self.Xa = _augmented(Xs)
         self.y = np.ascontiguousarray(y, dtype=np.int64)
         self.total = class_totals(self.y, n_classes)
-        self.code = criterion_code(criterion)
+        self.code = line_search_code(criterion)
         self.rng = rng
         self.max_stagnant = max_stagnant
         self.n_jumps = n_jumps
@@ -295,7 +179,7 @@ class _NodeSearch:
         V = np.empty(self.Xa.shape[0])
         scores, perfect = np.empty(len(A)), np.empty(len(A), dtype=bool)
         for r, a in enumerate(A):
-            _values(self.Xa, np.ascontiguousarray(a), V)
+            hyperplane_values(self.Xa, np.ascontiguousarray(a), V)
             scores[r], perfect[r] = partition_score(V, self.y, self.total, self.code)
         return scores, perfect
 
@@ -316,7 +200,7 @@ class _NodeSearch:
         nothing, or when its split is perfect (both sides pure).
         """
         A = np.array(A, dtype=np.float64)
-        cur, perfect = _climb_kernel(A, self.Xa, self.y, self.total, self.code,
+        cur, perfect = climb(A, self.Xa, self.y, self.total, self.code,
                                      self.rng, self.max_stagnant, self.n_jumps)
         return A, cur, perfect
 
@@ -525,68 +409,9 @@ def cart_lc_climb(X, y, n_classes, criterion, a, max_cycles=MAX_CART_CYCLES):
     Xa = _augmented(np.asarray(X, dtype=np.float64))
     y = np.ascontiguousarray(y, dtype=np.int64)
     a = np.array(a, dtype=np.float64)
-    cur = _cart_lc_kernel(Xa, y, class_totals(y, n_classes), criterion_code(criterion),
+    cur = cart_lc_cycles(Xa, y, class_totals(y, n_classes), line_search_code(criterion),
                           a, int(max_cycles))
     return a, cur
-
-
-@numba.njit(cache=True)
-def _cart_lc_kernel(Xa, y, total, code, a, max_cycles):
-    """The cycles of :func:`cart_lc_climb`, compiled; ``a`` is updated in place and the
-    final score returned."""
-    n, n_coef = Xa.shape
-    d = n_coef - 1
-    gammas = np.array(CART_GAMMAS)
-    no_draws = np.empty(0)
-    V = np.empty(n)
-    V_new = np.empty(n)
-    D = np.empty(n)
-    trial = np.empty(n_coef)
-    _values(Xa, a, V)
-    cur, perfect = partition_score(V, y, total, code)
-    for cycle in range(max_cycles):
-        if perfect:
-            break
-        start = cur
-        for m in range(d + 1):
-            if m < d:
-                lam, best, gamma = 0.0, np.inf, 0.0
-                lams = np.empty(gammas.size)
-                scores = np.empty(gammas.size)
-                for g in range(gammas.size):
-                    for j in range(n):
-                        D[j] = -(Xa[j, m] + gammas[g])
-                    lams[g], scores[g] = line_search(V, D, y, total, code, RULE_SMALLEST,
-                                                     no_draws)
-                    best = min(best, scores[g])
-                if not np.isfinite(best):
-                    continue
-                for g in range(gammas.size):  # the first gamma within noise of the best
-                    if scores[g] <= best + SCORE_EPS:
-                        lam, gamma = lams[g], gammas[g]
-                        break
-            else:
-                D[:] = -1.0
-                lam, _ = line_search(V, D, y, total, code, RULE_SMALLEST, no_draws)
-                gamma = 1.0  # the constant alone: a_{d+1} -= lambda
-            if max(abs(lam), abs(lam * gamma)) <= TOLERANCE:
-                continue
-            trial[:] = a
-            if m < d:
-                trial[m] -= lam
-            trial[d] -= lam * gamma
-            _values(Xa, trial, V_new)
-            s, p_new = partition_score(V_new, y, total, code)
-            if s <= cur + SCORE_EPS:
-                a[:] = trial
-                V[:] = V_new
-                cur = min(s, cur)
-                perfect = p_new
-                if perfect:
-                    break
-        if cycle > 0 and start - cur < TOLERANCE:
-            break
-    return cur
 
 
 @register_algorithm(

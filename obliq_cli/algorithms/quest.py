@@ -69,8 +69,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..kernels import linalg
 from ..registry import register_algorithm
-from ..tree import linalg
 from ..tree.builder import Node, Split, SplitFinder
 from .base import TreeClassifier
 
@@ -103,7 +103,7 @@ def whitened_components(X: np.ndarray):
         return None
     scale = sd[usable]
     Z = (X[:, usable] - mean[usable]) / scale
-    # fixed-order products and Jacobi eigenvectors (tree/linalg.py), not the CPU's BLAS
+    # fixed-order products and Jacobi eigenvectors (kernels/linalg.py), not the CPU's BLAS
     corr = linalg.crossprod(Z, Z) / n
     lam, vec = linalg.eigh(corr)
     keep = lam > EIG_TOL * lam[-1]

@@ -34,7 +34,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numba
 import numpy as np
 import scipy.linalg
 import scipy.sparse.linalg
@@ -43,6 +42,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import MinMaxScaler
 from sklearn.svm import SVC
 
+from ..kernels.svm import squared_distances
 from ..parameters import MAX_REAL, RANDOM_STATE, Interval, ListOf, ParameterError, Real, StrOptions
 from ..registry import register_algorithm
 from .base import ObliqClassifier, as_rng, binary_only, fit_input, predict_input
@@ -82,20 +82,6 @@ def _cv(random_state) -> StratifiedKFold:
     return StratifiedKFold(5, shuffle=True, random_state=seed)
 
 
-@numba.njit(cache=True, nogil=True)
-def _squared_distances(A, B):
-    """||a_i - b_j||^2 for every row pair, summed feature by feature."""
-    out = np.empty((A.shape[0], B.shape[0]))
-    for i in range(A.shape[0]):
-        for j in range(B.shape[0]):
-            total = 0.0
-            for k in range(A.shape[1]):
-                diff = A[i, k] - B[j, k]
-                total += diff * diff
-            out[i, j] = total
-    return out
-
-
 def grid_scores(X, y, kernel: str, c_grid, gamma_grid, cv) -> np.ndarray:
     """Mean 5-fold accuracy of every (C, gamma) pair, C outer, gamma inner (the order of
     ``GridSearchCV``'s candidates; one gamma, unused, for the linear kernel).
@@ -110,7 +96,7 @@ def grid_scores(X, y, kernel: str, c_grid, gamma_grid, cv) -> np.ndarray:
         scaler = MinMaxScaler((-1, 1)).fit(X[train])
         A, B = scaler.transform(X[train]), scaler.transform(X[test])
         if kernel == "rbf":
-            dist_train, dist_test = _squared_distances(A, A), _squared_distances(B, A)
+            dist_train, dist_test = squared_distances(A, A), squared_distances(B, A)
         for g, gamma in enumerate(gamma_grid):
             if kernel == "rbf":
                 K_train, K_test = np.exp(-gamma * dist_train), np.exp(-gamma * dist_test)

@@ -17,13 +17,13 @@ a convex piecewise-linear function whose breakpoints are u = x - C (class +1) an
 v = x + C (class -1). After one sort of the breakpoints, prefix counts and sums give f
 at every breakpoint (``hinge_sweep``), for all features and all C together; since
 each class's breakpoints keep their order for every C, each class is sorted once per
-node and merged per C in a compiled loop (``tree.sorted_sweep.hinge_slack_sweep``).
+node and merged per C in a compiled loop (``kernels.umt.hinge_slack_sweep``).
 Because f's slope steps by one at every distinct breakpoint, it is zero on a whole
 interval [lo, hi] of minimisers; the split threshold is its midpoint, which is what the
 author's code does (``svmtree.c: find_best_svmtree_feature`` keeps the midpoint of the
 first minimising breakpoint and the next one; docs/reference-programs.md). The paper's own loop
-keeps whichever minimiser comes first in data order; ``_paper_double_loop`` reproduces
-it for the tests.
+keeps whichever minimiser comes first in data order (tests/test_umt.py writes that loop
+out as the sweep's reference).
 
 Choices where the paper is silent, following the author's C code (ISELL,
 docs/reference-programs.md; ``svmtree.c``, ``classification.c``):
@@ -76,13 +76,12 @@ Multiclass problems use ``umt-ovo`` / ``umt-ovr`` (``obliq_cli.algorithms.multic
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
+from ..kernels.umt import choose_margin, hinge_slack_sweep, sign_rule_thresholds
 from ..parameters import Interval, ParameterError, Real, StrOptions
 from ..registry import register_algorithm
 from ..tree.builder import Node, Split, SplitFinder
-from ..tree.sorted_sweep import hinge_slack_sweep
 from .base import TreeClassifier, binary_only
 
 # The most margins a grid may hold (``c_step`` is bounded below by it).
@@ -120,27 +119,6 @@ def hinge_sweep(Z: np.ndarray, y_sign: np.ndarray, Cs) -> tuple[np.ndarray, ...]
     return slack, lo, hi
 
 
-def _paper_double_loop(x, y_sign, C) -> tuple[float, float]:
-    """Fig. 1 lines 4-13 verbatim, O(N^2): (w0, summed slack) for one feature and C.
-
-    Reference for the tests only: the first candidate w0 = (C - x^j y^j)/y^j in data
-    order with the least summed slack (strict ``<``) wins.
-    """
-    x = np.asarray(x, dtype=np.float64)
-    y_sign = np.asarray(y_sign, dtype=np.float64)
-    best_w0, min_eps = np.nan, np.inf
-    for j in range(x.size):
-        w0 = (C - x[j] * y_sign[j]) / y_sign[j]
-        total = 0.0
-        for k in range(x.size):
-            eps = C - x[k] * y_sign[k] - w0 * y_sign[k]
-            if eps > 0:
-                total += eps
-        if total < min_eps:
-            min_eps, best_w0 = total, w0
-    return float(best_w0), float(min_eps)
-
-
 def error_of_split(left: np.ndarray, right: np.ndarray) -> np.ndarray:
     """1 - (majority left + majority right) / N for class counts [..., K] (ISELL)."""
     n = left.sum(axis=-1) + right.sum(axis=-1)
@@ -156,177 +134,6 @@ def stratified_quarter(y: np.ndarray, rng: np.random.Generator, mod: int = 4) ->
         idx = rng.permutation(np.flatnonzero(y == c))
         held[idx[mod - 1::mod]] = True
     return held
-
-
-@numba.njit(cache=True, nogil=True)
-def _counts_at_most(blocks, offsets, f, t, out):
-    """Per class, how many of its rows have feature ``f`` <= ``t``: ``blocks`` holds
-    each class's learn rows (class k at rows offsets[k]:offsets[k+1]) with every column
-    sorted within its block, so a binary search per class counts them
-    (np.searchsorted(.., side="right"))."""
-    for k in range(out.size):
-        a = offsets[k]
-        b = offsets[k + 1]
-        start = a
-        while a < b:
-            mid = (a + b) // 2
-            if blocks[mid, f] <= t:
-                a = mid + 1
-            else:
-                b = mid
-        out[k] = a - start
-
-
-@numba.njit(cache=True, nogil=True)
-def _split_error_counts(left, total):
-    """``error_of_split`` of one split from its left class counts and the node's class
-    totals: 1 - (majority left + majority right) / N. For two classes the additions
-    are those of the two-class formula, (l0 + l1) + (r0 + r1), so the numbers are the
-    same."""
-    n_left = 0.0
-    n_right = 0.0
-    best_left = 0.0
-    best_right = 0.0
-    for k in range(left.size):
-        right = total[k] - left[k]
-        n_left += left[k]
-        n_right += right
-        best_left = max(best_left, left[k])
-        best_right = max(best_right, right)
-    n = n_left + n_right
-    return 1.0 - (best_left + best_right) / (n if n > 0 else 1.0)
-
-
-@numba.njit(cache=True, nogil=True)
-def _validation_error(X_val, y_val, val_total, f, t, left):
-    left[:] = 0.0
-    for r in range(y_val.size):
-        if X_val[r, f] <= t:
-            left[y_val[r]] += 1.0
-    return _split_error_counts(left, val_total)
-
-
-@numba.njit(cache=True, nogil=True)
-def choose_margin(blocks, offsets, thr, varies, X_val, y_val, by_validation):
-    """Index of the chosen C and each C's feature, with K classes (K = offsets.size - 1).
-
-    ``by_validation`` False (the author's code): per C the feature of least learn error
-    (first on ties; constant features never), then the C of least validation error
-    (first on ties). True (the paper's Fig. 1): every (C, feature) pair is scored on the
-    validation rows and the first least one wins (C outer, feature inner), so a C's
-    feature is its pair's. ``blocks``/``offsets``: the learn rows grouped by class, every
-    column sorted within its class (``_counts_at_most``); ``thr`` [m, d] raw thresholds;
-    rows x <= t go left; errors are ``error_of_split``.
-    """
-    m, d = thr.shape
-    n_classes = offsets.size - 1
-    learn_total = np.empty(n_classes)
-    for k in range(n_classes):
-        learn_total[k] = offsets[k + 1] - offsets[k]
-    val_total = np.zeros(n_classes)
-    for r in range(y_val.size):
-        val_total[y_val[r]] += 1.0
-    counts = np.zeros(n_classes, dtype=np.int64)
-    left = np.zeros(n_classes)
-    best_f = np.zeros(m, dtype=np.int64)
-    chosen, best = 0, np.inf
-    for c in range(m):
-        best_c = np.inf
-        for f in range(d):
-            if not varies[f]:
-                continue
-            if by_validation:
-                err = _validation_error(X_val, y_val, val_total, f, thr[c, f], left)
-            else:
-                _counts_at_most(blocks, offsets, f, thr[c, f], counts)
-                for k in range(n_classes):
-                    left[k] = counts[k]
-                err = _split_error_counts(left, learn_total)
-            if err < best_c:
-                best_c, best_f[c] = err, f
-        if by_validation:
-            if best_c < best:
-                chosen, best = c, best_c
-    if by_validation:
-        return chosen, best_f
-    for c in range(m):
-        err = _validation_error(X_val, y_val, val_total, best_f[c], thr[c, best_f[c]], left)
-        if err < best:
-            chosen, best = c, err
-    return chosen, best_f
-
-
-@numba.njit(cache=True, nogil=True)
-def sign_rule_thresholds(z_rest, z_pos, Cs, tau):
-    """The author's sweep (ISELL ``svmtree.c``), for every margin and feature: writes the
-    x-threshold it keeps into ``tau`` [m, d] (normalised units; +inf where a feature's
-    candidates are all equal, which sends every row left).
-
-    ``z_rest`` [d, n_rest], ``z_pos`` [d, n_pos]: each feature's values of the rows
-    outside / inside the positive class, each row sorted ascending. The code takes the
-    candidates w0 = (C - t x) / t of eq. 9 (t = -1 for the positive class, +1 for the
-    rest: C - x and -(C + x)), sorts them and merges ties, and then sweeps a convex
-    piecewise-linear function whose slope steps by each candidate's count; but it
-    decides whether a candidate's hinge rises or falls by the candidate's sign, not by
-    its class: it minimises ``sum_{s > 0} max(0, s - w0) + sum_{s <= 0} max(0, w0 - s)``
-    over the candidates s, keeps the first minimising candidate (strict ``<``, the last
-    one never) and the threshold x = -(s_j + s_{j+1}) / 2. A candidate exactly 0 is taken
-    off the count of positive candidates though it was never on it, as in the code. This
-    is not eq. 4 (``hinge_sweep`` minimises that): the threshold sits where the
-    candidates' counts balance, near the median of the shifted values. Both classes'
-    candidates fall as x rises, so walking each sorted row from its end and merging
-    gives them in ascending order without a sort per margin.
-    """
-    d, n_rest = z_rest.shape
-    n_pos = z_pos.shape[1]
-    n = n_rest + n_pos
-    xs = np.empty(n)
-    cnt = np.empty(n, dtype=np.int64)
-    for m in range(Cs.size):
-        C = Cs[m]
-        for f in range(d):
-            a = n_rest - 1
-            b = n_pos - 1
-            k = 0
-            for _ in range(n):
-                if b < 0 or (a >= 0 and C - z_rest[f, a] <= -(C + z_pos[f, b])):
-                    value = C - z_rest[f, a]
-                    a -= 1
-                else:
-                    value = -(C + z_pos[f, b])
-                    b -= 1
-                if k > 0 and xs[k - 1] == value:
-                    cnt[k - 1] += 1
-                else:
-                    xs[k] = value
-                    cnt[k] = 1
-                    k += 1
-            if k == 1:
-                tau[m, f] = np.inf
-                continue
-            # value = f(w0) at w0 = xs[j]; ``above``: positive candidates right of w0,
-            # ``below``: negative candidates passed (the code's two counters)
-            value = 0.0
-            below = 0
-            above = 0
-            for j in range(k - 1, 0, -1):
-                if xs[j] > 0:
-                    above += cnt[j]
-                    value += (xs[j] - xs[0]) * cnt[j]
-                else:
-                    break
-            best = np.inf
-            split = np.inf
-            for j in range(k - 1):
-                if value < best:
-                    best = value
-                    split = -(xs[j] + xs[j + 1]) / 2.0
-                if xs[j] < 0:
-                    below += cnt[j]
-                else:
-                    above -= cnt[j]
-                value += (below - above) * (xs[j + 1] - xs[j])
-            tau[m, f] = split
 
 
 def best_margin_split(X, y, mu, sd, Cs, learn_mask, refit=False, both_sides=False,

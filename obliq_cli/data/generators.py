@@ -11,8 +11,8 @@ from numbers import Integral
 
 import numpy as np
 
+from ..kernels import linalg
 from ..parameters import MAX_SEED, Interval
-from ..tree import linalg
 
 
 def balance_scale() -> tuple[np.ndarray, np.ndarray]:
@@ -63,7 +63,7 @@ def ringnorm(n: int = 7400, seed: int = 0, d: int = 20) -> tuple[np.ndarray, np.
 
 def _rotate(X: np.ndarray, angle: float) -> np.ndarray:
     c, s = np.cos(angle), np.sin(angle)
-    # rows rotated anticlockwise by `angle`, summed in a fixed order (tree/linalg.py): BLAS
+    # rows rotated anticlockwise by `angle`, summed in a fixed order (kernels/linalg.py): BLAS
     # kernels differ in the last bits (fused multiply-adds), and the rows with them
     return linalg.matmul(np.ascontiguousarray(X), np.array([[c, s], [-s, c]]))
 

@@ -26,7 +26,7 @@ from sklearn.base import clone
 from ..errors import ObliqError
 from ..parameters import Integral, Interval, Real, StrOptions, pruner_parameters
 from ..registry import register_pruner
-from ..tree.impurity import NODE_IMPURITY
+from ..tree.impurity import CRITERIA
 from ..tree.structure import LEAF, Tree, node_class_counts
 
 
@@ -60,10 +60,11 @@ def node_risk(tree: Tree, risk: str = "misclassification", criterion: str = "gin
     if risk == "misclassification":
         return (n - counts.max(axis=1)) / total
     if risk == "impurity":
-        if criterion not in NODE_IMPURITY or criterion == "misclassification":
+        found = CRITERIA.get(criterion)
+        if found is None or found.node_impurity is None or criterion == "misclassification":
             raise ObliqError(f"cc pruner: risk 'impurity' needs criterion gini or entropy, "
                              f"got {criterion!r}")
-        return n / total * NODE_IMPURITY[criterion](counts)
+        return n / total * found.node_impurity(counts)
     raise ObliqError(f"cc pruner: unknown risk {risk!r} (choose 'misclassification' or 'impurity')")
 
 

@@ -106,9 +106,9 @@ import numpy as np
 from sklearn.base import ClassifierMixin
 
 from ..errors import ObliqError
+from ..kernels import linalg
 from ..parameters import Integral, Interval, Real, StrOptions, pruner_parameters
 from ..registry import register_pruner
-from ..tree import linalg
 from ..tree.structure import NOMINAL, Tree, linear_text
 
 
@@ -135,7 +135,7 @@ class BooleanNetwork:
 
     def first_layer(self, X: np.ndarray) -> np.ndarray:
         """Outputs y_i of the 2H first-layer units (eq. (6)), bool [n, 2H]."""
-        # summed as the tree's partition is (tree/linalg.py), so a row on a hyperplane
+        # summed as the tree's partition is (kernels/linalg.py), so a row on a hyperplane
         # goes the tree's way on every CPU
         X = np.ascontiguousarray(X, dtype=np.float64)
         right = linalg.matmul(X, np.ascontiguousarray(self.weights.T)) > self.thresholds

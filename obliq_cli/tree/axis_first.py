@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..kernels.linalg import matvec
 from .axis_search import find_best_axis_split
 from .builder import Split
-from .linalg import matvec
 
 
 def best_axis_split(X, y, n_classes: int, criterion, order=None) -> Split | None:

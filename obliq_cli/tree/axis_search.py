@@ -13,7 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .sorted_sweep import KERNEL_CRITERIA, best_sorted_split, midpoint_threshold
+from .impurity import Criterion
+from .sorted_sweep import best_sorted_split, midpoint_threshold
 
 
 @dataclass(frozen=True)
@@ -71,7 +72,7 @@ def find_best_projection_split(values: np.ndarray, y: np.ndarray, n_classes: int
     present = np.bincount(y, minlength=n_classes) > 0
     k = int(present.sum())
     y_local = (np.cumsum(present) - 1)[y]
-    if criterion in KERNEL_CRITERIA:
+    if isinstance(criterion, Criterion):
         return best_sorted_split(values, y_local, k, criterion, order)
     found = _vectorised_axis_split(values.T, y_local, k, criterion,
                                    None if order is None else order.T)

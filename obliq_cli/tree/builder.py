@@ -49,8 +49,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .linalg import matvec, rows_matvec
-from .presort import root_order, split_order
+from ..kernels.linalg import matvec, rows_matvec
+from ..kernels.presort import root_order, split_order
 from .structure import (
     LEAF,
     LINEAR,

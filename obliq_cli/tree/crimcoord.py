@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import DataError
-from . import linalg
+from ..kernels import linalg
 from .builder import Node, Split, SplitFinder, split_whole
 from .orientation import canonical_signs
 

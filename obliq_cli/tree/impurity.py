@@ -1,8 +1,13 @@
-"""Split criteria, vectorised over many candidate splits at once.
+"""Split criteria: one :class:`Criterion` object per name (as scikit-learn's
+``CRITERIA_CLF``), holding everything a search needs of it: the kernels' integer code
+(``obliq_cli.kernels.criteria``), the score vectorised over many candidate splits and
+the impurity of a node. Every search (the sorted sweep, the line search of OC1 and
+CART-LC, GDT's bisectors) and the cost-complexity pruner takes the object, or its name
+through :func:`split_criterion`.
 
-Every function takes the class counts left and right of each candidate split,
-``left`` and ``right`` of shape [m, n_classes], and returns a score of shape [m] that is
-*lower for a better split*, so every search minimises.
+The score takes the class counts left and right of each candidate split, ``left`` and
+``right`` of shape [m, n_classes], and returns a score of shape [m] that is *lower for a
+better split*, so every search minimises; calling the object calls it.
 
 - gini, entropy: the weighted child impurity ``(n_L i(L) + n_R i(R)) / n`` (Breiman et
   al. 1984, §4.3; entropy in bits as scikit-learn's ``log_loss``/``entropy`` criterion).
@@ -13,7 +18,12 @@ Every function takes the class counts left and right of each candidate split,
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
+
 import numpy as np
+
+from ..kernels import criteria as codes
 
 
 def _safe_div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
@@ -45,13 +55,6 @@ def misclassification_of_counts(counts: np.ndarray) -> np.ndarray:
     return np.where(n > 0, 1.0 - _safe_div(counts.max(axis=-1), n), 0.0)
 
 
-NODE_IMPURITY = {
-    "gini": gini_of_counts,
-    "entropy": entropy_of_counts,
-    "misclassification": misclassification_of_counts,
-}
-
-
 def _weighted(node_impurity, left, right):
     n_left = left.sum(axis=1)
     n_right = right.sum(axis=1)
@@ -68,7 +71,7 @@ def _sides(left, right):
     return left, right, n_left, n_right, n_left + n_right
 
 
-def gini_split(left: np.ndarray, right: np.ndarray) -> np.ndarray:
+def _gini_split(left: np.ndarray, right: np.ndarray) -> np.ndarray:
     # n_L gini(L) = n_L - sum_j L_j^2 / n_L, which needs no per-class division.
     left, right, n_left, n_right, total = _sides(left, right)
     purity = _safe_div(np.einsum("ij,ij->i", left, left), n_left) + _safe_div(
@@ -77,15 +80,15 @@ def gini_split(left: np.ndarray, right: np.ndarray) -> np.ndarray:
     return _safe_div(total - purity, total)
 
 
-def entropy_split(left: np.ndarray, right: np.ndarray) -> np.ndarray:
+def _entropy_split(left: np.ndarray, right: np.ndarray) -> np.ndarray:
     return _weighted(entropy_of_counts, left, right)
 
 
-def misclassification_split(left: np.ndarray, right: np.ndarray) -> np.ndarray:
+def _misclassification_split(left: np.ndarray, right: np.ndarray) -> np.ndarray:
     return _weighted(misclassification_of_counts, left, right)
 
 
-def twoing_split(left: np.ndarray, right: np.ndarray) -> np.ndarray:
+def _twoing_split(left: np.ndarray, right: np.ndarray) -> np.ndarray:
     """Minus Breiman's twoing value, so that lower is better like the other criteria."""
     left, right, n_left, n_right, total = _sides(left, right)
     p_left = _safe_div(n_left, total)
@@ -94,19 +97,58 @@ def twoing_split(left: np.ndarray, right: np.ndarray) -> np.ndarray:
     return -(p_left * p_right / 4.0) * spread.sum(axis=1) ** 2
 
 
-SPLIT_CRITERIA = {
-    "gini": gini_split,
-    "entropy": entropy_split,
-    "twoing": twoing_split,
-    "misclassification": misclassification_split,
-}
+@dataclass(frozen=True, eq=False)
+class Criterion:
+    """One split criterion by name.
+
+    ``code`` is its code in the compiled kernels; ``score`` its vectorised split score
+    (lower is better); ``node_impurity`` the impurity of each row of class counts, None
+    for twoing (a criterion of splits only); ``line_search`` whether the line search of
+    the hill climbers scores it (``obliq_cli.kernels.line_search``: gini, entropy,
+    twoing). Objects compare by identity: there is one per name.
+    """
+
+    name: str
+    code: int
+    score: Callable[[np.ndarray, np.ndarray], np.ndarray]
+    node_impurity: Callable[[np.ndarray], np.ndarray] | None
+    line_search: bool
+
+    def __call__(self, left: np.ndarray, right: np.ndarray) -> np.ndarray:
+        return self.score(left, right)
+
+    def __repr__(self) -> str:
+        return f"Criterion({self.name!r})"
+
+    def __reduce__(self):  # unpickled (in a worker), it is the same object again
+        return split_criterion, (self.name,)
 
 
-def split_criterion(name: str):
-    """The vectorised split score for a criterion name (ValueError when unknown)."""
+gini_split = Criterion("gini", codes.GINI, _gini_split, gini_of_counts, True)
+entropy_split = Criterion("entropy", codes.ENTROPY, _entropy_split, entropy_of_counts, True)
+twoing_split = Criterion("twoing", codes.TWOING, _twoing_split, None, True)
+misclassification_split = Criterion("misclassification", codes.MISCLASSIFICATION,
+                                    _misclassification_split, misclassification_of_counts,
+                                    False)
+
+CRITERIA = {c.name: c for c in (gini_split, entropy_split, twoing_split,
+                                misclassification_split)}
+"""Every criterion by name."""
+
+
+def split_criterion(name: str) -> Criterion:
+    """The criterion of a name (ValueError when unknown)."""
     try:
-        return SPLIT_CRITERIA[name]
+        return CRITERIA[name]
     except KeyError:
         raise ValueError(
-            f"unknown criterion {name!r}; choose one of {', '.join(sorted(SPLIT_CRITERIA))}"
+            f"unknown criterion {name!r}; choose one of {', '.join(sorted(CRITERIA))}"
         ) from None
+
+
+def line_search_code(criterion) -> int:
+    """The kernel code of a criterion the line search scores (ValueError otherwise)."""
+    if isinstance(criterion, Criterion) and criterion.line_search:
+        return criterion.code
+    raise ValueError(f"the line search supports gini, twoing and entropy, not "
+                     f"{getattr(criterion, 'name', getattr(criterion, '__name__', criterion))!r}")

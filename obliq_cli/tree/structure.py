@@ -45,7 +45,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..errors import ObliqError
-from .linalg import rowwise_dot
+from ..kernels.linalg import rowwise_dot
 
 LEAF = -1
 """Value of ``children_left``/``children_right`` and of ``feature`` at a leaf."""

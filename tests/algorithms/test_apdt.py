@@ -6,18 +6,81 @@ from conftest import rule_predictions
 
 from obliq_cli import make_estimator
 from obliq_cli.algorithms import apdt
-from obliq_cli.algorithms.apdt import (
-    alopex,
-    nonseparable,
-    perceptron_counts,
-    split_score,
-)
+from obliq_cli.algorithms.apdt import nonseparable
 from obliq_cli.data.apdt_problems import apdt_problem, problem_labels
 from obliq_cli.errors import ObliqError
+from obliq_cli.kernels import apdt as kapdt
 
 
 def augmented(X):
     return np.hstack([np.ones((X.shape[0], 1)), X])
+
+
+# ------------------------------------------------ references the package does not need
+def perceptron_counts(Z: np.ndarray, s: np.ndarray, n_iter: int | None = None):
+    """``(w, counts)``: the cyclic Perceptron's final weights and per-pattern update counts.
+
+    ``Z`` holds augmented patterns (rows, in presentation order), ``s`` labels +-1;
+    ``n_iter`` defaults to max(300, len(Z)) presented patterns (§III).
+    """
+    Z = np.ascontiguousarray(Z, dtype=np.float64)
+    s = np.ascontiguousarray(s, dtype=np.float64)
+    if n_iter is None:
+        n_iter = max(apdt.PERCEPTRON_MIN_ITERATIONS, Z.shape[0])
+    if Z.shape[0] == 0:
+        return np.zeros(Z.shape[1]), np.zeros(0, dtype=np.int64)
+    w, counts, _, _ = kapdt.perceptron(Z, s, np.arange(Z.shape[0]), int(n_iter), False)
+    return w, counts
+
+
+def eq1_score(n_left, n_right, nsp_left, nsp_right, M: float = 4.0):
+    """APDT's F(W, S^t) of eq. (1) (``kernels.apdt.separability_score``) for numbers or
+    arrays, broadcast."""
+    args = np.broadcast_arrays(*(np.asarray(a, dtype=np.float64)
+                                 for a in (n_left, n_right, nsp_left, nsp_right)))
+    out = np.array([kapdt.separability_score(*v, float(M))
+                    for v in zip(*(a.ravel() for a in args))])
+    return out.reshape(args[0].shape) if args[0].ndim else float(out[0])
+
+
+def alopex(E, w0, rng: np.random.Generator, n_iter: int = 500, delta: float = 0.05,
+           temperature0: float = 1000.0, window: int = 10, stop_at: float | None = None,
+           temperature: str = "mean"):
+    """Minimise any ``E`` with Alopex (§II-B, eqs. 2-5); returns ``(w_best, E_best, trace)``.
+
+    W(0) = ``w0``, W(1) = W(0) + delta x(0) with x(0) uniform on {-1, +1}^n, then
+    W(2), ..., W(n_iter) by eqs. (2)-(4) (Table I, step 4); ``trace`` holds E(W(k)).
+    A Python loop around a Python ``E``: the reference the compiled
+    ``kernels.apdt.alopex_split`` of APDT's nodes is checked against (same update rule,
+    same random draws). ``temperature``:
+    "mean" or "printed" (``APDTClassifier``'s reading of eq. (5)).
+    """
+    scale = apdt._temperature_scale(temperature, delta)
+    w = np.array(w0, dtype=np.float64)
+    d = w.size
+    trace = np.empty(n_iter + 1)
+    dE = np.zeros(n_iter + 1)  # dE[k] = E(W(k)) - E(W(k-1)); dE[0] = 0
+    e_prev = trace[0] = float(E(w))
+    best_w, best_e = w.copy(), e_prev
+    if stop_at is not None and best_e <= stop_at:
+        return best_w, best_e, trace[:1]
+    x = np.where(rng.random(d) < 0.5, -1.0, 1.0)
+    T = float(temperature0)
+    last = 0
+    for k in range(1, n_iter + 1):
+        if k >= 2:  # p(k-1) from dE(k-1) and T(k-1) gives x(k-1); W(k) = W(k-1) + delta x
+            T = kapdt.next_direction(x, rng.random(d), dE, k - 1, T, window, scale)
+        w = w + delta * x
+        e = float(E(w))
+        trace[k] = e
+        dE[k] = e - e_prev
+        e_prev = e
+        last = k
+        if e < best_e:
+            best_w, best_e = w.copy(), e
+            if stop_at is not None and best_e <= stop_at:
+                break
+    return best_w, best_e, trace[:last + 1]
 
 
 def reference_perceptron(Z, s, n_iter):
@@ -86,26 +149,26 @@ def test_split_score_takes_the_values_of_the_three_cases_below_eq_1():
     n_l, n_r, M = 30, 70, 4
     R = 1 / (2 * 100)
     # Only t_l separable: F = (n_tr / n_t)(R / M); only t_r: (n_tl / n_t)(R / M).
-    assert split_score(n_l, n_r, 0, 5, M) == pytest.approx(0.7 * R / M)
-    assert split_score(n_l, n_r, 5, 0, M) == pytest.approx(0.3 * R / M)
+    assert eq1_score(n_l, n_r, 0, 5, M) == pytest.approx(0.7 * R / M)
+    assert eq1_score(n_l, n_r, 5, 0, M) == pytest.approx(0.3 * R / M)
     # Both separable: the global minimum 0.
-    assert split_score(n_l, n_r, 0, 0, M) == 0.0
+    assert eq1_score(n_l, n_r, 0, 0, M) == 0.0
     # Neither: ((nsp_l + nsp_r)/n)(1/2 - (n_l/n)(n_r/n)) = 0.08 * 0.29.
-    assert split_score(n_l, n_r, 3, 5, M) == pytest.approx(0.08 * 0.29)
+    assert eq1_score(n_l, n_r, 3, 5, M) == pytest.approx(0.08 * 0.29)
 
 
 def test_term_a_is_always_below_term_b():
     # "R in term A ensures that the value of term A is always smaller than that of B".
     n = 50
     n_l = np.arange(1, n)
-    a = np.maximum(split_score(n_l, n - n_l, 0, 7, 4), split_score(n_l, n - n_l, 7, 0, 4))
-    b = split_score(n_l, n - n_l, 1, 1, 4)  # the smallest B: one nonseparable each
+    a = np.maximum(eq1_score(n_l, n - n_l, 0, 7, 4), eq1_score(n_l, n - n_l, 7, 0, 4))
+    b = eq1_score(n_l, n - n_l, 1, 1, 4)  # the smallest B: one nonseparable each
     assert a.max() < b.min()
 
 
 def test_a_split_sending_everything_one_way_scores_as_term_b():
     # Empty child: I = 0, so F = nsp / (2 n), the worst value of the product factor.
-    assert split_score(0, 40, 0, 6, 4) == pytest.approx(6 / 40 * 0.5)
+    assert eq1_score(0, 40, 0, 6, 4) == pytest.approx(6 / 40 * 0.5)
 
 
 # ------------------------------------------------------------------- alopex
@@ -140,7 +203,7 @@ class ReferenceNodeScore:
         n_left = int(left.sum())
         nsp_l = nonseparable(self.Z[left], self.s[left])[0] if n_left else 0
         nsp_r = nonseparable(self.Z[~left], self.s[~left])[0] if n_left < left.size else 0
-        value = split_score(n_left, left.size - n_left, nsp_l, nsp_r, 4)
+        value = eq1_score(n_left, left.size - n_left, nsp_l, nsp_r, 4)
         if 0 < n_left < left.size and value < self.best[0]:
             self.best = (value, W.copy())
         return value
@@ -323,8 +386,8 @@ def test_pass_reading_runs_max_300_n_cycles_and_finds_a_thin_margin():
     assert nsp_pattern > 0 and w_pattern is None
     assert nsp_pass == 0 and np.all(s * (Z @ w_pass) > 0)
     # "pass" is "pattern" with max(300, n) * n presentations
-    assert apdt._perceptron_iterations(300, 300, True) == 300 * 300
-    assert apdt._perceptron_iterations(400, 300, False) == 400
+    assert kapdt.perceptron_iterations(300, 300, True) == 300 * 300
+    assert kapdt.perceptron_iterations(400, 300, False) == 400
     xor = augmented(np.random.default_rng(12).uniform(-1, 1, size=(40, 2)))
     s_xor = np.where(xor[:, 1] * xor[:, 2] > 0, 1.0, -1.0)
     w, counts = perceptron_counts(xor, s_xor, 300 * 40)
@@ -358,13 +421,13 @@ def test_printed_temperature_is_delta_times_the_window_mean():
     dE = np.array([0.0, 1, -2, 3, -4, 5, -6, 7, -8, 9, -10, 0.5])
     for reading, factor in (("mean", 1.0), ("printed", 0.05)):
         x = np.ones(2)
-        T = apdt._next_direction(x, np.zeros(2), dE, 10, 1000.0, 10,
+        T = kapdt.next_direction(x, np.zeros(2), dE, 10, 1000.0, 10,
                                  apdt._temperature_scale(reading, 0.05))
         assert T == pytest.approx(factor * np.mean(np.abs(dE[:10])))
         # u = 0 < p keeps every direction: dE(10) = -10 < 0 makes p > 1/2
         np.testing.assert_array_equal(x, np.ones(2))
     # between window ends the temperature is carried over
-    assert apdt._next_direction(np.ones(2), np.zeros(2), dE, 11, 7.0, 10, 0.05) == 7.0
+    assert kapdt.next_direction(np.ones(2), np.zeros(2), dE, 11, 7.0, 10, 0.05) == 7.0
 
 
 @pytest.mark.parametrize("readings", [
@@ -388,7 +451,7 @@ def test_compiled_node_search_follows_each_reading(readings):
             n_left = int(left.sum())
             nsp = [nonseparable(self.Z[side], self.s[side], **perceptron)[0]
                    if side.any() else 0 for side in (left, ~left)]
-            value = split_score(n_left, left.size - n_left, nsp[0], nsp[1], 4)
+            value = eq1_score(n_left, left.size - n_left, nsp[0], nsp[1], 4)
             if 0 < n_left < left.size and value < self.best[0]:
                 self.best = (value, W.copy())
             return value
@@ -451,9 +514,9 @@ def test_settled_reading_stops_once_the_flags_have_settled():
     # flags {both} form at cycle 1 and are unchanged at cycle 2 >= 2 x 1, so the run
     # stops there with counts (2, 2), where "pass" runs 300 cycles.
     Z, s = np.array([[1.0, 0.5], [1.0, 0.5]]), np.array([1.0, -1.0])
-    _, counts, _, _ = apdt._perceptron(Z, s, np.arange(2), 300 * 2, False, True, 0.6)
+    _, counts, _, _ = kapdt.perceptron(Z, s, np.arange(2), 300 * 2, False, True, 0.6)
     assert counts.tolist() == [2, 2]
-    _, counts_pass, _, _ = apdt._perceptron(Z, s, np.arange(2), 300 * 2, False)
+    _, counts_pass, _, _ = kapdt.perceptron(Z, s, np.arange(2), 300 * 2, False)
     assert counts_pass.tolist() == [300, 300]
     assert nonseparable(Z, s, perceptron_iteration="settled") == (2, None)
     # Cross-check against the plain-Python reading on nonseparable sets.
@@ -465,7 +528,7 @@ def test_settled_reading_stops_once_the_flags_have_settled():
         nsp, counts, cycles = reference_settled(Zr, sr)
         assert cycles < 300  # it settled before the cap
         assert nonseparable(Zr, sr, perceptron_iteration="settled")[0] == nsp
-        got = apdt._perceptron(Zr, sr, np.arange(n), max(300, n) * n, False, True, 0.6)[1]
+        got = kapdt.perceptron(Zr, sr, np.arange(n), max(300, n) * n, False, True, 0.6)[1]
         assert got.tolist() == counts.tolist()
 
 

@@ -189,7 +189,7 @@ def test_stored_cases_are_make_classification():
         np.testing.assert_allclose(X_stored, X, rtol=1e-12, atol=1e-12)
 
 
-# Algorithms whose growing goes through tree/linalg.py's products or eigensolvers beyond
+# Algorithms whose growing goes through kernels/linalg.py's products or eigensolvers beyond
 # the builder's partition (which every oblique tree shares). OC1's searches are numba
 # loops already; they and the other slow ones are left out to keep the test short.
 PORTABLE_ALGORITHMS = ("apdt", "cart-lc", "fdt", "gdt", "hhcart-a", "hhcart-d", "ldt",
@@ -219,7 +219,7 @@ def _openblas_kernels() -> list:
 def test_trees_do_not_depend_on_the_blas_kernel():
     """The same trees with OpenBLAS's generic x86-64 kernel (Prescott) on one thread as
     with the kernel and threads this process got: every product and eigenproblem that
-    decides a split is computed by tree/linalg.py, not by BLAS/LAPACK."""
+    decides a split is computed by kernels/linalg.py, not by BLAS/LAPACK."""
     reason = _not_openblas_on_x86()
     if reason:
         pytest.skip(reason)

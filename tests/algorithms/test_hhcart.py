@@ -9,7 +9,6 @@ from obliq_cli.algorithms.hhcart import (
     class_eigenvectors,
     find_householder_split,
     householder_matrix,
-    parallel_to_axis,
 )
 from obliq_cli.errors import ObliqError
 from obliq_cli.tree.axis_search import find_best_axis_split
@@ -37,6 +36,15 @@ def assert_grows_twoing_cart(hh, X, y):
     cart = make_estimator("cart-ap", criterion="twoing").fit(X, y)
     np.testing.assert_array_equal(hh.tree_.feature, cart.tree_.feature)
     np.testing.assert_allclose(hh.tree_.threshold, cart.tree_.threshold)
+
+
+def parallel_to_axis(d: np.ndarray, tau: float) -> bool:
+    """Whether ||e - d|| <= tau for a basis vector e or its negative (§3.1), for one
+    vector: the reference of hhcart.parallel_to_axes."""
+    j = int(np.argmax(np.abs(d)))
+    e = np.zeros_like(d)
+    e[j] = np.sign(d[j]) if d[j] != 0 else 1.0
+    return float(np.linalg.norm(e - d)) <= tau
 
 
 def test_parallel_to_axis_uses_tau_and_either_sign():

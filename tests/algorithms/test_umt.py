@@ -7,7 +7,6 @@ from scipy.optimize import linprog
 
 from obliq_cli import make_estimator
 from obliq_cli.algorithms.umt import (
-    _paper_double_loop,
     best_margin_split,
     choose_margin,
     error_of_split,
@@ -23,15 +22,36 @@ def slack_at(x, s, C, w0):
     return np.maximum(0.0, C - s * x - s * w0).sum()
 
 
+def paper_double_loop(x, y_sign, C) -> tuple[float, float]:
+    """Fig. 1 lines 4-13 verbatim, O(N^2): (w0, summed slack) for one feature and C.
+
+    The first candidate w0 = (C - x^j y^j)/y^j in data
+    order with the least summed slack (strict ``<``) wins.
+    """
+    x = np.asarray(x, dtype=np.float64)
+    y_sign = np.asarray(y_sign, dtype=np.float64)
+    best_w0, min_eps = np.nan, np.inf
+    for j in range(x.size):
+        w0 = (C - x[j] * y_sign[j]) / y_sign[j]
+        total = 0.0
+        for k in range(x.size):
+            eps = C - x[k] * y_sign[k] - w0 * y_sign[k]
+            if eps > 0:
+                total += eps
+        if total < min_eps:
+            min_eps, best_w0 = total, w0
+    return float(best_w0), float(min_eps)
+
+
 @pytest.mark.parametrize("C", [-2.0, -0.7, 0.0, 0.3, 1.5])
-def test_sweep_matches_the_paper_double_loop(C):
+def test_sweep_matches_thepaper_double_loop(C):
     rng = np.random.default_rng(int(10 * C) + 50)
     for _ in range(8):
         n = 31
         x = rng.normal(size=n)
         s = np.where(rng.uniform(size=n) < rng.uniform(0.2, 0.8), 1.0, -1.0)
         slack, lo, hi = hinge_sweep(x[:, None], s, [C])
-        w0, eps = _paper_double_loop(x, s, C)
+        w0, eps = paper_double_loop(x, s, C)
         assert slack[0, 0] == pytest.approx(eps, rel=1e-10, abs=1e-10)
         # Every tau in [lo, hi] (w0 = -tau) attains the minimum; the paper's w0 is in it.
         for tau in (lo[0, 0], hi[0, 0], (lo[0, 0] + hi[0, 0]) / 2):

@@ -13,21 +13,22 @@ import numpy as np
 import pytest
 
 from obliq_cli.algorithms.c45 import entropy_of_counts, entropy_split, evaluate_attributes
-from obliq_cli.algorithms.umt import hinge_sweep
+from obliq_cli.kernels import criteria
+from obliq_cli.kernels import sweep as ks
 from obliq_cli.tree import impurity
 from obliq_cli.tree import sorted_sweep as ss
 from obliq_cli.tree.axis_search import _vectorised_axis_split, find_best_axis_split
 
-CRITERIA = {"gini": ss.GINI, "entropy": ss.ENTROPY, "twoing": ss.TWOING,
-            "misclassification": ss.MISCLASSIFICATION}
+CRITERIA = {"gini": criteria.GINI, "entropy": criteria.ENTROPY, "twoing": criteria.TWOING,
+            "misclassification": criteria.MISCLASSIFICATION}
 
 
 def _kernel_scores(x, y, k, crit):
     values = np.asarray(x, dtype=np.float64)[None, :]
     order = np.argsort(values, axis=1, kind="stable")
     scores = np.empty((1, values.shape[1] - 1))
-    table = ss.xlogx_table(values.shape[1])
-    best = ss.sweep_scores(values, order, np.asarray(y, dtype=np.int64), k, crit, table,
+    table = ks.xlogx_table(values.shape[1])
+    best = ks.sweep_scores(values, order, np.asarray(y, dtype=np.int64), k, crit, table,
                            scores)
     return scores[0], best
 
@@ -36,16 +37,16 @@ def test_hand_worked_thresholds():
     # x = 1 1 2 3 with classes 0 0 1 0: no threshold inside the tied pair; after the
     # pair left (2, 0) | right (1, 1); after x = 2 left (2, 1) | right (1, 0).
     x, y = [1.0, 1.0, 2.0, 3.0], [0, 0, 1, 0]
-    gini, best = _kernel_scores(x, y, 2, ss.GINI)
+    gini, best = _kernel_scores(x, y, 2, criteria.GINI)
     assert gini[0] == np.inf
     # (n - sum L^2 / n_L - sum R^2 / n_R) / n = (4 - 4/2 - 2/2) / 4 and (4 - 5/3 - 1) / 4
     assert gini[1:] == pytest.approx([0.25, 1.0 / 3.0])
     assert best == pytest.approx(0.25)
     # twoing: p_L p_R / 4 (|1 - 1/2| + |0 - 1/2|)^2 = 1/16 after the pair.
-    assert _kernel_scores(x, y, 2, ss.TWOING)[0][1] == pytest.approx(-1.0 / 16.0)
+    assert _kernel_scores(x, y, 2, criteria.TWOING)[0][1] == pytest.approx(-1.0 / 16.0)
     # entropy: (2 * 0 + 2 * 1 bit) / 4; misclassification: (0 + 1) / 4.
-    assert _kernel_scores(x, y, 2, ss.ENTROPY)[0][1] == pytest.approx(0.5)
-    assert _kernel_scores(x, y, 2, ss.MISCLASSIFICATION)[0][1] == pytest.approx(0.25)
+    assert _kernel_scores(x, y, 2, criteria.ENTROPY)[0][1] == pytest.approx(0.5)
+    assert _kernel_scores(x, y, 2, criteria.MISCLASSIFICATION)[0][1] == pytest.approx(0.25)
     found = ss.best_sorted_split(np.array([x]), np.array(y), 2, impurity.gini_split)
     assert found == (0, 1.5, 0.25)
 
@@ -66,46 +67,22 @@ def test_closed_forms_agree_with_impurity(name, k):
     left = np.cumsum(np.eye(k, dtype=np.int64)[y[order]], axis=0)[:-1]
     right = left[-1] + np.eye(k, dtype=np.int64)[y[order[-1]]] - left
     cut = x[order][1:] > x[order][:-1]
-    want = impurity.SPLIT_CRITERIA[name](left[cut], right[cut])
+    want = impurity.CRITERIA[name](left[cut], right[cut])
     np.testing.assert_allclose(scores[cut], want, rtol=0, atol=1e-12)
     assert np.all(np.isinf(scores[~cut]))
     assert best == scores[cut].min()
     if name != "entropy":
         spread = np.empty(k)
-        exact = [ss.impurity_score(CRITERIA[name], lc, rc, spread)
+        exact = [criteria.impurity_score(CRITERIA[name], lc, rc, spread)
                  for lc, rc in zip(left[cut], right[cut])]
         np.testing.assert_array_equal(exact, want)
-
-
-def test_twoing_running_numerator_equals_the_sum_over_classes():
-    rng = np.random.default_rng(0)
-    for _ in range(300):
-        n, k = int(rng.integers(2, 80)), int(rng.integers(1, 12))
-        ys = rng.integers(0, k, n)
-        total = np.bincount(ys, minlength=k)
-        ys = (np.cumsum(total > 0) - 1)[ys]
-        total = total[total > 0].astype(np.int64)
-        vs = np.sort(rng.integers(0, n // 2 + 1, n).astype(float))
-        a, b = np.empty(n - 1), np.empty(n - 1)
-        ss._sweep_twoing(ys, vs, total, a)
-        ss._sweep_twoing_direct(ys, vs, total, b)
-        np.testing.assert_array_equal(a, b)
-
-
-def test_numpy_pairwise_order():
-    rng = np.random.default_rng(1)
-    for n in [*range(1, 140), 257, 1000, 4099, 20000]:
-        a = rng.standard_normal(n) * 1e3
-        assert ss.numpy_pairwise_sum(a, 0, n) == a.sum()
-        if n <= 128:
-            assert ss.pairwise_sum(a) == a.sum()
 
 
 @pytest.mark.parametrize("name", sorted(CRITERIA))
 def test_axis_search_identical_to_the_vectorised_search(name):
     # The compiled search and the count-array search pick the same (feature,
     # threshold) with the same score, bit for bit, on data full of ties.
-    criterion = impurity.SPLIT_CRITERIA[name]
+    criterion = impurity.CRITERIA[name]
     rng = np.random.default_rng(3)
     for trial in range(40):
         n, d, k = int(rng.integers(5, 200)), int(rng.integers(1, 6)), int(rng.integers(2, 7))
@@ -122,41 +99,6 @@ def test_axis_search_identical_to_the_vectorised_search(name):
         else:
             assert (got.feature, got.threshold, got.score) == \
                 (want.feature, want.threshold, want.score)
-
-
-def _hinge_sweep_reference(Z, y_sign, Cs):
-    """The vectorised eq. 4 sweep (one argsort per margin and feature)."""
-    n, d = Z.shape
-    Cs = np.asarray(Cs, dtype=np.float64)
-    pos = y_sign > 0
-    n_neg = n - int(pos.sum())
-    shift = Cs[:, None, None] * np.where(pos, -1.0, 1.0)[None, None, :]
-    pts = (Z.T[None, :, :] + shift).reshape(Cs.size * d, n)
-    order = np.argsort(pts, axis=1)
-    P = np.take_along_axis(pts, order, axis=1)
-    is_pos = pos[order]
-    cnt_pos = np.cumsum(is_pos, axis=1)
-    sum_pos = np.cumsum(np.where(is_pos, P, 0.0), axis=1)
-    cnt_neg_after = n_neg - (np.arange(1, n + 1)[None, :] - cnt_pos)
-    neg_vals = np.where(is_pos, 0.0, P)
-    sum_neg_after = neg_vals.sum(axis=1, keepdims=True) - np.cumsum(neg_vals, axis=1)
-    f = np.maximum((cnt_pos * P - sum_pos) + (sum_neg_after - cnt_neg_after * P), 0.0)
-    fmin = f.min(axis=1)
-    at_min = f <= (fmin + 1e-9 * np.maximum(1.0, fmin))[:, None]
-    lo = np.where(at_min, P, np.inf).min(axis=1)
-    hi = np.where(at_min, P, -np.inf).max(axis=1)
-    return tuple(a.reshape(Cs.size, d) for a in (fmin, lo, hi))
-
-
-def test_hinge_merge_sweep_equals_the_sorting_sweep():
-    rng = np.random.default_rng(4)
-    Cs = np.round(np.arange(-2.0, 2.01, 0.1), 10)
-    for n in (3, 17, 300):
-        Z = rng.standard_normal((n, 3))
-        y_sign = np.where(rng.random(n) < 0.4, 1.0, -1.0)
-        y_sign[0], y_sign[1] = 1.0, -1.0
-        for got, want in zip(hinge_sweep(Z, y_sign, Cs), _hinge_sweep_reference(Z, y_sign, Cs)):
-            np.testing.assert_array_equal(got, want)
 
 
 def _c45_reference(x, y, k):

@@ -311,7 +311,7 @@ def test_presorting_does_not_change_the_axis_parallel_tree():
 
 
 def test_split_order_compiled_and_python_agree_and_keep_order():
-    from obliq_cli.tree.presort import root_order, split_order
+    from obliq_cli.kernels.presort import root_order, split_order
 
     rng = np.random.default_rng(11)
     X = np.round(rng.normal(size=(50, 3)), 1)

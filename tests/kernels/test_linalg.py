@@ -1,4 +1,4 @@
-"""tree/linalg.py: fixed-order products and eigensolvers.
+"""kernels/linalg.py: fixed-order products and eigensolvers.
 
 Each kernel is checked three ways: against numpy/scipy (BLAS and LAPACK) to rounding,
 eigenvectors up to sign; compiled against the same code run as Python
@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 import scipy.linalg
 
-from obliq_cli.tree import linalg
+from obliq_cli.kernels import linalg
 
 ROOT = Path(__file__).resolve().parents[2]
 

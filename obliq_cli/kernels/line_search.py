@@ -39,13 +39,10 @@ from their own compiled loops, where a Python-level call would cost more than th
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
-from .impurity import entropy_split, gini_split, twoing_split
-
-GINI, TWOING, ENTROPY = 0, 1, 2
-"""Criterion codes of the compiled kernels."""
+from . import compiled
+from .criteria import ENTROPY, GINI, TWOING, count_score, twoing_exact
 
 RULE_RANDOM, RULE_SMALLEST, RULE_FIRST, RULE_THRESHOLD = 0, 1, 2, 3
 """Tie and step rules of :func:`line_search` (see the module docstring)."""
@@ -53,85 +50,8 @@ RULE_RANDOM, RULE_SMALLEST, RULE_FIRST, RULE_THRESHOLD = 0, 1, 2, 3
 SCORE_EPS = 1e-12
 """Two criterion values closer than this are equal (floating-point noise only)."""
 
-_CODES = {gini_split: GINI, twoing_split: TWOING, entropy_split: ENTROPY}
 
-
-def criterion_code(criterion) -> int:
-    """The kernel code of a criterion of :mod:`obliq_cli.tree.impurity`."""
-    try:
-        return _CODES[criterion]
-    except KeyError:
-        raise ValueError(f"the line search supports gini, twoing and entropy, not "
-                         f"{getattr(criterion, '__name__', criterion)!r}") from None
-
-
-@numba.njit(cache=True)
-def _entropy_term(counts, size):
-    """``size * H(counts)`` in bits (0 for an empty side)."""
-    if size <= 0.0:
-        return 0.0
-    h = 0.0
-    for j in range(counts.size):
-        p = counts[j] / size
-        if p > 0.0:
-            h -= p * np.log2(p)
-    return size * h
-
-
-@numba.njit(cache=True)
-def _twoing_exact(left, total, n_left, n):
-    """Twoing of K > 2 classes from integer counts: with ``S = sum_j |n L_j - T_j n_L|``
-    (exact: products and sums of integers below 2^53), ``sum_j |L_j / n_L - R_j / n_R|
-    = S / (n_L n_R)`` and the score is ``-S^2 / (4 n^2 n_L n_R)``; 0 when a side is
-    empty. One multiply-add per class and no division; the same value as the textbook
-    formula up to its rounding, and as the axis-parallel sweep's twoing
-    (``sorted_sweep._sweep_twoing``) to the bit."""
-    n_right = n - n_left
-    if n_left <= 0.0 or n_right <= 0.0:
-        return -0.0
-    spread = 0.0
-    for j in range(left.size):
-        spread += abs(n * left[j] - total[j] * n_left)
-    return -(spread * spread) / (4.0 * n * n * n_left * n_right)  # as sorted_sweep's twoing
-
-
-@numba.njit(cache=True)
-def split_score(left, total, code):
-    """The criterion of one partition from its left class counts and the node's.
-
-    Lower is better: gini ``(n - sum_j L_j^2 / n_L - sum_j R_j^2 / n_R) / n``, twoing
-    ``-(n_L n_R / n^2) / 4 (sum_j |L_j / n_L - R_j / n_R|)^2``, entropy ``(n_L H(L) +
-    n_R H(R)) / n`` (Breiman et al. 1984, §4.3-4.4).
-    """
-    K = left.size
-    n_left = 0.0
-    n = 0.0
-    for j in range(K):
-        n_left += left[j]
-        n += total[j]
-    n_right = n - n_left
-    if n <= 0.0:
-        return 0.0
-    safe_l = n_left if n_left > 0.0 else 1.0
-    safe_r = n_right if n_right > 0.0 else 1.0
-    if code == TWOING:
-        if K == 2:  # |p(0|L) - p(0|R)| = |p(1|L) - p(1|R)|
-            gap = left[0] / safe_l - (total[0] - left[0]) / safe_r
-            return -(n_left * n_right / (n * n)) * gap * gap
-        return _twoing_exact(left, total, n_left, n)
-    if code == GINI:
-        sq_l = 0.0
-        sq_r = 0.0
-        for j in range(K):
-            r = total[j] - left[j]
-            sq_l += left[j] * left[j]
-            sq_r += r * r
-        return (n - (sq_l / safe_l + sq_r / safe_r)) / n
-    right = total - left
-    return (_entropy_term(left, n_left) + _entropy_term(right, n_right)) / n
-
-
-@numba.njit(cache=True)
+@compiled
 def partition_score(V, y, total, code):
     """(score, perfect) of the partition ``V <= 0``; perfect means both sides pure (an
     empty side counts as pure), the program's ``stop_splitting`` case."""
@@ -147,10 +67,10 @@ def partition_score(V, y, total, code):
             pure_l += 1
         if total[c] - left[c] > 0.0:
             pure_r += 1
-    return split_score(left, total, code), pure_l <= 1 and pure_r <= 1
+    return count_score(left, total, code), pure_l <= 1 and pure_r <= 1
 
 
-@numba.njit(cache=True)
+@compiled
 def line_search(V, D, y, total, code, rule, draws):
     """(delta, score) minimising the criterion of ``{V + delta D <= 0}`` over delta.
 
@@ -186,14 +106,14 @@ def line_search(V, D, y, total, code, rule, draws):
     scores = np.full(n + 1, np.inf)
     best = np.inf
     # Two classes with gini or twoing: the counts are two scalars and the score is
-    # split_score's closed form, written out (same operations, same rounding).
+    # count_score's closed form, written out (same operations, same rounding).
     two = K == 2 and code != ENTROPY
     t0 = total[0]
     n_all = 0.0 + total[0] + total[1]
     l0 = left[0]
     # More classes with gini: the sums of squared counts are kept as they change (exact
-    # integers, so the score equals split_score's bit for bit); with twoing the exact
-    # integer form of _twoing_exact; entropy through split_score.
+    # integers, so the score equals count_score's bit for bit); with twoing the exact
+    # integer form of twoing_exact; entropy through count_score.
     sq_l = 0.0
     sq_r = 0.0
     for c_ in range(K):
@@ -239,9 +159,9 @@ def line_search(V, D, y, total, code, rule, draws):
             safe_r = n_right if n_right > 0.0 else 1.0
             s = (n_tot - (sq_l / safe_l + sq_r / safe_r)) / n_tot
         elif code == TWOING:
-            s = _twoing_exact(left, total, n_left, n_tot)
+            s = twoing_exact(left, total, n_left, n_tot)
         else:
-            s = split_score(left, total, code)
+            s = count_score(left, total, code)
         scores[p] = s
         if s < best:
             best = s
@@ -272,12 +192,12 @@ def line_search(V, D, y, total, code, rule, draws):
         if rule == RULE_RANDOM:
             key = -draws[p]
         else:
-            key = abs(_step_at(c, p, n, n_fin, first, last, margin))
+            key = abs(step_at(c, p, n, n_fin, first, last, margin))
         if pick < 0 or key < pick_key:
             pick, pick_key = p, key
     if not np.isfinite(best):
         return 0.0, scores[pick]
-    return _step_at(c, pick, n, n_fin, first, last, margin), scores[pick]
+    return step_at(c, pick, n, n_fin, first, last, margin), scores[pick]
 
 
 RADIX_MIN_ROWS = 600
@@ -288,7 +208,7 @@ at 3000-4000, where numba's quicksort degrades)."""
 _RADIX_BITS = 11
 
 
-@numba.njit(cache=True)
+@compiled
 def argsort_floats(keys):
     """An order sorting the float64 ``keys`` ascending (+inf last; no NaN).
 
@@ -359,8 +279,8 @@ def argsort_floats(keys):
     return order
 
 
-@numba.njit(cache=True)
-def _step_at(c, p, n, n_fin, first, last, margin):
+@compiled
+def step_at(c, p, n, n_fin, first, last, margin):
     """The OC1 step of interval position ``p`` (see the module docstring)."""
     if p == 0:
         return first - margin

@@ -13,7 +13,7 @@ Everything here is a plain loop compiled by numba without ``fastmath``, so no su
 reordered and no multiply-add is fused: a dot product is always
 ``((x_0 y_0 + x_1 y_1) + x_2 y_2) + ...``. Running the same functions as Python
 (``NUMBA_DISABLE_JIT=1``) gives bit-for-bit the same numbers
-(tests/tree/test_linalg.py checks it, and checks each result against LAPACK's).
+(tests/kernels/test_linalg.py checks it, and checks each result against LAPACK's).
 
 - products: :func:`dot`, :func:`norm`, :func:`matvec`, :func:`rows_matvec`,
   :func:`rowwise_dot`, :func:`matmul`, :func:`crossprod` (``A' B`` summed over rows),
@@ -43,15 +43,16 @@ from __future__ import annotations
 
 import math
 
-import numba
 import numpy as np
+
+from . import compiled
 
 _MAX_SWEEPS = 100
 """Jacobi sweeps before giving up (convergence is quadratic: 6-10 sweeps in practice)."""
 
 
 # ------------------------------------------------------------------ products
-@numba.njit(cache=True, nogil=True)
+@compiled
 def dot(a, b):
     """sum_i a[i] b[i], summed from i = 0 upwards."""
     s = 0.0
@@ -60,14 +61,14 @@ def dot(a, b):
     return s
 
 
-@numba.njit(cache=True, nogil=True)
+@compiled
 def norm(a):
     """The Euclidean norm sqrt(a . a) (no scaling against overflow, as BLAS's ddot
     route of ``np.linalg.norm`` has none)."""
     return math.sqrt(dot(a, a))
 
 
-@numba.njit(cache=True, nogil=True)
+@compiled
 def matvec(A, x):
     """``A @ x`` for a 2-D ``A``: row i is ``dot(A[i], x)``."""
     n, p = A.shape
@@ -80,7 +81,7 @@ def matvec(A, x):
     return out
 
 
-@numba.njit(cache=True, nogil=True)
+@compiled
 def rows_matvec(A, rows, x):
     """``A[rows] @ x`` without copying the rows: entry i is ``dot(A[rows[i]], x)``."""
     n = rows.shape[0]
@@ -95,7 +96,7 @@ def rows_matvec(A, rows, x):
     return out
 
 
-@numba.njit(cache=True, nogil=True)
+@compiled
 def rowwise_dot(A, B):
     """``dot(A[i], B[i])`` for every row i of two equally shaped 2-D arrays."""
     n, p = A.shape
@@ -108,7 +109,7 @@ def rowwise_dot(A, B):
     return out
 
 
-@numba.njit(cache=True, nogil=True)
+@compiled
 def matmul(A, B):
     """``A @ B`` for 2-D arrays; entry (i, k) is summed over j from 0 upwards."""
     n, m = A.shape
@@ -122,7 +123,7 @@ def matmul(A, B):
     return C
 
 
-@numba.njit(cache=True, nogil=True)
+@compiled
 def crossprod(A, B):
     """``A.T @ B`` for 2-D arrays with the same rows; entry (j, k) is summed over the
     rows from the first to the last."""
@@ -137,7 +138,7 @@ def crossprod(A, B):
     return C
 
 
-@numba.njit(cache=True, nogil=True)
+@compiled
 def covariance(X):
     """The sample covariance (divisor n - 1) of the rows of ``X`` [n, p], n >= 2,
     as ``np.cov(X, rowvar=False)`` defines it: column means first (summed in row
@@ -165,7 +166,7 @@ def covariance(X):
 
 
 # ------------------------------------------------------------------ eigenproblems
-@numba.njit(cache=True, nogil=True)
+@compiled
 def _orient_and_sort(w, V):
     """Sort eigenpairs by ascending eigenvalue (stable: equal values keep their
     order) and give every eigenvector its largest-magnitude entry positive."""
@@ -194,7 +195,7 @@ def _orient_and_sort(w, V):
     return w_out, V_out
 
 
-@numba.njit(cache=True, nogil=True)
+@compiled
 def _jacobi(A, VT):
     """Diagonalise the symmetric ``A`` by cyclic Jacobi rotations, applying them to the
     rows of ``VT`` too (the eigenvectors are its rows: rows are contiguous). Only the
@@ -260,7 +261,7 @@ def _jacobi(A, VT):
                     VT[q, k] = s * vkp + c * vkq
 
 
-@numba.njit(cache=True, nogil=True)
+@compiled
 def _lower_symmetric(a):
     """A full symmetric copy of ``a`` built from its lower triangle."""
     n = a.shape[0]
@@ -272,7 +273,7 @@ def _lower_symmetric(a):
     return A
 
 
-@numba.njit(cache=True, nogil=True)
+@compiled
 def eigh(a):
     """(eigenvalues ascending, unit eigenvectors as columns) of the symmetric ``a``
     (its lower triangle), by cyclic Jacobi (module docstring)."""
@@ -286,7 +287,7 @@ def eigh(a):
     return _orient_and_sort(w, VT.T)
 
 
-@numba.njit(cache=True, nogil=True)
+@compiled
 def cholesky(b):
     """(L, ok): the lower Cholesky factor of the symmetric ``b`` (its lower triangle),
     b = L L'; ok is False (and L unusable) when a pivot is not positive, i.e. b is not
@@ -309,7 +310,7 @@ def cholesky(b):
     return L, True
 
 
-@numba.njit(cache=True, nogil=True)
+@compiled
 def eigh_generalized(a, b):
     """(eigenvalues ascending, eigenvectors as columns, ok) of ``a x = lambda b x`` with
     ``a`` symmetric and ``b`` symmetric positive definite (lower triangles read). The

@@ -7,8 +7,9 @@ child's orders are sorted without a sort. Equal values keep ascending row order.
 
 from __future__ import annotations
 
-import numba
 import numpy as np
+
+from . import compiled
 
 
 def root_order(X: np.ndarray) -> np.ndarray:
@@ -17,7 +18,7 @@ def root_order(X: np.ndarray) -> np.ndarray:
     return np.argsort(X.T, axis=1, kind="stable").astype(index, copy=False)
 
 
-@numba.njit(cache=True, nogil=True)
+@compiled
 def split_order(order, goes_left, n_left, keep_left, keep_right):
     """The children's orders from the parent's ``order`` [d, m] (row indices).
 

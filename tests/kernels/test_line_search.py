@@ -1,4 +1,4 @@
-"""The compiled line search's sort (obliq_cli.tree.line_search.argsort_floats) and the
+"""The compiled line search's sort (obliq_cli.kernels.line_search.argsort_floats) and the
 search itself on nodes large enough to use the radix sort: the order is a true ascending
 order (checked against numpy's sort), and the step found on a large node is the one
 found with numpy's order."""
@@ -8,7 +8,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from obliq_cli.tree import line_search as ls
+from obliq_cli.kernels import criteria
+from obliq_cli.kernels import line_search as ls
 
 
 def _keys(kind: str, n: int, rng) -> np.ndarray:
@@ -35,7 +36,7 @@ def test_argsort_floats_is_an_ascending_order(kind, n):
     assert np.array_equal(keys[order], np.sort(keys))
 
 
-@pytest.mark.parametrize("code", [ls.GINI, ls.TWOING, ls.ENTROPY])
+@pytest.mark.parametrize("code", [criteria.GINI, criteria.TWOING, criteria.ENTROPY])
 @pytest.mark.parametrize("rule", [ls.RULE_RANDOM, ls.RULE_SMALLEST, ls.RULE_FIRST])
 def test_large_node_search_matches_the_numpy_ordered_sweep(code, rule):
     # Above RADIX_MIN_ROWS the search sorts with the radix sort; its best score must be
@@ -58,10 +59,10 @@ def test_large_node_search_matches_the_numpy_ordered_sweep(code, rule):
         if rule == ls.RULE_FIRST and left.all() or rule == ls.RULE_FIRST and not left.any():
             continue
         counts = np.bincount(y[left], minlength=k).astype(float)
-        scores.append(ls.split_score(counts, total, code))
+        scores.append(criteria.count_score(counts, total, code))
     assert score == pytest.approx(min(scores), abs=1e-12)
     counts = np.bincount(y[V + delta * D <= 0], minlength=k).astype(float)
-    assert ls.split_score(counts, total, code) == pytest.approx(score, abs=1e-12)
+    assert criteria.count_score(counts, total, code) == pytest.approx(score, abs=1e-12)
 
 
 def test_exact_twoing_equals_the_textbook_formula():
@@ -69,7 +70,7 @@ def test_exact_twoing_equals_the_textbook_formula():
     # L = (2, 1, 0), R = (1, 1, 3): n = 8, |2/3 - 1/5| + |1/3 - 1/5| + |0 - 3/5| = 6/5,
     # so -(3 * 5 / 256) * 36 / 25 = -27 / 320.
     left, total = np.array([2.0, 1.0, 0.0]), np.array([3.0, 2.0, 3.0])
-    assert ls.split_score(left, total, ls.TWOING) == pytest.approx(-27 / 320, rel=1e-15)
+    assert criteria.count_score(left, total, criteria.TWOING) == pytest.approx(-27 / 320, rel=1e-15)
     from obliq_cli.tree.impurity import twoing_split
     rng = np.random.default_rng(7)
     for _ in range(200):
@@ -77,10 +78,10 @@ def test_exact_twoing_equals_the_textbook_formula():
         total = rng.integers(0, 50, k).astype(float)
         left = np.floor(total * rng.random(k))
         expected = twoing_split(left[None, :], (total - left)[None, :])[0]
-        assert ls.split_score(left, total, ls.TWOING) == pytest.approx(expected, rel=1e-12,
-                                                                       abs=1e-15)
+        got = criteria.count_score(left, total, criteria.TWOING)
+        assert got == pytest.approx(expected, rel=1e-12, abs=1e-15)
     # an empty side scores 0
-    assert ls.split_score(np.zeros(3), np.array([1.0, 2.0, 3.0]), ls.TWOING) == 0.0
+    assert criteria.count_score(np.zeros(3), np.array([1.0, 2.0, 3.0]), criteria.TWOING) == 0.0
 
 
 def test_compiled_and_pure_python_searches_agree_on_large_nodes():
@@ -93,10 +94,11 @@ def test_compiled_and_pure_python_searches_agree_on_large_nodes():
 
     code = """
 import json, numpy as np
-from obliq_cli.tree import line_search as ls
+from obliq_cli.kernels import criteria
+from obliq_cli.kernels import line_search as ls
 rng = np.random.default_rng(11)
 out = []
-for n, k, code in ((700, 3, ls.TWOING), (3000, 5, ls.GINI), (3000, 2, ls.TWOING)):
+for n, k, code in ((700, 3, criteria.TWOING), (3000, 5, criteria.GINI), (3000, 2, criteria.TWOING)):
     V = np.round(rng.normal(size=n), 2); D = rng.normal(size=n); y = rng.integers(0, k, n)
     d, s = ls.line_search(V, D, y, ls.class_totals(y, k), code, ls.RULE_RANDOM,
                           rng.random(n + 1))

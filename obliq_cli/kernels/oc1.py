@@ -1,0 +1,185 @@
+"""OC1's hill climbing (Murthy, Kasif & Salzberg 1994, §3; ``obliq_cli.algorithms.oc1``):
+the lockstep climb of the restarts with random jumps, and the OC1 program's CART-LC
+cycles.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import compiled
+from .line_search import RULE_RANDOM, RULE_SMALLEST, SCORE_EPS, line_search, partition_score
+
+TOLERANCE = 1e-4
+"""``TOLERANCE`` of ``oc1.h``: a coefficient change smaller than this is no change
+(``alter_coefficients``) and the CART-LC cycles stop on an improvement below it."""
+
+CART_GAMMAS = (-0.25, 0.0, 0.25)
+"""The gamma values tried per coefficient in the CART-LC mode (``cart_perturb``;
+Breiman et al. 1984, §5.2.1)."""
+
+
+@compiled
+def hyperplane_values(Xa, a, out):
+    """``out = Xa @ a``, each point's value of the hyperplane ``a``."""
+    n, n_coef = Xa.shape
+    for j in range(n):
+        v = 0.0
+        for i in range(n_coef):
+            v += Xa[j, i] * a[i]
+        out[j] = v
+
+
+@compiled
+def climb(A, Xa, y, total, code, rng, max_stagnant, n_jumps):
+    """The lockstep hill climbing of ``algorithms.oc1._NodeSearch.climb``, compiled.
+
+    Restarts are visited in order within every step (each coefficient, each jump), so
+    the random draws come in the order of the batched search this replaces: per
+    coefficient, ``n + 1`` tie-break draws for each climbing restart in turn; per jump,
+    the directions of all restarts needing one, then their tie-break draws.
+    """
+    k, n_coef = A.shape
+    n = Xa.shape[0]
+    V = np.empty((k, n))
+    cur = np.empty(k)
+    perfect = np.zeros(k, dtype=np.bool_)
+    for r in range(k):
+        hyperplane_values(Xa, A[r], V[r])
+        cur[r], perfect[r] = partition_score(V[r], y, total, code)
+    stagnant = np.zeros(k, dtype=np.int64)
+    running = ~perfect
+    improved = np.zeros(k, dtype=np.bool_)
+    need = np.zeros(k, dtype=np.bool_)
+    draws = np.empty(n + 1)
+    D = np.empty(n)
+    V_new = np.empty(n)
+    trial = np.empty(n_coef)
+    while running.any():
+        improved[:] = False
+        for m in range(n_coef):
+            for j in range(n):
+                D[j] = Xa[j, m]
+            for r in range(k):
+                if not running[r] or perfect[r]:
+                    continue
+                for p in range(n + 1):
+                    draws[p] = rng.random()
+                delta, _ = line_search(V[r], D, y, total, code, RULE_RANDOM, draws)
+                if not abs(delta) > TOLERANCE:
+                    continue
+                trial[:] = A[r]
+                trial[m] += delta
+                hyperplane_values(Xa, trial, V_new)
+                s, p_new = partition_score(V_new, y, total, code)
+                better = s < cur[r] - SCORE_EPS
+                equal = (not better and s <= cur[r] + SCORE_EPS
+                         and stagnant[r] <= max_stagnant)
+                if better:
+                    stagnant[r] = 0
+                elif equal:
+                    stagnant[r] += 1
+                else:
+                    continue
+                A[r] = trial
+                V[r] = V_new
+                perfect[r] = p_new
+                cur[r] = min(cur[r], s)
+                improved[r] = True
+        for r in range(k):
+            need[r] = running[r] and not improved[r] and not perfect[r]
+        for _ in range(n_jumps):
+            rows = np.flatnonzero(need)
+            if rows.size == 0:
+                break
+            directions = np.empty((rows.size, n_coef))
+            for i in range(rows.size):
+                for c in range(n_coef):
+                    directions[i, c] = rng.uniform(-1.0, 1.0)
+            for i in range(rows.size):
+                r = rows[i]
+                hyperplane_values(Xa, directions[i], D)
+                for p in range(n + 1):
+                    draws[p] = rng.random()
+                alpha, _ = line_search(V[r], D, y, total, code, RULE_RANDOM, draws)
+                moved = False
+                for c in range(n_coef):
+                    trial[c] = alpha * directions[i, c]
+                    if abs(trial[c]) > TOLERANCE:
+                        moved = True
+                if not moved:
+                    continue
+                for c in range(n_coef):
+                    trial[c] += A[r, c]
+                hyperplane_values(Xa, trial, V_new)
+                s, p_new = partition_score(V_new, y, total, code)
+                if s < cur[r] - SCORE_EPS:
+                    A[r] = trial
+                    V[r] = V_new
+                    cur[r] = s
+                    perfect[r] = p_new
+                    stagnant[r] = 0
+                    improved[r] = True
+                    need[r] = False
+        for r in range(k):
+            running[r] = improved[r] and not perfect[r]
+    return cur, perfect
+
+
+@compiled
+def cart_lc_cycles(Xa, y, total, code, a, max_cycles):
+    """The cycles of ``algorithms.oc1.cart_lc_climb``, compiled; ``a`` is updated in place
+    and the final score returned."""
+    n, n_coef = Xa.shape
+    d = n_coef - 1
+    gammas = np.array(CART_GAMMAS)
+    no_draws = np.empty(0)
+    V = np.empty(n)
+    V_new = np.empty(n)
+    D = np.empty(n)
+    trial = np.empty(n_coef)
+    hyperplane_values(Xa, a, V)
+    cur, perfect = partition_score(V, y, total, code)
+    for cycle in range(max_cycles):
+        if perfect:
+            break
+        start = cur
+        for m in range(d + 1):
+            if m < d:
+                lam, best, gamma = 0.0, np.inf, 0.0
+                lams = np.empty(gammas.size)
+                scores = np.empty(gammas.size)
+                for g in range(gammas.size):
+                    for j in range(n):
+                        D[j] = -(Xa[j, m] + gammas[g])
+                    lams[g], scores[g] = line_search(V, D, y, total, code, RULE_SMALLEST,
+                                                     no_draws)
+                    best = min(best, scores[g])
+                if not np.isfinite(best):
+                    continue
+                for g in range(gammas.size):  # the first gamma within noise of the best
+                    if scores[g] <= best + SCORE_EPS:
+                        lam, gamma = lams[g], gammas[g]
+                        break
+            else:
+                D[:] = -1.0
+                lam, _ = line_search(V, D, y, total, code, RULE_SMALLEST, no_draws)
+                gamma = 1.0  # the constant alone: a_{d+1} -= lambda
+            if max(abs(lam), abs(lam * gamma)) <= TOLERANCE:
+                continue
+            trial[:] = a
+            if m < d:
+                trial[m] -= lam
+            trial[d] -= lam * gamma
+            hyperplane_values(Xa, trial, V_new)
+            s, p_new = partition_score(V_new, y, total, code)
+            if s <= cur + SCORE_EPS:
+                a[:] = trial
+                V[:] = V_new
+                cur = min(s, cur)
+                perfect = p_new
+                if perfect:
+                    break
+        if cycle > 0 and start - cur < TOLERANCE:
+            break
+    return cur

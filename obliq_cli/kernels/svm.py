@@ -1,0 +1,22 @@
+"""The squared distances of the SVM family's RBF kernels (``obliq_cli.algorithms.svm``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import compiled
+
+
+@compiled
+def squared_distances(A, B):
+    """||a_i - b_j||^2 for every row pair, summed feature by feature."""
+    out = np.empty((A.shape[0], B.shape[0]))
+    for i in range(A.shape[0]):
+        for j in range(B.shape[0]):
+            total = 0.0
+            for k in range(A.shape[1]):
+                diff = A[i, k] - B[j, k]
+                total += diff * diff
+            out[i, j] = total
+    return out

@@ -1,0 +1,608 @@
+"""Every compiled kernel of obliq_cli.kernels against its reference twin.
+
+One registry, ``CASES``, lists each kernel with a generator of random inputs (ties
+included: values drawn from a few levels, repeated rows, classes of one row) and its
+twins. Every kernel is checked twice on every input:
+
+- against its own source run as Python (``kernel.py_func``, what ``NUMBA_DISABLE_JIT=1``
+  runs for it), equal to the bit: same arithmetic in the same order, so any difference
+  is a numba semantic (integer width, division, a float conversion) the plain reading
+  misses;
+- where a plain numpy formulation of the same contract is cheap, against that
+  independent twin: equal to the bit where numpy does the same operations in the same
+  order (integer counts, numpy's own pairwise sum, the vectorised criteria the sweep
+  rescoring repeats), else within a tolerance named in the case, with the reason.
+
+A kernel added to obliq_cli.kernels without a case here fails
+``test_every_kernel_has_a_case``.
+"""
+
+from __future__ import annotations
+
+import copy
+import importlib
+import pkgutil
+import zlib
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numba
+import numpy as np
+import pytest
+
+import obliq_cli.kernels as kernels_package
+from obliq_cli.kernels import apdt as k_apdt
+from obliq_cli.kernels import cart_lc as k_cart_lc
+from obliq_cli.kernels import criteria, linalg, presort, sums, sweep
+from obliq_cli.kernels import line_search as k_ls
+from obliq_cli.kernels import oc1 as k_oc1
+from obliq_cli.kernels import svm as k_svm
+from obliq_cli.kernels import umt as k_umt
+from obliq_cli.tree import impurity
+
+N_DRAWS = 6  # random inputs per kernel
+
+
+@dataclass
+class Case:
+    kernel: object
+    inputs: Callable  # rng -> tuple of arguments
+    twin: Callable | None = None  # independent numpy twin of the same contract
+    rtol: float = 0.0  # tolerance against the twin (0: bit for bit)
+    why: str = ""  # why the twin is not bit for bit
+    compare: Callable | None = None  # (compiled outcome, twin outcome, rtol) -> None
+    # What is compared: (result, arguments after the call) -> value. Against the twin
+    # the default is the result, or the last argument (the output array) when the
+    # kernel returns nothing; against its own source everything.
+    view: Callable | None = None
+    py_view: Callable | None = None
+
+
+# ------------------------------------------------------------------ inputs
+def _levels(rng, shape, levels=4):
+    """Values from a few levels, so that ties are common."""
+    return rng.integers(0, levels, shape).astype(np.float64) + rng.choice([0.0, 0.5], shape)
+
+
+def _labels(rng, n, k):
+    y = rng.integers(0, k, n)
+    y[:k] = np.arange(k)  # every class present
+    return y.astype(np.int64)
+
+
+def _sorted_projection(rng):
+    n, k = int(rng.integers(2, 40)), int(rng.integers(1, 5))
+    ys = _labels(rng, n, k) if n >= k else rng.integers(0, k, n).astype(np.int64)
+    total = np.bincount(ys, minlength=k).astype(np.int64)
+    vs = np.sort(_levels(rng, n))
+    return ys, vs, total, np.empty(n - 1)
+
+
+def _sweep_many(rng):
+    d, n, k = int(rng.integers(1, 4)), int(rng.integers(2, 30)), int(rng.integers(2, 5))
+    values = _levels(rng, (d, n))
+    order = np.argsort(values, axis=1, kind="stable").astype(np.int64)
+    y = rng.integers(0, k, n).astype(np.int64)
+    return values, order, y, k
+
+
+def _counts(rng, k=None):
+    k = k or int(rng.integers(2, 6))
+    total = rng.integers(0, 8, k).astype(np.float64)
+    total[0] += 1
+    left = np.floor(total * rng.random(k))
+    return left, total
+
+
+def _spd(rng, p):
+    A = rng.normal(size=(p + 2, p))
+    return A.T @ A + np.eye(p)
+
+
+def _symmetric_p(rng, p):
+    A = _levels(rng, (p, p))
+    return A + A.T
+
+
+def _symmetric(rng):
+    p = int(rng.integers(1, 6))
+    A = _levels(rng, (p, p))  # ties: repeated eigenvalues are common
+    return (A + A.T,)
+
+
+def _line_inputs(rng):
+    n, k = int(rng.integers(3, 40)), int(rng.integers(2, 4))
+    V = np.round(rng.normal(size=n), 1)
+    D = np.round(rng.normal(size=n), 1)
+    D[rng.random(n) < 0.2] = 0.0
+    y = _labels(rng, n, k)
+    return V, D, y, np.bincount(y, minlength=k).astype(np.float64)
+
+
+def _code(rng, codes=(criteria.GINI, criteria.ENTROPY, criteria.TWOING)):
+    return int(rng.choice(codes))
+
+
+def _perceptron_set(rng):
+    m, d = int(rng.integers(2, 12)), int(rng.integers(1, 3))
+    Z = np.hstack([np.ones((m, 1)), _levels(rng, (m, d))])
+    s = np.where(rng.random(m) < 0.5, -1.0, 1.0)
+    return Z, s, rng.permutation(m).astype(np.int64)
+
+
+def _umt_blocks(rng):
+    n, d, k = int(rng.integers(4, 30)), int(rng.integers(1, 4)), int(rng.integers(2, 4))
+    X = _levels(rng, (n, d))
+    y = _labels(rng, n, k)
+    order = np.argsort(y, kind="stable")
+    offsets = np.searchsorted(y[order], np.arange(k + 1)).astype(np.int64)
+    blocks = X[order]
+    for c in range(k):
+        blocks[offsets[c]:offsets[c + 1]].sort(axis=0)
+    return blocks, offsets, X, y
+
+
+def _hinge(rng):
+    d, n_pos, n_neg = int(rng.integers(1, 4)), int(rng.integers(1, 15)), int(rng.integers(1, 15))
+    z_pos = np.sort(_levels(rng, (d, n_pos)), axis=1)
+    z_neg = np.sort(_levels(rng, (d, n_neg)), axis=1)
+    Cs = np.round(rng.uniform(0.0, 2.0, int(rng.integers(1, 4))), 1)
+    return z_pos, z_neg, Cs
+
+
+# ------------------------------------------------------------------ numpy twins
+def _prefix_counts(ys, total):
+    """Left and right class counts after each sorted position but the last."""
+    onehot = np.eye(total.size, dtype=np.int64)[ys]
+    left = np.cumsum(onehot, axis=0)[:-1]
+    return left, total - left
+
+
+def _with_table(ys, vs, total, out):
+    return ys, vs, total, sweep.xlogx_table(ys.size), out
+
+
+def _sweep_view(result, args):
+    return result, args[-1]
+
+
+def _sorted_keys_view(result, args):
+    # the order within runs of equal keys is unspecified (numba's and numpy's quicksorts
+    # differ, and 0.0 ties -0.0): what is compared is the keys in that order (signed
+    # zeros made one) and that the order is a permutation
+    return args[0][result] + 0.0, np.sort(result)
+
+
+def _eq1(n_l, n_r, e_l, e_r, M):
+    """F(W, S^t) of APDT's eq. 1, written again."""
+    n = n_l + n_r
+    i1 = float(e_l == 0 and n_l > 0)
+    i2 = float(e_r == 0 and n_r > 0)
+    E = ((e_l + e_r) / n) * (0.5 - (n_l / n) * (n_r / n))
+    A = (1.0 / (2.0 * n) / M) * (i1 * (n - n_l) / n + i2 * (n - n_r) / n - i1 * i2)
+    return A + (1.0 - i1) * (1.0 - i2) * E
+
+
+def _line_inputs_yt(rng):
+    V, D, y, total = _line_inputs(rng)
+    return V, y, total, _code(rng)
+
+
+def _sweep_twin(split):
+    def twin(ys, vs, total, *rest):
+        out = rest[-1]
+        left, right = _prefix_counts(ys, total)
+        cut = vs[1:] > vs[:-1]
+        out[:] = np.inf
+        if cut.any():
+            out[cut] = split(left[cut], right[cut])
+        return out[cut].min() if cut.any() else np.inf
+    return twin
+
+
+def _twoing_direct(ys, vs, total, out):
+    """The twoing numerator summed over every class at every threshold (the sweep keeps
+    it running in O(1) per row)."""
+    n = ys.size
+    left = np.zeros(total.size, dtype=np.int64)
+    best = np.inf
+    for i in range(n - 1):
+        left[ys[i]] += 1
+        if vs[i + 1] > vs[i]:
+            n_left = i + 1
+            spread = float(sum(abs(n * left[j] - n_left * total[j]) for j in range(total.size)))
+            out[i] = -(spread * spread) / (4.0 * n * n * float(n_left) * float(n - n_left))
+            best = min(best, out[i])
+        else:
+            out[i] = np.inf
+    return best
+
+
+SPLITS = {criteria.GINI: impurity.gini_split, criteria.ENTROPY: impurity.entropy_split,
+          criteria.TWOING: impurity.twoing_split,
+          criteria.MISCLASSIFICATION: impurity.misclassification_split}
+
+
+def _sequential_sum(terms):
+    total = 0.0
+    for t in terms:
+        total += t
+    return total
+
+
+def _sweep_scores_twin(values, order, y, k, crit, xlogx, scores):
+    total = np.bincount(y, minlength=k)
+    best = np.inf
+    for f in range(values.shape[0]):
+        ys, vs = y[order[f]], values[f, order[f]]
+        best = min(best, _sweep_twin(SPLITS[crit])(ys, vs, total, scores[f]))
+    return best
+
+
+def _min_split_twin(values, order, y, k, min_split, xlogx, scores, tries):
+    _sweep_scores_twin(values, order, y, k, criteria.ENTROPY, xlogx, scores)
+    n = y.size
+    n_left = np.arange(1, n)
+    scores[:, (n_left < min_split) | (n - n_left < min_split)] = np.inf
+    tries[:] = np.isfinite(scores).sum(axis=1)
+    return scores.min(axis=1)
+
+
+def _partition_twin(V, y, total, code):
+    left = np.bincount(y[V <= 0], minlength=total.size).astype(np.float64)
+    right = total - left
+    score = SPLITS[code](left[None], right[None])[0] if 0 < left.sum() < total.sum() else (
+        0.0 if code != criteria.TWOING else -0.0)
+    return score, bool((left > 0).sum() <= 1 and (right > 0).sum() <= 1)
+
+
+def _validation_twin(X_val, y_val, val_total, f, t, left):
+    left = np.bincount(y_val[X_val[:, f] <= t], minlength=val_total.size).astype(np.float64)
+    right = val_total - left
+    return 1.0 - (left.max() + right.max()) / val_total.sum()
+
+
+def _hinge_sweep_reference(Z, y_sign, Cs):
+    """The vectorised eq. 4 sweep (one argsort per margin and feature)."""
+    n, d = Z.shape
+    Cs = np.asarray(Cs, dtype=np.float64)
+    pos = y_sign > 0
+    n_neg = n - int(pos.sum())
+    shift = Cs[:, None, None] * np.where(pos, -1.0, 1.0)[None, None, :]
+    pts = (Z.T[None, :, :] + shift).reshape(Cs.size * d, n)
+    order = np.argsort(pts, axis=1)
+    P = np.take_along_axis(pts, order, axis=1)
+    is_pos = pos[order]
+    cnt_pos = np.cumsum(is_pos, axis=1)
+    sum_pos = np.cumsum(np.where(is_pos, P, 0.0), axis=1)
+    cnt_neg_after = n_neg - (np.arange(1, n + 1)[None, :] - cnt_pos)
+    neg_vals = np.where(is_pos, 0.0, P)
+    sum_neg_after = neg_vals.sum(axis=1, keepdims=True) - np.cumsum(neg_vals, axis=1)
+    f = np.maximum((cnt_pos * P - sum_pos) + (sum_neg_after - cnt_neg_after * P), 0.0)
+    fmin = f.min(axis=1)
+    at_min = f <= (fmin + 1e-9 * np.maximum(1.0, fmin))[:, None]
+    lo = np.where(at_min, P, np.inf).min(axis=1)
+    hi = np.where(at_min, P, -np.inf).max(axis=1)
+    return tuple(a.reshape(Cs.size, d) for a in (fmin, lo, hi))
+
+
+def _hinge_twin(z_pos, z_neg, Cs, slack, lo, hi):
+    """The merge sweep's contract through the sorting sweep above."""
+    Z = np.concatenate([z_pos, z_neg], axis=1).T
+    y_sign = np.r_[np.ones(z_pos.shape[1]), -np.ones(z_neg.shape[1])]
+    slack[:], lo[:], hi[:] = _hinge_sweep_reference(Z, y_sign, Cs)
+
+
+def _pick_twin(order, y, k, crit, candidates, n):
+    """The first candidate of lowest vectorised score (recounted with numpy)."""
+    if candidates.size == 0:
+        return -1, np.inf
+    f, p = candidates // (n - 1), candidates % (n - 1)
+    left = np.array([np.bincount(y[order[a, :b + 1]], minlength=k) for a, b in zip(f, p)])
+    scores = SPLITS[crit](left, np.bincount(y, minlength=k) - left)
+    i = int(np.argmin(scores))
+    return int(candidates[i]), float(scores[i])
+
+
+def _split_order_twin(order, goes_left, n_left, keep_left, keep_right):
+    mask = goes_left[order]
+    d = order.shape[0]
+    left = order[mask].reshape(d, -1) if keep_left else np.empty((d, 0), order.dtype)
+    right = order[~mask].reshape(d, -1) if keep_right else np.empty((d, 0), order.dtype)
+    return left, right
+
+
+def _same_eigenpairs(got, want, rtol):
+    """Eigenvalues close; eigenvectors span the same spaces (any basis of a repeated
+    eigenvalue): the projectors onto each cluster of equal eigenvalues agree."""
+    values, vectors = got
+    ref_values, ref_vectors = want
+    scale = max(1.0, np.abs(ref_values).max(initial=0.0))
+    np.testing.assert_allclose(values, ref_values, rtol=0, atol=rtol * scale)
+    clusters = np.split(np.arange(values.size),
+                        np.flatnonzero(np.diff(ref_values) > 1e-8 * scale) + 1)
+    for c in clusters:
+        np.testing.assert_allclose(vectors[:, c] @ vectors[:, c].T,
+                                   ref_vectors[:, c] @ ref_vectors[:, c].T, atol=1e-8)
+
+
+# ------------------------------------------------------------------ the registry
+CASES = [
+    # linalg: numpy's products go to BLAS, which sums in its own order (that is why
+    # these kernels exist): the twins agree within rounding only.
+    Case(linalg.dot, lambda r: (r.normal(size=7), r.normal(size=7)),
+         lambda a, b: _sequential_sum(a * b)),
+    Case(linalg.norm, lambda r: (_levels(r, 9),),
+         lambda a: np.sqrt(_sequential_sum(a * a))),
+    Case(linalg.matvec, lambda r: (r.normal(size=(6, 4)), r.normal(size=4)),
+         lambda A, x: A @ x, 1e-12, "BLAS sums in its own order"),
+    Case(linalg.rows_matvec,
+         lambda r: (r.normal(size=(6, 4)), r.permutation(6)[:4].astype(np.int64),
+                    r.normal(size=4)),
+         lambda A, rows, x: A[rows] @ x, 1e-12, "BLAS sums in its own order"),
+    Case(linalg.rowwise_dot, lambda r: (r.normal(size=(5, 3)), r.normal(size=(5, 3))),
+         lambda A, B: np.einsum("ij,ij->i", A, B), 1e-12, "einsum's order"),
+    Case(linalg.matmul, lambda r: (r.normal(size=(4, 3)), r.normal(size=(3, 5))),
+         lambda A, B: A @ B, 1e-12, "BLAS sums in its own order"),
+    Case(linalg.crossprod, lambda r: (r.normal(size=(6, 3)), r.normal(size=(6, 2))),
+         lambda A, B: A.T @ B, 1e-12, "BLAS sums in its own order"),
+    Case(linalg.covariance, lambda r: (_levels(r, (8, 3)),),
+         lambda X: np.cov(X, rowvar=False).reshape(X.shape[1], X.shape[1]), 1e-12,
+         "np.cov multiplies through BLAS"),
+    Case(linalg._orient_and_sort,
+         lambda r: (r.normal(size=4), r.normal(size=(4, 4)))),
+    Case(linalg._jacobi, lambda r: (lambda a: (a, np.eye(a.shape[0])))(_symmetric(r)[0])),
+    Case(linalg._lower_symmetric, lambda r: (r.normal(size=(4, 4)),),
+         lambda a: np.tril(a) + np.tril(a, -1).T),
+    Case(linalg.eigh, _symmetric, np.linalg.eigh, 1e-10, "Jacobi against LAPACK's solver",
+         compare=_same_eigenpairs),
+    Case(linalg.cholesky, lambda r: (_spd(r, int(r.integers(1, 5))),),
+         lambda b: (np.linalg.cholesky(b), True), 1e-12, "LAPACK's order"),
+    Case(linalg.eigh_generalized,
+         lambda r: (lambda p: (_symmetric_p(r, p), _spd(r, p)))(int(r.integers(1, 5)))),
+    Case(presort.split_order,
+         lambda r: (lambda n, go: (np.argsort(_levels(r, (3, n)), axis=1, kind="stable"),
+                                   go, int(go.sum()), bool(r.random() < 0.8),
+                                   bool(r.random() < 0.8)))(
+                                       *(lambda n: (n, r.random(n) < 0.5))(int(r.integers(1, 20)))),
+         _split_order_twin),
+    # sums: numpy's own sum is the definition
+    Case(sums.pairwise_sum, lambda r: (r.standard_normal(int(r.integers(1, 129))) * 1e3,),
+         np.sum),
+    Case(sums.numpy_pairwise_sum,
+         lambda r: (lambda n, s: (r.standard_normal(n + s) * 1e3, s, n))(
+             int(r.choice([1, 7, 127, 129, 300, 1025, 5000])), int(r.integers(0, 9))),
+         lambda a, start, n: a[start:start + n].sum()),
+    # criteria
+    Case(criteria.impurity_score,
+         lambda r: (lambda left, total: (
+             _code(r, (criteria.GINI, criteria.TWOING, criteria.MISCLASSIFICATION)),
+             left + 1, total - left + 1, np.empty(left.size)))(*_counts(r)),
+         lambda crit, left, right, spread: SPLITS[crit](left[None], right[None])[0]),
+    Case(criteria.entropy_term, lambda r: (lambda c: (c, float(c.sum())))(_counts(r)[1]),
+         lambda c, size: size * impurity.entropy_of_counts(c) if size > 0 else 0.0, 1e-12,
+         "probabilities from one division each, log2 summed in another order"),
+    Case(criteria.twoing_exact,
+         lambda r: (lambda left, total: (left, total, float(left.sum()), float(total.sum())))(
+             *_counts(r)),
+         lambda left, total, n_left, n: (
+             impurity.twoing_split(left[None], (total - left)[None])[0]
+             if 0 < n_left < n else -0.0),
+         1e-12, "an exact integer numerator against per-class divisions"),
+    Case(criteria.count_score,
+         lambda r: (*_counts(r), _code(r)),
+         lambda left, total, code: (SPLITS[code](left[None], (total - left)[None])[0]
+                                    if total.sum() > 0 else 0.0),
+         1e-12, "closed forms from the counts against the vectorised formulas"),
+    # the sorted sweep: closed forms against the vectorised criteria
+    Case(sweep.sweep_gini, _sorted_projection, _sweep_twin(impurity.gini_split), 1e-12,
+         "running integer sums of squares", view=_sweep_view),
+    # the numerator summed over every class at every threshold: the same integers
+    Case(sweep.sweep_twoing, _sorted_projection, _twoing_direct, view=_sweep_view),
+    Case(sweep.sweep_entropy, lambda r: _with_table(*_sorted_projection(r)),
+         _sweep_twin(impurity.entropy_split), 1e-12, "a table of c log2 c",
+         view=_sweep_view),
+    Case(sweep.sweep_minority, _sorted_projection,
+         _sweep_twin(impurity.misclassification_split), 1e-12, "one division at the end",
+         view=_sweep_view),
+    Case(sweep.sweep_scores,
+         lambda r: (lambda values, order, y, k: (
+             values, order, y, k, _code(r, tuple(SPLITS)), sweep.xlogx_table(y.size),
+             np.empty((values.shape[0], y.size - 1))))(*_sweep_many(r)),
+         _sweep_scores_twin, 1e-12, "closed forms against the vectorised criteria",
+         view=_sweep_view),
+    Case(sweep.shortlist,
+         lambda r: (lambda s: (s, np.quantile(s, 0.3, axis=1)))(_levels(r, (3, 10))),
+         lambda scores, bounds: np.flatnonzero(scores <= bounds[:, None])),
+    Case(sweep.sweep_entropy_with_min_split,
+         lambda r: (lambda values, order, y, k: (
+             values, order, y, k, int(r.integers(1, 4)), sweep.xlogx_table(y.size),
+             np.empty((values.shape[0], y.size - 1)),
+             np.empty(values.shape[0], dtype=np.int64)))(*_sweep_many(r)),
+         _min_split_twin, 1e-12, "a table of c log2 c",
+         view=lambda result, args: (result, args[-2], args[-1])),
+    Case(sweep.pick_exact,
+         lambda r: (lambda values, order, y, k: (
+             order, y, k, _code(r, (criteria.GINI, criteria.TWOING)),
+             np.sort(r.choice(values.size - values.shape[0],
+                              min(5, values.size - values.shape[0]),
+                              replace=False)).astype(np.int64), y.size))(*_sweep_many(r)),
+         lambda order, y, k, crit, candidates, n: _pick_twin(order, y, k, crit, candidates, n)),
+    Case(sweep.left_counts_at,
+         lambda r: (lambda values, order, y, k: (
+             (lambda flat: (order, y, k, flat // (y.size - 1), flat % (y.size - 1)))(
+                 np.sort(r.choice(values.shape[0] * (y.size - 1), 3)))))(*_sweep_many(r)),
+         lambda order, y, k, features, positions: np.array(
+             [np.bincount(y[order[f, :p + 1]], minlength=k)
+              for f, p in zip(features, positions)]).reshape(-1, k)),
+    # the line search
+    Case(k_ls.partition_score, _line_inputs_yt, _partition_twin, 1e-12,
+         "closed forms from the counts against the vectorised formulas"),
+    Case(k_ls.line_search,
+         lambda r: (lambda V, D, y, total: (V, D, y, total, _code(r), int(r.integers(0, 4)),
+                                            r.random(V.size + 1)))(*_line_inputs(r))),
+    Case(k_ls.argsort_floats,
+         lambda r: (np.round(r.normal(size=int(r.choice([5, 50, 700, 2000]))) * 3),),
+         lambda keys: np.argsort(keys, kind="stable"),
+         view=_sorted_keys_view, py_view=_sorted_keys_view),
+    Case(k_ls.step_at,
+         lambda r: (np.array([0.0, 1.0, 2.0]), int(r.integers(0, 5)), 4, 3, 0.0, 2.0, 0.5)),
+    # APDT
+    Case(k_apdt.perceptron_errors,
+         lambda r: (lambda Z, s, rows: (Z, s, rows, r.normal(size=Z.shape[1])))(
+             *_perceptron_set(r)),
+         lambda Z, s, rows, w: int(np.count_nonzero(
+             ~(s[rows] * np.array([_sequential_sum(z * w) for z in Z[rows]]) > 0)))),
+    Case(k_apdt.perceptron,
+         lambda r: (*_perceptron_set(r), int(r.integers(1, 60)), bool(r.random() < 0.5),
+                    bool(r.random() < 0.5), 0.6)),
+    Case(k_apdt.perceptron_iterations,
+         lambda r: (int(r.integers(0, 500)), 300, bool(r.random() < 0.5)),
+         lambda m, low, per_pass: max(low, m) * (m if per_pass else 1)),
+    Case(k_apdt.count_nonseparable,
+         lambda r: (*_perceptron_set(r), 0.6, 20, int(r.integers(0, 3)), int(r.integers(0, 3)))),
+    Case(k_apdt.separability_score,
+         lambda r: (float(r.integers(0, 6)), float(r.integers(1, 6)), float(r.integers(0, 3)),
+                    float(r.integers(0, 3)), 4.0),
+         lambda n_l, n_r, e_l, e_r, M: _eq1(n_l, n_r, e_l, e_r, M)),
+    Case(k_apdt.next_direction,
+         lambda r: (np.where(r.random(3) < 0.5, -1.0, 1.0), r.random(3),
+                    np.round(r.normal(size=21), 1), int(r.integers(1, 21)), 5.0, 10,
+                    float(r.choice([1.0, 0.05])))),
+    Case(k_apdt.alopex_split,
+         lambda r: (lambda Z, s, rows: (Z, s, np.r_[0.1, r.normal(size=Z.shape[1] - 1)],
+                                        r.random((30, Z.shape[1])), 0.05, 1000.0, 10, 1.0,
+                                        0.6, 4.0, 20, 0, 0))(*_perceptron_set(r))),
+    # CART-LC and OC1
+    Case(k_cart_lc.coefficient_pass,
+         lambda r: (lambda V, D, y, total: (
+             np.column_stack([V, D]), y, total, _code(r), r.normal(size=2), 0.1, np.inf,
+             np.arange(2)))(*_line_inputs(r))),
+    Case(k_cart_lc.slack_values,
+         lambda r: (r.normal(size=(6, 3)), r.normal(size=3), 0.5, np.empty(6)),
+         lambda Z, beta, c, out: np.array([_sequential_sum(z * beta) for z in Z]) - c),
+    Case(k_cart_lc.best_threshold,
+         lambda r: (lambda V, D, y, total: (np.column_stack([V, D]), r.normal(size=2), y,
+                                            total, _code(r)))(*_line_inputs(r))),
+    Case(k_oc1.hyperplane_values,
+         lambda r: (r.normal(size=(6, 3)), r.normal(size=3), np.empty(6)),
+         lambda Xa, a, out: np.array([_sequential_sum(x * a) for x in Xa])),
+    Case(k_oc1.climb,
+         lambda r: (lambda V, D, y, total: (
+             r.normal(size=(3, 3)), np.column_stack([V, D, np.ones(V.size)]), y, total,
+             _code(r), np.random.default_rng(int(r.integers(1000))), 3, 2))(
+             *_line_inputs(r))),
+    Case(k_oc1.cart_lc_cycles,
+         lambda r: (lambda V, D, y, total: (
+             np.column_stack([V, D, np.ones(V.size)]), y, total, _code(r), r.normal(size=3),
+             5))(*_line_inputs(r))),
+    # SVM
+    Case(k_svm.squared_distances, lambda r: (_levels(r, (5, 3)), _levels(r, (4, 3))),
+         lambda A, B: ((A[:, None, :] - B[None, :, :]) ** 2).sum(axis=2)),
+    # UMT
+    Case(k_umt.counts_at_most,
+         lambda r: (lambda blocks, offsets, X, y: (
+             blocks, offsets, 0, float(r.choice(X[:, 0])),
+             np.zeros(offsets.size - 1, dtype=np.int64)))(*_umt_blocks(r)),
+         lambda blocks, offsets, f, t, out: np.array(
+             [np.searchsorted(blocks[a:b, f], t, side="right")
+              for a, b in zip(offsets[:-1], offsets[1:])])),
+    Case(k_umt.split_error_counts, lambda r: _counts(r),
+         lambda left, total: 1.0 - (left.max() + (total - left).max()) / max(total.sum(), 1)),
+    Case(k_umt.validation_error,
+         lambda r: (lambda blocks, offsets, X, y: (
+             X, y, np.bincount(y).astype(np.float64), 0, float(r.choice(X[:, 0])),
+             np.empty(offsets.size - 1)))(*_umt_blocks(r)),
+         _validation_twin),
+    Case(k_umt.choose_margin,
+         lambda r: (lambda blocks, offsets, X, y: (
+             blocks, offsets, _levels(r, (3, X.shape[1])), r.random(X.shape[1]) < 0.8, X, y,
+             bool(r.random() < 0.5)))(*_umt_blocks(r))),
+    Case(k_umt.sign_rule_thresholds,
+         lambda r: (lambda z_pos, z_neg, Cs: (z_neg, z_pos, Cs,
+                                              np.empty((Cs.size, z_pos.shape[0]))))(*_hinge(r))),
+    Case(k_umt.hinge_slack_sweep,
+         lambda r: (lambda z_pos, z_neg, Cs: (z_pos, z_neg, Cs,
+                                              *(np.empty((Cs.size, z_pos.shape[0]))
+                                                for _ in range(3))))(*_hinge(r)),
+         _hinge_twin, view=lambda result, args: args[3:]),
+]
+
+
+# ------------------------------------------------------------------ the checks
+def _name(case: Case) -> str:
+    func = case.kernel.py_func
+    return f"{func.__module__.rsplit('.', 1)[1]}.{func.__name__}"
+
+
+def _outcome(func, args, view):
+    args = copy.deepcopy(args)  # the same inputs (and Generator state) for both runs
+    result = func(*args)
+    return view(result, args)
+
+
+def _full(result, args):
+    return result, args
+
+
+def _output(result, args):
+    return result if result is not None else args[-1]
+
+
+def _same(a, b, rtol: float, bits: bool) -> None:
+    if isinstance(a, (tuple, list)):
+        assert isinstance(b, (tuple, list)) and len(a) == len(b)
+        for x, y in zip(a, b):
+            _same(x, y, rtol, bits)
+        return
+    if isinstance(a, np.random.Generator):
+        assert a.bit_generator.state == b.bit_generator.state  # the same draws taken
+        return
+    a, b = np.asarray(a), np.asarray(b)
+    assert a.shape == b.shape
+    if rtol == 0.0:
+        np.testing.assert_array_equal(a, b)
+        if bits and a.dtype.kind == "f":
+            np.testing.assert_array_equal(np.signbit(a), np.signbit(b))
+    else:
+        np.testing.assert_allclose(a.astype(np.float64), b.astype(np.float64), rtol=rtol,
+                                   atol=rtol)
+
+
+def _draws(case: Case):
+    rng = np.random.default_rng(zlib.crc32(_name(case).encode()))
+    return [case.inputs(rng) for _ in range(N_DRAWS)]
+
+
+@pytest.mark.skipif(numba.config.DISABLE_JIT, reason="nothing is compiled")
+@pytest.mark.parametrize("case", CASES, ids=_name)
+def test_compiled_equals_its_source_run_as_python(case):
+    view = case.py_view or _full
+    for args in _draws(case):
+        _same(_outcome(case.kernel, args, view), _outcome(case.kernel.py_func, args, view),
+              0.0, bits=True)
+
+
+@pytest.mark.skipif(numba.config.DISABLE_JIT, reason="nothing is compiled")
+@pytest.mark.parametrize("case", [c for c in CASES if c.twin is not None], ids=_name)
+def test_compiled_equals_its_numpy_twin(case):
+    assert case.rtol == 0.0 or case.why, "a tolerance needs its reason"
+    view = case.view or _output
+    for args in _draws(case):
+        got, want = _outcome(case.kernel, args, view), _outcome(case.twin, args, view)
+        if case.compare is not None:
+            case.compare(got, want, case.rtol)
+        else:
+            _same(got, want, case.rtol, bits=False)
+
+
+def test_every_kernel_has_a_case():
+    found = set()
+    for info in pkgutil.iter_modules(kernels_package.__path__):
+        module = importlib.import_module(f"{kernels_package.__name__}.{info.name}")
+        for obj in vars(module).values():
+            func = getattr(obj, "py_func", None)
+            if func is not None and func.__module__ == module.__name__:
+                found.add(f"{info.name}.{func.__name__}")
+    assert found == {_name(c) for c in CASES}
+    assert len(found) == len(CASES)  # no kernel twice
