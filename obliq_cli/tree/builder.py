@@ -20,10 +20,13 @@ split as scikit-learn's presorting does, so no node sorts its columns again (Non
 nodes of fewer than ``PRESORT_MIN_ROWS`` rows, where sorting is cheaper than carrying
 the orders).
 
-The builder partitions the node's rows with one rule (:func:`goes_left`: ``x[feature]
-<= t`` for an axis-parallel split, ``X[rows] @ w <= t`` for an oblique one), the rule
-the finders that re-check a partition use too. A pure node is never split, and a split
-that sends every row one way (every row into one branch) is no split.
+The builder partitions the node's rows with the one partition rule of obliq
+(``structure.route``: ``x[feature] <= t`` or ``x . w <= t`` goes left, a nominal split's
+branch is the code, an unknown value follows the missing rule), which ``Tree`` routes
+by too; :func:`split_values` computes a split's values in the builder's layouts and
+:func:`goes_left` gives the left mask a finder that re-checks a partition uses. A pure
+node is never split, and a split that sends every row one way (every row into one
+branch) is no split.
 
 Two extensions of a split (``obliq_cli.tree.structure`` for the tree's side):
 
@@ -59,6 +62,8 @@ from .structure import (
     NOMINAL,
     OBLIQUE,
     Tree,
+    go_left,
+    route,
 )
 
 PRESORT_MIN_ROWS = 16
@@ -90,9 +95,14 @@ class Split:
         return self.categories if self.categories > 0 else 2
 
     def projection(self, X: np.ndarray) -> np.ndarray:
+        """The split's values of every row of ``X`` (``split_values``' sums)."""
         if self.feature >= 0:
             return X[:, self.feature]
-        return matvec(X, np.asarray(self.weights, dtype=np.float64))  # goes_left's sums
+        return matvec(X, np.asarray(self.weights, dtype=np.float64))
+
+    def branches(self, X: np.ndarray) -> np.ndarray:
+        """The branch every row of ``X`` takes (``structure.route``; -1 unknown)."""
+        return route(self.projection(X), self.threshold, self.categories)
 
     def weight_vector(self, n_features: int) -> np.ndarray:
         if self.feature >= 0:
@@ -102,24 +112,27 @@ class Split:
         return np.asarray(self.weights, dtype=np.float64)
 
 
-def goes_left(X: np.ndarray, rows: np.ndarray, split: Split) -> np.ndarray:
-    """Whether each of ``rows`` goes left: ``X[rows, f] <= t`` or ``X[rows] @ w <= t``.
+def split_values(X: np.ndarray, XT: np.ndarray | None, rows: np.ndarray,
+                 split: Split) -> np.ndarray:
+    """The values ``split`` tests for ``rows``: column ``feature`` (read from the
+    transposed ``XT`` when the builder has it, a contiguous gather) or ``X[rows] . w``.
 
-    The one partition rule of the builder; a finder that needs the children's rows
-    (to hand them a state, or to re-score an oblique split) computes them with it.
     The product is summed in feature order by ``linalg.rows_matvec``, not by BLAS,
     whose order depends on the CPU: a row within rounding of the hyperplane goes the
     same way on every machine, and the way ``Tree.apply`` sends it.
     """
     if split.feature >= 0:
-        return X[rows, split.feature] <= split.threshold
-    return _oblique_values(X, rows, split) <= split.threshold
-
-
-def _oblique_values(X: np.ndarray, rows: np.ndarray, split: Split) -> np.ndarray:
-    """``X[rows] @ w`` for an oblique split, summed in feature order (``goes_left``)."""
+        return XT[split.feature][rows] if XT is not None else X[rows, split.feature]
     weights = np.asarray(split.weights, dtype=np.float64)
     return rows_matvec(X, np.asarray(rows, dtype=np.int64), weights)
+
+
+def goes_left(X: np.ndarray, rows: np.ndarray, split: Split) -> np.ndarray:
+    """Whether each of ``rows`` goes left under a linear ``split`` whose values are
+    known (``structure.go_left`` of ``split_values``): the builder's partition, for a
+    finder that needs the children's rows (to hand them a state, or to re-score an
+    oblique split)."""
+    return go_left(split_values(X, None, rows, split), split.threshold)
 
 
 class Node:
@@ -332,7 +345,7 @@ def build_tree(
         parts = _partition(X, XT, y, n_classes, node, split, any_nan)
         if parts is None:
             continue  # a split that separates nothing is no split
-        child_rows, child_weights, child_counts, rule, go_left = parts
+        child_rows, child_weights, child_counts, rule, left_mask = parts
         if split.categories > 0:
             kinds[node_id] = NOMINAL
             features[node_id] = split.feature
@@ -348,7 +361,7 @@ def build_tree(
         m = len(child_rows)
         states = split.child_states or (None,) * m
         depth = node.depth + 1
-        orders = _child_orders(node, child_rows, mark, go_left)
+        orders = _child_orders(node, child_rows, mark, left_mask)
         # Pushed last branch first, so the first branch is numbered next (preorder).
         for b in range(m - 1, -1, -1):
             stack.append((Node(child_rows[b], child_counts[b], depth, counts, states[b],
@@ -384,18 +397,9 @@ def build_tree(
 
 def split_branches(X: np.ndarray, XT: np.ndarray | None, rows: np.ndarray,
                    split: Split) -> np.ndarray:
-    """The branch of every row of ``rows`` under ``split``; -1 where the value is
-    unknown (NaN; for a nominal split also a code outside 0..m-1)."""
-    if split.feature >= 0:
-        values = XT[split.feature][rows] if XT is not None else X[rows, split.feature]
-    else:
-        values = _oblique_values(X, rows, split)
-    if split.categories > 0:
-        known = (values >= 0) & (values < split.categories) & (values == np.floor(values))
-        return np.where(known, np.where(known, values, 0).astype(np.int64), -1)
-    branch = (values > split.threshold).astype(np.int64)
-    branch[np.isnan(values)] = -1
-    return branch
+    """The branch of every row of ``rows`` under ``split`` (``structure.route``); -1
+    where the value is unknown (NaN; for a nominal split also a code outside 0..m-1)."""
+    return route(split_values(X, XT, rows, split), split.threshold, split.categories)
 
 
 def _partition(X, XT, y, n_classes, node: Node, split: Split, any_nan: bool = True):
@@ -406,18 +410,17 @@ def _partition(X, XT, y, n_classes, node: Node, split: Split, any_nan: bool = Tr
     rows, weights = node.rows, node.weights
     n = rows.shape[0]
     if split.categories == 0 and weights is None:
-        values = (XT[split.feature][rows] if split.feature >= 0
-                  else _oblique_values(X, rows, split))  # as goes_left
+        values = split_values(X, XT, rows, split)
         if not (any_nan and np.isnan(values).any()):
-            # The binary integer path of old, unchanged.
-            go_left = values <= split.threshold
-            left_rows = rows[go_left]
+            # Every value known: route's linear rule as a mask (the binary integer path).
+            left = go_left(values, split.threshold)
+            left_rows = rows[left]
             n_left = left_rows.shape[0]
             if n_left == 0 or n_left == n:
                 return None
             left_counts = np.bincount(y[left_rows], minlength=n_classes)
-            return ([left_rows, rows[~go_left]], [None, None],
-                    [left_counts, node.counts - left_counts], split.missing, go_left)
+            return ([left_rows, rows[~left]], [None, None],
+                    [left_counts, node.counts - left_counts], split.missing, left)
     branch = split_branches(X, XT, rows, split)
     m = split.n_branches
     unknown = branch < 0
@@ -454,7 +457,7 @@ def _partition(X, XT, y, n_classes, node: Node, split: Split, any_nan: bool = Tr
     return out_rows, out_weights, out_counts, rule, None
 
 
-def _child_orders(node: Node, child_rows: list, mark, go_left=None) -> list:
+def _child_orders(node: Node, child_rows: list, mark, left_mask=None) -> list:
     """Each child's presorted orders (None below ``PRESORT_MIN_ROWS`` rows or without
     an order): a stable filter of the parent's, so no child sorts again."""
     m = len(child_rows)
@@ -465,8 +468,8 @@ def _child_orders(node: Node, child_rows: list, mark, go_left=None) -> list:
         # A binary partition: one pass splits every feature's order in two.
         if not any(keep):
             return [None, None]
-        if go_left is not None:  # the partition's own mask: one scatter
-            mark[node.rows] = go_left
+        if left_mask is not None:  # the partition's own mask: one scatter
+            mark[node.rows] = left_mask
         else:
             mark[node.rows] = False
             mark[child_rows[0]] = True

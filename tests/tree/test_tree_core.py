@@ -50,7 +50,8 @@ class RecordingFinder(SplitFinder):
 
 
 def rows_reaching(tree, X):
-    """For every node, the ascending ids of the rows of X routed through it."""
+    """For every node, the ascending ids of the rows of X routed through it (a tree of
+    axis-parallel splits, walked one row at a time)."""
     reach = [[] for _ in range(tree.n_nodes)]
     for i, x in enumerate(X):
         node = 0
@@ -58,7 +59,7 @@ def rows_reaching(tree, X):
             reach[node].append(i)
             if tree.children_left[node] == LEAF:
                 break
-            left = tree._goes_left(x[None, :], np.array([node]))[0]
+            left = x[tree.feature[node]] <= tree.threshold[node]  # axis splits only
             node = tree.children_left[node] if left else tree.children_right[node]
     return [np.asarray(r, dtype=np.int64) for r in reach]
 
