@@ -229,7 +229,8 @@ class GeometricTreeClassifier(TreeClassifier):
 
     def _stopping_rules(self) -> StoppingRules:
         # Pure nodes and max_depth; Algorithm 2's eta rules need the parent's majority
-        # class and are applied by the finder.
+        # class: the finder declares them (``GDTSplitFinder.stop_node``) and the
+        # builder applies them.
         return StoppingRules(max_depth=self.max_depth)
 
     def _make_split_finder(self) -> SplitFinder:
@@ -239,7 +240,8 @@ class GeometricTreeClassifier(TreeClassifier):
 
 
 class GDTSplitFinder(SplitFinder):
-    """GDT's leaf rules (Algorithm 2, module docstring) and its split at one node."""
+    """GDT's split at one node, and its leaf rules (Algorithm 2, module docstring) as
+    the ``stop_node`` rule the builder applies."""
 
     def __init__(self, epsilon1: float, epsilon2: float, eta_of: str = "node",
                  gini_of: str = "groups"):
@@ -258,9 +260,9 @@ class GDTSplitFinder(SplitFinder):
             return int(node.parent_counts.sum())
         return node.n_rows
 
-    def stops(self, node: Node) -> bool:
+    def stop_node(self, node: Node) -> bool:
         """Algorithm 2's eta rules for a non-root node (pure nodes and max_depth are
-        the builder's)."""
+        the builder's common rules, applied first)."""
         if node.parent_counts is None:
             return False
         counts = node.counts
@@ -272,8 +274,6 @@ class GDTSplitFinder(SplitFinder):
         return False
 
     def split(self, node: Node) -> Split | None:
-        if self.stops(node):
-            return None
         X, y = self.node_data(node)
         majority = int(np.argmax(node.counts))
         plus = y == majority

@@ -8,11 +8,17 @@ works:
   contiguous float64 rows and int64 class codes 0..n_classes-1: whatever can be
   computed once (a presorted order, a scaling, the set of training values) is computed
   here.
-* ``finder.split(node)`` once per node that the stopping rules leave open. ``node`` is a
+* ``finder.split(node)`` once per node that the stopping rules (:class:`StoppingRules`)
+  leave open. ``node`` is a
   :class:`Node` view: the node's row indices into the prepared ``X`` (ascending), its
   class counts, depth, its parent's class counts (None at the root) and the state its
   parent's split handed down (``Split.child_states``). It returns a :class:`Split`, or
   None to make the node a leaf.
+
+The builder decides which nodes stop, in one place (``StoppingRules.leaf_rule``): its
+common rules first, then a rule the finder declares as ``stop_node(node) -> bool``
+(GDT's eta rules, which look at the parent's class counts). A finder proposes splits;
+it returns None from ``split`` only when it finds none.
 
 A finder that sets ``presort = True`` also gets ``node.order``: every feature's
 ascending order of the node's rows, sorted once per fit and partitioned stably at each
@@ -186,6 +192,9 @@ class SplitFinder:
     """
 
     presort = False
+    stop_node = None
+    """Optional rule of the finder's own, ``stop_node(node) -> bool``: True makes the
+    node a leaf before ``split`` is asked (``StoppingRules.leaf_rule`` applies it)."""
     X: np.ndarray
     y: np.ndarray
     n_classes: int
@@ -236,30 +245,47 @@ def split_whole(finder: SplitFinder, X, y, n_classes: int, rng=None,
 
 @dataclass(frozen=True)
 class StoppingRules:
-    """When a node becomes a leaf without asking the split finder.
+    """When a node becomes a leaf without a split: every stopping rule of the builder.
 
-    min_samples_split : a node with fewer rows is a leaf (HHCART's MinParent).
+    min_samples_split : a node with fewer rows (less weight, once rows are fractional)
+        is a leaf (HHCART's MinParent).
     max_depth : nodes at this depth are leaves (None = unlimited; root depth 0).
     max_misclassification_rate : a node whose resubstitution error rate is at most this
         is a leaf (HHCART's MisRate; 0 means only pure nodes stop). A pure node is never
         split, whatever the rules.
 
-    Rules that need more of the node (GDT's look at the parent's majority class) live
-    in the finder, which sees the whole ``Node`` and returns None to stop.
+    A rule that needs more of the node than these (GDT's eta rules, which compare the
+    node with its parent's majority class) is declared by the finder as
+    ``stop_node(node)`` and applied here after the rules above.
     """
 
     min_samples_split: int = 2
     max_depth: int | None = None
     max_misclassification_rate: float = 0.0
 
-    def is_leaf(self, counts: np.ndarray, depth: int) -> bool:
-        """Whether a node with these class counts at this depth stops."""
-        n = int(counts.sum())
-        if n < max(self.min_samples_split, 2):
-            return True
-        if self.max_depth is not None and depth >= self.max_depth:
-            return True
-        return (n - int(counts.max())) / n <= self.max_misclassification_rate
+    def leaf_rule(self, finder: SplitFinder | None = None):
+        """``is_leaf(node) -> bool`` for one fit: the rules above, then ``finder``'s
+        ``stop_node`` when it declares one (made once per fit, asked once per node)."""
+        min_split = max(int(self.min_samples_split), 2)
+        max_depth = self.max_depth
+        max_rate = float(self.max_misclassification_rate)
+        finder_rule = getattr(finder, "stop_node", None)
+
+        def is_leaf(node: Node) -> bool:
+            n = node.total
+            if n < min_split or (max_depth is not None and node.depth >= max_depth):
+                return True
+            counts = node.counts
+            majority = counts.max()
+            if majority == n or (n - majority) / n <= max_rate:
+                return True  # pure, or within the misclassification rate
+            return finder_rule is not None and bool(finder_rule(node))
+
+        return is_leaf
+
+    def is_leaf(self, node: Node, finder: SplitFinder | None = None) -> bool:
+        """Whether ``node`` stops (``leaf_rule``; for one node, as a test asks)."""
+        return self.leaf_rule(finder)(node)
 
 
 def build_tree(
@@ -283,9 +309,7 @@ def build_tree(
     rng = rng if rng is not None else np.random.default_rng(0)
     finder.prepare(X, y, n_classes, rng)
     n_samples, n_features = X.shape
-    min_split = max(int(stopping.min_samples_split), 2)
-    max_depth = stopping.max_depth
-    max_rate = float(stopping.max_misclassification_rate)
+    is_leaf = stopping.leaf_rule(finder)
 
     capacity = 64
     children = np.full((capacity, 2), LEAF, dtype=np.int64)
@@ -331,12 +355,8 @@ def build_tree(
                 children[parent, slot] = node_id
         counts = node.counts
         values[node_id] = counts
-        n = node.total
-        if n < min_split or (max_depth is not None and node.depth >= max_depth):
+        if is_leaf(node):
             continue
-        majority = counts.max()
-        if majority == n or (n - majority) / n <= max_rate:
-            continue  # pure, or within the misclassification rate
         split = finder.split(node)
         if split is None:
             continue

@@ -164,6 +164,7 @@ class CrimcoordFinder(SplitFinder):
     def __init__(self, inner: SplitFinder, coding: QualitativeCoding):
         self.inner = inner
         self.coding = coding
+        self.stop_node = inner.stop_node  # the inner finder's own leaf rule, if any
 
     def split(self, node: Node) -> Split | None:
         coded, y = self.node_data(node)

@@ -147,6 +147,65 @@ def test_min_samples_split_and_max_depth_stop_growth():
     assert (np.count_nonzero(leaf_values, axis=1) == 1).all()
 
 
+class MajorityStopFinder(RecordingFinder):
+    """RecordingFinder with a leaf rule of its own: a non-root node whose class 0 is
+    its majority stops. Records every node the rule is asked about."""
+
+    def __init__(self):
+        super().__init__()
+        self.asked = []
+
+    def stop_node(self, node):
+        self.asked.append((node.depth, node.counts.copy()))
+        return node.depth > 0 and node.counts[0] > node.counts[1:].max()
+
+
+def test_a_finder_declared_stop_rule_makes_the_node_a_leaf_before_it_is_split():
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(300, 3))
+    y = rng.integers(0, 2, size=300)
+    finder = MajorityStopFinder()
+    rules = StoppingRules(max_depth=6)
+    tree = build_tree(X, y, 2, finder, rules)
+    plain = build_tree(X, y, 2, RecordingFinder(), rules)
+    assert tree.n_nodes < plain.n_nodes
+    depth = tree.node_depth
+    internal = ~tree.is_leaf
+    # No split below the root where class 0 is the majority; such leaves exist.
+    majority0 = tree.value[:, 0] > tree.value[:, 1]
+    assert not (internal & majority0 & (depth > 0)).any()
+    assert (tree.is_leaf & majority0 & (depth > 0) & (depth < 6)).any()
+    # The finder's split is asked only about the nodes its rule let through, and the
+    # rule only about nodes the common rules leave open (impure, above max_depth).
+    assert len(finder.seen) == int(internal.sum())
+    assert len(finder.asked) > len(finder.seen)
+    assert all(d < 6 and np.count_nonzero(c) == 2 for d, c in finder.asked)
+
+
+def test_stopping_rules_is_leaf_is_the_builders_rule():
+    """``StoppingRules.is_leaf`` on a node view of every grown node says exactly which
+    nodes the builder left as leaves (a finder that splits every node it is asked)."""
+    from obliq_cli.tree.builder import Node
+
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(400, 2))
+    y = rng.integers(0, 3, size=400)
+    finder = MajorityStopFinder()
+    rules = StoppingRules(min_samples_split=20, max_depth=5, max_misclassification_rate=0.2)
+    tree = build_tree(X, y, 3, finder, rules)
+    parent = tree.parent()
+    depth = tree.node_depth
+    for i in range(tree.n_nodes):  # a loop over nodes
+        counts = tree.value[i].astype(np.int64)
+        node = Node(np.arange(counts.sum()), counts, int(depth[i]),
+                    None if parent[i] < 0 else tree.value[parent[i]].astype(np.int64))
+        assert rules.is_leaf(node, finder) == bool(tree.is_leaf[i])
+    assert StoppingRules().is_leaf(Node(np.arange(1), np.array([1, 0, 0])))
+    assert not StoppingRules().is_leaf(Node(np.arange(2), np.array([1, 1, 0])))
+    assert StoppingRules(max_misclassification_rate=0.5).is_leaf(
+        Node(np.arange(2), np.array([1, 1, 0])))
+
+
 def test_preorder_layout_and_counts_add_up():
     rng = np.random.default_rng(1)
     X = rng.normal(size=(300, 4))
