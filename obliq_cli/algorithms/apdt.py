@@ -127,6 +127,8 @@ decision list of one-vs-rest trees, so the result is still one ``Tree``).
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numba
 import numpy as np
 
@@ -668,15 +670,26 @@ class APDTClassifier(TreeClassifier):
                                self.temperature)
 
 
-class APDTSplitFinder(SplitFinder):
-    """growTree of Table I as a split finder (module docstring).
+class NodeState(NamedTuple):
+    """What a parent's split found out about a child (``Node.state``; None at the root
+    reads as ``NodeState()``).
 
-    A node's ``state`` is what its parent's split found out about it: ("new", stage,
-    None) for a node not yet examined (the root, and children of a separating
-    hyperplane), ("grow", stage, None) for a child with nonseparable patterns, and
-    ("plane", stage, W) for a child the Perceptron separates with W (the one-step
-    look-ahead of step 7). ``stage`` is the one-vs-rest class (0 for two classes).
+    stage : the one-vs-rest class (0 for two classes).
+    separable : None for a node not yet examined (the root, and the children of a
+        separating hyperplane); False for a child with nonseparable patterns (grown by
+        Alopex); True for a child the Perceptron separates.
+    plane : with ``separable`` True, the Perceptron's separating W (the one-step
+        look-ahead of step 7), which becomes the child's split.
     """
+
+    stage: int = 0
+    separable: bool | None = None
+    plane: np.ndarray | None = None
+
+
+class APDTSplitFinder(SplitFinder):
+    """growTree of Table I as a split finder (module docstring); a node's ``state`` is
+    a ``NodeState``."""
 
     def __init__(self, rho, M, alopex_iterations, delta, temperature0,
                  temperature_window, normalize_max: bool, perceptron_iteration="pattern",
@@ -730,17 +743,17 @@ class APDTSplitFinder(SplitFinder):
         return W if found else None
 
     def split(self, node: Node) -> Split | None:
-        kind, stage, W = node.state if node.state is not None else ("new", 0, None)
+        stage, separable, W = node.state if node.state is not None else NodeState()
         rows = node.rows  # ascending; the builder never asks about a pure node
-        if kind == "new":
+        if separable is None:
             # One-vs-rest stage: class `stage` against the classes after it; skip
             # stages whose class no longer occurs here (K = 2: stage 0 only).
             while node.counts[stage] == 0:
                 stage += 1
             nsp, W = self._nonseparable(self.Z[rows], self._labels(rows, stage))
-            kind = "plane" if nsp == 0 else "grow"
+            separable = nsp == 0
         order = None
-        if kind == "grow":
+        if not separable:
             order = self.rng.permutation(rows.size)
             shown = rows[order]  # the Perceptron's presentation order at this node
             W = self._search_node(self.Z[shown], self._labels(shown, stage))
@@ -750,19 +763,19 @@ class APDTSplitFinder(SplitFinder):
         go_left = goes_left(self.X, rows, split)
         if go_left.all() or not go_left.any():
             return None
-        if kind != "grow":  # the children are examined afresh
+        if separable:  # the children are examined afresh
             return Split(threshold=split.threshold, weights=split.weights,
-                         child_states=(("new", stage, None), ("new", stage, None)))
+                         child_states=(NodeState(stage), NodeState(stage)))
         states = []
         for mask in (go_left[order], ~go_left[order]):
             sub = shown[mask]  # in this node's presentation order
-            state = ("new", stage, None)
+            state = NodeState(stage)
             if np.unique(self.y[sub]).size > 1:
                 nsp, child_W = self._nonseparable(self.Z[sub], self._labels(sub, stage))
                 if nsp:
-                    state = ("grow", stage, None)
+                    state = NodeState(stage, separable=False)
                 elif child_W is not None:
-                    state = ("plane", stage, child_W)  # step 7: the look-ahead
+                    state = NodeState(stage, True, child_W)  # step 7: the look-ahead
             states.append(state)
         return Split(threshold=split.threshold, weights=split.weights,
                      child_states=tuple(states))
