@@ -228,8 +228,7 @@ def split_whole(finder: SplitFinder, X, y, n_classes: int, rng=None,
     """Prepare ``finder`` on (X, y) and split all of its rows as one node.
 
     The node keeps the depth, parent counts and state of ``like`` (default: a root).
-    Used where a node's rows live in a space of their own (the crimcoord features of a
-    node) and to test one node's search.
+    Used to run or test one node's search on its own.
     """
     X = np.ascontiguousarray(X, dtype=np.float64)
     y = np.ascontiguousarray(y, dtype=np.int64)

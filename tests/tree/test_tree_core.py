@@ -408,24 +408,45 @@ def test_oblique_rule_text_lists_the_large_coefficients_largest_first():
 def test_crimcoord_wrapper_shows_the_inner_finder_the_node():
     from obliq_cli.tree.crimcoord import CrimcoordFinder, QualitativeCoding
 
+    class DerivedRecordingFinder(RecordingFinder):
+        def split(self, node):
+            self.derived.append(self.X[node.rows].copy())
+            return super().split(node)
+
     rng = np.random.default_rng(12)
     X = np.column_stack([rng.normal(size=150), rng.integers(0, 4, size=150)])
     y = (X[:, 0] > 0).astype(int) + (X[:, 1] == 2)
     coding = QualitativeCoding.fit(X, [1])
-    inner = RecordingFinder()
-    tree = build_tree(coding.transform(X), y, 3, CrimcoordFinder(inner, coding),
-                      StoppingRules(max_depth=2))
-    # The inner finder is prepared on each node's (quantitative, crimcoord) matrix and
-    # splits it whole, but sees the node's depth, parent counts and counts.
-    assert inner.prepared == len(inner.seen) == 3
-    for node, depth, (rows, counts, d, parent_counts, is_root, _) in zip(
-            [0, 1, 4], [0, 1, 1], inner.seen):
+    coded = coding.transform(X)
+    inner = DerivedRecordingFinder()
+    inner.derived = []
+    tree = build_tree(coded, y, 3, CrimcoordFinder(inner, coding), StoppingRules(max_depth=2))
+    # The inner finder is prepared once per fit and asked about each node itself (its
+    # rows into the training set, depth, parent counts, counts), reading the node's own
+    # (quantitative, crimcoord) features.
+    assert inner.prepared == 1 and len(inner.seen) == 3
+    reach = node_rows(tree, coded)
+    for node, depth, (rows, counts, d, parent_counts, is_root, _), derived in zip(
+            [0, 1, 4], [0, 1, 1], inner.seen, inner.derived):
         assert d == depth
-        np.testing.assert_array_equal(rows, np.arange(counts.sum()))
+        np.testing.assert_array_equal(rows, reach[node])
         np.testing.assert_array_equal(counts, tree.value[node])
         assert is_root == (node == 0)
         if node:
             np.testing.assert_array_equal(parent_counts, tree.value[0])
+        P = coding.crimcoord_matrix(coded[rows], y[rows], 3)
+        np.testing.assert_array_equal(derived, coded[rows] @ P)
+    # the crimcoords are the node's own, not the root's
+    assert not np.allclose(inner.derived[1][:, 1], inner.derived[0][reach[1], 1])
+
+
+def node_rows(tree, X):
+    """The ascending ids of the rows of X that reach each node (``Tree._walk``)."""
+    reach = [np.zeros(0, dtype=np.int64)] * tree.n_nodes
+    for rows, nodes, _ in tree._walk(X):
+        for node in np.unique(nodes):  # a loop over the nodes of a level
+            reach[node] = np.sort(rows[nodes == node])
+    return reach
 
 
 # --- Multiway (nominal) splits and missing values ---------------------------------------
