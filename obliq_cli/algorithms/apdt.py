@@ -663,11 +663,13 @@ class APDTClassifier(TreeClassifier):
                               "ovr for the one-vs-rest extension")
 
     def _make_split_finder(self) -> SplitFinder:
-        return APDTSplitFinder(self.rho, self.M, self.alopex_iterations, self.delta,
-                               self.temperature0, self.temperature_window,
-                               self.normalize == "max", self.perceptron_iteration,
-                               self.perceptron_min_iterations, self.separability,
-                               self.temperature)
+        return APDTSplitFinder(
+            rho=self.rho, M=self.M, alopex_iterations=self.alopex_iterations,
+            delta=self.delta, temperature0=self.temperature0,
+            temperature_window=self.temperature_window, normalize=self.normalize,
+            perceptron_iteration=self.perceptron_iteration,
+            perceptron_min_iterations=self.perceptron_min_iterations,
+            separability=self.separability, temperature=self.temperature)
 
 
 class NodeState(NamedTuple):
@@ -689,29 +691,33 @@ class NodeState(NamedTuple):
 
 class APDTSplitFinder(SplitFinder):
     """growTree of Table I as a split finder (module docstring); a node's ``state`` is
-    a ``NodeState``."""
+    a ``NodeState``. Its parameters are the estimator's, under the same names."""
 
-    def __init__(self, rho, M, alopex_iterations, delta, temperature0,
-                 temperature_window, normalize_max: bool, perceptron_iteration="pattern",
+    def __init__(self, *, rho=0.6, M=4, alopex_iterations=500, delta=0.05,
+                 temperature0=1000.0, temperature_window=10, normalize=None,
+                 perceptron_iteration="pattern",
                  perceptron_min_iterations=PERCEPTRON_MIN_ITERATIONS,
                  separability="updates", temperature="mean"):
         self.rho, self.M = rho, M
         self.alopex_iterations, self.delta = alopex_iterations, delta
         self.temperature0, self.temperature_window = temperature0, temperature_window
-        self.normalize_max = normalize_max
-        self.perceptron = {"perceptron_iteration": perceptron_iteration,
-                           "perceptron_min_iterations": int(perceptron_min_iterations),
-                           "separability": separability}
+        self.normalize = normalize
+        self.perceptron_iteration = perceptron_iteration
+        self.perceptron_min_iterations = int(perceptron_min_iterations)
+        self.separability = separability
+        self.temperature = temperature
         self.temperature_scale = _temperature_scale(temperature, delta)
 
     def _nonseparable(self, Z, s):
         """``nonseparable`` under this tree's readings."""
-        return nonseparable(Z, s, self.rho, **self.perceptron)
+        return nonseparable(Z, s, self.rho, perceptron_iteration=self.perceptron_iteration,
+                            perceptron_min_iterations=self.perceptron_min_iterations,
+                            separability=self.separability)
 
     def prepare(self, X, y, n_classes, rng) -> None:
         super().prepare(X, y, n_classes, rng)
         scale = np.ones(X.shape[1])
-        if self.normalize_max:
+        if self.normalize == "max":
             scale = np.abs(X).max(axis=0)
             scale[scale == 0] = 1.0
         self.scale = scale
@@ -735,9 +741,9 @@ class APDTSplitFinder(SplitFinder):
             np.ascontiguousarray(Z), np.ascontiguousarray(s), w0, uniforms,
             float(self.delta), float(self.temperature0), int(self.temperature_window),
             self.temperature_scale, float(self.rho), float(self.M),
-            self.perceptron["perceptron_min_iterations"],
-            PERCEPTRON_ITERATION_CODES[self.perceptron["perceptron_iteration"]],
-            SEPARABILITY_CODES[self.perceptron["separability"]])
+            self.perceptron_min_iterations,
+            PERCEPTRON_ITERATION_CODES[self.perceptron_iteration],
+            SEPARABILITY_CODES[self.separability])
         rng.bit_generator.state = state
         rng.random((used, Z.shape[1]))
         return W if found else None

@@ -236,7 +236,8 @@ class GeometricTreeClassifier(TreeClassifier):
     def _make_split_finder(self) -> SplitFinder:
         epsilon1 = getattr(self, "epsilon1_", self.epsilon1)
         eps2 = 1.0 - epsilon1 if self.epsilon2 is None else self.epsilon2
-        return GDTSplitFinder(epsilon1, eps2, self.eta_of, self.gini_of)
+        return GDTSplitFinder(epsilon1=epsilon1, epsilon2=eps2, eta_of=self.eta_of,
+                              gini_of=self.gini_of)
 
 
 class GDTSplitFinder(SplitFinder):
