@@ -80,9 +80,10 @@ PRESORT_MIN_ROWS = 16
 class Split:
     """A proposed split: axis-parallel (``feature`` >= 0) or oblique (``weights``).
 
-    ``child_states``: optional (left, right) objects handed to the children's
-    ``Node.state`` (e.g. presorted orders of the children's rows, or APDT's look-ahead
-    hyperplane); None hands each child None (one per branch for a multiway split).
+    ``child_states``: optional objects, one per branch, handed to the children's
+    ``Node.state``, of a type the finder defines (APDT's ``NodeState``: what the parent
+    found out about the child, e.g. its look-ahead hyperplane); None hands each child
+    None.
     ``categories``: m > 0 makes it a multiway split on the nominal column ``feature``
     (codes 0..m-1; ``threshold`` unused). ``missing``: where rows with an unknown value
     go (module docstring).

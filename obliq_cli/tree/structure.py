@@ -33,7 +33,8 @@ distribution, as C4.5 labels such a leaf with its parent's class.
 Nodes are stored in depth-first preorder (a node's first child follows it), so every
 child id is larger than its parent's. Predict, apply, size, depth, export and pruning
 all read these arrays through one routing step (``Tree._walk``), whatever algorithm
-grew the tree.
+grew the tree, and every branch is decided by ``route``, the rule the builder
+partitions by when it grows the tree.
 """
 
 from __future__ import annotations
