@@ -272,7 +272,8 @@ class StoppingRules:
         finder_rule = getattr(finder, "stop_node", None)
 
         def is_leaf(node: Node) -> bool:
-            n = node.total
+            weights = node.weights  # Node.total, without a property call per node
+            n = node.rows.shape[0] if weights is None else float(node.counts.sum())
             if n < min_split or (max_depth is not None and node.depth >= max_depth):
                 return True
             counts = node.counts
