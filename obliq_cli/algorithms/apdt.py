@@ -127,6 +127,8 @@ decision list of one-vs-rest trees, so the result is still one ``Tree``).
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from ..kernels import linalg
@@ -273,44 +275,61 @@ class APDTClassifier(TreeClassifier):
                               "ovr for the one-vs-rest extension")
 
     def _make_split_finder(self) -> SplitFinder:
-        return APDTSplitFinder(self.rho, self.M, self.alopex_iterations, self.delta,
-                               self.temperature0, self.temperature_window,
-                               self.normalize == "max", self.perceptron_iteration,
-                               self.perceptron_min_iterations, self.separability,
-                               self.temperature)
+        return APDTSplitFinder(
+            rho=self.rho, M=self.M, alopex_iterations=self.alopex_iterations,
+            delta=self.delta, temperature0=self.temperature0,
+            temperature_window=self.temperature_window, normalize=self.normalize,
+            perceptron_iteration=self.perceptron_iteration,
+            perceptron_min_iterations=self.perceptron_min_iterations,
+            separability=self.separability, temperature=self.temperature)
+
+
+class NodeState(NamedTuple):
+    """What a parent's split found out about a child (``Node.state``; None at the root
+    reads as ``NodeState()``).
+
+    stage : the one-vs-rest class (0 for two classes).
+    separable : None for a node not yet examined (the root, and the children of a
+        separating hyperplane); False for a child with nonseparable patterns (grown by
+        Alopex); True for a child the Perceptron separates.
+    plane : with ``separable`` True, the Perceptron's separating W (the one-step
+        look-ahead of step 7), which becomes the child's split.
+    """
+
+    stage: int = 0
+    separable: bool | None = None
+    plane: np.ndarray | None = None
 
 
 class APDTSplitFinder(SplitFinder):
-    """growTree of Table I as a split finder (module docstring).
+    """growTree of Table I as a split finder (module docstring); a node's ``state`` is
+    a ``NodeState``. Its parameters are the estimator's, under the same names."""
 
-    A node's ``state`` is what its parent's split found out about it: ("new", stage,
-    None) for a node not yet examined (the root, and children of a separating
-    hyperplane), ("grow", stage, None) for a child with nonseparable patterns, and
-    ("plane", stage, W) for a child the Perceptron separates with W (the one-step
-    look-ahead of step 7). ``stage`` is the one-vs-rest class (0 for two classes).
-    """
-
-    def __init__(self, rho, M, alopex_iterations, delta, temperature0,
-                 temperature_window, normalize_max: bool, perceptron_iteration="pattern",
+    def __init__(self, *, rho=0.6, M=4, alopex_iterations=500, delta=0.05,
+                 temperature0=1000.0, temperature_window=10, normalize=None,
+                 perceptron_iteration="pattern",
                  perceptron_min_iterations=PERCEPTRON_MIN_ITERATIONS,
                  separability="updates", temperature="mean"):
         self.rho, self.M = rho, M
         self.alopex_iterations, self.delta = alopex_iterations, delta
         self.temperature0, self.temperature_window = temperature0, temperature_window
-        self.normalize_max = normalize_max
-        self.perceptron = {"perceptron_iteration": perceptron_iteration,
-                           "perceptron_min_iterations": int(perceptron_min_iterations),
-                           "separability": separability}
+        self.normalize = normalize
+        self.perceptron_iteration = perceptron_iteration
+        self.perceptron_min_iterations = int(perceptron_min_iterations)
+        self.separability = separability
+        self.temperature = temperature
         self.temperature_scale = _temperature_scale(temperature, delta)
 
     def _nonseparable(self, Z, s):
         """``nonseparable`` under this tree's readings."""
-        return nonseparable(Z, s, self.rho, **self.perceptron)
+        return nonseparable(Z, s, self.rho, perceptron_iteration=self.perceptron_iteration,
+                            perceptron_min_iterations=self.perceptron_min_iterations,
+                            separability=self.separability)
 
     def prepare(self, X, y, n_classes, rng) -> None:
         super().prepare(X, y, n_classes, rng)
         scale = np.ones(X.shape[1])
-        if self.normalize_max:
+        if self.normalize == "max":
             scale = np.abs(X).max(axis=0)
             scale[scale == 0] = 1.0
         self.scale = scale
@@ -334,25 +353,25 @@ class APDTSplitFinder(SplitFinder):
             np.ascontiguousarray(Z), np.ascontiguousarray(s), w0, uniforms,
             float(self.delta), float(self.temperature0), int(self.temperature_window),
             self.temperature_scale, float(self.rho), float(self.M),
-            self.perceptron["perceptron_min_iterations"],
-            PERCEPTRON_ITERATION_CODES[self.perceptron["perceptron_iteration"]],
-            SEPARABILITY_CODES[self.perceptron["separability"]])
+            self.perceptron_min_iterations,
+            PERCEPTRON_ITERATION_CODES[self.perceptron_iteration],
+            SEPARABILITY_CODES[self.separability])
         rng.bit_generator.state = state
         rng.random((used, Z.shape[1]))
         return W if found else None
 
     def split(self, node: Node) -> Split | None:
-        kind, stage, W = node.state if node.state is not None else ("new", 0, None)
+        stage, separable, W = node.state if node.state is not None else NodeState()
         rows = node.rows  # ascending; the builder never asks about a pure node
-        if kind == "new":
+        if separable is None:
             # One-vs-rest stage: class `stage` against the classes after it; skip
             # stages whose class no longer occurs here (K = 2: stage 0 only).
             while node.counts[stage] == 0:
                 stage += 1
             nsp, W = self._nonseparable(self.Z[rows], self._labels(rows, stage))
-            kind = "plane" if nsp == 0 else "grow"
+            separable = nsp == 0
         order = None
-        if kind == "grow":
+        if not separable:
             order = self.rng.permutation(rows.size)
             shown = rows[order]  # the Perceptron's presentation order at this node
             W = self._search_node(self.Z[shown], self._labels(shown, stage))
@@ -362,19 +381,19 @@ class APDTSplitFinder(SplitFinder):
         go_left = goes_left(self.X, rows, split)
         if go_left.all() or not go_left.any():
             return None
-        if kind != "grow":  # the children are examined afresh
+        if separable:  # the children are examined afresh
             return Split(threshold=split.threshold, weights=split.weights,
-                         child_states=(("new", stage, None), ("new", stage, None)))
+                         child_states=(NodeState(stage), NodeState(stage)))
         states = []
         for mask in (go_left[order], ~go_left[order]):
             sub = shown[mask]  # in this node's presentation order
-            state = ("new", stage, None)
+            state = NodeState(stage)
             if np.unique(self.y[sub]).size > 1:
                 nsp, child_W = self._nonseparable(self.Z[sub], self._labels(sub, stage))
                 if nsp:
-                    state = ("grow", stage, None)
+                    state = NodeState(stage, separable=False)
                 elif child_W is not None:
-                    state = ("plane", stage, child_W)  # step 7: the look-ahead
+                    state = NodeState(stage, True, child_W)  # step 7: the look-ahead
             states.append(state)
         return Split(threshold=split.threshold, weights=split.weights,
                      child_states=tuple(states))

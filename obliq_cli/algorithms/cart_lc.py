@@ -122,8 +122,8 @@ class CARTLCClassifier(TreeClassifier):
         self.random_state = random_state
 
     def _make_split_finder(self) -> SplitFinder:
-        return CARTLCSplitFinder(split_criterion(self.criterion), self.beta, self.tol,
-                                 self.max_cycles)
+        return CARTLCSplitFinder(criterion=split_criterion(self.criterion), beta=self.beta,
+                                 tol=self.tol, max_cycles=self.max_cycles)
 
 
 class CARTLCSplitFinder(SplitFinder):

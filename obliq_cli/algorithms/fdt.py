@@ -206,7 +206,8 @@ class FDTClassifier(TreeClassifier):
                               f"use a one-vs-rest or one-vs-one wrapper")
 
     def _make_split_finder(self) -> SplitFinder:
-        return FDTSplitFinder(int(self.min_samples_leaf), self.criterion)
+        return FDTSplitFinder(min_samples_leaf=int(self.min_samples_leaf),
+                              criterion=self.criterion)
 
 
 class FDTSplitFinder(SplitFinder):

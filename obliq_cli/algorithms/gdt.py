@@ -230,17 +230,20 @@ class GeometricTreeClassifier(TreeClassifier):
 
     def _stopping_rules(self) -> StoppingRules:
         # Pure nodes and max_depth; Algorithm 2's eta rules need the parent's majority
-        # class and are applied by the finder.
+        # class: the finder declares them (``GDTSplitFinder.stop_node``) and the
+        # builder applies them.
         return StoppingRules(max_depth=self.max_depth)
 
     def _make_split_finder(self) -> SplitFinder:
         epsilon1 = getattr(self, "epsilon1_", self.epsilon1)
         eps2 = 1.0 - epsilon1 if self.epsilon2 is None else self.epsilon2
-        return GDTSplitFinder(epsilon1, eps2, self.eta_of, self.gini_of)
+        return GDTSplitFinder(epsilon1=epsilon1, epsilon2=eps2, eta_of=self.eta_of,
+                              gini_of=self.gini_of)
 
 
 class GDTSplitFinder(SplitFinder):
-    """GDT's leaf rules (Algorithm 2, module docstring) and its split at one node."""
+    """GDT's split at one node, and its leaf rules (Algorithm 2, module docstring) as
+    the ``stop_node`` rule the builder applies."""
 
     def __init__(self, epsilon1: float, epsilon2: float, eta_of: str = "node",
                  gini_of: str = "groups"):
@@ -259,9 +262,9 @@ class GDTSplitFinder(SplitFinder):
             return int(node.parent_counts.sum())
         return node.n_rows
 
-    def stops(self, node: Node) -> bool:
+    def stop_node(self, node: Node) -> bool:
         """Algorithm 2's eta rules for a non-root node (pure nodes and max_depth are
-        the builder's)."""
+        the builder's common rules, applied first)."""
         if node.parent_counts is None:
             return False
         counts = node.counts
@@ -273,8 +276,6 @@ class GDTSplitFinder(SplitFinder):
         return False
 
     def split(self, node: Node) -> Split | None:
-        if self.stops(node):
-            return None
         X, y = self.node_data(node)
         majority = int(np.argmax(node.counts))
         plus = y == majority

@@ -243,23 +243,32 @@ class _HHCARTBase(TreeClassifier):
 
     def _make_split_finder(self) -> SplitFinder:
         return HouseholderSplitFinder(
-            split_criterion(self.criterion), self._mode, float(self.tau),
-            min_oblique_ratio=float(self.oblique_rows_per_feature),
+            criterion=split_criterion(self.criterion), mode=self._mode, tau=float(self.tau),
+            oblique_rows_per_feature=float(self.oblique_rows_per_feature),
             min_class_rows=self.min_class_rows, null_eigenvectors=self.null_eigenvectors,
             axis_parallel=bool(self.axis_parallel), eigenvector_sign=self.eigenvector_sign)
 
 
 class HouseholderSplitFinder(SplitFinder):
-    """HHCART(A) or HHCART(D)'s search at one node (``find_householder_split``)."""
+    """HHCART(A) or HHCART(D)'s search at one node (``find_householder_split``); its
+    parameters are the estimator's, under the same names (``criterion`` as the
+    criterion's function, ``mode`` 'A' or 'D')."""
 
-    def __init__(self, criterion, mode, tau, **options):
+    def __init__(self, *, criterion, mode="A", tau=0.05, oblique_rows_per_feature=2.0,
+                 min_class_rows=2, null_eigenvectors="use", axis_parallel=True,
+                 eigenvector_sign="largest_positive"):
         self.criterion, self.mode, self.tau = criterion, mode, tau
-        self.options = options  # find_householder_split's keyword arguments
+        self.oblique_rows_per_feature = oblique_rows_per_feature
+        self.min_class_rows, self.null_eigenvectors = min_class_rows, null_eigenvectors
+        self.axis_parallel, self.eigenvector_sign = axis_parallel, eigenvector_sign
 
     def split(self, node: Node) -> Split | None:
         X, y = self.node_data(node)
-        return find_householder_split(X, y, self.n_classes, self.criterion, self.mode,
-                                      self.tau, **self.options)
+        return find_householder_split(
+            X, y, self.n_classes, self.criterion, self.mode, self.tau,
+            min_oblique_ratio=self.oblique_rows_per_feature,
+            min_class_rows=self.min_class_rows, null_eigenvectors=self.null_eigenvectors,
+            axis_parallel=self.axis_parallel, eigenvector_sign=self.eigenvector_sign)
 
 
 @register_algorithm(

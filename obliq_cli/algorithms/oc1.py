@@ -308,9 +308,10 @@ class OC1Classifier(TreeClassifier):
         self.random_state = random_state
 
     def _make_split_finder(self) -> SplitFinder:
-        return OC1SplitFinder(split_criterion(self.criterion), int(self.n_restarts),
-                              int(self.n_jumps), int(self.max_stagnant),
-                              bool(self.normalize))
+        return OC1SplitFinder(criterion=split_criterion(self.criterion),
+                              n_restarts=int(self.n_restarts), n_jumps=int(self.n_jumps),
+                              max_stagnant=int(self.max_stagnant),
+                              normalize=bool(self.normalize))
 
 
 class OC1SplitFinder(SplitFinder):
@@ -462,7 +463,8 @@ class OC1LCClassifier(TreeClassifier):
         self.random_state = random_state
 
     def _make_split_finder(self) -> SplitFinder:
-        return OC1LCSplitFinder(split_criterion(self.criterion), int(self.max_cycles))
+        return OC1LCSplitFinder(criterion=split_criterion(self.criterion),
+                                max_cycles=int(self.max_cycles))
 
 
 class OC1LCSplitFinder(SplitFinder):

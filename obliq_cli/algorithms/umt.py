@@ -281,9 +281,10 @@ class UMTClassifier(TreeClassifier):
         return 0
 
     def _make_split_finder(self) -> SplitFinder:
-        return UMTSplitFinder(margin_grid(self.c_min, self.c_max, self.c_step),
-                              bool(self.normalize), bool(self.refit), bool(self.both_sides),
-                              self.sweep, self.feature_by, self._positive_code())
+        return UMTSplitFinder(Cs=margin_grid(self.c_min, self.c_max, self.c_step),
+                              normalize=bool(self.normalize), refit=bool(self.refit),
+                              both_sides=bool(self.both_sides), sweep=self.sweep,
+                              feature_by=self.feature_by, positive=self._positive_code())
 
 
 class UMTSplitFinder(SplitFinder):

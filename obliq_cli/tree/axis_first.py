@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..kernels.linalg import matvec
 from .axis_search import find_best_axis_split
 from .builder import Split
+from .structure import go_left
 
 
 def best_axis_split(X, y, n_classes: int, criterion, order=None) -> Split | None:
@@ -32,12 +32,13 @@ def rescored_oblique(X, y, n_classes: int, criterion, weights, threshold) -> Spl
     """The oblique split ``weights . x <= threshold`` of the rows ``X``, scored by
     ``criterion`` on the partition the builder makes (``X @ w <= t``), so the score
     belongs to the split that will be grown; None when it sends every row one way."""
-    go_left = matvec(X, np.asarray(weights, dtype=np.float64)) <= threshold  # = goes_left
-    n_left = int(np.count_nonzero(go_left))
+    split = Split(threshold=threshold, weights=weights)
+    left_mask = go_left(split.projection(X), threshold)  # the builder's partition
+    n_left = int(np.count_nonzero(left_mask))
     if not 0 < n_left < X.shape[0]:
         return None
     onehot = np.eye(n_classes)[y]
-    left = go_left[None, :].astype(np.float64) @ onehot
+    left = left_mask[None, :].astype(np.float64) @ onehot
     right = onehot.sum(axis=0) - left
     score = float(criterion(left, right)[0])
     return Split(threshold=threshold, weights=weights, score=score)

@@ -8,11 +8,17 @@ works:
   contiguous float64 rows and int64 class codes 0..n_classes-1: whatever can be
   computed once (a presorted order, a scaling, the set of training values) is computed
   here.
-* ``finder.split(node)`` once per node that the stopping rules leave open. ``node`` is a
+* ``finder.split(node)`` once per node that the stopping rules (:class:`StoppingRules`)
+  leave open. ``node`` is a
   :class:`Node` view: the node's row indices into the prepared ``X`` (ascending), its
   class counts, depth, its parent's class counts (None at the root) and the state its
   parent's split handed down (``Split.child_states``). It returns a :class:`Split`, or
   None to make the node a leaf.
+
+The builder decides which nodes stop, in one place (``StoppingRules.leaf_rule``): its
+common rules first, then a rule the finder declares as ``stop_node(node) -> bool``
+(GDT's eta rules, which look at the parent's class counts). A finder proposes splits;
+it returns None from ``split`` only when it finds none.
 
 A finder that sets ``presort = True`` also gets ``node.order``: every feature's
 ascending order of the node's rows, sorted once per fit and partitioned stably at each
@@ -20,10 +26,13 @@ split as scikit-learn's presorting does, so no node sorts its columns again (Non
 nodes of fewer than ``PRESORT_MIN_ROWS`` rows, where sorting is cheaper than carrying
 the orders).
 
-The builder partitions the node's rows with one rule (:func:`goes_left`: ``x[feature]
-<= t`` for an axis-parallel split, ``X[rows] @ w <= t`` for an oblique one), the rule
-the finders that re-check a partition use too. A pure node is never split, and a split
-that sends every row one way (every row into one branch) is no split.
+The builder partitions the node's rows with the one partition rule of obliq
+(``structure.route``: ``x[feature] <= t`` or ``x . w <= t`` goes left, a nominal split's
+branch is the code, an unknown value follows the missing rule), which ``Tree`` routes
+by too; :func:`split_values` computes a split's values in the builder's layouts and
+:func:`goes_left` gives the left mask a finder that re-checks a partition uses. A pure
+node is never split, and a split that sends every row one way (every row into one
+branch) is no split.
 
 Two extensions of a split (``obliq_cli.tree.structure`` for the tree's side):
 
@@ -59,6 +68,8 @@ from .structure import (
     NOMINAL,
     OBLIQUE,
     Tree,
+    go_left,
+    route,
 )
 
 PRESORT_MIN_ROWS = 16
@@ -69,9 +80,10 @@ PRESORT_MIN_ROWS = 16
 class Split:
     """A proposed split: axis-parallel (``feature`` >= 0) or oblique (``weights``).
 
-    ``child_states``: optional (left, right) objects handed to the children's
-    ``Node.state`` (e.g. presorted orders of the children's rows, or APDT's look-ahead
-    hyperplane); None hands each child None (one per branch for a multiway split).
+    ``child_states``: optional objects, one per branch, handed to the children's
+    ``Node.state``, of a type the finder defines (APDT's ``NodeState``: what the parent
+    found out about the child, e.g. its look-ahead hyperplane); None hands each child
+    None.
     ``categories``: m > 0 makes it a multiway split on the nominal column ``feature``
     (codes 0..m-1; ``threshold`` unused). ``missing``: where rows with an unknown value
     go (module docstring).
@@ -90,9 +102,14 @@ class Split:
         return self.categories if self.categories > 0 else 2
 
     def projection(self, X: np.ndarray) -> np.ndarray:
+        """The split's values of every row of ``X`` (``split_values``' sums)."""
         if self.feature >= 0:
             return X[:, self.feature]
-        return matvec(X, np.asarray(self.weights, dtype=np.float64))  # goes_left's sums
+        return matvec(X, np.asarray(self.weights, dtype=np.float64))
+
+    def branches(self, X: np.ndarray) -> np.ndarray:
+        """The branch every row of ``X`` takes (``structure.route``; -1 unknown)."""
+        return route(self.projection(X), self.threshold, self.categories)
 
     def weight_vector(self, n_features: int) -> np.ndarray:
         if self.feature >= 0:
@@ -102,24 +119,27 @@ class Split:
         return np.asarray(self.weights, dtype=np.float64)
 
 
-def goes_left(X: np.ndarray, rows: np.ndarray, split: Split) -> np.ndarray:
-    """Whether each of ``rows`` goes left: ``X[rows, f] <= t`` or ``X[rows] @ w <= t``.
+def split_values(X: np.ndarray, XT: np.ndarray | None, rows: np.ndarray,
+                 split: Split) -> np.ndarray:
+    """The values ``split`` tests for ``rows``: column ``feature`` (read from the
+    transposed ``XT`` when the builder has it, a contiguous gather) or ``X[rows] . w``.
 
-    The one partition rule of the builder; a finder that needs the children's rows
-    (to hand them a state, or to re-score an oblique split) computes them with it.
     The product is summed in feature order by ``linalg.rows_matvec``, not by BLAS,
     whose order depends on the CPU: a row within rounding of the hyperplane goes the
     same way on every machine, and the way ``Tree.apply`` sends it.
     """
     if split.feature >= 0:
-        return X[rows, split.feature] <= split.threshold
-    return _oblique_values(X, rows, split) <= split.threshold
-
-
-def _oblique_values(X: np.ndarray, rows: np.ndarray, split: Split) -> np.ndarray:
-    """``X[rows] @ w`` for an oblique split, summed in feature order (``goes_left``)."""
+        return XT[split.feature][rows] if XT is not None else X[rows, split.feature]
     weights = np.asarray(split.weights, dtype=np.float64)
     return rows_matvec(X, np.asarray(rows, dtype=np.int64), weights)
+
+
+def goes_left(X: np.ndarray, rows: np.ndarray, split: Split) -> np.ndarray:
+    """Whether each of ``rows`` goes left under a linear ``split`` whose values are
+    known (``structure.go_left`` of ``split_values``): the builder's partition, for a
+    finder that needs the children's rows (to hand them a state, or to re-score an
+    oblique split)."""
+    return go_left(split_values(X, None, rows, split), split.threshold)
 
 
 class Node:
@@ -173,6 +193,9 @@ class SplitFinder:
     """
 
     presort = False
+    stop_node = None
+    """Optional rule of the finder's own, ``stop_node(node) -> bool``: True makes the
+    node a leaf before ``split`` is asked (``StoppingRules.leaf_rule`` applies it)."""
     X: np.ndarray
     y: np.ndarray
     n_classes: int
@@ -206,8 +229,7 @@ def split_whole(finder: SplitFinder, X, y, n_classes: int, rng=None,
     """Prepare ``finder`` on (X, y) and split all of its rows as one node.
 
     The node keeps the depth, parent counts and state of ``like`` (default: a root).
-    Used where a node's rows live in a space of their own (the crimcoord features of a
-    node) and to test one node's search.
+    Used to run or test one node's search on its own.
     """
     X = np.ascontiguousarray(X, dtype=np.float64)
     y = np.ascontiguousarray(y, dtype=np.int64)
@@ -223,30 +245,48 @@ def split_whole(finder: SplitFinder, X, y, n_classes: int, rng=None,
 
 @dataclass(frozen=True)
 class StoppingRules:
-    """When a node becomes a leaf without asking the split finder.
+    """When a node becomes a leaf without a split: every stopping rule of the builder.
 
-    min_samples_split : a node with fewer rows is a leaf (HHCART's MinParent).
+    min_samples_split : a node with fewer rows (less weight, once rows are fractional)
+        is a leaf (HHCART's MinParent).
     max_depth : nodes at this depth are leaves (None = unlimited; root depth 0).
     max_misclassification_rate : a node whose resubstitution error rate is at most this
         is a leaf (HHCART's MisRate; 0 means only pure nodes stop). A pure node is never
         split, whatever the rules.
 
-    Rules that need more of the node (GDT's look at the parent's majority class) live
-    in the finder, which sees the whole ``Node`` and returns None to stop.
+    A rule that needs more of the node than these (GDT's eta rules, which compare the
+    node with its parent's majority class) is declared by the finder as
+    ``stop_node(node)`` and applied here after the rules above.
     """
 
     min_samples_split: int = 2
     max_depth: int | None = None
     max_misclassification_rate: float = 0.0
 
-    def is_leaf(self, counts: np.ndarray, depth: int) -> bool:
-        """Whether a node with these class counts at this depth stops."""
-        n = int(counts.sum())
-        if n < max(self.min_samples_split, 2):
-            return True
-        if self.max_depth is not None and depth >= self.max_depth:
-            return True
-        return (n - int(counts.max())) / n <= self.max_misclassification_rate
+    def leaf_rule(self, finder: SplitFinder | None = None):
+        """``is_leaf(node) -> bool`` for one fit: the rules above, then ``finder``'s
+        ``stop_node`` when it declares one (made once per fit, asked once per node)."""
+        min_split = max(int(self.min_samples_split), 2)
+        max_depth = self.max_depth
+        max_rate = float(self.max_misclassification_rate)
+        finder_rule = getattr(finder, "stop_node", None)
+
+        def is_leaf(node: Node) -> bool:
+            weights = node.weights  # Node.total, without a property call per node
+            n = node.rows.shape[0] if weights is None else float(node.counts.sum())
+            if n < min_split or (max_depth is not None and node.depth >= max_depth):
+                return True
+            counts = node.counts
+            majority = counts.max()
+            if majority == n or (n - majority) / n <= max_rate:
+                return True  # pure, or within the misclassification rate
+            return finder_rule is not None and bool(finder_rule(node))
+
+        return is_leaf
+
+    def is_leaf(self, node: Node, finder: SplitFinder | None = None) -> bool:
+        """Whether ``node`` stops (``leaf_rule``; for one node, as a test asks)."""
+        return self.leaf_rule(finder)(node)
 
 
 def build_tree(
@@ -270,9 +310,7 @@ def build_tree(
     rng = rng if rng is not None else np.random.default_rng(0)
     finder.prepare(X, y, n_classes, rng)
     n_samples, n_features = X.shape
-    min_split = max(int(stopping.min_samples_split), 2)
-    max_depth = stopping.max_depth
-    max_rate = float(stopping.max_misclassification_rate)
+    is_leaf = stopping.leaf_rule(finder)
 
     capacity = 64
     children = np.full((capacity, 2), LEAF, dtype=np.int64)
@@ -318,12 +356,8 @@ def build_tree(
                 children[parent, slot] = node_id
         counts = node.counts
         values[node_id] = counts
-        n = node.total
-        if n < min_split or (max_depth is not None and node.depth >= max_depth):
+        if is_leaf(node):
             continue
-        majority = counts.max()
-        if majority == n or (n - majority) / n <= max_rate:
-            continue  # pure, or within the misclassification rate
         split = finder.split(node)
         if split is None:
             continue
@@ -332,7 +366,7 @@ def build_tree(
         parts = _partition(X, XT, y, n_classes, node, split, any_nan)
         if parts is None:
             continue  # a split that separates nothing is no split
-        child_rows, child_weights, child_counts, rule, go_left = parts
+        child_rows, child_weights, child_counts, rule, left_mask = parts
         if split.categories > 0:
             kinds[node_id] = NOMINAL
             features[node_id] = split.feature
@@ -348,7 +382,7 @@ def build_tree(
         m = len(child_rows)
         states = split.child_states or (None,) * m
         depth = node.depth + 1
-        orders = _child_orders(node, child_rows, mark, go_left)
+        orders = _child_orders(node, child_rows, mark, left_mask)
         # Pushed last branch first, so the first branch is numbered next (preorder).
         for b in range(m - 1, -1, -1):
             stack.append((Node(child_rows[b], child_counts[b], depth, counts, states[b],
@@ -384,18 +418,9 @@ def build_tree(
 
 def split_branches(X: np.ndarray, XT: np.ndarray | None, rows: np.ndarray,
                    split: Split) -> np.ndarray:
-    """The branch of every row of ``rows`` under ``split``; -1 where the value is
-    unknown (NaN; for a nominal split also a code outside 0..m-1)."""
-    if split.feature >= 0:
-        values = XT[split.feature][rows] if XT is not None else X[rows, split.feature]
-    else:
-        values = _oblique_values(X, rows, split)
-    if split.categories > 0:
-        known = (values >= 0) & (values < split.categories) & (values == np.floor(values))
-        return np.where(known, np.where(known, values, 0).astype(np.int64), -1)
-    branch = (values > split.threshold).astype(np.int64)
-    branch[np.isnan(values)] = -1
-    return branch
+    """The branch of every row of ``rows`` under ``split`` (``structure.route``); -1
+    where the value is unknown (NaN; for a nominal split also a code outside 0..m-1)."""
+    return route(split_values(X, XT, rows, split), split.threshold, split.categories)
 
 
 def _partition(X, XT, y, n_classes, node: Node, split: Split, any_nan: bool = True):
@@ -406,18 +431,17 @@ def _partition(X, XT, y, n_classes, node: Node, split: Split, any_nan: bool = Tr
     rows, weights = node.rows, node.weights
     n = rows.shape[0]
     if split.categories == 0 and weights is None:
-        values = (XT[split.feature][rows] if split.feature >= 0
-                  else _oblique_values(X, rows, split))  # as goes_left
+        values = split_values(X, XT, rows, split)
         if not (any_nan and np.isnan(values).any()):
-            # The binary integer path of old, unchanged.
-            go_left = values <= split.threshold
-            left_rows = rows[go_left]
+            # Every value known: route's linear rule as a mask (the binary integer path).
+            left = go_left(values, split.threshold)
+            left_rows = rows[left]
             n_left = left_rows.shape[0]
             if n_left == 0 or n_left == n:
                 return None
             left_counts = np.bincount(y[left_rows], minlength=n_classes)
-            return ([left_rows, rows[~go_left]], [None, None],
-                    [left_counts, node.counts - left_counts], split.missing, go_left)
+            return ([left_rows, rows[~left]], [None, None],
+                    [left_counts, node.counts - left_counts], split.missing, left)
     branch = split_branches(X, XT, rows, split)
     m = split.n_branches
     unknown = branch < 0
@@ -454,7 +478,7 @@ def _partition(X, XT, y, n_classes, node: Node, split: Split, any_nan: bool = Tr
     return out_rows, out_weights, out_counts, rule, None
 
 
-def _child_orders(node: Node, child_rows: list, mark, go_left=None) -> list:
+def _child_orders(node: Node, child_rows: list, mark, left_mask=None) -> list:
     """Each child's presorted orders (None below ``PRESORT_MIN_ROWS`` rows or without
     an order): a stable filter of the parent's, so no child sorts again."""
     m = len(child_rows)
@@ -465,8 +489,8 @@ def _child_orders(node: Node, child_rows: list, mark, go_left=None) -> list:
         # A binary partition: one pass splits every feature's order in two.
         if not any(keep):
             return [None, None]
-        if go_left is not None:  # the partition's own mask: one scatter
-            mark[node.rows] = go_left
+        if left_mask is not None:  # the partition's own mask: one scatter
+            mark[node.rows] = left_mask
         else:
             mark[node.rows] = False
             mark[child_rows[0]] = True

@@ -29,7 +29,8 @@ import numpy as np
 
 from ..errors import DataError
 from ..kernels import linalg
-from .builder import Node, Split, SplitFinder, split_whole
+from ..kernels.presort import root_order
+from .builder import Node, Split, SplitFinder
 from .orientation import canonical_signs
 
 _EPS = 1e-10
@@ -156,20 +157,37 @@ class CrimcoordFinder(SplitFinder):
     (quantitative, crimcoord) features of dummy-coded rows; the split it returns is a
     hyperplane on the coded columns.
 
-    The crimcoord columns are computed per node, so the inner finder is prepared on
-    each node's derived matrix and splits it whole (``split_whole``), seeing the node's
-    depth, parent counts and state.
+    The inner finder is prepared once per fit, on ``Z``: every training row's derived
+    features, the root's crimcoords at first. The crimcoords change from node to node,
+    so before a node's split its rows of ``Z`` are rewritten with the node's own
+    (quantitative, crimcoord) values and the inner finder is asked about the node itself
+    (its rows, counts, depth, parent counts and state): its ``node_data`` reads the
+    node's derived rows. Whatever an inner finder computes in ``prepare`` from the
+    qualitative columns' values is therefore the root's view (HHCART's and QUEST's
+    finders keep the arrays only). A presorting inner finder gets the node's order
+    sorted at the node, as its columns are new there.
     """
 
     def __init__(self, inner: SplitFinder, coding: QualitativeCoding):
         self.inner = inner
         self.coding = coding
+        self.stop_node = inner.stop_node  # the inner finder's own leaf rule, if any
+
+    def prepare(self, X, y, n_classes, rng) -> None:
+        super().prepare(X, y, n_classes, rng)
+        P = self.coding.crimcoord_matrix(X, y, n_classes)
+        self.Z = np.ascontiguousarray(X @ P)
+        self.inner.prepare(self.Z, y, n_classes, rng)
 
     def split(self, node: Node) -> Split | None:
         coded, y = self.node_data(node)
         coding = self.coding
         P = coding.crimcoord_matrix(coded, y, self.n_classes)
-        split = split_whole(self.inner, coded @ P, y, self.n_classes, self.rng, like=node)
+        derived = coded @ P
+        self.Z[node.rows] = derived
+        order = node.rows[root_order(derived)] if self.inner.presort else None
+        split = self.inner.split(Node(node.rows, node.counts, node.depth, node.parent_counts,
+                                      node.state, order, node.weights))
         if split is None:
             return None
         if split.feature >= 0 and split.feature in coding.quantitative:

@@ -33,7 +33,8 @@ distribution, as C4.5 labels such a leaf with its parent's class.
 Nodes are stored in depth-first preorder (a node's first child follows it), so every
 child id is larger than its parent's. Predict, apply, size, depth, export and pruning
 all read these arrays through one routing step (``Tree._walk``), whatever algorithm
-grew the tree.
+grew the tree, and every branch is decided by ``route``, the rule the builder
+partitions by when it grows the tree.
 """
 
 from __future__ import annotations
@@ -64,6 +65,48 @@ MISSING_DEFAULT = -2
 
 MISSING_DISTRIBUTE = -1
 """``missing`` rule: down every branch, weighted by its share of the training weight."""
+
+
+def go_left(values, threshold):
+    """The test of a linear split: a value goes to branch 0 (left) where ``value <=
+    threshold``, else to branch 1. ``route``'s rule for known values, written once;
+    a caller that has already ruled out NaN (the builder's binary partition) asks this
+    directly for the mask."""
+    return values <= threshold
+
+
+def route(values: np.ndarray, threshold, categories=0) -> np.ndarray:
+    """The branch every value takes at its split: the one partition rule of obliq.
+
+    ``values`` are the split's values of the rows (``x[feature]`` of an axis-parallel
+    or nominal split, ``w . x`` of an oblique one); each layout computes them its own
+    way (the builder from its transposed columns or ``rows_matvec``, ``Tree`` from
+    rows, all summing in feature order) and all decide here. ``threshold`` and
+    ``categories`` are scalars (one split) or arrays aligned with ``values`` (each row
+    at its own node). ``categories`` m > 0 makes a nominal test: branch = the code,
+    known when it is one of 0..m-1; 0 makes a linear test (``go_left``: 0 left, 1
+    right). Unknown values (NaN, or a code outside 0..m-1) get -1, left to the node's
+    missing rule (module docstring), which ``Tree._walk`` and the builder's partition
+    apply.
+    """
+    values = np.asarray(values)
+    if np.ndim(categories) == 0:
+        if categories > 0:
+            return _category_branch(values, categories)
+        branch = np.where(go_left(values, threshold), 0, 1)
+    else:
+        branch = np.where(go_left(values, threshold), 0, 1)
+        nominal = categories > 0
+        if nominal.any():
+            branch[nominal] = _category_branch(values[nominal], categories[nominal])
+    branch[np.isnan(values)] = -1
+    return branch
+
+
+def _category_branch(codes: np.ndarray, categories) -> np.ndarray:
+    """A nominal test's branch: the code where it is one of 0..m-1, else -1."""
+    known = (codes >= 0) & (codes < categories) & (codes == np.floor(codes))
+    return np.where(known, np.where(known, codes, 0).astype(np.int64), -1)
 
 
 def linear_text(w, names, digits: int = 4, negligible: float = 1e-4) -> str:
@@ -219,9 +262,9 @@ class Tree:
 
     # ------------------------------------------------------------ routing
     def branch_of(self, X: np.ndarray, rows: np.ndarray, nodes: np.ndarray) -> np.ndarray:
-        """The branch each row ``X[rows[i]]`` takes at internal node ``nodes[i]``; -1
-        where its value is unknown there (NaN, or a code outside 0..m-1 at a nominal
-        node), left to the node's ``missing`` rule."""
+        """The branch each row ``X[rows[i]]`` takes at internal node ``nodes[i]``
+        (``route``); -1 where its value is unknown there (NaN, or a code outside 0..m-1
+        at a nominal node), left to the node's ``missing`` rule."""
         feat = self.feature[nodes]
         axis = feat >= 0
         projection = np.empty(nodes.shape[0], dtype=np.float64)
@@ -229,22 +272,14 @@ class Tree:
             projection[axis] = X[rows[axis], feat[axis]]
         if not axis.all():
             oblique = ~axis
-            # summed in feature order, exactly as the builder's partition (goes_left)
+            # summed in feature order, exactly as the builder's partition (split_values)
             projection[oblique] = rowwise_dot(np.ascontiguousarray(X[rows[oblique]]),
                                               self.weights[nodes[oblique]])
-        branch = np.where(projection <= self.threshold[nodes], 0, 1)
         nominal = self.kind[nodes] == NOMINAL
+        categories = 0
         if nominal.any():
-            code = projection[nominal]
-            m = self.n_branches[nodes[nominal]]
-            known = (code >= 0) & (code < m) & (code == np.floor(code))
-            branch[nominal] = np.where(known, np.where(known, code, 0).astype(np.int64), -1)
-        branch[np.isnan(projection)] = -1
-        return branch
-
-    def _goes_left(self, Xa: np.ndarray, nodes: np.ndarray) -> np.ndarray:
-        """Whether each row of ``Xa`` takes branch 0 at its (binary) node."""
-        return self.branch_of(Xa, np.arange(Xa.shape[0]), nodes) == 0
+            categories = np.where(nominal, self.n_branches[nodes], 0)
+        return route(projection, self.threshold[nodes], categories)
 
     def branch_fractions(self) -> np.ndarray:
         """Share of its node's training weight each branch received (aligned with

@@ -248,6 +248,33 @@ def test_problem_1_is_learned_accurately():
     assert (model.predict(X[1000:]) == y[1000:]).mean() > 0.95
 
 
+def test_a_child_the_parent_found_separable_is_split_by_the_look_ahead_plane():
+    """growTree's step 7 through the typed node state: a child handed NodeState(stage,
+    True, W) is split by W itself; one handed separable=False is grown by Alopex."""
+    from obliq_cli.algorithms.apdt import NodeState
+    from obliq_cli.tree.builder import build_tree
+
+    class Recording(apdt.APDTSplitFinder):
+        def split(self, node):
+            split = super().split(node)
+            self.seen.append((node.state, split))
+            return split
+
+    X, y = apdt_problem(2, n=400, seed=3)
+    model = make_estimator("apdt", random_state=0)
+    finder = model._make_split_finder()
+    finder.__class__ = Recording
+    finder.seen = []
+    build_tree(X, y, 2, finder, rng=np.random.default_rng(0))
+    states = [state for state, _ in finder.seen]
+    assert states[0] is None and all(isinstance(s, NodeState) for s in states[1:])
+    planes = [(s, split) for s, split in finder.seen[1:] if s.separable]
+    assert planes and any(s.separable is False for s in states[1:])
+    for state, split in planes:
+        np.testing.assert_array_equal(split.weights, state.plane[1:])  # scale 1
+        assert split.threshold == -state.plane[0]
+
+
 def test_same_seed_gives_the_same_tree_and_other_seeds_differ():
     X, y = apdt_problem(3, n=300, seed=2)
     a = make_estimator("apdt", random_state=7).fit(X, y).tree_.to_dict()

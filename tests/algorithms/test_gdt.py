@@ -83,7 +83,7 @@ def gdt_stops(counts, parent, eta_of="node", n_train=1000):
     finder.prepare(np.zeros((n_train, 1)), np.zeros(n_train, dtype=np.int64), len(counts),
                    np.random.default_rng(0))
     counts = np.asarray(counts, dtype=np.int64)
-    return finder.stops(Node(np.arange(counts.sum()), counts, 1, np.asarray(parent)))
+    return finder.stop_node(Node(np.arange(counts.sum()), counts, 1, np.asarray(parent)))
 
 
 def test_multiclass_rules_reduce_to_algorithm_one_for_two_classes():
@@ -103,8 +103,30 @@ def test_the_root_is_never_stopped_by_the_eta_rules():
     finder = GDTSplitFinder(0.1, 0.9, "node")
     finder.prepare(np.zeros((54, 1)), np.zeros(54, dtype=np.int64), 2,
                    np.random.default_rng(0))
-    assert not finder.stops(Node(np.arange(54), np.array([50, 4])))  # root: no parent
+    assert not finder.stop_node(Node(np.arange(54), np.array([50, 4])))  # root: no parent
     assert gdt_stops([50, 4], [60, 40])  # the same counts below a parent stop
+
+
+def test_the_builder_applies_the_eta_rules_gdt_declares():
+    """GDT's finder no longer stops nodes itself: the builder asks its ``stop_node``.
+    Every split node of a fitted tree passes the rule, and some leaves are its work
+    (impure, below max_depth)."""
+    from obliq_cli.tree.builder import Node
+
+    X, y, _ = load_dataset("wine")
+    est = make_estimator("gdt", epsilon1=0.2).fit(X, y)
+    tree = est.tree_
+    finder = est._make_split_finder()
+    finder.prepare(X, y, 3, np.random.default_rng(0))
+    parent = tree.parent()
+    stopped = []
+    for i in range(1, tree.n_nodes):  # a loop over nodes
+        counts = tree.value[i].astype(np.int64)
+        view = Node(np.arange(counts.sum()), counts, 1, tree.value[parent[i]].astype(np.int64))
+        stopped.append(finder.stop_node(view))
+        assert not (stopped[-1] and not tree.is_leaf[i])
+    impure = np.count_nonzero(tree.value[1:], axis=1) > 1
+    assert (np.array(stopped) & impure).any()
 
 
 def test_multiclass_gdt_on_wine_is_accurate_and_small():

@@ -50,7 +50,8 @@ class RecordingFinder(SplitFinder):
 
 
 def rows_reaching(tree, X):
-    """For every node, the ascending ids of the rows of X routed through it."""
+    """For every node, the ascending ids of the rows of X routed through it (a tree of
+    axis-parallel splits, walked one row at a time)."""
     reach = [[] for _ in range(tree.n_nodes)]
     for i, x in enumerate(X):
         node = 0
@@ -58,7 +59,7 @@ def rows_reaching(tree, X):
             reach[node].append(i)
             if tree.children_left[node] == LEAF:
                 break
-            left = tree._goes_left(x[None, :], np.array([node]))[0]
+            left = x[tree.feature[node]] <= tree.threshold[node]  # axis splits only
             node = tree.children_left[node] if left else tree.children_right[node]
     return [np.asarray(r, dtype=np.int64) for r in reach]
 
@@ -144,6 +145,65 @@ def test_min_samples_split_and_max_depth_stop_growth():
     # The unlimited tree is pure at every leaf (no duplicate rows in this data).
     leaf_values = deep.tree_.value[deep.tree_.is_leaf]
     assert (np.count_nonzero(leaf_values, axis=1) == 1).all()
+
+
+class MajorityStopFinder(RecordingFinder):
+    """RecordingFinder with a leaf rule of its own: a non-root node whose class 0 is
+    its majority stops. Records every node the rule is asked about."""
+
+    def __init__(self):
+        super().__init__()
+        self.asked = []
+
+    def stop_node(self, node):
+        self.asked.append((node.depth, node.counts.copy()))
+        return node.depth > 0 and node.counts[0] > node.counts[1:].max()
+
+
+def test_a_finder_declared_stop_rule_makes_the_node_a_leaf_before_it_is_split():
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(300, 3))
+    y = rng.integers(0, 2, size=300)
+    finder = MajorityStopFinder()
+    rules = StoppingRules(max_depth=6)
+    tree = build_tree(X, y, 2, finder, rules)
+    plain = build_tree(X, y, 2, RecordingFinder(), rules)
+    assert tree.n_nodes < plain.n_nodes
+    depth = tree.node_depth
+    internal = ~tree.is_leaf
+    # No split below the root where class 0 is the majority; such leaves exist.
+    majority0 = tree.value[:, 0] > tree.value[:, 1]
+    assert not (internal & majority0 & (depth > 0)).any()
+    assert (tree.is_leaf & majority0 & (depth > 0) & (depth < 6)).any()
+    # The finder's split is asked only about the nodes its rule let through, and the
+    # rule only about nodes the common rules leave open (impure, above max_depth).
+    assert len(finder.seen) == int(internal.sum())
+    assert len(finder.asked) > len(finder.seen)
+    assert all(d < 6 and np.count_nonzero(c) == 2 for d, c in finder.asked)
+
+
+def test_stopping_rules_is_leaf_is_the_builders_rule():
+    """``StoppingRules.is_leaf`` on a node view of every grown node says exactly which
+    nodes the builder left as leaves (a finder that splits every node it is asked)."""
+    from obliq_cli.tree.builder import Node
+
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(400, 2))
+    y = rng.integers(0, 3, size=400)
+    finder = MajorityStopFinder()
+    rules = StoppingRules(min_samples_split=20, max_depth=5, max_misclassification_rate=0.2)
+    tree = build_tree(X, y, 3, finder, rules)
+    parent = tree.parent()
+    depth = tree.node_depth
+    for i in range(tree.n_nodes):  # a loop over nodes
+        counts = tree.value[i].astype(np.int64)
+        node = Node(np.arange(counts.sum()), counts, int(depth[i]),
+                    None if parent[i] < 0 else tree.value[parent[i]].astype(np.int64))
+        assert rules.is_leaf(node, finder) == bool(tree.is_leaf[i])
+    assert StoppingRules().is_leaf(Node(np.arange(1), np.array([1, 0, 0])))
+    assert not StoppingRules().is_leaf(Node(np.arange(2), np.array([1, 1, 0])))
+    assert StoppingRules(max_misclassification_rate=0.5).is_leaf(
+        Node(np.arange(2), np.array([1, 1, 0])))
 
 
 def test_preorder_layout_and_counts_add_up():
@@ -348,24 +408,45 @@ def test_oblique_rule_text_lists_the_large_coefficients_largest_first():
 def test_crimcoord_wrapper_shows_the_inner_finder_the_node():
     from obliq_cli.tree.crimcoord import CrimcoordFinder, QualitativeCoding
 
+    class DerivedRecordingFinder(RecordingFinder):
+        def split(self, node):
+            self.derived.append(self.X[node.rows].copy())
+            return super().split(node)
+
     rng = np.random.default_rng(12)
     X = np.column_stack([rng.normal(size=150), rng.integers(0, 4, size=150)])
     y = (X[:, 0] > 0).astype(int) + (X[:, 1] == 2)
     coding = QualitativeCoding.fit(X, [1])
-    inner = RecordingFinder()
-    tree = build_tree(coding.transform(X), y, 3, CrimcoordFinder(inner, coding),
-                      StoppingRules(max_depth=2))
-    # The inner finder is prepared on each node's (quantitative, crimcoord) matrix and
-    # splits it whole, but sees the node's depth, parent counts and counts.
-    assert inner.prepared == len(inner.seen) == 3
-    for node, depth, (rows, counts, d, parent_counts, is_root, _) in zip(
-            [0, 1, 4], [0, 1, 1], inner.seen):
+    coded = coding.transform(X)
+    inner = DerivedRecordingFinder()
+    inner.derived = []
+    tree = build_tree(coded, y, 3, CrimcoordFinder(inner, coding), StoppingRules(max_depth=2))
+    # The inner finder is prepared once per fit and asked about each node itself (its
+    # rows into the training set, depth, parent counts, counts), reading the node's own
+    # (quantitative, crimcoord) features.
+    assert inner.prepared == 1 and len(inner.seen) == 3
+    reach = node_rows(tree, coded)
+    for node, depth, (rows, counts, d, parent_counts, is_root, _), derived in zip(
+            [0, 1, 4], [0, 1, 1], inner.seen, inner.derived):
         assert d == depth
-        np.testing.assert_array_equal(rows, np.arange(counts.sum()))
+        np.testing.assert_array_equal(rows, reach[node])
         np.testing.assert_array_equal(counts, tree.value[node])
         assert is_root == (node == 0)
         if node:
             np.testing.assert_array_equal(parent_counts, tree.value[0])
+        P = coding.crimcoord_matrix(coded[rows], y[rows], 3)
+        np.testing.assert_array_equal(derived, coded[rows] @ P)
+    # the crimcoords are the node's own, not the root's
+    assert not np.allclose(inner.derived[1][:, 1], inner.derived[0][reach[1], 1])
+
+
+def node_rows(tree, X):
+    """The ascending ids of the rows of X that reach each node (``Tree._walk``)."""
+    reach = [np.zeros(0, dtype=np.int64)] * tree.n_nodes
+    for rows, nodes, _ in tree._walk(X):
+        for node in np.unique(nodes):  # a loop over the nodes of a level
+            reach[node] = np.sort(rows[nodes == node])
+    return reach
 
 
 # --- Multiway (nominal) splits and missing values ---------------------------------------
