@@ -37,7 +37,8 @@ Inline figures: ``<!--= EXPRESSION -->VALUE<!--/-->``, VALUE rewritten from EXPR
 - ``cell CONFIG METRIC ALGORITHM DATASET FIELD[:DECIMALS]``: one cell; FIELD mean, sd,
   mean_sd ("mean ± sd"), paper (as printed), paper_mean, delta, abs_delta, tolerance, n;
   the metric's decimals unless given.
-- ``misses CONFIG METRIC``: "A on d1 and d2, B on d3", the cells out of tolerance.
+- ``misses CONFIG METRIC [ALGORITHMS]``: "A on d1 and d2, B on d3", the cells out of
+  tolerance.
 - ``run CONFIG FIELD``: wall and fit (durations), tasks, date, or any key of run.csv.
 - ``bench MEASURE FIELD``: a cell of bench.csv's row MEASURE; ``fit ALGORITHM DATASET
   ROWS FIELD``: a cell of bench_fits.csv (seconds, s_per_1000_rows, ms_per_node, nodes).
@@ -322,7 +323,12 @@ def bench_block(summary: Summary) -> str:
         raise ObliqError(f"no bench.csv in {summary.where} (run `make bench`)")
     b = summary.bench
     rows = [[r["measure"], r["target"], r["seen"], r["met"]] for _, r in b.iterrows()]
-    return pipe_table(rows, ["measure", "target", "seen", "met"])
+    runs = b.groupby(["date", "commit", "machine", "source"], sort=False).size()
+    said = "; ".join(
+        f"{source} of {date}" + (f", commit {commit}" if commit else "")
+        + (f", {machine}" if machine else "") + f" ({n} rows)"
+        for (date, commit, machine, source), n in runs.items())
+    return pipe_table(rows, ["measure", "target", "seen", "met"]) + f"\n\nMeasured: {said}."
 
 
 def _block(summary: Summary, words: list[str]) -> str:
@@ -388,10 +394,12 @@ def _cell(summary: Summary, name, metric, algorithm, dataset, what: str) -> str:
     raise ObliqError(f"unknown cell field {what!r}")
 
 
-def _misses(summary: Summary, name: str, metric: str) -> str:
-    """"A on d1, d2 and d3, B on d4": the cells of ``metric`` out of tolerance."""
+def _misses(summary: Summary, name: str, metric: str, algorithms: str = "*") -> str:
+    """"A on d1, d2 and d3, B on d4": the cells of ``metric`` out of tolerance (of these
+    algorithms, ``+``-joined, or all)."""
     cells = _cells(summary, name)
     out = cells[(cells["metric"] == metric) & (cells["within"] != "true")]
+    out = out[out["algorithm"].isin(_pick(algorithms, cells["algorithm"]))]
     if out.empty:
         return "none"
     parts = []
@@ -452,7 +460,7 @@ def value(summary: Summary, expression: str) -> str:
             raise ObliqError(f"no agreement of {args[1]} in {args[0]}")
         return ", ".join("{} {}/{}".format(a, *_agree_counts(summary, args[0], args[1], a))
                          for a in names)
-    if kind == "misses" and len(args) == 2:
+    if kind == "misses" and len(args) in (2, 3):
         return _misses(summary, *args)
     if kind == "cell" and len(args) == 5:
         return _cell(summary, *args)

@@ -180,9 +180,9 @@ def _write_config(out: Path, name: str, frames: dict) -> None:
 
 
 def summarize(paths, out, today: str | None = None, claim_files=()) -> list[str]:
-    """Summarise every experiment under ``paths`` (``obliq agree``'s paths) into
-    ``out/<config>/`` and return the configs written, in the order read. Other configs'
-    summaries in ``out`` are kept. ``today``: the date to record (default: today, UTC)."""
+    """Summarise every experiment under ``paths`` (``obliq agree``'s paths) that has a
+    paper reference into ``out/<config>/`` and return the configs written, in the order
+    read. Other configs' summaries in ``out`` are kept. ``today``: the date to record (default: today, UTC)."""
     runs, metas = load_results(paths)
     today = today or datetime.now(UTC).strftime("%Y-%m-%d")
     experiments = {meta["name"]: (meta, part) for meta, part, _ in each_experiment(runs, metas)}
@@ -194,6 +194,8 @@ def summarize(paths, out, today: str | None = None, claim_files=()) -> list[str]
                              f"cannot name a summary folder (two results folders of one "
                              f"config? summarise them separately)")
         result = compare_experiment(part, meta)
+        if result.status == "no reference":
+            continue  # a config with no paper (the quick start, a user's) has no doc figure
         facts = run_facts(meta, part, result, today)
         if result.status:
             facts["note"] = result.status
