@@ -41,8 +41,8 @@ from pathlib import Path
 import pandas as pd
 
 from ..errors import ObliqError
-from .agreement import compare_experiment, run_time, tally
 from .aggregate import each_experiment, load_results
+from .agreement import compare_experiment, run_time, tally
 from .claims import evaluate, read_claims, shipped_claims
 
 RUN_KEYS = ["config", "source", "summarized", "started", "finished", "commit", "obliq",
@@ -182,7 +182,8 @@ def _write_config(out: Path, name: str, frames: dict) -> None:
 def summarize(paths, out, today: str | None = None, claim_files=()) -> list[str]:
     """Summarise every experiment under ``paths`` (``obliq agree``'s paths) that has a
     paper reference into ``out/<config>/`` and return the configs written, in the order
-    read. Other configs' summaries in ``out`` are kept. ``today``: the date to record (default: today, UTC)."""
+    read. Other configs' summaries in ``out`` are kept. ``today``: the date to record
+    (default: today, UTC)."""
     runs, metas = load_results(paths)
     today = today or datetime.now(UTC).strftime("%Y-%m-%d")
     experiments = {meta["name"]: (meta, part) for meta, part, _ in each_experiment(runs, metas)}
