@@ -42,21 +42,19 @@ report: $(STAMP)
 ## committed summary docs/results/ (never typed). First, when RESULTS (a folder of results
 ## folders, default results) holds any, each config found there is summarised into
 ## docs/results/<config>/ (python -m obliq_cli.report.summary: run facts, agree tally,
-## cells, claims' verdicts); the other configs' summaries stay as they are, each with its
-## own date and commit. The full `obliq agree` of RESULTS goes to docs/agreement.md. Then
-## every marked block and figure of the docs is rendered from docs/results (python -m
-## obliq_cli.report.docs; tests/test_docs_generated.py fails when they differ). After a
-## rerun elsewhere: make reproductions RESULTS=/work/rerun/results. RESULTS itself, not
-## RESULTS/*: obliq finds the sub-folders that hold a runs.csv.
+## cells, claims' verdicts; a config without a paper is skipped); the other configs'
+## summaries stay as they are, each with its own date and commit. Then every marked block
+## and figure of README.md, docs/reproduction.md and docs/agreement.md (the full `obliq
+## agree`) is rendered from docs/results (python -m obliq_cli.report.docs;
+## tests/test_docs_generated.py fails when they differ). After reruns elsewhere, e.g.
+## make reproductions RESULTS=/work/rerun/results (a config whose run has not finished is
+## left out and keeps its earlier summary; rerun the target when it ends). RESULTS itself, not RESULTS/*:
+## obliq finds the sub-folders that hold a runs.csv.
 reproductions: $(STAMP)
 	@if [ -n "$$(find $(RESULTS) -name runs.csv 2>/dev/null | head -n 1)" ]; then \
-	  set -e; mkdir -p build; \
-	  $(BIN)/python -m obliq_cli.report.summary $(RESULTS) -o docs/results; \
-	  { printf '# Agreement with the papers\n\n`obliq agree` as `make reproductions` wrote it.\n\n'; \
-	    $(BIN)/obliq agree $(RESULTS); } > build/agreement.md; \
-	  mv build/agreement.md docs/agreement.md; \
+	  $(BIN)/python -m obliq_cli.report.summary $(RESULTS) -o docs/results || exit $$?; \
 	else echo "no results under $(RESULTS): rendering from docs/results as it is"; fi
-	$(BIN)/python -m obliq_cli.report.docs README.md docs/reproduction.md
+	$(BIN)/python -m obliq_cli.report.docs README.md docs/reproduction.md docs/agreement.md
 
 ## test: the test suite, ruff, and the built wheel used from outside the checkout
 ## (what CI runs: .ci/run)

@@ -280,6 +280,7 @@ def test_rendered_agree_and_claims_are_what_the_commands_print(results, tmp_path
     summary = docs.read_summary(out)
     exp_only = folder / "exp"  # the summary keeps configs with a paper only
     assert docs.agree_block(summary) == render_agreement([exp_only], summary=True)
+    assert docs.agreement_block(summary) == render_agreement([exp_only])
     assert docs.claims_block(summary, [claims]) == render_claims([exp_only], [claims])
 
 
@@ -299,6 +300,25 @@ def test_summarize_is_incremental_and_replaces_a_config_whole(results, tmp_path)
     assert read(out / "exp" / "agree.csv")["within"].tolist() == ["2", "1", "0"]
     assert (older / "run.csv").read_text().startswith("key,value\nconfig,older\n")
     assert sorted(p.name for p in out.iterdir()) == ["exp", "older"]  # no temporary left
+
+
+def test_a_folder_whose_run_has_not_finished_keeps_its_earlier_summary(results, tmp_path):
+    folder, claims = results
+    out = tmp_path / "summary"
+    summarize([folder], out, claim_files=[claims])
+    before = (out / "exp" / "run.csv").read_text()
+    meta = json.loads((folder / "exp" / "meta.json").read_text())
+    meta["history"].append({"started": "2026-03-04T08:00:00+00:00", "finished": None,
+                            "tasks": {"total": 16}})
+    (folder / "exp" / "meta.json").write_text(json.dumps(meta))
+    skipped = []
+    assert summarize([folder], out, claim_files=[claims], skipped=skipped) == []
+    assert skipped == [("exp", "its latest run has not finished"), ("plain", "no paper "
+                                                                             "reference")]
+    assert (out / "exp" / "run.csv").read_text() == before
+    assert summarize([folder], out, claim_files=[claims], partial=True) == ["exp"]
+    facts = dict(read(out / "exp" / "run.csv").values)
+    assert (facts["unfinished_runs"], facts["runs"]) == ("1", "3")
 
 
 def test_a_claim_on_a_config_whose_results_were_not_kept_says_so(results, tmp_path):

@@ -13,6 +13,8 @@ Blocks, whole generated sections::
 
 ``obliq agree``
     ``obliq agree --summary`` of every summarised config (the same table, from the summary).
+``obliq agreement``
+    the full ``obliq agree``: the tally per metric, the totals and the misses.
 ``obliq claims``
     ``obliq claims`` of every paper with a summarised config.
 ``obliq runs``
@@ -58,7 +60,14 @@ from pathlib import Path
 import pandas as pd
 
 from ..errors import ObliqError
-from .agreement import NOTHING_COMPARED, _metric_kind, _reading_text, format_duration
+from .agreement import (
+    NOTHING_COMPARED,
+    _metric_kind,
+    _reading_text,
+    _rule,
+    _telling_decimals,
+    format_duration,
+)
 from .claims import FAILS, HOLDS, PARTLY, RULES, UNTESTABLE, read_claims, shipped_claims
 from .summary import FROM_RESULTS
 from .tables import _number, pipe_table
@@ -67,7 +76,7 @@ BLOCK = re.compile(r"^<!-- (obliq [^\n]*?): begin -->\n(.*?)^<!-- \1: end -->$",
                    re.DOTALL | re.MULTILINE)
 INLINE = re.compile(r"<!--= (.+?) -->(.*?)<!--/-->")
 FIX = "make reproductions"
-DOCS = ("README.md", "docs/reproduction.md")
+DOCS = ("README.md", "docs/reproduction.md", "docs/agreement.md")
 
 
 @dataclass
@@ -189,6 +198,57 @@ def agree_block(summary: Summary) -> str:
                                  for m in f.get("not_compared", "").split("; ") if m))
     if skipped:
         parts.append(f"{', '.join(skipped)}: not compared (times depend on the machine).")
+    return "\n\n".join(parts)
+
+
+def agreement_block(summary: Summary) -> str:
+    """What ``obliq agree`` prints (agreement._markdown), from the summary: the tally per
+    (experiment, algorithm, metric), a total line per experiment, then the misses that the
+    summary holds (all of them for a config summarised from its results)."""
+    parts = [_rule()]
+    rows = []
+    for name, agree in summary.agree.items():
+        # obliq agree lists the tally by algorithm (config order), then metric
+        order = {a: i for i, a in enumerate(dict.fromkeys(agree["algorithm"]))}
+        agree = agree.sort_values("algorithm", key=lambda c: c.map(order), kind="stable")
+        for r in agree.itertuples():
+            mean = (_number(float(r.mean_abs_delta), _int(r.decimals))
+                    if str(r.mean_abs_delta).strip() else "")
+            rows.append([name, r.algorithm, _reading_text(r.metric, r.reads or None),
+                         f"{r.within}/{r.compared}", mean])
+    if rows:
+        parts.append(pipe_table(rows, ["experiment", "algorithm", "metric", "within/compared",
+                                       "mean abs diff"]))
+    lines = []
+    for name, facts in summary.runs.items():
+        agree = summary.agree.get(name)
+        if agree is None or agree.empty:
+            lines.append(f"- {name}: {facts.get('note') or NOTHING_COMPARED}")
+            continue
+        counted = agree[agree["reads"] == ""]
+        head = (f"{sum(map(_int, counted['within']))} of {sum(map(_int, counted['compared']))} "
+                f"cells within tolerance")
+        notes = [n for n in (facts.get("agree_notes", ""),) if n]
+        if facts.get("source") != FROM_RESULTS:
+            notes.append(f"figures from the {facts.get('source')}; of the misses, the "
+                         f"summary holds only those below")
+        lines.append(f"- {name}: " + "; ".join([head] + notes))
+    parts.append("\n".join(lines))
+    misses = []
+    for name, cells in summary.cells.items():
+        for _, c in cells[cells["within"] != "true"].iterrows():
+            d = _int(c["decimals"])
+            delta, tolerance = float(c["delta"]), float(c["tolerance"])
+            t = _telling_decimals(delta, tolerance, d)
+            misses.append([name, c["dataset"], c["algorithm"], c["metric"], _ours(c),
+                           c["paper_text"], _number(delta, t, sign=True),
+                           _number(tolerance, t)])
+    if misses:
+        parts.append(f"Misses ({len(misses)}):")
+        parts.append(pipe_table(misses, ["experiment", "dataset", "algorithm", "metric", "ours",
+                                         "paper", "delta", "tolerance"]))
+    else:
+        parts.append("Misses: none.")
     return "\n\n".join(parts)
 
 
@@ -335,6 +395,8 @@ def _block(summary: Summary, words: list[str]) -> str:
     kind, args = words[0], words[1:]
     if kind == "agree" and not args:
         return agree_block(summary)
+    if kind == "agreement" and not args:
+        return agreement_block(summary)
     if kind == "claims" and not args:
         return claims_block(summary)
     if kind == "runs" and not args:

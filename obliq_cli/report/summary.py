@@ -10,15 +10,17 @@ quote are read from a summary that is: per experiment (config) a folder
     of meta.json's history, ``agreement.run_time``), the summed fit seconds of the tasks,
     the jobs, and the machine (CPU model, cores, 1-minute load average at each run's start,
     as the runner records them in the history entry's ``machine``), the reference's metrics
-    not compared (times), and a ``note`` (why nothing was compared, or a seed's caveat).
+    not compared (times), ``obliq agree``'s notes on the comparison (the paper's file, the
+    methods matched), and a ``note`` (why nothing was compared, or a seed's caveat).
 ``agree.csv``
     ``obliq agree``'s tally: per (metric, algorithm) the cells within tolerance of the
-    paper's, the cells compared, the mean |ours - paper|, and ``reads`` (the paper metric a
+    paper's, the cells compared, the mean |ours - paper| (and the metric's decimals to
+    print it with), and ``reads`` (the paper metric a
     reading not counted reads, ``agreement.ExperimentAgreement.readings``).
 ``cells.csv``
     every cell compared with the paper (``agreement.compare_experiment``): ours (mean, sd,
     repetitions), the paper's (its printed text, mean, sd), delta, tolerance, within,
-    counted, and the metric's decimals; rounded to two decimals past the metric's own.
+    counted, and the metric's decimals; rounded to four decimals past the metric's own.
 ``claims.csv``
     ``obliq claims``' verdict of each claim whose experiment this is (id, verdict, counts,
     evidence); the claim's quote and section stay in the shipped claims files.
@@ -48,8 +50,9 @@ from .claims import evaluate, read_claims, shipped_claims
 RUN_KEYS = ["config", "source", "summarized", "started", "finished", "commit", "obliq",
             "tasks_ok", "tasks_total", "tasks_failed", "run_seconds", "unfinished_runs",
             "runs", "fit_seconds", "jobs", "host", "cpu", "cores", "load", "not_compared",
-            "note"]
-AGREE_COLUMNS = ["metric", "algorithm", "within", "compared", "mean_abs_delta", "reads"]
+            "agree_notes", "note"]
+AGREE_COLUMNS = ["metric", "algorithm", "within", "compared", "mean_abs_delta", "decimals",
+                 "reads"]
 CELL_COLUMNS = ["metric", "algorithm", "dataset", "method", "mean", "sd", "n", "paper_text",
                 "paper_mean", "paper_sd", "delta", "tolerance", "within", "counted",
                 "decimals"]
@@ -106,7 +109,8 @@ def run_facts(meta: dict, part: pd.DataFrame, result, today: str) -> dict:
         "cpu": _joined(m.get("cpu") for m in machines),
         "cores": _joined(m.get("cores") for m in machines),
         "load": _joined(m.get("load_1min") for m in machines),
-        "not_compared": "; ".join(result.times_skipped), "note": "",
+        "not_compared": "; ".join(result.times_skipped),
+        "agree_notes": "; ".join(result.notes), "note": "",
     }
 
 
@@ -121,8 +125,9 @@ def agree_rows(result) -> pd.DataFrame:
     return pd.DataFrame({
         "metric": counts["metric"], "algorithm": counts["algorithm"],
         "within": counts["within"].astype(int), "compared": counts["compared"].astype(int),
-        "mean_abs_delta": [_round(v, int(d) + 2) for v, d in
+        "mean_abs_delta": [_round(v, int(d) + 4) for v, d in
                            zip(counts["mean_abs_delta"], counts["decimals"])],
+        "decimals": counts["decimals"].astype(int),
         "reads": counts["metric"].map(lambda m: result.readings.get(m, "")),
     })[AGREE_COLUMNS]
 
@@ -134,10 +139,12 @@ def cell_rows(result) -> pd.DataFrame:
     rows = []
     for c in result.cells.itertuples():
         d = int(c.decimals)
-        rows.append([c.metric, c.algorithm, c.dataset, c.method, _round(c.mean, d + 2),
-                     _round(c.sd, d + 2), int(c.n_repetitions), c.paper_text,
-                     _round(c.paper_mean, d + 3), _round(c.paper_sd, d + 3),
-                     _round(c.delta, d + 2), _round(c.tolerance, d + 3),
+        # d + 4 places: printed at d places (obliq table's), a value rounded again comes
+        # out as the one rounding would give unless its digits past d + 4 decide a tie
+        rows.append([c.metric, c.algorithm, c.dataset, c.method, _round(c.mean, d + 4),
+                     _round(c.sd, d + 4), int(c.n_repetitions), c.paper_text,
+                     _round(c.paper_mean, d + 4), _round(c.paper_sd, d + 4),
+                     _round(c.delta, d + 4), _round(c.tolerance, d + 4),
                      str(bool(c.within)).lower(), str(bool(c.counted)).lower(), d])
     return pd.DataFrame(rows, columns=CELL_COLUMNS)
 
@@ -179,11 +186,22 @@ def _write_config(out: Path, name: str, frames: dict) -> None:
         shutil.rmtree(fresh, ignore_errors=True)
 
 
-def summarize(paths, out, today: str | None = None, claim_files=()) -> list[str]:
+def _unfinished(meta: dict) -> bool:
+    """True when the latest ``obliq run`` of the folder has not finished (still running, or
+    killed): its rows are a part of the config's tasks."""
+    history = [e for e in meta.get("history") or [] if isinstance(e, dict)]
+    return bool(history) and not history[-1].get("finished")
+
+
+def summarize(paths, out, today: str | None = None, claim_files=(), partial: bool = False,
+              skipped: list | None = None) -> list[str]:
     """Summarise every experiment under ``paths`` (``obliq agree``'s paths) that has a
     paper reference into ``out/<config>/`` and return the configs written, in the order
     read. Other configs' summaries in ``out`` are kept. ``today``: the date to record
-    (default: today, UTC)."""
+    (default: today, UTC). A folder whose latest run has not finished is left out (its
+    earlier summary stays) unless ``partial``; ``skipped`` collects (config, why) of the
+    folders left out."""
+    skipped = [] if skipped is None else skipped
     runs, metas = load_results(paths)
     today = today or datetime.now(UTC).strftime("%Y-%m-%d")
     experiments = {meta["name"]: (meta, part) for meta, part, _ in each_experiment(runs, metas)}
@@ -194,9 +212,14 @@ def summarize(paths, out, today: str | None = None, claim_files=()) -> list[str]
             raise ObliqError(f"{meta.get('results_dir', name)}: experiment name {name!r} "
                              f"cannot name a summary folder (two results folders of one "
                              f"config? summarise them separately)")
+        if _unfinished(meta) and not partial:
+            skipped.append((name, "its latest run has not finished"))
+            continue
         result = compare_experiment(part, meta)
         if result.status == "no reference":
-            continue  # a config with no paper (the quick start, a user's) has no doc figure
+            # a config with no paper (the quick start, a user's) has no figure in the docs
+            skipped.append((name, "no paper reference"))
+            continue
         facts = run_facts(meta, part, result, today)
         if result.status:
             facts["note"] = result.status
@@ -221,13 +244,18 @@ def main(argv=None) -> int:
                                                  "docs/results/<config>/ (see the module doc).")
     parser.add_argument("results", nargs="+", help="results folders or folders of them")
     parser.add_argument("-o", "--out", default="docs/results")
+    parser.add_argument("--partial", action="store_true",
+                        help="also summarise a folder whose latest run has not finished")
     args = parser.parse_args(argv)
+    skipped: list = []
     try:
-        names = summarize(args.results, args.out)
+        names = summarize(args.results, args.out, partial=args.partial, skipped=skipped)
     except ObliqError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    print(f"summarised into {args.out}: {', '.join(names)}")
+    print(f"summarised into {args.out}: {', '.join(names) or 'nothing'}")
+    for name, why in skipped:
+        print(f"left out {name}: {why} (its summary, if any, stays as it was)")
     return 0
 
 
