@@ -359,6 +359,11 @@ def test_render_rewrites_marked_figures_only_and_refuses_unknown_ones(results, t
     assert rendered.endswith("<!-- obliq table exp test_accuracy: end -->\ntail 3.5\n")
     assert docs.stale(rendered, summary) == []
     assert docs.render(rendered, summary) == rendered
+    # |delta| on d1: A 1, B 5; over all four cells (1 + 5 + 4 + 1) / 4
+    assert docs.value(summary, "range exp test_accuracy d1 * abs_delta:1") == "1.0 to 5.0"
+    assert docs.value(summary, "range exp test_accuracy d2 A+B delta") == "-4.00 to +1.00"
+    assert docs.value(summary, "mad exp test_accuracy * 2") == "2.75"
+    assert docs.value(summary, "mad exp test_accuracy B 1") == "3.0"
     with pytest.raises(ObliqError, match="no cell test_accuracy B d9"):
         docs.render("<!--= cell exp test_accuracy B d9 mean -->1<!--/-->", summary)
     with pytest.raises(ObliqError, match="no summary of config 'nope'"):

@@ -41,6 +41,9 @@ Inline figures: ``<!--= EXPRESSION -->VALUE<!--/-->``, VALUE rewritten from EXPR
   the metric's decimals unless given.
 - ``misses CONFIG METRIC [ALGORITHMS]``: "A on d1 and d2, B on d3", the cells out of
   tolerance.
+- ``range CONFIG METRIC DATASET ALGORITHMS FIELD[:DECIMALS]``: "lo to hi" of mean,
+  delta or abs_delta over those algorithms' cells; ``mad CONFIGS METRIC ALGORITHMS
+  DECIMALS``: the mean |ours - paper| over their cells (an ablation's reading, say).
 - ``run CONFIG FIELD``: wall and fit (durations), tasks, date, or any key of run.csv.
 - ``bench MEASURE FIELD``: a cell of bench.csv's row MEASURE; ``fit ALGORITHM DATASET
   ROWS FIELD``: a cell of bench_fits.csv (seconds, s_per_1000_rows, ms_per_node, nodes).
@@ -474,6 +477,42 @@ def _misses(summary: Summary, name: str, metric: str, algorithms: str = "*") -> 
     return ", ".join(parts)
 
 
+def _range(summary: Summary, name, metric, dataset, algorithms, what: str) -> str:
+    """"lo to hi" of one field over the algorithms' cells of ``metric`` on ``dataset``."""
+    cells = _cells(summary, name)
+    part = cells[(cells["metric"] == metric) & (cells["dataset"] == dataset)]
+    part = part[part["algorithm"].isin(_pick(algorithms, part["algorithm"]))]
+    if part.empty:
+        raise ObliqError(f"no cells {metric} {dataset} {algorithms} in the summary of {name!r}")
+    what, _, decimals = what.partition(":")
+    d = int(decimals) if decimals else _int(part["decimals"].iloc[0])
+    if what not in ("mean", "delta", "abs_delta"):
+        raise ObliqError(f"unknown range field {what!r}")
+    values = [float(v) for v in part["delta" if what == "abs_delta" else what]]
+    values = sorted(abs(v) for v in values) if what == "abs_delta" else sorted(values)
+    sign = what == "delta"
+    low, high = _number(values[0], d, sign), _number(values[-1], d, sign)
+    return low if low == high else f"{low} to {high}"
+
+
+def _mad(summary: Summary, configs: str, metric: str, algorithms: str, decimals: str) -> str:
+    """The mean |ours - paper| over the cells of agree.csv's rows (weighted by cells)."""
+    total = cells = 0.0
+    for name in configs.split("+"):
+        _config(summary, name)
+        agree = summary.agree.get(name)
+        rows = pd.DataFrame() if agree is None else agree[
+            (agree["metric"] == metric) | (agree["metric"].map(_metric_kind) == metric)]
+        rows = rows[rows["algorithm"].isin(_pick(algorithms, rows["algorithm"]))] \
+            if len(rows) else rows
+        if rows.empty or (rows["mean_abs_delta"] == "").any():
+            raise ObliqError(f"no mean |delta| of {metric} {algorithms} in {name!r}")
+        total += sum(float(m) * _int(c) for m, c in zip(rows["mean_abs_delta"],
+                                                          rows["compared"]))
+        cells += sum(map(_int, rows["compared"]))
+    return _number(total / cells, int(decimals))
+
+
 def _run(summary: Summary, name: str, what: str) -> str:
     facts = _config(summary, name)
     if what == "wall":
@@ -522,6 +561,10 @@ def value(summary: Summary, expression: str) -> str:
             raise ObliqError(f"no agreement of {args[1]} in {args[0]}")
         return ", ".join("{} {}/{}".format(a, *_agree_counts(summary, args[0], args[1], a))
                          for a in names)
+    if kind == "range" and len(args) == 5:
+        return _range(summary, *args)
+    if kind == "mad" and len(args) == 4:
+        return _mad(summary, *args)
     if kind == "misses" and len(args) in (2, 3):
         return _misses(summary, *args)
     if kind == "cell" and len(args) == 5:
