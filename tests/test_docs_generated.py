@@ -368,6 +368,10 @@ def test_render_rewrites_marked_figures_only_and_refuses_unknown_ones(results, t
         docs.render("<!--= cell exp test_accuracy B d9 mean -->1<!--/-->", summary)
     with pytest.raises(ObliqError, match="no summary of config 'nope'"):
         docs.render("<!--= run nope wall -->1<!--/-->", summary)
+    (out / "broken").mkdir()
+    (out / "broken" / "run.csv").write_text("config,broken\n")
+    with pytest.raises(ObliqError, match="broken/run.csv: columns must be key, value"):
+        docs.read_summary(out)
     with pytest.raises(ObliqError, match="unknown generated block"):
         docs.render("<!-- obliq nonsense: begin -->\n<!-- obliq nonsense: end -->", summary)
 

@@ -112,6 +112,8 @@ def read_summary(folder) -> Summary:
     for sub in sorted(p for p in folder.iterdir() if (p / "run.csv").is_file()
                       and not p.name.startswith(".")):
         facts = _csv(sub / "run.csv")
+        if list(facts.columns) != ["key", "value"]:
+            raise ObliqError(f"{sub / 'run.csv'}: columns must be key, value")
         out.runs[sub.name] = dict(zip(facts["key"], facts["value"]))
         for name, store in (("agree", out.agree), ("cells", out.cells),
                             ("claims", out.claims)):
