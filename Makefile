@@ -38,18 +38,17 @@ report: $(STAMP)
 	$(BIN)/obliq report results/quickstart -o results/quickstart/report.html
 	$(BIN)/obliq plot boundary --dataset checker4x4 --algorithm gdt -o results/figures/checker4x4_gdt
 
-## reproductions: the run-derived figures of README.md and docs/reproduction.md, from the
-## committed summary docs/results/ (never typed). First, when RESULTS (a folder of results
-## folders, default results) holds any, each config found there is summarised into
-## docs/results/<config>/ (python -m obliq_cli.report.summary: run facts, agree tally,
-## cells, claims' verdicts; a config without a paper is skipped); the other configs'
+## reproductions: the run-derived figures of README.md, docs/reproduction.md and
+## docs/agreement.md, from the committed summary docs/results/ (never typed). First, when
+## RESULTS (a folder of results folders, default results) holds any, each config found
+## there is summarised into docs/results/<config>/ (python -m obliq_cli.report.summary:
+## run facts, agree tally, cells, claims' verdicts; a config without a paper is skipped,
+## and one whose run has not finished keeps its earlier summary); the other configs'
 ## summaries stay as they are, each with its own date and commit. Then every marked block
-## and figure of README.md, docs/reproduction.md and docs/agreement.md (the full `obliq
-## agree`) is rendered from docs/results (python -m obliq_cli.report.docs;
-## tests/test_docs_generated.py fails when they differ). After reruns elsewhere, e.g.
-## make reproductions RESULTS=/work/rerun/results (a config whose run has not finished is
-## left out and keeps its earlier summary; rerun the target when it ends). RESULTS itself, not RESULTS/*:
-## obliq finds the sub-folders that hold a runs.csv.
+## and figure of the three files is rendered from docs/results (python -m
+## obliq_cli.report.docs; tests/test_docs_generated.py fails when they differ). After
+## reruns elsewhere: make reproductions RESULTS=/work/rerun/results (RESULTS itself, not
+## RESULTS/*: obliq finds the sub-folders that hold a runs.csv).
 reproductions: $(STAMP)
 	@if [ -n "$$(find $(RESULTS) -name runs.csv 2>/dev/null | head -n 1)" ]; then \
 	  $(BIN)/python -m obliq_cli.report.summary $(RESULTS) -o docs/results || exit $$?; \
