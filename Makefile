@@ -38,21 +38,22 @@ report: $(STAMP)
 	$(BIN)/obliq report results/quickstart -o results/quickstart/report.html
 	$(BIN)/obliq plot boundary --dataset checker4x4 --algorithm gdt -o results/figures/checker4x4_gdt
 
-## reproductions: every experiment under RESULTS (a folder of results folders, default
-## results) against its paper: `obliq agree --summary` into README.md between the lines
-## <!-- obliq agree: begin/end --> (docs/update_reproductions.py), `obliq claims` (the
-## papers' claims checked) between <!-- obliq claims: begin/end -->, the full `obliq agree`
-## into docs/agreement.md. RESULTS itself, not RESULTS/*: obliq finds the sub-folders that
-## hold a runs.csv, so a results/figures folder does not stop it.
+## reproductions: the run-derived figures of README.md, docs/reproduction.md and
+## docs/agreement.md, from the committed summary docs/results/ (never typed). First, when
+## RESULTS (a folder of results folders, default results) holds any, each config found
+## there is summarised into docs/results/<config>/ (python -m obliq_cli.report.summary:
+## run facts, agree tally, cells, claims' verdicts; a config without a paper is skipped,
+## and one whose run has not finished keeps its earlier summary); the other configs'
+## summaries stay as they are, each with its own date and commit. Then every marked block
+## and figure of the three files is rendered from docs/results (python -m
+## obliq_cli.report.docs; tests/test_docs_generated.py fails when they differ). After
+## reruns elsewhere: make reproductions RESULTS=/work/rerun/results (RESULTS itself, not
+## RESULTS/*: obliq finds the sub-folders that hold a runs.csv).
 reproductions: $(STAMP)
-	mkdir -p build
-	$(BIN)/obliq agree --summary $(RESULTS) > build/agree-summary.md
-	$(BIN)/python docs/update_reproductions.py README.md build/agree-summary.md
-	$(BIN)/obliq claims $(RESULTS) > build/claims.md
-	$(BIN)/python docs/update_reproductions.py README.md build/claims.md "obliq claims"
-	{ printf '# Agreement with the papers\n\n`obliq agree` as `make reproductions` wrote it.\n\n'; \
-	  $(BIN)/obliq agree $(RESULTS); } > build/agreement.md
-	mv build/agreement.md docs/agreement.md
+	@if [ -n "$$(find $(RESULTS) -name runs.csv 2>/dev/null | head -n 1)" ]; then \
+	  $(BIN)/python -m obliq_cli.report.summary $(RESULTS) -o docs/results || exit $$?; \
+	else echo "no results under $(RESULTS): rendering from docs/results as it is"; fi
+	$(BIN)/python -m obliq_cli.report.docs README.md docs/reproduction.md docs/agreement.md
 
 ## test: the test suite, ruff, and the built wheel used from outside the checkout
 ## (what CI runs: .ci/run)
@@ -76,9 +77,11 @@ lint: $(STAMP)
 	$(BIN)/ruff check obliq_cli tests benchmarks
 
 ## bench: the speed targets (benchmarks/bench_targets.py): measure / target / seen / met, then fit time per
-## 1000 rows and per node (BENCH_ARGS=--full fits the letter rows on all rows)
+## 1000 rows and per node (BENCH_ARGS=--full fits the letter rows on all rows); also into
+## docs/results/bench.csv and bench_fits.csv, which `make reproductions` renders into the
+## README's Speed section
 bench: $(STAMP)
-	$(BIN)/python benchmarks/bench_targets.py $(BENCH_ARGS)
+	$(BIN)/python benchmarks/bench_targets.py --csv docs/results $(BENCH_ARGS)
 
 ## bench-fits: fit times against scikit-learn's CART, algorithm by algorithm
 bench-fits: $(STAMP)

@@ -22,7 +22,9 @@ cores before the speed work). After the table come the C-like reference figures 
 fit: seconds per 1000 rows and milliseconds per tree node.
 
 Run: ``make bench`` or ``python benchmarks/bench_targets.py [--full] [--repeats 3]
-[--only oc1,apdt,apdt-paper,growth,jobs] [--idle-load 1.5]``.
+[--only oc1,apdt,apdt-paper,growth,jobs] [--idle-load 1.5] [--csv docs/results]``; with
+``--csv`` the rows and fits are also written to bench.csv and bench_fits.csv there, from
+which ``make reproductions`` renders the README's Speed figures.
 """
 
 from __future__ import annotations
@@ -316,6 +318,54 @@ def jobs_rows(repeats: int, idle_load: float = IDLE_LOAD) -> list[Row]:
     return out
 
 
+BENCH_COLUMNS = ["measure", "target", "seen", "met", "date", "commit", "machine", "source"]
+FIT_COLUMNS = ["algorithm", "dataset", "rows", "seconds", "s_per_1000_rows", "nodes",
+               "ms_per_node", "date", "commit", "source"]
+
+
+def _met_text(row: Row) -> str:
+    return ("" if not row.target else "-") if row.met is None else ("yes" if row.met else "NO")
+
+
+def _facts() -> dict:
+    """When, from which commit and on which machine the bench ran (the runner's words)."""
+    from obliq_cli.experiment.runner import _versions, machine
+
+    cpu = machine()
+    return {"date": datetime.now().strftime("%Y-%m-%d"),
+            "commit": str(_versions().get("git_commit") or "")[:7],
+            "machine": f"{cpu['cpu']}, {cpu['cores']} cores".strip(", ")}
+
+
+def write_csv(folder: Path, rows: list[Row], fits, whole: bool) -> None:
+    """bench.csv (the table's rows) and bench_fits.csv (each fit) in ``folder``, the
+    summary the README's Speed section is rendered from (obliq_cli/report/docs.py). A whole
+    run replaces both; a partial one (--only) replaces the rows it measured and keeps the
+    rest, each row with its own date and commit."""
+    import pandas as pd
+
+    facts = _facts()
+    new = pd.DataFrame([[r.measure, r.target, r.seen, _met_text(r), facts["date"],
+                         facts["commit"], facts["machine"], "make bench"] for r in rows],
+                       columns=BENCH_COLUMNS)
+    made = pd.DataFrame([[f.algorithm, f.dataset, f.rows, f"{f.seconds:.3f}",
+                          f"{1000 * f.seconds / f.rows:.4f}", f.nodes,
+                          f"{1000 * f.seconds / max(f.nodes, 1):.3f}", facts["date"],
+                          facts["commit"], "make bench"] for f in fits], columns=FIT_COLUMNS)
+    folder.mkdir(parents=True, exist_ok=True)
+    for frame, name, key in ((new, "bench.csv", ["measure"]),
+                             (made, "bench_fits.csv", ["algorithm", "dataset", "rows"])):
+        path = folder / name
+        if not whole and path.is_file():
+            old = pd.read_csv(path, dtype=str, keep_default_na=False)
+            fresh = set(map(tuple, frame[key].astype(str).values))
+            kept = old[[tuple(v) not in fresh for v in old[key].astype(str).values]]
+            frame = pd.concat([kept, frame.astype(str)], ignore_index=True)
+        tmp = path.with_name(f".{name}.tmp")
+        frame.to_csv(tmp, index=False, lineterminator="\n")
+        tmp.replace(path)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--full", action="store_true",
@@ -326,6 +376,9 @@ def main() -> None:
                         help="comma-separated algorithms, or 'apdt-paper' / 'growth' / 'jobs'")
     parser.add_argument("--idle-load", type=float, default=IDLE_LOAD,
                         help="the -j rows run only at a 1-minute load average up to this")
+    parser.add_argument("--csv", type=Path, default=None, metavar="FOLDER",
+                        help="also write bench.csv and bench_fits.csv into FOLDER (make "
+                             "bench: docs/results, the README's Speed figures)")
     args = parser.parse_args()
     only = {w.strip() for w in args.only.split(",") if w.strip()}
 
@@ -362,7 +415,7 @@ def main() -> None:
     seen_width = max([24] + [len(r.seen) for r in rows])
     print(f"{'measure':{width}}  {'target':>8}  {'seen':>{seen_width}}  met")
     for r in rows:
-        met = ("" if not r.target else "-") if r.met is None else ("yes" if r.met else "NO")
+        met = _met_text(r)
         print(f"{r.measure:{width}}  {r.target:>8}  {r.seen:>{seen_width}}  {met}")
     if any(r.met is None and r.seen.startswith("not measured") for r in rows):
         print("(- on a -j row: the machine was busy, so a parallel speed-up would mislead)")
@@ -379,6 +432,8 @@ def main() -> None:
             print(f"{r.measure}:")
             for note in r.notes:
                 print(f"  {note}")
+    if args.csv is not None:
+        write_csv(args.csv, rows, timer.fits.values(), whole=not only)
     print()
     print("C-like reference: fit time per 1000 rows and per tree node")
     print(f"{'algorithm':10} {'dataset':8} {'rows':>6} {'s':>9} {'s/1000 rows':>12} "

@@ -377,6 +377,24 @@ def data_notes(config) -> dict:
     return notes
 
 
+def machine() -> dict:
+    """The CPU model, its logical cores and the 1-minute load average as a run starts: run
+    times in the docs (docs/results) are read against them, since the same config takes
+    several times as long on a shared machine. Blank where the platform does not say."""
+    cpu = platform.processor() or ""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as info:
+            cpu = next((line.split(":", 1)[1].strip() for line in info
+                        if line.startswith("model name")), cpu)
+    except OSError:
+        pass
+    try:
+        load = round(os.getloadavg()[0], 2)
+    except (AttributeError, OSError):
+        load = None
+    return {"cpu": cpu, "cores": os.cpu_count(), "load_1min": load}
+
+
 def _history_entry(config, resume: bool, force: bool, n_jobs: int, backend: str,
                    total: int, skipped: int) -> dict:
     """One invocation of ``obliq run`` in meta.json's history (finished when it ends)."""
@@ -385,7 +403,7 @@ def _history_entry(config, resume: bool, force: bool, n_jobs: int, backend: str,
             "config_hash": config.hash(), "config_path": config.path,
             "tasks": {"total": total, "skipped": skipped, "ran": 0, "failed": 0},
             "n_jobs": n_jobs, "backend": backend, "host": socket.gethostname(),
-            "pid": os.getpid(), "versions": _versions()}
+            "pid": os.getpid(), "versions": _versions(), "machine": machine()}
     data = data_notes(config)
     if data:  # missing values and nominal columns: what each algorithm got
         entry["data"] = data

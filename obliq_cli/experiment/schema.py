@@ -8,7 +8,8 @@
                    validated config of the latest run, plain data>, "config_path",
                    "reference": <path of the paper's values or null>, "history": [one entry
                    per invocation of ``obliq run``: started, finished, command, config_hash,
-                   tasks total / run / skipped / failed, versions, host, backend, n_jobs],
+                   tasks total / run / skipped / failed, versions, host, backend, n_jobs,
+                   machine: cpu model, cores, 1-minute load average at the start],
                    "task_identities": [the identities of the latest config's tasks, sorted;
                    folders written before lack it and readers recompute them]}``.
     ``folds/<file name of the dataset label>.npz``  per repetition, the fold of every row

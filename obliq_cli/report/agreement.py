@@ -58,11 +58,12 @@ class ExperimentAgreement:
     """One experiment's comparison with its paper.
 
     ``status`` is "" when it was compared, else why not ("no reference", ...). ``cells``:
-    CELL_COLUMNS (``within`` and ``counted`` boolean) plus sd, paper_text and decimals,
-    ordered by algorithm (config order), metric, dataset (config order). ``notes``: how the
-    paper's values were matched and what was not compared; ``times_skipped``: the
-    reference's NOT_COMPARED metrics for these algorithms; ``readings``: reading -> the
-    paper metric it reads, for the readings not counted (the paper's own metric was).
+    CELL_COLUMNS (``within`` and ``counted`` boolean) plus sd, n_repetitions, paper_text
+    and decimals, ordered by algorithm (config order), metric, dataset (config order).
+    ``notes``: how the paper's values were matched and what was not compared;
+    ``times_skipped``: the reference's NOT_COMPARED metrics for these algorithms;
+    ``readings``: reading -> the paper metric it reads, for the readings not counted (the
+    paper's own metric was).
     """
 
     name: str
@@ -240,8 +241,8 @@ def compare_experiment(part: pd.DataFrame, meta: dict, asked: list[str] = (),
     if frames:
         cells = pd.concat(frames, ignore_index=True).sort_values(["_a", "_m", "_d"],
                                                                  kind="stable")
-        out.cells = cells[CELL_COLUMNS + ["sd", "paper_text", "decimals"]].reset_index(
-            drop=True)
+        out.cells = cells[CELL_COLUMNS + ["sd", "n_repetitions", "paper_text",
+                                          "decimals"]].reset_index(drop=True)
     out.notes = [f"paper: {resolve_reference(meta).name}"] + list(dict.fromkeys(notes))
     if out.times_skipped:
         out.notes.append(f"{', '.join(out.times_skipped)} not compared (times depend on the "

@@ -1,13 +1,12 @@
 """obliq agree: per (experiment, algorithm, metric) the cells within tolerance of the paper's,
-the mean |ours - paper|, the misses, the per-cell csv and the per-experiment summary; and
-make reproductions' splice into README.md (docs/update_reproductions.py).
+the mean |ours - paper|, the misses, the per-cell csv and the per-experiment summary (make
+reproductions renders README.md's table from its summary: tests/test_docs_generated.py).
 
 The results are written here by hand in the runner's layout (schema.RUN_COLUMNS in
 runs.csv, meta.json with the config's labels, the reference and the run history), with
 numbers chosen so that every verdict is known in advance (see EXPECTED).
 """
 
-import importlib.util
 import io
 import json
 import math
@@ -30,8 +29,6 @@ from obliq_cli.report.agreement import (
     tally,
 )
 from obliq_cli.report.tables import render_tables
-
-ROOT = Path(__file__).resolve().parents[2]
 
 # Per (dataset, algorithm): test accuracy and leaves of repetitions 0 and 1 (both folds of
 # a repetition score the same, so a repetition's mean is its value).
@@ -339,63 +336,6 @@ def test_a_missing_reference_file_is_one_error_line(tmp_path):
     result, lines = invoke(["agree", tmp_path / "e"])
     assert result.exit_code == 2 and lines == [f"error: {tmp_path / 'gone.csv'}: reference "
                                                f"file not found"]
-
-
-# --- make reproductions: the splice into README.md ------------------------------------------
-
-def splicer():
-    spec = importlib.util.spec_from_file_location("update_reproductions",
-                                                  ROOT / "docs" / "update_reproductions.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def test_splice_replaces_only_what_is_between_the_markers(tmp_path):
-    up = splicer()
-    readme = tmp_path / "README.md"
-    original = (ROOT / "README.md").read_text(encoding="utf-8")
-    readme.write_text(original, encoding="utf-8")
-    summary = tmp_path / "summary.md"
-    summary.write_text("| a | b |\n|---|---|\n| 1 | 2 |\n")
-    assert up.main([str(readme), str(summary)]) == 0
-    text = readme.read_text(encoding="utf-8")
-    before, rest = text.split(up.BEGIN + "\n")
-    inside, after = rest.split(up.END + "\n")
-    assert inside == "\n| a | b |\n|---|---|\n| 1 | 2 |\n\n"
-    assert before == original.split(up.BEGIN + "\n")[0]
-    assert after == original.split(up.END + "\n")[1]
-    # again, with another text: replaced, not added to
-    summary.write_text("new\n")
-    assert up.main([str(readme), str(summary)]) == 0
-    assert readme.read_text(encoding="utf-8") == before + up.BEGIN + "\n\nnew\n\n" + \
-        up.END + "\n" + after
-
-
-def test_splice_refuses_missing_markers_and_an_empty_text(tmp_path, capsys):
-    up = splicer()
-    with pytest.raises(up.MarkerError, match="found 0 and 0"):
-        up.splice("# title\n", "x")
-    with pytest.raises(up.MarkerError, match="found 2 and 1"):
-        up.splice(f"{up.BEGIN}\n{up.BEGIN}\n{up.END}\n", "x")
-    with pytest.raises(up.MarkerError, match="comes before"):
-        up.splice(f"{up.END}\n{up.BEGIN}\n", "x")
-    with pytest.raises(up.MarkerError, match="empty"):
-        up.splice(f"{up.BEGIN}\n{up.END}\n", "\n\n")
-    readme, summary = tmp_path / "README.md", tmp_path / "s.md"
-    readme.write_text("no markers here\n")
-    summary.write_text("x\n")
-    assert up.main([str(readme), str(summary)]) == 2
-    assert capsys.readouterr().err.startswith(f"error: {readme}: needs exactly one line")
-    assert readme.read_text() == "no markers here\n"
-
-
-def test_agree_summary_spliced_into_a_readme_copy(results, tmp_path):
-    up = splicer()
-    text = up.splice(f"# r\n\n{up.BEGIN}\nold\n{up.END}\ntail\n",
-                     render_agreement([results], summary=True))
-    assert "old" not in text and text.endswith(f"{up.END}\ntail\n")
-    assert "| exp " in text and "16 of 20" in text
 
 
 def test_recomputed_from_the_csv_the_tally_is_the_same(results):

@@ -1,0 +1,647 @@
+"""The run-derived figures of README.md and docs/*.md, rendered from the committed summary.
+
+``make reproductions`` summarises results folders into ``docs/results/`` (summary.py)
+and then renders every marked figure of the docs from those files, in place: prose is
+written by hand, numbers are not. Two kinds of marks, both HTML comments that markdown
+does not show:
+
+Blocks, whole generated sections::
+
+    <!-- obliq agree: begin -->
+    (generated)
+    <!-- obliq agree: end -->
+
+``obliq agree``
+    ``obliq agree --summary`` of every summarised config (the same table, from the summary).
+``obliq agreement``
+    the full ``obliq agree``: the tally per metric, the totals and the misses.
+``obliq claims``
+    ``obliq claims`` of every paper with a summarised config.
+``obliq runs``
+    per config where its figures come from: date, commit, tasks, wall time, fit time, jobs,
+    machine and load, or the source of a summary not made from kept results.
+``obliq table CONFIG METRIC``
+    ``obliq table``'s wide table of one metric: a row per dataset; ours, the paper's and Δ
+    per algorithm (✓ within tolerance).
+``obliq table CONFIG METRIC[=TITLE],METRIC[=TITLE] DATASET``
+    one dataset's row per algorithm, those metrics side by side.
+``obliq bench``
+    the speed targets' table from ``bench.csv`` (``benchmarks/bench_targets.py --csv``).
+
+Inline figures: ``<!--= EXPRESSION -->VALUE<!--/-->``, VALUE rewritten from EXPRESSION
+(words split as a shell does, so a quoted word may hold spaces):
+
+- ``agree CONFIGS METRIC ALGORITHMS``: "within/compared", summed over CONFIGS and
+  ALGORITHMS (each ``+``-joined, ``*`` for all) and over METRIC's per-class rates when it
+  is a kind such as ``tpr:*``; ``agree-of``: "within of compared"; ``within`` and
+  ``compared``: one of the two; ``agree-list CONFIG
+  METRIC``: "A w/c, B w/c" per algorithm.
+- ``cell CONFIG METRIC ALGORITHM DATASET FIELD[:DECIMALS]``: one cell; FIELD mean, sd,
+  mean_sd ("mean ± sd"), paper (as printed), paper_mean, delta, abs_delta, tolerance, n;
+  the metric's decimals unless given.
+- ``misses CONFIG METRIC [ALGORITHMS]``: "A on d1 and d2, B on d3", the cells out of
+  tolerance.
+- ``range CONFIG METRIC DATASET ALGORITHMS FIELD[:DECIMALS]``: "lo to hi" of mean,
+  delta or abs_delta over those algorithms' cells; ``mad CONFIGS METRIC ALGORITHMS
+  DECIMALS``: the mean |ours - paper| over their cells (an ablation's reading, say).
+- ``run CONFIG FIELD``: wall and fit (durations), tasks, date, or any key of run.csv.
+- ``bench MEASURE FIELD``: a cell of bench.csv's row MEASURE; ``fit ALGORITHM DATASET
+  ROWS FIELD``: a cell of bench_fits.csv (seconds, s_per_1000_rows, ms_per_node, nodes).
+
+``render`` is the one pure function (text, summary -> text); ``stale`` names what differs
+from the committed file, which tests/test_docs_generated.py asserts is nothing.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from ..errors import ObliqError
+from .agreement import (
+    NOTHING_COMPARED,
+    _metric_kind,
+    _reading_text,
+    _rule,
+    _telling_decimals,
+    format_duration,
+)
+from .claims import FAILS, HOLDS, PARTLY, RULES, UNTESTABLE, read_claims, shipped_claims
+from .summary import FROM_RESULTS
+from .tables import _number, pipe_table
+
+BLOCK = re.compile(r"^<!-- (obliq [^\n]*?): begin -->\n(.*?)^<!-- \1: end -->$",
+                   re.DOTALL | re.MULTILINE)
+INLINE = re.compile(r"<!--= (.+?) -->(.*?)<!--/-->")
+FIX = "make reproductions"
+DOCS = ("README.md", "docs/reproduction.md", "docs/agreement.md")
+
+
+@dataclass
+class Summary:
+    """docs/results read back: per config its run facts (key -> text), agree, cells and
+    claims frames (every value as text, as written), and the bench files if present."""
+
+    runs: dict = field(default_factory=dict)
+    agree: dict = field(default_factory=dict)
+    cells: dict = field(default_factory=dict)
+    claims: dict = field(default_factory=dict)
+    bench: pd.DataFrame | None = None
+    fits: pd.DataFrame | None = None
+    where: str = "docs/results"
+
+
+def _csv(path: Path) -> pd.DataFrame:
+    try:
+        return pd.read_csv(path, dtype=str, keep_default_na=False)
+    except (OSError, ValueError, pd.errors.ParserError) as exc:
+        raise ObliqError(f"{path}: cannot be read as a CSV ({exc})") from exc
+
+
+def read_summary(folder) -> Summary:
+    """Every config folder of ``folder`` (one with a run.csv) and its bench files."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise ObliqError(f"{folder}: no summary folder (run `{FIX}`)")
+    out = Summary(where=str(folder))
+    for sub in sorted(p for p in folder.iterdir() if (p / "run.csv").is_file()
+                      and not p.name.startswith(".")):
+        facts = _csv(sub / "run.csv")
+        if list(facts.columns) != ["key", "value"]:
+            raise ObliqError(f"{sub / 'run.csv'}: columns must be key, value")
+        out.runs[sub.name] = dict(zip(facts["key"], facts["value"]))
+        for name, store in (("agree", out.agree), ("cells", out.cells),
+                            ("claims", out.claims)):
+            path = sub / f"{name}.csv"
+            if path.is_file():
+                store[sub.name] = _csv(path)
+    if (folder / "bench.csv").is_file():
+        out.bench = _csv(folder / "bench.csv")
+    if (folder / "bench_fits.csv").is_file():
+        out.fits = _csv(folder / "bench_fits.csv")
+    return out
+
+
+# --- helpers -------------------------------------------------------------------------------
+
+def _int(text) -> int:
+    return int(float(text)) if str(text).strip() else 0
+
+
+def _seconds(text) -> float | None:
+    return float(text) if str(text).strip() else None
+
+
+def _config(summary: Summary, name: str) -> dict:
+    if name not in summary.runs:
+        raise ObliqError(f"no summary of config {name!r} in {summary.where}")
+    return summary.runs[name]
+
+
+def _pick(names: str, present) -> list[str]:
+    present = list(present)
+    if names == "*":
+        return present
+    return names.split("+")
+
+
+# --- blocks --------------------------------------------------------------------------------
+
+def _tasks_text(facts: dict) -> str:
+    text = str(_int(facts.get("tasks_ok", "")))
+    total = facts.get("tasks_total", "")
+    if str(total).strip() and _int(text) < _int(total):
+        text += f" of {_int(total)}"
+    if _int(facts.get("tasks_failed", "")):
+        text += f" ({_int(facts['tasks_failed'])} failed)"
+    return text
+
+
+def _run_time_text(facts: dict) -> str:
+    seconds = _seconds(facts.get("run_seconds", ""))
+    text = "" if seconds is None else format_duration(seconds)
+    unfinished = _int(facts.get("unfinished_runs", ""))
+    if unfinished:
+        more = f"+{unfinished} unfinished run" + ("s" if unfinished != 1 else "")
+        text = f"{text} ({more})" if text else more
+    return text
+
+
+def agreement_text(summary: Summary, name: str) -> str:
+    """``agreement.agreement_text`` from a config's agree.csv (metrics in the file's order,
+    per-class rates summed as one kind)."""
+    facts = _config(summary, name)
+    agree = summary.agree.get(name)
+    if agree is None or agree.empty:
+        return facts.get("note") or NOTHING_COMPARED
+    kinds = agree.assign(kind=agree["metric"].map(_metric_kind),
+                         within=agree["within"].map(_int), compared=agree["compared"].map(_int))
+    parts = []
+    for kind, rows in kinds.groupby("kind", sort=False):
+        counts = rows.groupby("algorithm", sort=False)[["within", "compared"]].sum()
+        reads = next((r for r in rows["reads"] if r), None)
+        parts.append(f"{_reading_text(kind, reads)}: " + ", ".join(
+            f"{a} {r.within}/{r.compared}" for a, r in counts.iterrows()))
+    return "; ".join(parts)
+
+
+def agree_block(summary: Summary) -> str:
+    """What ``obliq agree --summary`` prints (agreement._summary), from the summary."""
+    rows = [[name, _tasks_text(f), _run_time_text(f), agreement_text(summary, name)]
+            for name, f in summary.runs.items()]
+    parts = ["Agreement with the papers: per metric and algorithm, the cells within tolerance "
+             "of the paper's / the cells compared (`obliq agree`; the rule of `obliq "
+             "table`'s ✓, obliq_cli/report/references.py). Run time: the sum over the "
+             "results' runs (meta.json history).",
+             pipe_table(rows, ["experiment", "tasks ok", "run time", "agreement"])]
+    skipped = list(dict.fromkeys(m for f in summary.runs.values()
+                                 for m in f.get("not_compared", "").split("; ") if m))
+    if skipped:
+        parts.append(f"{', '.join(skipped)}: not compared (times depend on the machine).")
+    return "\n\n".join(parts)
+
+
+def agreement_block(summary: Summary) -> str:
+    """What ``obliq agree`` prints (agreement._markdown), from the summary: the tally per
+    (experiment, algorithm, metric), a total line per experiment, then the misses that the
+    summary holds (all of them for a config summarised from its results)."""
+    parts = [_rule()]
+    rows = []
+    for name, agree in summary.agree.items():
+        # obliq agree lists the tally by algorithm (config order), then metric
+        order = {a: i for i, a in enumerate(dict.fromkeys(agree["algorithm"]))}
+        agree = agree.sort_values("algorithm", key=lambda c: c.map(order), kind="stable")
+        for r in agree.itertuples():
+            mean = (_number(float(r.mean_abs_delta), _int(r.decimals))
+                    if str(r.mean_abs_delta).strip() else "")
+            rows.append([name, r.algorithm, _reading_text(r.metric, r.reads or None),
+                         f"{r.within}/{r.compared}", mean])
+    if rows:
+        parts.append(pipe_table(rows, ["experiment", "algorithm", "metric", "within/compared",
+                                       "mean abs diff"]))
+    lines = []
+    for name, facts in summary.runs.items():
+        agree = summary.agree.get(name)
+        if agree is None or agree.empty:
+            lines.append(f"- {name}: {facts.get('note') or NOTHING_COMPARED}")
+            continue
+        counted = agree[agree["reads"] == ""]
+        head = (f"{sum(map(_int, counted['within']))} of {sum(map(_int, counted['compared']))} "
+                f"cells within tolerance")
+        notes = [n for n in (facts.get("agree_notes", ""),) if n]
+        if facts.get("source") != FROM_RESULTS:
+            notes.append(f"figures from the {facts.get('source')}; of the misses, the "
+                         f"summary holds only those below")
+        lines.append(f"- {name}: " + "; ".join([head] + notes))
+    parts.append("\n".join(lines))
+    misses = []
+    for name, cells in summary.cells.items():
+        for _, c in cells[cells["within"] != "true"].iterrows():
+            d = _int(c["decimals"])
+            delta, tolerance = float(c["delta"]), float(c["tolerance"])
+            t = _telling_decimals(delta, tolerance, d)
+            misses.append([name, c["dataset"], c["algorithm"], c["metric"], _ours(c),
+                           c["paper_text"], _number(delta, t, sign=True),
+                           _number(tolerance, t)])
+    if misses:
+        parts.append(f"Misses ({len(misses)}):")
+        parts.append(pipe_table(misses, ["experiment", "dataset", "algorithm", "metric", "ours",
+                                         "paper", "delta", "tolerance"]))
+    else:
+        parts.append("Misses: none.")
+    return "\n\n".join(parts)
+
+
+def claims_block(summary: Summary, claim_files=()) -> str:
+    """What ``obliq claims`` prints (claims.render_claims), from the summary: the verdicts
+    of the summarised configs, the quotes from the claims files."""
+    outcomes = []
+    for path in list(claim_files) or shipped_claims():
+        claims = read_claims(path)
+        if not any(c.experiment in summary.runs for c in claims):
+            continue
+        for c in claims:
+            outcomes.append((c, *_verdict(summary, c)))
+    if not outcomes:
+        return "No claim of the papers concerns the experiments here."
+    rows = [[cell.replace("|", "/") for cell in (
+        c.paper, c.section, f"“{c.quote}”", c.experiment or "-", verdict, evidence)]
+        for c, verdict, evidence in outcomes]
+    counts = pd.Series([v for _, v, _ in outcomes]).value_counts()
+    tally = ", ".join(f"{v} {int(counts.get(v, 0))}" for v in (HOLDS, PARTLY, FAILS,
+                                                                 UNTESTABLE))
+    return "\n\n".join([RULES, pipe_table(rows, ["paper", "section", "claim", "experiment",
+                                                 "verdict", "evidence"]),
+                        f"{len(outcomes)} claims: {tally}."])
+
+
+def _verdict(summary: Summary, claim) -> tuple[str, str]:
+    if claim.kind == "not_testable":
+        return UNTESTABLE, claim.why
+    facts = summary.runs.get(claim.experiment)
+    if facts is None:
+        return UNTESTABLE, f"no results of experiment {claim.experiment}"
+    if facts.get("source") != FROM_RESULTS:
+        return UNTESTABLE, f"{claim.experiment}: {facts.get('source')}"
+    table = summary.claims.get(claim.experiment)
+    found = None if table is None else table[table["claim"] == claim.id]
+    if found is None or found.empty:
+        return UNTESTABLE, (f"not in the summary of {claim.experiment} "
+                            f"({facts.get('summarized')}); run `{FIX}`")
+    row = found.iloc[0]
+    return row["verdict"], row["evidence"]
+
+
+def runs_block(summary: Summary) -> str:
+    """Where each config's figures come from."""
+    rows = []
+    for name, f in summary.runs.items():
+        if f.get("source") != FROM_RESULTS:
+            rows.append([name, f.get("source", ""), "", _tasks_text(f), _run_time_text(f),
+                         "", "", "", ""])
+            continue
+        fit = _seconds(f.get("fit_seconds", ""))
+        machine = f.get("cpu", "")
+        if f.get("cores"):
+            machine = f"{machine}, {f['cores']} cores" if machine else f"{f['cores']} cores"
+        rows.append([name, f"results of {f.get('started', '')[:10]}", f.get("commit", ""),
+                     _tasks_text(f), _run_time_text(f),
+                     "" if fit is None else format_duration(fit), f.get("jobs", ""),
+                     machine or f.get("host", ""), f.get("load", "")])
+    table = pipe_table(rows, ["experiment", "figures from", "commit", "tasks ok", "run time",
+                              "fit time", "jobs", "machine", "load at start"])
+    notes = [f"- {name}: {f['note']}" for name, f in summary.runs.items() if f.get("note")]
+    return "\n\n".join([table] + (["\n".join(notes)] if notes else []))
+
+
+def _cells(summary: Summary, name: str) -> pd.DataFrame:
+    _config(summary, name)
+    cells = summary.cells.get(name)
+    if cells is None or cells.empty:
+        raise ObliqError(f"no cells in the summary of {name!r} ({summary.where})")
+    return cells
+
+
+def _ours(c, d: int | None = None) -> str:
+    d = _int(c["decimals"]) if d is None else d
+    text = _number(float(c["mean"]), d)
+    if str(c["sd"]).strip():
+        text += f" ± {_number(float(c['sd']), d)}"
+    return text
+
+
+def _delta(c) -> str:
+    if not str(c["delta"]).strip():
+        return ""
+    mark = " ✓" if c["within"] == "true" else ""
+    return _number(float(c["delta"]), _int(c["decimals"]), sign=True) + mark
+
+
+def table_block(summary: Summary, name: str, metrics: str, dataset: str | None = None) -> str:
+    """``obliq table``'s wide layout of one metric (a row per dataset), or with ``dataset``
+    a row per algorithm and the metrics side by side (each ``metric=title``)."""
+    cells = _cells(summary, name)
+    if dataset is None:
+        part = cells[cells["metric"] == metrics]
+        if part.empty:
+            raise ObliqError(f"no cells of metric {metrics!r} in the summary of {name!r}")
+        algorithms = list(dict.fromkeys(part["algorithm"]))
+        headers = ["dataset"]
+        for a in algorithms:
+            method = part.loc[part["algorithm"] == a, "method"].iloc[0]
+            headers += [a, f"{method} (paper)", "Δ"]
+        rows = []
+        for d in dict.fromkeys(part["dataset"]):
+            row = [d]
+            for a in algorithms:
+                found = part[(part["dataset"] == d) & (part["algorithm"] == a)]
+                row += ["", "", ""] if found.empty else [
+                    _ours(found.iloc[0]), found.iloc[0]["paper_text"], _delta(found.iloc[0])]
+            rows.append(row)
+        return pipe_table(rows, headers)
+    wanted = [m.partition("=") for m in metrics.split(",")]
+    part = cells[cells["dataset"] == dataset]
+    headers = ["method"]
+    for metric, _, title in wanted:
+        headers += [title or metric, "paper", "Δ"]
+    rows = []
+    for a in dict.fromkeys(part["algorithm"]):
+        row = [a]
+        for metric, _, _ in wanted:
+            found = part[(part["algorithm"] == a) & (part["metric"] == metric)]
+            row += ["", "", ""] if found.empty else [
+                _ours(found.iloc[0]), found.iloc[0]["paper_text"], _delta(found.iloc[0])]
+        rows.append(row)
+    if not rows:
+        raise ObliqError(f"no cells of dataset {dataset!r} in the summary of {name!r}")
+    return pipe_table(rows, headers)
+
+
+def bench_block(summary: Summary) -> str:
+    """The speed targets' table from bench.csv, with when and where it was measured."""
+    if summary.bench is None:
+        raise ObliqError(f"no bench.csv in {summary.where} (run `make bench`)")
+    b = summary.bench
+    rows = [[r["measure"], r["target"], r["seen"], r["met"]] for _, r in b.iterrows()]
+    runs = b.groupby(["date", "commit", "machine", "source"], sort=False).size()
+    said = "; ".join(
+        f"{source} of {date}" + (f", commit {commit}" if commit else "")
+        + (f", {machine}" if machine else "") + f" ({n} rows)"
+        for (date, commit, machine, source), n in runs.items())
+    return pipe_table(rows, ["measure", "target", "seen", "met"]) + f"\n\nMeasured: {said}."
+
+
+def _block(summary: Summary, words: list[str]) -> str:
+    kind, args = words[0], words[1:]
+    if kind == "agree" and not args:
+        return agree_block(summary)
+    if kind == "agreement" and not args:
+        return agreement_block(summary)
+    if kind == "claims" and not args:
+        return claims_block(summary)
+    if kind == "runs" and not args:
+        return runs_block(summary)
+    if kind == "bench" and not args:
+        return bench_block(summary)
+    if kind == "table" and len(args) in (2, 3):
+        return table_block(summary, *args)
+    raise ObliqError(f"unknown generated block {' '.join(words)!r}")
+
+
+# --- inline figures ------------------------------------------------------------------------
+
+def _agree_counts(summary: Summary, configs: str, metric: str, algorithms: str):
+    within = compared = 0
+    found = False
+    for name in configs.split("+"):
+        _config(summary, name)
+        agree = summary.agree.get(name)
+        if agree is None or agree.empty:
+            raise ObliqError(f"no agreement in the summary of {name!r}")
+        rows = agree if metric == "*" else agree[
+            (agree["metric"] == metric) | (agree["metric"].map(_metric_kind) == metric)]
+        if metric == "*":
+            rows = rows[rows["reads"] == ""]
+        chosen = _pick(algorithms, dict.fromkeys(rows["algorithm"]))
+        rows = rows[rows["algorithm"].isin(chosen)]
+        found = found or not rows.empty
+        within += sum(map(_int, rows["within"]))
+        compared += sum(map(_int, rows["compared"]))
+    if not found:
+        raise ObliqError(f"no agreement of {metric} {algorithms} in {configs}")
+    return within, compared
+
+
+def _cell(summary: Summary, name, metric, algorithm, dataset, what: str) -> str:
+    cells = _cells(summary, name)
+    found = cells[(cells["metric"] == metric) & (cells["algorithm"] == algorithm)
+                  & (cells["dataset"] == dataset)]
+    if found.empty:
+        raise ObliqError(f"no cell {metric} {algorithm} {dataset} in the summary of {name!r}")
+    c = found.iloc[0]
+    what, _, decimals = what.partition(":")
+    d = int(decimals) if decimals else _int(c["decimals"])
+    if what == "paper":
+        return c["paper_text"]
+    if what == "n":
+        return c["n"]
+    if what == "mean_sd":
+        return _ours(c, d)
+    if what == "abs_delta":
+        return _number(abs(float(c["delta"])), d)
+    if what in ("mean", "sd", "paper_mean", "delta", "tolerance"):
+        if not str(c[what]).strip():
+            raise ObliqError(f"cell {metric} {algorithm} {dataset} of {name!r} has no {what}")
+        return _number(float(c[what]), d)
+    raise ObliqError(f"unknown cell field {what!r}")
+
+
+def _misses(summary: Summary, name: str, metric: str, algorithms: str = "*") -> str:
+    """"A on d1, d2 and d3, B on d4": the cells of ``metric`` out of tolerance (of these
+    algorithms, ``+``-joined, or all)."""
+    cells = _cells(summary, name)
+    out = cells[(cells["metric"] == metric) & (cells["within"] != "true")]
+    out = out[out["algorithm"].isin(_pick(algorithms, cells["algorithm"]))]
+    if out.empty:
+        return "none"
+    parts = []
+    order = list(dict.fromkeys(cells["algorithm"]))
+    for algorithm, rows in sorted(out.groupby("algorithm", sort=False),
+                                  key=lambda item: order.index(item[0])):
+        sets = list(rows["dataset"])
+        sets = sets[0] if len(sets) == 1 else ", ".join(sets[:-1]) + f" and {sets[-1]}"
+        parts.append(f"{algorithm} on {sets}")
+    return ", ".join(parts)
+
+
+def _range(summary: Summary, name, metric, dataset, algorithms, what: str) -> str:
+    """"lo to hi" of one field over the algorithms' cells of ``metric`` on ``dataset``."""
+    cells = _cells(summary, name)
+    part = cells[(cells["metric"] == metric) & (cells["dataset"] == dataset)]
+    part = part[part["algorithm"].isin(_pick(algorithms, part["algorithm"]))]
+    if part.empty:
+        raise ObliqError(f"no cells {metric} {dataset} {algorithms} in the summary of {name!r}")
+    what, _, decimals = what.partition(":")
+    d = int(decimals) if decimals else _int(part["decimals"].iloc[0])
+    if what not in ("mean", "delta", "abs_delta"):
+        raise ObliqError(f"unknown range field {what!r}")
+    values = [float(v) for v in part["delta" if what == "abs_delta" else what]]
+    values = sorted(abs(v) for v in values) if what == "abs_delta" else sorted(values)
+    sign = what == "delta"
+    low, high = _number(values[0], d, sign), _number(values[-1], d, sign)
+    return low if low == high else f"{low} to {high}"
+
+
+def _mad(summary: Summary, configs: str, metric: str, algorithms: str, decimals: str) -> str:
+    """The mean |ours - paper| over the cells of agree.csv's rows (weighted by cells)."""
+    total = cells = 0.0
+    for name in configs.split("+"):
+        _config(summary, name)
+        agree = summary.agree.get(name)
+        rows = pd.DataFrame() if agree is None else agree[
+            (agree["metric"] == metric) | (agree["metric"].map(_metric_kind) == metric)]
+        rows = rows[rows["algorithm"].isin(_pick(algorithms, rows["algorithm"]))] \
+            if len(rows) else rows
+        if rows.empty or (rows["mean_abs_delta"] == "").any():
+            raise ObliqError(f"no mean |delta| of {metric} {algorithms} in {name!r}")
+        total += sum(float(m) * _int(c) for m, c in zip(rows["mean_abs_delta"],
+                                                          rows["compared"]))
+        cells += sum(map(_int, rows["compared"]))
+    return _number(total / cells, int(decimals))
+
+
+def _run(summary: Summary, name: str, what: str) -> str:
+    facts = _config(summary, name)
+    if what == "wall":
+        return _run_time_text(facts)
+    if what == "fit":
+        seconds = _seconds(facts.get("fit_seconds", ""))
+        if seconds is None:
+            raise ObliqError(f"no fit_seconds in the summary of {name!r}")
+        return format_duration(seconds)
+    if what == "tasks":
+        return _tasks_text(facts)
+    if what == "date":
+        return facts.get("started", "")[:10]
+    if what not in facts:
+        raise ObliqError(f"no {what!r} in the run facts of {name!r}")
+    return facts[what]
+
+
+def _row(frame: pd.DataFrame | None, file: str, where: dict, what: str) -> str:
+    if frame is None:
+        raise ObliqError(f"no {file} in the summary (run `make bench`)")
+    found = frame
+    for column, value in where.items():
+        found = found[found[column] == value]
+    if found.empty:
+        raise ObliqError(f"no row {where} in {file}")
+    if what not in found.columns:
+        raise ObliqError(f"no column {what!r} in {file}")
+    return found.iloc[0][what]
+
+
+def value(summary: Summary, expression: str) -> str:
+    """The text of one inline figure (see the module doc)."""
+    words = shlex.split(expression)
+    kind, args = words[0], words[1:]
+    if kind in ("agree", "agree-of", "within", "compared") and len(args) == 3:
+        within, compared = _agree_counts(summary, *args)
+        return {"agree": f"{within}/{compared}", "agree-of": f"{within} of {compared}",
+                "within": str(within), "compared": str(compared)}[kind]
+    if kind == "agree-list" and len(args) == 2:
+        agree = summary.agree.get(args[0])
+        names = [] if agree is None else dict.fromkeys(
+            agree.loc[agree["metric"].map(_metric_kind).isin([args[1]])
+                      | (agree["metric"] == args[1]), "algorithm"])
+        if not names:
+            raise ObliqError(f"no agreement of {args[1]} in {args[0]}")
+        return ", ".join("{} {}/{}".format(a, *_agree_counts(summary, args[0], args[1], a))
+                         for a in names)
+    if kind == "range" and len(args) == 5:
+        return _range(summary, *args)
+    if kind == "mad" and len(args) == 4:
+        return _mad(summary, *args)
+    if kind == "misses" and len(args) in (2, 3):
+        return _misses(summary, *args)
+    if kind == "cell" and len(args) == 5:
+        return _cell(summary, *args)
+    if kind == "run" and len(args) == 2:
+        return _run(summary, *args)
+    if kind == "bench" and len(args) == 2:
+        return _row(summary.bench, "bench.csv", {"measure": args[0]}, args[1])
+    if kind == "fit" and len(args) == 4:
+        return _row(summary.fits, "bench_fits.csv", {"algorithm": args[0], "dataset": args[1],
+                                                     "rows": args[2]}, args[3])
+    raise ObliqError(f"unknown figure {expression!r}")
+
+
+# --- rendering -----------------------------------------------------------------------------
+
+def render(text: str, summary: Summary) -> str:
+    """``text`` with every generated block and inline figure rewritten from ``summary``;
+    everything else byte for byte."""
+    def block(match):
+        head = match.group(1)
+        body = _block(summary, shlex.split(head)[1:]).strip("\n")
+        return f"<!-- {head}: begin -->\n\n{body}\n\n<!-- {head}: end -->"
+
+    def inline(match):
+        return f"<!--= {match.group(1)} -->{value(summary, match.group(1))}<!--/-->"
+
+    return INLINE.sub(inline, BLOCK.sub(block, text))
+
+
+def stale(text: str, summary: Summary) -> list[str]:
+    """What of ``text`` differs from its rendering: each block's name and each inline
+    figure's expression (empty when the text is up to date)."""
+    out = []
+    for match in BLOCK.finditer(text):
+        if render(match.group(0), summary) != match.group(0):
+            out.append(f"block <!-- {match.group(1)} -->")
+    for match in INLINE.finditer(text):
+        if render(match.group(0), summary) != match.group(0):
+            out.append(f"figure <!--= {match.group(1)} --> ({match.group(2)!r})")
+    return out
+
+
+def main(argv=None) -> int:
+    """``python -m obliq_cli.report.docs [--check] [--summary docs/results] FILE...``:
+    render the files in place, or with --check only say which are stale (exit 1)."""
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m obliq_cli.report.docs")
+    parser.add_argument("files", nargs="*", default=list(DOCS))
+    parser.add_argument("--summary", default="docs/results")
+    parser.add_argument("--check", action="store_true")
+    args = parser.parse_args(argv)
+    try:
+        summary = read_summary(args.summary)
+        worse = 0
+        for file in args.files:
+            path = Path(file)
+            text = path.read_text(encoding="utf-8")
+            if args.check:
+                for what in stale(text, summary):
+                    print(f"{file}: {what} is stale; run `{FIX}`", file=sys.stderr)
+                    worse = 1
+                continue
+            new = render(text, summary)
+            if new != text:
+                tmp = path.with_name(f".{path.name}.tmp")
+                tmp.write_text(new, encoding="utf-8")
+                tmp.replace(path)
+                print(f"rendered {file}")
+    except ObliqError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return worse
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

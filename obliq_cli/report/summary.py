@@ -1,0 +1,263 @@
+"""The compact summary of results folders that the docs quote (``docs/results/``).
+
+Results folders are not kept in git, so the figures the README and docs/reproduction.md
+quote are read from a summary that is: per experiment (config) a folder
+``<out>/<config>/`` of small CSV files, written from its results folder by ``summarize``:
+
+``run.csv``
+    key, value rows (RUN_KEYS): where the summary came from (``source``), when it was
+    summarised, the runs' dates, code commit and obliq version, tasks, wall time (the sum
+    of meta.json's history, ``agreement.run_time``), the summed fit seconds of the tasks,
+    the jobs, and the machine (CPU model, cores, 1-minute load average at each run's start,
+    as the runner records them in the history entry's ``machine``), the reference's metrics
+    not compared (times), ``obliq agree``'s notes on the comparison (the paper's file, the
+    methods matched), and a ``note`` (why nothing was compared, or a seed's caveat).
+``agree.csv``
+    ``obliq agree``'s tally: per (metric, algorithm) the cells within tolerance of the
+    paper's, the cells compared, the mean |ours - paper| (and the metric's decimals to
+    print it with), and ``reads`` (the paper metric a
+    reading not counted reads, ``agreement.ExperimentAgreement.readings``).
+``cells.csv``
+    every cell compared with the paper (``agreement.compare_experiment``): ours (mean, sd,
+    repetitions), the paper's (its printed text, mean, sd), delta, tolerance, within,
+    counted, and the metric's decimals; rounded to four decimals past the metric's own.
+``claims.csv``
+    ``obliq claims``' verdict of each claim whose experiment this is (id, verdict, counts,
+    evidence); the claim's quote and section stay in the shipped claims files.
+
+Summarising is incremental: only the configs found under the results paths are rewritten,
+each folder whole (written to a temporary name, then swapped in), and every other config's
+summary is left as it is, saying its own date and commit. Nothing per fold is kept: the
+docs quote aggregates only. ``obliq_cli/report/docs.py`` renders the docs from these files.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import shutil
+import tempfile
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pandas as pd
+
+from ..errors import ObliqError
+from .aggregate import each_experiment, load_results
+from .agreement import compare_experiment, run_time, tally
+from .claims import evaluate, read_claims, shipped_claims
+
+RUN_KEYS = ["config", "source", "summarized", "started", "finished", "commit", "obliq",
+            "tasks_ok", "tasks_total", "tasks_failed", "run_seconds", "unfinished_runs",
+            "runs", "fit_seconds", "jobs", "host", "cpu", "cores", "load", "not_compared",
+            "agree_notes", "note"]
+AGREE_COLUMNS = ["metric", "algorithm", "within", "compared", "mean_abs_delta", "decimals",
+                 "reads"]
+CELL_COLUMNS = ["metric", "algorithm", "dataset", "method", "mean", "sd", "n", "paper_text",
+                "paper_mean", "paper_sd", "delta", "tolerance", "within", "counted",
+                "decimals"]
+CLAIM_COLUMNS = ["claim", "verdict", "unit", "wins", "ties", "losses", "n", "evidence"]
+FROM_RESULTS = "results"
+FILES = ("run.csv", "agree.csv", "cells.csv", "claims.csv")
+_NAME = re.compile(r"^[A-Za-z0-9_.-]+$")
+
+
+def _round(value, decimals: int):
+    """``value`` rounded to ``decimals`` places, or "" when missing (CSV stays compact)."""
+    if value is None or (isinstance(value, float) and math.isnan(value)) or pd.isna(value):
+        return ""
+    return round(float(value), decimals)
+
+
+def _when(stamp) -> str:
+    """An ISO time stamp cut to the minute, in UTC as the runner writes it ("" if none)."""
+    if not stamp:
+        return ""
+    try:
+        return datetime.fromisoformat(stamp).astimezone(UTC).strftime("%Y-%m-%d %H:%M")
+    except (TypeError, ValueError):
+        return ""
+
+
+def _joined(values) -> str:
+    """Distinct values in first-seen order, "; "-joined ("" for none)."""
+    return "; ".join(dict.fromkeys(str(v) for v in values if v not in (None, "")))
+
+
+def run_facts(meta: dict, part: pd.DataFrame, result, today: str) -> dict:
+    """The run.csv facts of one experiment from its meta.json, its rows of runs.csv and its
+    ``agreement.ExperimentAgreement`` (tasks as ``obliq agree`` counts them)."""
+    history = [e for e in meta.get("history") or [] if isinstance(e, dict)]
+    versions = [e.get("versions") or {} for e in history]
+    machines = [e.get("machine") or {} for e in history]
+    seconds, unfinished = run_time(meta)
+    ok = part[part["status"] == "ok"]
+    fit = ok["fit_time"].sum() if "fit_time" in ok.columns and len(ok) else None
+    return {
+        "config": result.name, "source": FROM_RESULTS, "summarized": today,
+        "started": _when(history[0].get("started")) if history else "",
+        "finished": _when(history[-1].get("finished")) if history else "",
+        "commit": _joined(str(v.get("git_commit") or "")[:7] for v in versions),
+        "obliq": _joined(v.get("obliq") for v in versions),
+        "tasks_ok": result.tasks_ok,
+        "tasks_total": "" if result.tasks_total is None else result.tasks_total,
+        "tasks_failed": result.tasks_failed,
+        "run_seconds": _round(seconds, 3), "unfinished_runs": unfinished,
+        "runs": len(history), "fit_seconds": _round(fit, 3),
+        "jobs": _joined(e.get("n_jobs") for e in history),
+        "host": _joined(e.get("host") for e in history),
+        "cpu": _joined(m.get("cpu") for m in machines),
+        "cores": _joined(m.get("cores") for m in machines),
+        "load": _joined(m.get("load_1min") for m in machines),
+        "not_compared": "; ".join(result.times_skipped),
+        "agree_notes": "; ".join(result.notes), "note": "",
+    }
+
+
+def agree_rows(result) -> pd.DataFrame:
+    """agree.csv of one experiment: ``agreement.tally`` per (metric, algorithm), in the
+    order ``obliq agree --summary`` prints them (metrics in the reference's order)."""
+    if result.status or result.cells.empty:
+        return pd.DataFrame(columns=AGREE_COLUMNS)
+    counts = tally(result.cells)
+    order = {m: i for i, m in enumerate(result.metrics)}
+    counts = counts.assign(_m=counts["metric"].map(order)).sort_values("_m", kind="stable")
+    return pd.DataFrame({
+        "metric": counts["metric"], "algorithm": counts["algorithm"],
+        "within": counts["within"].astype(int), "compared": counts["compared"].astype(int),
+        "mean_abs_delta": [_round(v, int(d) + 4) for v, d in
+                           zip(counts["mean_abs_delta"], counts["decimals"])],
+        "decimals": counts["decimals"].astype(int),
+        "reads": counts["metric"].map(lambda m: result.readings.get(m, "")),
+    })[AGREE_COLUMNS]
+
+
+def cell_rows(result) -> pd.DataFrame:
+    """cells.csv of one experiment: every compared cell, rounded (see the module doc)."""
+    if result.status or result.cells.empty:
+        return pd.DataFrame(columns=CELL_COLUMNS)
+    rows = []
+    for c in result.cells.itertuples():
+        d = int(c.decimals)
+        # d + 4 places: printed at d places (obliq table's), a value rounded again comes
+        # out as the one rounding would give unless its digits past d + 4 decide a tie
+        rows.append([c.metric, c.algorithm, c.dataset, c.method, _round(c.mean, d + 4),
+                     _round(c.sd, d + 4), int(c.n_repetitions), c.paper_text,
+                     _round(c.paper_mean, d + 4), _round(c.paper_sd, d + 4),
+                     _round(c.delta, d + 4), _round(c.tolerance, d + 4),
+                     str(bool(c.within)).lower(), str(bool(c.counted)).lower(), d])
+    return pd.DataFrame(rows, columns=CELL_COLUMNS)
+
+
+def claim_rows(name: str, experiments: dict, claim_files=()) -> pd.DataFrame:
+    """claims.csv of experiment ``name``: the verdict of every claim about it."""
+    rows = []
+    for path in list(claim_files) or shipped_claims():
+        for claim in read_claims(path):
+            if claim.experiment != name:
+                continue
+            o = evaluate(claim, experiments)
+            rows.append([claim.id, o.verdict, o.unit, o.wins, o.ties, o.losses, o.n,
+                         o.evidence])
+    frame = pd.DataFrame(rows, columns=CLAIM_COLUMNS)
+    for column in ("wins", "ties", "losses", "n"):
+        frame[column] = frame[column].astype("Int64")
+    return frame
+
+
+def _write_config(out: Path, name: str, frames: dict) -> None:
+    """Write one config's files to a fresh folder beside ``out/name``, then swap it in:
+    a summary is never left half old, half new."""
+    out.mkdir(parents=True, exist_ok=True)
+    fresh = Path(tempfile.mkdtemp(prefix=f".{name}.", dir=out))
+    try:
+        for file, frame in frames.items():
+            frame.to_csv(fresh / file, index=False, lineterminator="\n")
+        target = out / name
+        old = None
+        if target.exists():
+            old = out / f".{name}.old"
+            shutil.rmtree(old, ignore_errors=True)
+            target.rename(old)
+        fresh.rename(target)
+        if old is not None:
+            shutil.rmtree(old)
+    finally:
+        shutil.rmtree(fresh, ignore_errors=True)
+
+
+def _unfinished(meta: dict) -> bool:
+    """True when the latest ``obliq run`` of the folder has not finished (still running, or
+    killed): its rows are a part of the config's tasks."""
+    history = [e for e in meta.get("history") or [] if isinstance(e, dict)]
+    return bool(history) and not history[-1].get("finished")
+
+
+def summarize(paths, out, today: str | None = None, claim_files=(), partial: bool = False,
+              skipped: list | None = None) -> list[str]:
+    """Summarise every experiment under ``paths`` (``obliq agree``'s paths) that has a
+    paper reference into ``out/<config>/`` and return the configs written, in the order
+    read. Other configs' summaries in ``out`` are kept. ``today``: the date to record
+    (default: today, UTC). A folder whose latest run has not finished is left out (its
+    earlier summary stays) unless ``partial``; ``skipped`` collects (config, why) of the
+    folders left out."""
+    skipped = [] if skipped is None else skipped
+    runs, metas = load_results(paths)
+    today = today or datetime.now(UTC).strftime("%Y-%m-%d")
+    experiments = {meta["name"]: (meta, part) for meta, part, _ in each_experiment(runs, metas)}
+    written = []
+    for meta, part, _ in each_experiment(runs, metas):
+        name = str(meta["name"])
+        if not _NAME.match(name):
+            raise ObliqError(f"{meta.get('results_dir', name)}: experiment name {name!r} "
+                             f"cannot name a summary folder (two results folders of one "
+                             f"config? summarise them separately)")
+        if _unfinished(meta) and not partial:
+            skipped.append((name, "its latest run has not finished"))
+            continue
+        result = compare_experiment(part, meta)
+        if result.status == "no reference":
+            # a config with no paper (the quick start, a user's) has no figure in the docs
+            skipped.append((name, "no paper reference"))
+            continue
+        facts = run_facts(meta, part, result, today)
+        if result.status:
+            facts["note"] = result.status
+        frames = {
+            "run.csv": pd.DataFrame({"key": RUN_KEYS, "value": [facts[k] for k in RUN_KEYS]}),
+            "agree.csv": agree_rows(result),
+            "cells.csv": cell_rows(result),
+            "claims.csv": claim_rows(name, experiments, claim_files),
+        }
+        _write_config(Path(out), name, frames)
+        written.append(name)
+    return written
+
+
+def main(argv=None) -> int:
+    """``python -m obliq_cli.report.summary RESULTS... -o docs/results``."""
+    import argparse
+    import sys
+
+    parser = argparse.ArgumentParser(prog="python -m obliq_cli.report.summary",
+                                     description="Summarise results folders into "
+                                                 "docs/results/<config>/ (see the module doc).")
+    parser.add_argument("results", nargs="+", help="results folders or folders of them")
+    parser.add_argument("-o", "--out", default="docs/results")
+    parser.add_argument("--partial", action="store_true",
+                        help="also summarise a folder whose latest run has not finished")
+    args = parser.parse_args(argv)
+    skipped: list = []
+    try:
+        names = summarize(args.results, args.out, partial=args.partial, skipped=skipped)
+    except ObliqError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(f"summarised into {args.out}: {', '.join(names) or 'nothing'}")
+    for name, why in skipped:
+        print(f"left out {name}: {why} (its summary, if any, stays as it was)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
