@@ -46,7 +46,7 @@ report: $(STAMP)
 ## and one whose run has not finished keeps its earlier summary); the other configs'
 ## summaries stay as they are, each with its own date and commit. Then every marked block
 ## and figure of the three files is rendered from docs/results (python -m
-## obliq_cli.report.docs; tests/test_docs_generated.py fails when they differ). After
+## obliq_cli.report.docs; tests/report/test_docs_generated.py fails when they differ). After
 ## reruns elsewhere: make reproductions RESULTS=/work/rerun/results (RESULTS itself, not
 ## RESULTS/*: obliq finds the sub-folders that hold a runs.csv).
 reproductions: $(STAMP)

@@ -49,7 +49,7 @@ Inline figures: ``<!--= EXPRESSION -->VALUE<!--/-->``, VALUE rewritten from EXPR
   ROWS FIELD``: a cell of bench_fits.csv (seconds, s_per_1000_rows, ms_per_node, nodes).
 
 ``render`` is the one pure function (text, summary -> text); ``stale`` names what differs
-from the committed file, which tests/test_docs_generated.py asserts is nothing.
+from the committed file, which tests/report/test_docs_generated.py asserts is nothing.
 """
 
 from __future__ import annotations

@@ -31,7 +31,7 @@ from obliq_cli.report.summary import (
     summarize,
 )
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SUMMARY = ROOT / "docs" / "results"
 FIX = "make reproductions"
 
