@@ -370,6 +370,7 @@ def _check_stored_config(path, field: str, config) -> None:
             _check_type(path, f"{at}.pruner", entry.get("pruner"), (dict, str),
                         "an object or a name")
             _check_type(path, f"{at}.only", entry.get("only"), (list,), "a list")
+            _check_type(path, f"{at}.skip", entry.get("skip"), (list,), "a list")
 
 
 def check_meta(meta: dict, path) -> None:
@@ -396,6 +397,15 @@ def check_meta(meta: dict, path) -> None:
             _check_type(path, f"{at}.{part}", entry.get(part), (dict,), "an object")
         for key, count in (entry.get("tasks") or {}).items():
             _check_type(path, f"{at}.tasks.{key}", count, (int,), "an integer")
+    skipped = meta.get("skipped_cells")
+    _check_type(path, "skipped_cells", skipped, (dict,),
+                "an object (dataset -> algorithm -> reason)")
+    for dataset, cells in (skipped or {}).items():
+        _check_type(path, f"skipped_cells.{dataset}", cells, (dict,),
+                    "an object (algorithm -> reason)", optional=False)
+        for algorithm, reason in cells.items():
+            _check_type(path, f"skipped_cells.{dataset}.{algorithm}", reason, (str,),
+                        "a reason", optional=False)
     identities = meta.get("task_identities")
     _check_type(path, "task_identities", identities, (list,), "a list of task identities")
     for i, value in enumerate(identities or []):

@@ -24,6 +24,9 @@ from ..registry import protocol_entry
 from .protocols import Split
 
 IDENTITIES = "task_identities"  # meta.json's key: the identities of the config's tasks
+# meta.json's key: the (dataset, algorithm) cells the config's ``skip`` rules leave out,
+# {dataset label: {algorithm label: reason}} (known once the data is loaded: runner.plan)
+SKIPPED = "skipped_cells"
 
 
 @dataclass(frozen=True, eq=False)
