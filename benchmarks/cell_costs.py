@@ -76,10 +76,11 @@ def task_cpu_seconds(task, limit: float) -> tuple[float, str]:
 
 def cell_costs(config, limit: float, datasets=None, algorithms=None, out=sys.stderr):
     """One ``Cell`` per (dataset, algorithm) task group of ``config`` that
-    ``runner.plan`` plans (optionally only ``datasets`` / ``algorithms``, by label)."""
-    from obliq_cli.experiment.runner import plan
+    ``runner.plan`` plans (optionally only ``datasets`` / ``algorithms``, labels or names
+    as ``obliq run --datasets --algorithms`` takes them)."""
+    from obliq_cli.experiment.runner import load_dataset_spec, plan, select_tasks
 
-    tasks, _ = plan(config, datasets=datasets, algorithms=algorithms)
+    tasks = select_tasks(config, plan(config)[0], datasets, algorithms)
     groups: dict = {}
     for task in tasks:
         groups.setdefault((task.dataset.label, task.algorithm.label), []).append(task)
@@ -87,8 +88,6 @@ def cell_costs(config, limit: float, datasets=None, algorithms=None, out=sys.std
     for (dataset, algorithm), group in groups.items():
         first = group[0]
         seconds, status = task_cpu_seconds(first, limit)
-        from obliq_cli.experiment.runner import load_dataset_spec
-
         rows = len(load_dataset_spec(first.dataset)[1])
         cell = Cell(dataset, algorithm, rows, int(first.split.train.size + first.split.prune.size),
                     len(group), seconds, status)
