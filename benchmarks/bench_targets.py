@@ -280,7 +280,8 @@ def benchmark_rows(cells=BENCHMARK_CELLS) -> list[Row]:
 
     config = load_config("benchmark")
     datasets = sorted({d for d, _, _ in cells})
-    tasks = select_tasks(config, plan(config)[0], datasets, sorted({a for _, a, _ in cells}))
+    tasks = select_tasks(config, plan(config, set(datasets))[0], datasets,
+                         sorted({a for _, a, _ in cells}))
     first = {}
     for task in tasks:
         first.setdefault((task.dataset.label, task.algorithm.label), task)

@@ -78,9 +78,11 @@ def cell_costs(config, limit: float, datasets=None, algorithms=None, out=sys.std
     """One ``Cell`` per (dataset, algorithm) task group of ``config`` that
     ``runner.plan`` plans (optionally only ``datasets`` / ``algorithms``, labels or names
     as ``obliq run --datasets --algorithms`` takes them)."""
-    from obliq_cli.experiment.runner import load_dataset_spec, plan, select_tasks
+    from obliq_cli.experiment.runner import _chosen, load_dataset_spec, plan, select_tasks
 
-    tasks = select_tasks(config, plan(config)[0], datasets, algorithms)
+    labels = None if datasets is None else _chosen(config, "datasets", config.datasets,
+                                                   datasets)
+    tasks = select_tasks(config, plan(config, labels)[0], datasets, algorithms)
     groups: dict = {}
     for task in tasks:
         groups.setdefault((task.dataset.label, task.algorithm.label), []).append(task)

@@ -88,10 +88,12 @@ class SkipRule:
     when: str | None = None
     datasets: tuple | None = None
 
-    def applies(self, dataset: str, facts: dict) -> bool:
+    def applies(self, dataset: str, facts: dict | None) -> bool:
+        """Whether the rule leaves ``dataset`` out; ``facts`` None (the data not loaded)
+        reads the ``datasets`` rules only."""
         if self.datasets is not None and dataset in self.datasets:
             return True
-        if self.when is None:
+        if self.when is None or facts is None:
             return False
         return any(all(_SKIP_OPERATORS[op](facts[fact], number) for fact, op, number in terms)
                    for terms in skip_terms(self.when))
@@ -129,9 +131,10 @@ class AlgorithmSpec:
     def runs_on(self, dataset: str) -> bool:
         return self.only is None or dataset in self.only
 
-    def skip_reason(self, dataset: str, facts: dict) -> str | None:
+    def skip_reason(self, dataset: str, facts: dict | None) -> str | None:
         """The reason of the first ``skip`` rule that applies to ``dataset`` (its label and
-        ``dataset_facts``), None when it runs there."""
+        ``dataset_facts``; None: not loaded, the ``datasets`` rules only), None when it
+        runs there."""
         for rule in self.skip:
             if rule.applies(dataset, facts):
                 return rule.reason

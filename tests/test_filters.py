@@ -158,9 +158,36 @@ def test_a_subset_then_a_resume_gives_the_rows_of_one_full_run(skipping, tmp_pat
         "test-iris": {"FDT": "two-class method"}, "wine2": {"SHALLOW": "not on wine"}}
     selections = [h.get("selection") for h in meta_part["history"]]
     assert selections[0] == {"datasets": ["wine2"], "algorithms": ["FDT", "FULL"],
-                             "tasks_in_config": 24}
+                             "tasks_planned": 12}
     assert selections[2] is None
     assert [h["tasks"]["total"] for h in meta_part["history"]] == [8, 12, 24]
+
+
+def test_a_piece_loads_only_its_datasets(skipping, monkeypatch):
+    from obliq_cli.experiment import runner
+
+    loaded = []
+    real = runner.load_dataset_spec
+
+    def spy(spec):
+        loaded.append(spec.label)
+        return real(spec)
+
+    monkeypatch.setattr(runner, "load_dataset_spec", spy)
+    config = load_config(skipping())
+    summary = run_experiment(config, progress=False, datasets=["wine2"])
+    assert set(loaded) == {"wine2"} and summary.ran == 12
+    meta = results.read_meta(summary.output / "meta.json")
+    # test-iris was not loaded: its label rule is known, its rule on classes is not yet
+    assert meta[SKIPPED] == {"wine2": {"SHALLOW": "not on wine"}}
+    assert len(meta[IDENTITIES]) == 12 + 4 * 4  # wine2's tasks, test-iris's 4 algorithms
+    assert not (summary.output / "folds" / "test-iris.npz").exists()
+    loaded.clear()
+    rest = run_experiment(config, progress=False, resume=True)
+    assert set(loaded) == {"wine2", "test-iris"} and rest.ran == 12
+    meta = results.read_meta(summary.output / "meta.json")
+    assert meta[SKIPPED]["test-iris"] == {"FDT": "two-class method"}
+    assert len(meta[IDENTITIES]) == 24
 
 
 def test_select_tasks_by_label_or_name_and_unknown_names_listed(skipping):

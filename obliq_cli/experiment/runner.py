@@ -57,7 +57,7 @@ from .metrics import METRICS, task_metrics
 from .protocols import Split, flip_labels, fold_record, make_splits
 from .schema import RUN_COLUMNS
 from .seeds import rng_for
-from .tasks import IDENTITIES, SKIPPED, Task, identities
+from .tasks import IDENTITIES, SKIPPED, Task, identities, unplanned_identities
 
 log = logging.getLogger("obliq")
 
@@ -296,12 +296,13 @@ def _check_pruner_rows(path: str, j: int, algo, dataset: str, splits) -> None:
                          f"({algo.label}) on {dataset}: {problem[1]}")
 
 
-def plan(config) -> tuple[list[Task], dict[str, dict], dict[str, dict[str, str]]]:
+def plan(config, labels=None) -> tuple[list[Task], dict[str, dict], dict[str, dict[str, str]]]:
     """Every task of the experiment, each dataset's fold record, and the cells its
     ``skip`` rules leave out (dataset label -> algorithm label -> reason); raises
     ObliqError naming the config file and field for anything that would fail. A skipped
     cell is not checked: a two-class method declared skipped on a multiclass set is no
-    error."""
+    error. ``labels``: plan (load, split, check) only the datasets of these labels (a
+    run of a piece of the config; None: all)."""
     _check_pruners(config)
     tasks: list[Task] = []
     records: dict[str, dict] = {}
@@ -311,6 +312,8 @@ def plan(config) -> tuple[list[Task], dict[str, dict], dict[str, dict[str, str]]
                   and METRICS[m].compute is not None)
     modules = _plugin_modules(config)
     for i, spec in enumerate(config.datasets):
+        if labels is not None and spec.label not in labels:
+            continue
         where = f"{config.path}: datasets[{i}] ({spec.label})"
         try:
             X, y, info = load_dataset_spec(spec)
@@ -388,13 +391,15 @@ def _chosen(config, option: str, specs, names) -> set[str]:
     return out
 
 
-def data_notes(config) -> dict:
+def data_notes(config, labels=None) -> dict:
     """Per dataset label, what preprocessing its tasks get (data/preprocess.py): the
     missing-value policy, the rows ``drop`` removed and, where it has nominal columns,
     each algorithm's encoding of them (native, onehot or codes). Datasets with neither
-    are left out."""
+    are left out, and so are those not in ``labels`` (None: all)."""
     notes = {}
     for spec in config.datasets:
+        if labels is not None and spec.label not in labels:
+            continue
         _, _, info = load_dataset_spec(spec)
         note = {}
         missing = info.get("missing") or "error"
@@ -441,9 +446,9 @@ def _selection_notes(config, tasks, selected, skipped: dict, datasets, algorithm
     and the chosen cells that a skip rule leaves out (none of their tasks exist)."""
     if datasets is None and algorithms is None:
         return []
-    notes = [f"{len(selected)} of the config's {len(tasks)} tasks selected "
-             f"(--datasets / --algorithms); `obliq run {config.path} --resume` without "
-             f"them runs the rest into the same folder"]
+    notes = [f"{len(selected)} of the {len(tasks)} tasks of the datasets planned "
+             f"selected (--datasets / --algorithms); `obliq run {config.path} --resume` "
+             f"without them runs the rest of the config into the same folder"]
     chosen_d = _chosen(config, "datasets", config.datasets, datasets)
     chosen_a = _chosen(config, "algorithms", config.algorithms, algorithms)
     for dataset, cells in skipped.items():
@@ -454,7 +459,7 @@ def _selection_notes(config, tasks, selected, skipped: dict, datasets, algorithm
 
 
 def _history_entry(config, resume: bool, force: bool, n_jobs: int, backend: str,
-                   total: int, skipped: int) -> dict:
+                   total: int, skipped: int, labels=None) -> dict:
     """One invocation of ``obliq run`` in meta.json's history (finished when it ends)."""
     command = "run --resume" if resume else "run --force" if force else "run"
     entry = {"started": datetime.now(UTC).isoformat(), "finished": None, "command": command,
@@ -462,22 +467,41 @@ def _history_entry(config, resume: bool, force: bool, n_jobs: int, backend: str,
             "tasks": {"total": total, "skipped": skipped, "ran": 0, "failed": 0},
             "n_jobs": n_jobs, "backend": backend, "host": socket.gethostname(),
             "pid": os.getpid(), "versions": _versions(), "machine": machine()}
-    data = data_notes(config)
+    data = data_notes(config, labels)
     if data:  # missing values and nominal columns: what each algorithm got
         entry["data"] = data
     return entry
 
 
-def _meta(config, meta: dict, tasks: list[Task], skipped: dict) -> dict:
+def _meta(config, meta: dict, tasks: list[Task], skipped: dict, planned: set) -> dict:
     """meta.json for this run: the latest config on top with the identities of its tasks
     (``tasks.stored_identities`` reads them) and the cells its skip rules leave out, with
-    their reasons (``tasks.SKIPPED``); the history is kept as it is."""
+    their reasons (``tasks.SKIPPED``); the history is kept as it is. A run of a piece
+    plans only the ``planned`` datasets: the others' identities come from the config
+    (``tasks.unplanned_identities``) and their skipped cells from the last meta.json when
+    it holds the same config."""
     plain = config.to_dict()
+    identities = {task.identity for task in tasks}
+    skipped = dict(skipped)
+    same = meta.get("config_hash") == config.hash()
+    labels = {a.label for a in config.algorithms}
+    for spec in config.datasets:
+        if spec.label in planned:
+            continue
+        earlier = ((meta.get(SKIPPED) or {}).get(spec.label) or {}) if same else {}
+        kept = {a: reason for a, reason in earlier.items() if a in labels}
+        for algo in config.algorithms:
+            reason = algo.skip_reason(spec.label, None) if algo.runs_on(spec.label) else None
+            if reason is not None:
+                kept.setdefault(algo.label, reason)
+        if kept:
+            skipped[spec.label] = kept
+        identities |= unplanned_identities(config, spec, kept)
     meta = dict(meta)
     meta.update({"written_by": results.WRITER, "name": config.name,
                  "config_hash": config.hash(), "config": plain, "config_path": config.path,
                  "reference": config.reference,
-                 IDENTITIES: sorted(task.identity for task in tasks), SKIPPED: skipped})
+                 IDENTITIES: sorted(identities), SKIPPED: skipped})
     configs = dict(meta.get("configs") or {})
     configs[config.hash()] = plain
     meta["configs"] = configs
@@ -735,7 +759,9 @@ def run_experiment(config, *, n_jobs: int | None = None, backend: str | None = N
     check_backend(backend, n_jobs, scheduler)
     # their imports overlap the planning
     start_workers(n_jobs, backend, tuple(dict.fromkeys(a.name for a in config.algorithms)))
-    tasks, records, skipped = plan(config)
+    chosen = None if datasets is None else _chosen(config, "datasets", config.datasets,
+                                                   datasets)
+    tasks, records, skipped = plan(config, chosen)  # a piece loads its datasets only
     selected = select_tasks(config, tasks, datasets, algorithms)
     out = Path(config.output)
     if out.exists() and not out.is_dir():
@@ -763,12 +789,12 @@ def run_experiment(config, *, n_jobs: int | None = None, backend: str | None = N
                                                                   skipped, datasets,
                                                                   algorithms))
         entry = _history_entry(config, resume, force, n_jobs, backend, len(selected),
-                               summary.skipped)
+                               summary.skipped, chosen)
         if datasets is not None or algorithms is not None:
             entry["selection"] = {"datasets": None if datasets is None else list(datasets),
                                   "algorithms": None if algorithms is None
                                   else list(algorithms),
-                                  "tasks_in_config": len(tasks)}
+                                  "tasks_planned": len(tasks)}
         entry[provenance.KEY] = code
         if accepted:
             entry["accepted_changed_code"] = accepted
@@ -792,7 +818,7 @@ def _run(config, out: Path, records, tasks, todo, summary, start, n_jobs, backen
         path = results.fold_file(out, label)
         if not (path.is_file() and results.fold_record_to_keep(path, record)):
             results.write_folds(path, record)
-    meta = _meta(config, start.meta, tasks, skipped)
+    meta = _meta(config, start.meta, tasks, skipped, set(records))
     runs_path = out / results.RUNS
     new_file = not runs_path.exists() or runs_path.stat().st_size == 0
     header = RUN_COLUMNS if new_file or not start.header else start.header
