@@ -52,6 +52,20 @@ class Cell:
         return self.seconds * self.tasks
 
 
+def warm_up(task, rows: int = 200) -> None:
+    """Run ``task`` once on a few of its rows, untimed: the first fit of an algorithm in a
+    process loads (or compiles) its numba kernels, seconds that a run pays once per
+    worker, not once per task."""
+    from dataclasses import replace
+
+    from obliq_cli.experiment.runner import run_task
+
+    split = task.split
+    small = replace(split, train=split.train[:rows], prune=split.prune[:rows // 10],
+                    test=split.test[:rows // 2])
+    run_task(replace(task, split=small))
+
+
 def task_cpu_seconds(task, limit: float) -> tuple[float, str]:
     """(CPU seconds of ``run_task(task)``, its status: ok, error: ..., or overtime)."""
     from obliq_cli.experiment.runner import run_task
@@ -87,8 +101,12 @@ def cell_costs(config, limit: float, datasets=None, algorithms=None, out=sys.std
     for task in tasks:
         groups.setdefault((task.dataset.label, task.algorithm.label), []).append(task)
     cells = []
+    warm = set()
     for (dataset, algorithm), group in groups.items():
         first = group[0]
+        if algorithm not in warm:
+            warm_up(first)
+            warm.add(algorithm)
         seconds, status = task_cpu_seconds(first, limit)
         rows = len(load_dataset_spec(first.dataset)[1])
         cell = Cell(dataset, algorithm, rows, int(first.split.train.size + first.split.prune.size),
