@@ -31,7 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import safe_io
+from .. import interrupts, safe_io
 from ..config import ExperimentConfig
 from ..csvio import check_header_names
 from ..errors import ObliqError, naming_file
@@ -127,7 +127,11 @@ def write_json(path: Path, data) -> None:
 def write_folds(path: Path, record: dict) -> None:
     """A dataset's fold record as ``results_dir/folds/<label>.npz``."""
     buffer = io.BytesIO()
-    np.savez_compressed(buffer, **record)
+    # a Ctrl-C or SIGTERM inside numpy's zip writer came out as its cleanup's ValueError
+    # ("Can't close the ZIP file while there is an open writing handle") and a traceback:
+    # held until the file's bytes are made, then raised as the interrupt it is
+    with interrupts.deferred():
+        np.savez_compressed(buffer, **record)
     atomic_write_bytes(path, buffer.getvalue(), root=path.parent.parent)
 
 
