@@ -52,6 +52,14 @@ PY
 grep -q "iris" shipped.txt && grep -q "(paper)" shipped.txt
 echo "shipped config apdt_ml, by name, beside the paper's values: ok"
 
+# a piece of the shipped benchmark: two datasets, two algorithms, one of them two-class
+# only (skipped on iris with its reason in the cell); the other cells read "not run"
+"$bin/obliq" run benchmark --datasets iris,heart --algorithms cart-ap,FDT -j 2 \
+    --no-progress > bench.txt
+grep -q "two-class method" bench.txt && grep -q "not run" bench.txt
+test "$(grep -c ',ok,' results/benchmark/runs.csv)" = 30
+echo "a piece of the shipped config benchmark (--datasets, --algorithms): ok"
+
 # a user config beside a user CSV (wisconsin written out as a file of the user's)
 "$bin/python" - <<'PY'
 import numpy as np

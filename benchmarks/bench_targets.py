@@ -16,13 +16,19 @@ imports and worker start-up count; the task phase alone is shown beside each). A
 parallel speed-up needs idle cores, so a ``-j`` row whose load average is above
 ``--idle-load`` when it starts says so instead of printing a ratio.
 
+The ``benchmark`` rows time one task (repetition 0, fold 0: grow, prune, inner searches,
+exactly as ``obliq run benchmark`` runs it) of each of the benchmark config's most
+expensive cells (``BENCHMARK_CELLS``, from ``benchmarks/cell_costs.py`` over the whole
+config) in CPU seconds, against the per-task budget that keeps the whole benchmark under
+4 hours on 2 cores (the config's COST comment); a task over twice its budget is stopped.
+
 Rows marked ``(n rows)`` fit a random subset (seed 0) because the full fit takes too long
 for a routine run; ``--full`` fits them on all rows as the target states (hours on two
 cores before the speed work). After the table come the C-like reference figures of every
 fit: seconds per 1000 rows and milliseconds per tree node.
 
 Run: ``make bench`` or ``python benchmarks/bench_targets.py [--full] [--repeats 3]
-[--only oc1,apdt,apdt-paper,growth,jobs] [--idle-load 1.5] [--csv docs/results]``; with
+[--only oc1,apdt,apdt-paper,growth,jobs,benchmark] [--idle-load 1.5] [--csv docs/results]``; with
 ``--csv`` the rows and fits are also written to bench.csv and bench_fits.csv there, from
 which ``make reproductions`` renders the README's Speed figures.
 """
@@ -258,6 +264,46 @@ def growth_rows(timer, full: bool) -> list[Row]:
     return out
 
 
+# The benchmark config's most expensive cells (dataset, algorithm label) with the CPU
+# seconds one task of each may take: about twice the config's COST estimate, which keeps
+# the whole benchmark under 7 CPU hours (4 hours on 2 cores). magic's SVM is the largest
+# cell that runs (adult's is skipped), musk2's OC1 the largest tree (166 features).
+BENCHMARK_CELLS = (("musk2", "OC1", 100.0), ("adult", "OC1", 30.0), ("letter", "HHCART(A)", 20.0),
+                   ("magic", "SVM", 220.0))
+
+
+def benchmark_rows(cells=BENCHMARK_CELLS) -> list[Row]:
+    """One task of each of ``cells`` of the shipped config ``benchmark``, in CPU seconds
+    (``cell_costs.task_cpu_seconds``), against its budget."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from cell_costs import task_cpu_seconds, warm_up
+
+    from obliq_cli.config import load_config
+    from obliq_cli.experiment.runner import plan, select_tasks
+
+    config = load_config("benchmark")
+    datasets = sorted({d for d, _, _ in cells})
+    tasks = select_tasks(config, plan(config, set(datasets))[0], datasets,
+                         sorted({a for _, a, _ in cells}))
+    first = {}
+    for task in tasks:
+        first.setdefault((task.dataset.label, task.algorithm.label), task)
+    out = []
+    for dataset, algorithm, budget in cells:
+        task = first[(dataset, algorithm)]
+        rows = int(task.split.train.size + task.split.prune.size)
+        warm_up(task)  # the kernels' first load or compilation is not the task's cost
+        load = load_average()
+        seconds, status = task_cpu_seconds(task, 2 * budget)
+        seen = (f"over {2 * budget:g} s (stopped)" if status == "overtime" else
+                f"{seconds:.1f} s" + ("" if status == "ok" else f" ({status})"))
+        print(f"  benchmark {algorithm} on {dataset}: {seen}", file=sys.stderr, flush=True)
+        out.append(Row(f"benchmark cell {algorithm} on {dataset} (one task, {rows} rows)",
+                       f"<= {budget:g} s", f"{seen}, load {load:.1f}",
+                       status == "ok" and seconds <= budget))
+    return out
+
+
 def _run_seconds(config: Path, jobs: int, out: Path) -> tuple[float, float]:
     """(wall seconds of the whole command, seconds of its task phase: meta.json's history
     entry starts once the run has planned and ends with the last row)."""
@@ -407,6 +453,8 @@ def main() -> None:
         rows.extend(apdt_paper_rows(args.repeats))
     if wanted("growth"):
         rows.extend(growth_rows(timer, full))
+    if wanted("benchmark"):
+        rows.extend(benchmark_rows())
     limits.restore_original_limits()
     if wanted("jobs"):  # whole runs, as a user starts them
         rows.extend(jobs_rows(max(1, min(args.repeats, 2)), args.idle_load))

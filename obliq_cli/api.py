@@ -156,9 +156,26 @@ def load_results(path, show_all: bool = False) -> Results:
     return Results(paths, runs, metas, show_all)
 
 
+def name_list(value, option: str) -> list[str] | None:
+    """A selection of names (``--datasets a,b``, ``datasets=["a", "b"]``): a string or
+    strings, each split at commas, stripped; None when not given. ObliqError for an empty
+    selection or a value that is not text."""
+    if value is None:
+        return None
+    items = [value] if isinstance(value, str) else value
+    if not isinstance(items, (list, tuple)) or not all(isinstance(v, str) for v in items):
+        raise ObliqError(f"--{option}: give names separated by commas (got "
+                         f"{type(value).__name__})")
+    names = [part.strip() for item in items for part in item.split(",") if part.strip()]
+    if not names:
+        raise ObliqError(f"--{option}: give at least one name")
+    return list(dict.fromkeys(names))
+
+
 def run_experiment(config, output=None, n_jobs: int | None = None, backend: str | None = None,
                    resume: bool = False, force: bool = False, progress: bool = False,
-                   scheduler: str | None = None, accept_changed_code: bool = False) -> Results:
+                   scheduler: str | None = None, accept_changed_code: bool = False,
+                   datasets=None, algorithms=None) -> Results:
     """Run (or with ``resume`` continue) an experiment and read its results back.
 
     ``config``: a YAML file's path, a shipped config's name ("quickstart", ``obliq
@@ -167,7 +184,11 @@ def run_experiment(config, output=None, n_jobs: int | None = None, backend: str 
     ``backend`` override the config's (None keeps it); ``force`` first deletes what
     obliq wrote in the output folder; ``scheduler``: a dask scheduler's address;
     ``accept_changed_code``: resume although the plugins, estimator packages or
-    ``imports:`` files of the stored rows changed (meta.json's history says so). Raises
+    ``imports:`` files of the stored rows changed (meta.json's history says so);
+    ``datasets`` / ``algorithms``: run only the tasks of these (labels or names as the
+    config gives them; a string is split at commas), as ``obliq run --datasets
+    --algorithms`` (the rows are those a full run writes; ``resume`` later adds the
+    rest). Raises
     ObliqError, having written nothing, for bad input; a task that fails is stored with
     status "error" and listed in ``Results.summary.failed``.
     """
@@ -192,7 +213,9 @@ def run_experiment(config, output=None, n_jobs: int | None = None, backend: str 
               spec.n_jobs, spec.backend)
     summary = run(spec, n_jobs=spec.n_jobs, backend=spec.backend, scheduler=scheduler,
                   resume=resume, force=force, progress=progress,
-                  accept_changed_code=accept_changed_code)
+                  accept_changed_code=accept_changed_code,
+                  datasets=name_list(datasets, "datasets"),
+                  algorithms=name_list(algorithms, "algorithms"))
     results = load_results(summary.output)
     results.summary, results.config = summary, spec
     return results

@@ -116,9 +116,14 @@ def _explicit(ctx, name, value):
                    "imports: file changed since the stored rows (meta.json's history says "
                    "so).")
 @click.option("--no-progress", is_flag=True, help="No progress bar.")
+@click.option("--datasets", "datasets", multiple=True, metavar="A,B",
+              help="Run only these datasets' tasks (labels or names in the config); "
+                   "the same rows as a full run, into the same folder.")
+@click.option("--algorithms", "algorithms", multiple=True, metavar="X,Y",
+              help="Run only these algorithms' tasks (labels or names in the config).")
 @click.pass_context
 def run(ctx, config, output, n_jobs, backend, scheduler, resume, force, accept_changed_code,
-        no_progress):
+        no_progress, datasets, algorithms):
     """Run the experiment CONFIG (a YAML file, or a shipped config's name: obliq configs)
     and print its table."""
     from .api import run_experiment
@@ -127,7 +132,9 @@ def run(ctx, config, output, n_jobs, backend, scheduler, resume, force, accept_c
     results = run_experiment(config, output=output, n_jobs=_explicit(ctx, "n_jobs", n_jobs),
                              backend=_explicit(ctx, "backend", backend), resume=resume,
                              force=force, progress=show_progress(not no_progress),
-                             scheduler=scheduler, accept_changed_code=accept_changed_code)
+                             scheduler=scheduler, accept_changed_code=accept_changed_code,
+                             datasets=list(datasets) or None,
+                             algorithms=list(algorithms) or None)
     summary = results.summary
     for note in summary.notes:
         log.warning("note: %s", note)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import re
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -45,6 +46,67 @@ class PrunerSpec:
     params: dict = field(default_factory=dict)
 
 
+# What a ``skip`` rule's ``when`` may compare: facts of a dataset as loaded (before any
+# split or one-hot coding), known once the run has loaded it (``runner.plan``).
+SKIP_FACTS = ("rows", "features", "classes")
+_SKIP_OPERATORS = {"<": lambda a, b: a < b, "<=": lambda a, b: a <= b,
+                   ">": lambda a, b: a > b, ">=": lambda a, b: a >= b,
+                   "==": lambda a, b: a == b, "!=": lambda a, b: a != b}
+_SKIP_TERM = re.compile(r"^\s*(\w+)\s*(<=|>=|==|!=|<|>)\s*(\d+)\s*$")
+# A reason is the text of the table cell it stands in: a few words, not a paragraph.
+MAX_REASON = 60
+
+
+def skip_terms(when: str) -> list[list[tuple[str, str, int]]]:
+    """``when`` parsed: alternatives (``or``) of conjunctions (``and``) of comparisons
+    ``fact op integer``; ValueError naming what is wrong."""
+    alternatives = []
+    for alternative in re.split(r"\s+or\s+", when.strip()):
+        terms = []
+        for term in re.split(r"\s+and\s+", alternative):
+            match = _SKIP_TERM.match(term)
+            if match is None:
+                raise ValueError(f"cannot read {term.strip()!r}: write comparisons such as "
+                                 f"'rows > 5000' or 'classes > 2' ({', '.join(SKIP_FACTS)}; "
+                                 f"< <= > >= == !=; an integer), joined by and / or")
+            fact, op, number = match.groups()
+            if fact not in SKIP_FACTS:
+                raise ValueError(f"unknown fact {fact!r}{suggest(fact, SKIP_FACTS)}; "
+                                 f"known: {', '.join(SKIP_FACTS)}")
+            terms.append((fact, op, int(number)))
+        alternatives.append(terms)
+    return alternatives
+
+
+@dataclass(frozen=True)
+class SkipRule:
+    """One declared reason not to run an algorithm on some datasets: those whose facts
+    satisfy ``when`` (``"classes > 2"``, ``"rows > 8000 and features > 10"``) or whose
+    label is in ``datasets``. ``reason`` is what the table shows in the cell."""
+
+    reason: str
+    when: str | None = None
+    datasets: tuple | None = None
+
+    def applies(self, dataset: str, facts: dict | None) -> bool:
+        """Whether the rule leaves ``dataset`` out; ``facts`` None (the data not loaded)
+        reads the ``datasets`` rules only."""
+        if self.datasets is not None and dataset in self.datasets:
+            return True
+        if self.when is None or facts is None:
+            return False
+        return any(all(_SKIP_OPERATORS[op](facts[fact], number) for fact, op, number in terms)
+                   for terms in skip_terms(self.when))
+
+
+def dataset_facts(X, y) -> dict:
+    """What a skip rule may compare (``SKIP_FACTS``) of a loaded dataset."""
+    import numpy as np
+
+    return {"rows": int(len(y)), "features": int(X.shape[1]),
+            "classes": int(np.unique(y).size)}
+
+
 @dataclass(frozen=True)
 class AlgorithmSpec:
     name: str
@@ -63,9 +125,20 @@ class AlgorithmSpec:
     # (``missing: impute`` or ``native`` there): "impute" or "native" in place of the
     # dataset's own rule; None: the dataset's rule (data/preprocess.missing_policy)
     missing: str | None = None
+    # declared reasons not to run on some datasets (``skip:``), the first that applies wins
+    skip: tuple[SkipRule, ...] = ()
 
     def runs_on(self, dataset: str) -> bool:
         return self.only is None or dataset in self.only
+
+    def skip_reason(self, dataset: str, facts: dict | None) -> str | None:
+        """The reason of the first ``skip`` rule that applies to ``dataset`` (its label and
+        ``dataset_facts``; None: not loaded, the ``datasets`` rules only), None when it
+        runs there."""
+        for rule in self.skip:
+            if rule.applies(dataset, facts):
+                return rule.reason
+        return None
 
     def params_for(self, dataset: str) -> dict:
         return {**self.params, **self.dataset_params.get(dataset, {})}
@@ -128,6 +201,11 @@ class ExperimentConfig:
         def pruner(d):
             return PrunerSpec(d["name"], dict(d.get("params") or {})) if d else None
 
+        def skips(rules):
+            return tuple(SkipRule(r["reason"], r.get("when"),
+                                  tuple(r["datasets"]) if r.get("datasets") is not None
+                                  else None) for r in rules or ())
+
         datasets = tuple(
             DatasetSpec(d["name"], d.get("label", d["name"]), dict(d.get("params") or {}),
                         protocol(d.get("protocol")))
@@ -136,7 +214,7 @@ class ExperimentConfig:
             AlgorithmSpec(a["name"], a.get("label", a["name"]), dict(a.get("params") or {}),
                           pruner(a.get("pruner")), dict(a.get("dataset_params") or {}),
                           tuple(a["only"]) if a.get("only") is not None else None,
-                          a.get("estimator"), a.get("missing"))
+                          a.get("estimator"), a.get("missing"), skips(a.get("skip")))
             for a in data["algorithms"])
         return cls(path=data.get("path", ""), name=data["name"], seed=int(data["seed"]),
                    datasets=datasets, algorithms=algorithms,
@@ -158,6 +236,8 @@ class ExperimentConfig:
             for key in ("estimator", "missing"):  # the hash predates these fields
                 if algorithm.get(key) is None:
                     algorithm.pop(key, None)
+            if not algorithm.get("skip"):  # and this one
+                algorithm.pop("skip", None)
         text = json.dumps(keyed, sort_keys=True)
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
@@ -415,7 +495,7 @@ def _algorithm(r: _Reader, i: int, item, labels: list[str] | None) -> AlgorithmS
     if isinstance(item, str):
         item = {"name": item}
     item = r.mapping(item, where, ("name", "estimator", "label", "params", "pruner",
-                                   "dataset_params", "only", "missing"))
+                                   "dataset_params", "only", "missing", "skip"))
     if "name" in item and "estimator" in item:
         r.fail(where, "give either name (a registered algorithm) or estimator (a "
                       "scikit-learn classifier's dotted path), not both")
@@ -459,7 +539,8 @@ def _algorithm(r: _Reader, i: int, item, labels: list[str] | None) -> AlgorithmS
     only = _only(r, where, item.get("only"), labels)
     return AlgorithmSpec(name, label, params, pruner,
                          {str(k): dict(v) for k, v in per_dataset.items()}, only,
-                         missing=_missing_override(r, where, item))
+                         missing=_missing_override(r, where, item),
+                         skip=_skip(r, where, item.get("skip"), labels))
 
 
 def _only(r: _Reader, where: str, only, labels: list[str] | None) -> tuple | None:
@@ -473,6 +554,47 @@ def _only(r: _Reader, where: str, only, labels: list[str] | None) -> tuple | Non
             r.fail(f"{where}.only[{j}]",
                    f"no dataset labelled {brief(wanted)}{suggest(str(wanted), labels)}")
     return tuple(str(x) for x in only)
+
+
+def _skip(r: _Reader, where: str, value, labels: list[str] | None) -> tuple[SkipRule, ...]:
+    """``algorithms[i].skip``: a list of ``{when: "rows > 5000", reason: ...}`` or
+    ``{datasets: [a, b], reason: ...}``, each a declared reason not to run the algorithm
+    on those datasets (a two-class method on multiclass sets, a quadratic one on large
+    sets); the table shows the reason in each such cell."""
+    if value is None:
+        return ()
+    if not isinstance(value, list) or not value:
+        r.fail(f"{where}.skip", "must be a non-empty list of {when, reason} or "
+                                "{datasets, reason}")
+    rules = []
+    for j, item in enumerate(value):
+        at = f"{where}.skip[{j}]"
+        item = r.mapping(item, at, ("when", "datasets", "reason"), required=("reason",))
+        reason = r.label(item["reason"], f"{at}.reason")
+        if len(reason) > MAX_REASON:
+            r.fail(f"{at}.reason", f"at most {MAX_REASON} characters: it is the table "
+                                   f"cell (got {len(reason)}); say more in a comment")
+        if ("when" in item) == ("datasets" in item):
+            r.fail(at, "give either when (a condition on rows, features, classes) or "
+                       "datasets (a list of labels)")
+        when, datasets = None, None
+        if "when" in item:
+            when = r.string(item["when"], f"{at}.when")
+            try:
+                skip_terms(when)
+            except ValueError as exc:
+                r.fail(f"{at}.when", str(exc))
+        else:
+            datasets = item["datasets"]
+            if not isinstance(datasets, list) or not datasets:
+                r.fail(f"{at}.datasets", "must be a non-empty list of dataset labels")
+            for k, wanted in enumerate(datasets):
+                if labels is not None and wanted not in labels:
+                    r.fail(f"{at}.datasets[{k}]", f"no dataset labelled {brief(wanted)}"
+                                                  f"{suggest(str(wanted), labels)}")
+            datasets = tuple(str(x) for x in datasets)
+        rules.append(SkipRule(reason, when, datasets))
+    return tuple(rules)
 
 
 def _external_algorithm(r: _Reader, where: str, item: dict,
@@ -511,7 +633,8 @@ def _external_algorithm(r: _Reader, where: str, item: dict,
     only = _only(r, where, item.get("only"), labels)
     return AlgorithmSpec(path, label, params, None,
                          {str(k): dict(v) for k, v in per_dataset.items()}, only, path,
-                         _missing_override(r, where, item))
+                         _missing_override(r, where, item),
+                         _skip(r, where, item.get("skip"), labels))
 
 
 def _missing_override(r: _Reader, where: str, item: dict) -> str | None:

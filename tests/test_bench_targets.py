@@ -76,3 +76,12 @@ def test_jobs_rows_say_busy_instead_of_measuring(monkeypatch, bench):
     # an unknown load (nan) is not taken for an idle machine either
     monkeypatch.setattr(bench, "load_average", lambda: math.nan)
     assert all(r.seen.startswith("not measured") for r in bench.jobs_rows(1, 1.5))
+
+
+def test_a_benchmark_cell_row_times_one_task_of_the_shipped_config(bench):
+    fast, slow = bench.benchmark_rows((("iris", "CART-AP", 60.0), ("iris", "RF", 1e-9)))
+    assert fast.measure == "benchmark cell CART-AP on iris (one task, 75 rows)"
+    assert fast.target == "<= 60 s" and fast.met is True
+    assert float(fast.seen.split(" s, load ")[0]) < 60
+    # a budget no fit can meet: stopped at twice it, and the row says so
+    assert slow.met is False and slow.seen.startswith("over 2e-09 s (stopped)")

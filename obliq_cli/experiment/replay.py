@@ -23,6 +23,7 @@ from ..errors import ObliqError
 from . import results
 from .protocols import ROLE_PRUNE, ROLE_TEST, ROLE_TRAIN, Split
 from .runner import fit_task, load_dataset_spec, task_labels
+from .tasks import SKIPPED
 
 
 @dataclass
@@ -96,6 +97,10 @@ def replay_task(results_dir, dataset: str, algorithm: str, repetition: int = 0,
     if not algo.runs_on(spec.label):
         raise ObliqError(f"algorithm {algo.label!r} does not run on dataset {spec.label!r} "
                          f"(its `only` list)")
+    reason = ((meta.get(SKIPPED) or {}).get(spec.label) or {}).get(algo.label)
+    if reason is not None:
+        raise ObliqError(f"algorithm {algo.label!r} does not run on dataset {spec.label!r} "
+                         f"(skipped by the config: {reason})")
     X, y, info = load_dataset_spec(spec)
     split = stored_split(results_dir, spec.label, len(y), repetition, fold)
     y = task_labels(config.seed, spec.label, split, config.protocol.label_noise, y)

@@ -31,7 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import safe_io
+from .. import interrupts, safe_io
 from ..config import ExperimentConfig
 from ..csvio import check_header_names
 from ..errors import ObliqError, naming_file
@@ -127,7 +127,11 @@ def write_json(path: Path, data) -> None:
 def write_folds(path: Path, record: dict) -> None:
     """A dataset's fold record as ``results_dir/folds/<label>.npz``."""
     buffer = io.BytesIO()
-    np.savez_compressed(buffer, **record)
+    # a Ctrl-C or SIGTERM inside numpy's zip writer came out as its cleanup's ValueError
+    # ("Can't close the ZIP file while there is an open writing handle") and a traceback:
+    # held until the file's bytes are made, then raised as the interrupt it is
+    with interrupts.deferred():
+        np.savez_compressed(buffer, **record)
     atomic_write_bytes(path, buffer.getvalue(), root=path.parent.parent)
 
 
@@ -370,6 +374,7 @@ def _check_stored_config(path, field: str, config) -> None:
             _check_type(path, f"{at}.pruner", entry.get("pruner"), (dict, str),
                         "an object or a name")
             _check_type(path, f"{at}.only", entry.get("only"), (list,), "a list")
+            _check_type(path, f"{at}.skip", entry.get("skip"), (list,), "a list")
 
 
 def check_meta(meta: dict, path) -> None:
@@ -396,6 +401,15 @@ def check_meta(meta: dict, path) -> None:
             _check_type(path, f"{at}.{part}", entry.get(part), (dict,), "an object")
         for key, count in (entry.get("tasks") or {}).items():
             _check_type(path, f"{at}.tasks.{key}", count, (int,), "an integer")
+    skipped = meta.get("skipped_cells")
+    _check_type(path, "skipped_cells", skipped, (dict,),
+                "an object (dataset -> algorithm -> reason)")
+    for dataset, cells in (skipped or {}).items():
+        _check_type(path, f"skipped_cells.{dataset}", cells, (dict,),
+                    "an object (algorithm -> reason)", optional=False)
+        for algorithm, reason in cells.items():
+            _check_type(path, f"skipped_cells.{dataset}.{algorithm}", reason, (str,),
+                        "a reason", optional=False)
     identities = meta.get("task_identities")
     _check_type(path, "task_identities", identities, (list,), "a list of task identities")
     for i, value in enumerate(identities or []):

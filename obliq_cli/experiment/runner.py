@@ -41,6 +41,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import interrupts, registry, safe_io
+from ..config import dataset_facts
 from ..data.preprocess import (
     Preprocessor,
     check_missing_support,
@@ -56,7 +57,7 @@ from .metrics import METRICS, task_metrics
 from .protocols import Split, flip_labels, fold_record, make_splits
 from .schema import RUN_COLUMNS
 from .seeds import rng_for
-from .tasks import IDENTITIES, Task, identities
+from .tasks import IDENTITIES, SKIPPED, Task, identities, unplanned_identities
 
 log = logging.getLogger("obliq")
 
@@ -295,17 +296,24 @@ def _check_pruner_rows(path: str, j: int, algo, dataset: str, splits) -> None:
                          f"({algo.label}) on {dataset}: {problem[1]}")
 
 
-def plan(config) -> tuple[list[Task], dict[str, dict]]:
-    """Every task of the experiment, and each dataset's fold record; raises ObliqError
-    naming the config file and field for anything that would fail."""
+def plan(config, labels=None) -> tuple[list[Task], dict[str, dict], dict[str, dict[str, str]]]:
+    """Every task of the experiment, each dataset's fold record, and the cells its
+    ``skip`` rules leave out (dataset label -> algorithm label -> reason); raises
+    ObliqError naming the config file and field for anything that would fail. A skipped
+    cell is not checked: a two-class method declared skipped on a multiclass set is no
+    error. ``labels``: plan (load, split, check) only the datasets of these labels (a
+    run of a piece of the config; None: all)."""
     _check_pruners(config)
     tasks: list[Task] = []
     records: dict[str, dict] = {}
+    skipped: dict[str, dict[str, str]] = {}
     digest = config.hash()
     extra = tuple(m for m in config.metrics if m in METRICS and METRICS[m].column is None
                   and METRICS[m].compute is not None)
     modules = _plugin_modules(config)
     for i, spec in enumerate(config.datasets):
+        if labels is not None and spec.label not in labels:
+            continue
         where = f"{config.path}: datasets[{i}] ({spec.label})"
         try:
             X, y, info = load_dataset_spec(spec)
@@ -330,30 +338,68 @@ def plan(config) -> tuple[list[Task], dict[str, dict]]:
             raise ObliqError(f"{config.path}: protocol: {exc}") from None
         records[spec.label] = fold_record(splits, len(y))
         n_classes = int(np.unique(y).size)
+        facts = dataset_facts(X, y)
+        running = []
         for j, algo in enumerate(config.algorithms):
-            if algo.runs_on(spec.label):
-                _check_estimator(config, j, algo, spec.label, info, n_classes, X.shape[1],
-                                 where)
-                _check_pruner_rows(config.path, j, algo, spec.label, splits)
+            if not algo.runs_on(spec.label):
+                continue
+            reason = algo.skip_reason(spec.label, facts)
+            if reason is not None:
+                skipped.setdefault(spec.label, {})[algo.label] = reason
+                continue
+            _check_estimator(config, j, algo, spec.label, info, n_classes, X.shape[1], where)
+            _check_pruner_rows(config.path, j, algo, spec.label, splits)
+            running.append(algo)
         pairs = [(split.repetition, split.fold) for split in splits]
-        keys = {algo.label: identities(config, spec, algo, pairs)
-                for algo in config.algorithms if algo.runs_on(spec.label)}
+        keys = {algo.label: identities(config, spec, algo, pairs) for algo in running}
         for k, split in enumerate(splits):
-            for algo in config.algorithms:
-                if algo.label in keys:
-                    tasks.append(Task(digest, config.seed, spec, algo, split,
-                                      config.protocol.label_noise, modules,
-                                      keys[algo.label][k], extra))
-    return tasks, records
+            for algo in running:
+                tasks.append(Task(digest, config.seed, spec, algo, split,
+                                  config.protocol.label_noise, modules,
+                                  keys[algo.label][k], extra))
+    return tasks, records, skipped
 
 
-def data_notes(config) -> dict:
+def select_tasks(config, tasks: list[Task], datasets=None, algorithms=None) -> list[Task]:
+    """The tasks of the datasets and algorithms named (None: all), by label or by name as
+    the config gives them (``obliq run --datasets a,b --algorithms x,y``); ObliqError
+    naming the config's labels for a name it does not have. A subset runs exactly the
+    tasks (and rows) a full run would: identities do not depend on the selection."""
+    chosen_datasets = _chosen(config, "datasets", config.datasets, datasets)
+    chosen_algorithms = _chosen(config, "algorithms", config.algorithms, algorithms)
+    return [t for t in tasks if t.dataset.label in chosen_datasets
+            and t.algorithm.label in chosen_algorithms]
+
+
+def _chosen(config, option: str, specs, names) -> set[str]:
+    """The labels of the ``specs`` that ``names`` select: each name a label, or a name
+    (a registered algorithm's or dataset's, an estimator's dotted path or class name)
+    that selects every entry of it."""
+    labels = {spec.label for spec in specs}
+    if names is None:
+        return labels
+    out: set[str] = set()
+    for name in names:
+        hits = {spec.label for spec in specs if name in (
+            spec.label, spec.name, str(spec.name).rpartition(".")[2])}
+        if not hits:
+            known = ", ".join(spec.label for spec in specs)
+            raise ObliqError(f"--{option}: {config.name} has no {option[:-1]} "
+                             f"{name!r}{registry.suggest(str(name), sorted(labels))}; "
+                             f"its {option}: {known}")
+        out |= hits
+    return out
+
+
+def data_notes(config, labels=None) -> dict:
     """Per dataset label, what preprocessing its tasks get (data/preprocess.py): the
     missing-value policy, the rows ``drop`` removed and, where it has nominal columns,
     each algorithm's encoding of them (native, onehot or codes). Datasets with neither
-    are left out."""
+    are left out, and so are those not in ``labels`` (None: all)."""
     notes = {}
     for spec in config.datasets:
+        if labels is not None and spec.label not in labels:
+            continue
         _, _, info = load_dataset_spec(spec)
         note = {}
         missing = info.get("missing") or "error"
@@ -395,8 +441,25 @@ def machine() -> dict:
     return {"cpu": cpu, "cores": os.cpu_count(), "load_1min": load}
 
 
+def _selection_notes(config, tasks, selected, skipped: dict, datasets, algorithms) -> list:
+    """Notes on a run of a subset: how many of the config's tasks it leaves for later,
+    and the chosen cells that a skip rule leaves out (none of their tasks exist)."""
+    if datasets is None and algorithms is None:
+        return []
+    notes = [f"{len(selected)} of the {len(tasks)} tasks of the datasets planned "
+             f"selected (--datasets / --algorithms); `obliq run {config.path} --resume` "
+             f"without them runs the rest of the config into the same folder"]
+    chosen_d = _chosen(config, "datasets", config.datasets, datasets)
+    chosen_a = _chosen(config, "algorithms", config.algorithms, algorithms)
+    for dataset, cells in skipped.items():
+        for algorithm, reason in cells.items():
+            if dataset in chosen_d and algorithm in chosen_a:
+                notes.append(f"{algorithm} on {dataset}: skipped by the config ({reason})")
+    return notes
+
+
 def _history_entry(config, resume: bool, force: bool, n_jobs: int, backend: str,
-                   total: int, skipped: int) -> dict:
+                   total: int, skipped: int, labels=None) -> dict:
     """One invocation of ``obliq run`` in meta.json's history (finished when it ends)."""
     command = "run --resume" if resume else "run --force" if force else "run"
     entry = {"started": datetime.now(UTC).isoformat(), "finished": None, "command": command,
@@ -404,21 +467,41 @@ def _history_entry(config, resume: bool, force: bool, n_jobs: int, backend: str,
             "tasks": {"total": total, "skipped": skipped, "ran": 0, "failed": 0},
             "n_jobs": n_jobs, "backend": backend, "host": socket.gethostname(),
             "pid": os.getpid(), "versions": _versions(), "machine": machine()}
-    data = data_notes(config)
+    data = data_notes(config, labels)
     if data:  # missing values and nominal columns: what each algorithm got
         entry["data"] = data
     return entry
 
 
-def _meta(config, meta: dict, tasks: list[Task]) -> dict:
+def _meta(config, meta: dict, tasks: list[Task], skipped: dict, planned: set) -> dict:
     """meta.json for this run: the latest config on top with the identities of its tasks
-    (``tasks.stored_identities`` reads them); the history is kept as it is."""
+    (``tasks.stored_identities`` reads them) and the cells its skip rules leave out, with
+    their reasons (``tasks.SKIPPED``); the history is kept as it is. A run of a piece
+    plans only the ``planned`` datasets: the others' identities come from the config
+    (``tasks.unplanned_identities``) and their skipped cells from the last meta.json when
+    it holds the same config."""
     plain = config.to_dict()
+    identities = {task.identity for task in tasks}
+    skipped = dict(skipped)
+    same = meta.get("config_hash") == config.hash()
+    labels = {a.label for a in config.algorithms}
+    for spec in config.datasets:
+        if spec.label in planned:
+            continue
+        earlier = ((meta.get(SKIPPED) or {}).get(spec.label) or {}) if same else {}
+        kept = {a: reason for a, reason in earlier.items() if a in labels}
+        for algo in config.algorithms:
+            reason = algo.skip_reason(spec.label, None) if algo.runs_on(spec.label) else None
+            if reason is not None:
+                kept.setdefault(algo.label, reason)
+        if kept:
+            skipped[spec.label] = kept
+        identities |= unplanned_identities(config, spec, kept)
     meta = dict(meta)
     meta.update({"written_by": results.WRITER, "name": config.name,
                  "config_hash": config.hash(), "config": plain, "config_path": config.path,
                  "reference": config.reference,
-                 IDENTITIES: sorted(task.identity for task in tasks)})
+                 IDENTITIES: sorted(identities), SKIPPED: skipped})
     configs = dict(meta.get("configs") or {})
     configs[config.hash()] = plain
     meta["configs"] = configs
@@ -653,7 +736,8 @@ def _close_quietly(outputs) -> None:
 
 def run_experiment(config, *, n_jobs: int | None = None, backend: str | None = None,
                    scheduler: str | None = None, resume: bool = False, force: bool = False,
-                   progress: bool = True, accept_changed_code: bool = False) -> RunSummary:
+                   progress: bool = True, accept_changed_code: bool = False,
+                   datasets=None, algorithms=None) -> RunSummary:
     """Run (or resume) the experiment ``config`` (an ExperimentConfig).
 
     ``n_jobs`` / ``backend`` default to the config's; ``scheduler`` is a dask scheduler
@@ -665,13 +749,20 @@ def run_experiment(config, *, n_jobs: int | None = None, backend: str | None = N
     A resume whose stored rows came from other plugin or estimator versions or other
     ``imports:`` files (``provenance``) is refused, unless ``accept_changed_code`` (the
     history entry then lists the changes).
+    ``datasets`` / ``algorithms`` (lists of labels or names, None: all) run only those
+    tasks (``select_tasks``); the whole config is still planned and checked, and
+    meta.json holds all of its tasks' identities, so tables show the cells not run yet
+    as such and a later run (``resume``) adds them, row for row as a full run would.
     """
     n_jobs = config.n_jobs if n_jobs is None else n_jobs
     backend = config.backend if backend is None else backend
     check_backend(backend, n_jobs, scheduler)
     # their imports overlap the planning
     start_workers(n_jobs, backend, tuple(dict.fromkeys(a.name for a in config.algorithms)))
-    tasks, records = plan(config)
+    chosen = None if datasets is None else _chosen(config, "datasets", config.datasets,
+                                                   datasets)
+    tasks, records, skipped = plan(config, chosen)  # a piece loads its datasets only
+    selected = select_tasks(config, tasks, datasets, algorithms)
     out = Path(config.output)
     if out.exists() and not out.is_dir():
         raise ObliqError(f"{out}: exists and is not a directory")
@@ -692,17 +783,24 @@ def run_experiment(config, *, n_jobs: int | None = None, backend: str | None = N
             accepted.extend(changed)
 
         start = results.prepare(out, config, records, resume, force, check_code)
-        todo = [t for t in tasks if t.key not in start.done]
-        summary = RunSummary(out, total=len(tasks), skipped=len(tasks) - len(todo),
-                             notes=start.notes)
-        entry = _history_entry(config, resume, force, n_jobs, backend, len(tasks),
-                               summary.skipped)
+        todo = [t for t in selected if t.key not in start.done]
+        summary = RunSummary(out, total=len(selected), skipped=len(selected) - len(todo),
+                             notes=start.notes + _selection_notes(config, tasks, selected,
+                                                                  skipped, datasets,
+                                                                  algorithms))
+        entry = _history_entry(config, resume, force, n_jobs, backend, len(selected),
+                               summary.skipped, chosen)
+        if datasets is not None or algorithms is not None:
+            entry["selection"] = {"datasets": None if datasets is None else list(datasets),
+                                  "algorithms": None if algorithms is None
+                                  else list(algorithms),
+                                  "tasks_planned": len(tasks)}
         entry[provenance.KEY] = code
         if accepted:
             entry["accepted_changed_code"] = accepted
         try:
             _run(config, out, records, tasks, todo, summary, start, n_jobs, backend, progress,
-                 entry)
+                 entry, skipped)
         except KeyboardInterrupt as exc:  # Ctrl-C or SIGTERM: the pool is stopped
             how, exit_code = ("terminated", 143) if isinstance(exc, Terminated) else \
                 ("interrupted", 130)
@@ -712,7 +810,7 @@ def run_experiment(config, *, n_jobs: int | None = None, backend: str | None = N
 
 
 def _run(config, out: Path, records, tasks, todo, summary, start, n_jobs, backend, progress,
-         entry: dict) -> None:
+         entry: dict, skipped: dict) -> None:
     """Write folds/ and meta.json (a new history entry), then one runs.csv row per task as
     it finishes, then the entry's finish and outcome: "finished", "interrupted" (Ctrl-C),
     "terminated" (SIGTERM) or "failed" (an error such as a full disk)."""
@@ -720,7 +818,7 @@ def _run(config, out: Path, records, tasks, todo, summary, start, n_jobs, backen
         path = results.fold_file(out, label)
         if not (path.is_file() and results.fold_record_to_keep(path, record)):
             results.write_folds(path, record)
-    meta = _meta(config, start.meta, tasks)
+    meta = _meta(config, start.meta, tasks, skipped, set(records))
     runs_path = out / results.RUNS
     new_file = not runs_path.exists() or runs_path.stat().st_size == 0
     header = RUN_COLUMNS if new_file or not start.header else start.header

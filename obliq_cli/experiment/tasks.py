@@ -24,6 +24,9 @@ from ..registry import protocol_entry
 from .protocols import Split
 
 IDENTITIES = "task_identities"  # meta.json's key: the identities of the config's tasks
+# meta.json's key: the (dataset, algorithm) cells the config's ``skip`` rules leave out,
+# {dataset label: {algorithm label: reason}} (known once the data is loaded: runner.plan)
+SKIPPED = "skipped_cells"
 
 
 @dataclass(frozen=True, eq=False)
@@ -112,17 +115,29 @@ def identities(config: ExperimentConfig, dataset: DatasetSpec, algorithm: Algori
     return [_digest(dataset_id, algorithm_id, rep, fold) for rep, fold in pairs]
 
 
+def unplanned_identities(config: ExperimentConfig, dataset: DatasetSpec,
+                         skipped: dict | None = None) -> set[str]:
+    """The identities of ``dataset``'s tasks from the config alone (no data): every
+    algorithm that runs on it (``only``) and that neither ``skipped`` (algorithm label ->
+    reason, known from an earlier plan) nor a ``skip`` rule by label leaves out; a rule
+    on the data's facts is not read, so its cells are counted until a plan loads it."""
+    protocol = dataset_protocol(config, dataset)
+    folds = int(protocol_entry(protocol["name"]).folds(protocol))
+    pairs = [(rep, fold) for rep in range(int(protocol["repeats"])) for fold in range(folds)]
+    out: set[str] = set()
+    for algorithm in config.algorithms:
+        if (algorithm.runs_on(dataset.label) and algorithm.label not in (skipped or {})
+                and algorithm.skip_reason(dataset.label, None) is None):
+            out.update(identities(config, dataset, algorithm, pairs))
+    return out
+
+
 def config_identities(config: ExperimentConfig) -> set[str]:
-    """The identity of every task of ``config``, from the config alone (no data)."""
+    """The identity of every task of ``config``, from the config alone (no data; see
+    ``unplanned_identities``)."""
     out: set[str] = set()
     for dataset in config.datasets:
-        protocol = dataset_protocol(config, dataset)
-        folds = int(protocol_entry(protocol["name"]).folds(protocol))
-        pairs = [(rep, fold) for rep in range(int(protocol["repeats"]))
-                 for fold in range(folds)]
-        for algorithm in config.algorithms:
-            if algorithm.runs_on(dataset.label):
-                out.update(identities(config, dataset, algorithm, pairs))
+        out |= unplanned_identities(config, dataset)
     return out
 
 

@@ -26,6 +26,7 @@ import pandas as pd
 
 from .. import safe_io
 from ..errors import ObliqError
+from ..experiment.tasks import SKIPPED
 from .aggregate import check_metric, each_experiment, load_results, summarise
 from .stats import check_alpha
 
@@ -328,7 +329,7 @@ def boundary_figures(meta: dict, resolution: int = 300) -> list[str]:
         if X.shape[1] != 2:
             continue
         for algo in config.algorithms:
-            if not algo.runs_on(label):
+            if not algo.runs_on(label) or algo.label in (meta.get(SKIPPED) or {}).get(label, {}):
                 continue
             try:
                 task = replay_task(meta.get("results_dir", "."), label, algo.label, 0, 0)

@@ -60,11 +60,59 @@ def check_table_options(metric: str, fmt: str, layout: str, pooled: bool, alpha:
     check_alpha(alpha)
 
 
-def _order(preferred, present: pd.Series) -> list[str]:
-    """The config's order for names that occur, then the rest as first seen in runs.csv."""
+def _order(preferred, present: pd.Series, keep_all: bool = False) -> list[str]:
+    """The config's order for names that occur (all of the config's with ``keep_all``),
+    then the rest as first seen in runs.csv."""
     seen = list(dict.fromkeys(present))
-    return [x for x in dict.fromkeys(preferred) if x in seen] + \
+    return [x for x in dict.fromkeys(preferred) if keep_all or x in seen] + \
         [x for x in seen if x not in preferred]
+
+
+NOT_RUN = "not run"  # a cell of the config whose tasks have no row yet
+FAILED = "failed"  # a cell whose every task failed
+
+
+def empty_cells(runs: pd.DataFrame, meta: dict, datasets, algorithms) -> dict:
+    """What a cell without a result says, by (dataset, algorithm): the reason of the
+    config's ``skip`` rule that leaves it out (meta.json's ``skipped_cells``), NOT_RUN for
+    a cell of the config with no row yet (a subset run, an interrupted one), FAILED when
+    all of its tasks failed. Cells the config never pairs (an ``only`` list) and
+    algorithms of earlier configs stay blank."""
+    from ..experiment.tasks import SKIPPED, config_of
+
+    config = config_of(meta.get("config"))
+    if config is None:
+        return {}
+    skipped = meta.get(SKIPPED) or {}
+    labels = {a.label: a for a in config.algorithms}
+    with_rows = set(zip(runs["dataset"], runs["algorithm"]))
+    ok = runs[runs["status"] == "ok"]
+    finished = set(zip(ok["dataset"], ok["algorithm"]))
+    out = {}
+    for d in datasets:
+        for a in algorithms:
+            if (d, a) in finished or a not in labels:
+                continue
+            reason = (skipped.get(d) or {}).get(a)
+            if reason is not None:
+                out[(d, a)] = reason
+            elif labels[a].runs_on(d):
+                out[(d, a)] = FAILED if (d, a) in with_rows else NOT_RUN
+    return out
+
+
+def cell_summary(cells: dict) -> list[str]:
+    """The notes under a table with skipped or missing cells."""
+    notes = []
+    reasons = [t for t in cells.values() if t not in (NOT_RUN, FAILED)]
+    if reasons:
+        notes.append(f"{len(reasons)} cell{'s' if len(reasons) != 1 else ''} left out by the "
+                     f"config's skip rules; the cell says why")
+    missing = sum(t == NOT_RUN for t in cells.values())
+    if missing:
+        notes.append(f"{missing} cell{'s' if missing != 1 else ''} not run yet "
+                     f"(`obliq run CONFIG --resume` runs them)")
+    return notes
 
 
 def _number(value, decimals: int, sign: bool = False) -> str:
@@ -88,9 +136,12 @@ def experiment_table(runs: pd.DataFrame, meta: dict, metric: str, sig: str | Non
     """
     m = check_metric(metric)
     config = meta.get("config") or {}
-    datasets = _order([d.get("label") for d in config.get("datasets", [])], runs["dataset"])
+    # every dataset and algorithm of the config, run or not (a partial folder's table
+    # shows the cells still to run), then those only earlier rows name
+    datasets = _order([d.get("label") for d in config.get("datasets", [])], runs["dataset"],
+                      keep_all=True)
     algorithms = _order([a.get("label") for a in config.get("algorithms", [])],
-                        runs["algorithm"])
+                        runs["algorithm"], keep_all=True)
     # A protocol whose tasks share one test part (holdout_cv, the UMT paper): each of the
     # k x r trees is one measurement (its declaration says so).
     per_fold = measured_per_task(config.get("protocol")) and not pooled and not best
@@ -188,10 +239,12 @@ def _cells(tidy: pd.DataFrame, decimals: int) -> pd.DataFrame:
 NOT_MEASURED = "-"  # the cell of an algorithm that ran but has no such value (no tree)
 
 
-def _wide_rows(tidy, datasets, algorithms, sig, decimals,
-               ran=frozenset()) -> tuple[list[str], list[list[str]]]:
+def _wide_rows(tidy, datasets, algorithms, sig, decimals, ran=frozenset(),
+               empty=None) -> tuple[list[str], list[list[str]]]:
     """The wide table's rows; ``ran``: the (dataset, algorithm) pairs with finished tasks,
-    whose empty value cell reads ``NOT_MEASURED`` (a forest's leaves), not blank."""
+    whose empty value cell reads ``NOT_MEASURED`` (a forest's leaves), not blank;
+    ``empty``: the text of cells without a result (``empty_cells``)."""
+    empty = empty or {}
     cells = _cells(tidy, decimals).set_index([tidy["dataset"], tidy["algorithm"]])
     with_paper = set(tidy.loc[tidy["paper_mean"].notna(), "algorithm"])
     method = tidy.dropna(subset=["paper_mean"]).groupby("algorithm")["method"].first()
@@ -204,8 +257,13 @@ def _wide_rows(tidy, datasets, algorithms, sig, decimals,
             columns += [(a, "paper"), (a, "delta")]
     grid = cells.unstack("algorithm").swaplevel(axis=1)
     grid = grid.reindex(index=datasets, columns=pd.MultiIndex.from_tuples(columns)).fillna("")
-    rows = [[d, *(NOT_MEASURED if part == "value" and text == "" and (d, a) in ran else text
-                  for (a, part), text in zip(columns, grid.loc[d]))] for d in datasets]
+    def cell(d, a, part, text):
+        if part != "value" or text != "":
+            return text
+        return NOT_MEASURED if (d, a) in ran else empty.get((d, a), "")
+
+    rows = [[d, *(cell(d, a, part, text) for (a, part), text in zip(columns, grid.loc[d]))]
+            for d in datasets]
     if sig is not None:
         counts = tidy[tidy["algorithm"] != sig].groupby("algorithm")["mark"].agg(win_tie_loss)
         row = [f"(w/t/l) vs {sig}"]
@@ -215,15 +273,25 @@ def _wide_rows(tidy, datasets, algorithms, sig, decimals,
     return headers, rows
 
 
-def _long_rows(tidy, datasets, algorithms, sig, decimals,
-               ran=frozenset()) -> tuple[list[str], list[list[str]]]:
+def _long_rows(tidy, datasets, algorithms, sig, decimals, ran=frozenset(),
+               empty=None) -> tuple[list[str], list[list[str]]]:
+    """The long table's rows: one per (dataset, algorithm) with a result, and one per cell
+    of ``empty`` (``empty_cells``) with its text in place of the mean."""
+    missing = pd.DataFrame([{"dataset": d, "algorithm": a, "_text": text}
+                            for (d, a), text in (empty or {}).items()],
+                           columns=["dataset", "algorithm", "_text"])
+    tidy = pd.concat([tidy.assign(_text=""), missing], ignore_index=True)
+    tidy["mark"] = tidy["mark"].fillna("")
+    tidy["agrees"] = tidy["agrees"].astype("boolean").fillna(False).astype(bool)
     tidy = tidy.assign(_d=tidy["dataset"].map({d: i for i, d in enumerate(datasets)}),
                        _a=tidy["algorithm"].map({a: i for i, a in enumerate(algorithms)}))
     tidy = tidy.sort_values(["_d", "_a"], kind="stable")
     cells = _cells(tidy, decimals)
+    text = tidy["_text"].fillna("")
     table = pd.DataFrame({"dataset": tidy["dataset"], "algorithm": tidy["algorithm"],
-                          "mean": cells["mean"], "sd": cells["sd"],
-                          "n_repetitions": tidy["n_repetitions"].astype(str)})
+                          "mean": cells["mean"].where(text == "", text), "sd": cells["sd"],
+                          "n_repetitions": tidy["n_repetitions"].map(
+                              lambda v: "" if pd.isna(v) else str(int(v)))})
     if sig is not None:
         table[f"vs {sig}"] = tidy["mark"]
     if tidy["paper_mean"].notna().any():
@@ -312,7 +380,9 @@ def format_tables(runs: pd.DataFrame, metas: list[dict], metric: str = "test_acc
         build = _wide_rows if layout == "wide" else _long_rows
         finished = part[part["status"] == "ok"]
         ran = set(zip(finished["dataset"], finished["algorithm"]))
-        headers, rows = build(tidy, datasets, algorithms, sig, decimals, ran)
+        empty = empty_cells(part, meta, datasets, algorithms)
+        notes += cell_summary(empty)
+        headers, rows = build(tidy, datasets, algorithms, sig, decimals, ran, empty)
         if layout == "long" and sig is not None:
             counts = tidy[tidy["algorithm"] != sig].groupby("algorithm")["mark"].agg(win_tie_loss)
             notes.insert(1, f"(w/t/l) vs {sig}: " + "; ".join(
