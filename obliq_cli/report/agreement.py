@@ -296,24 +296,24 @@ def agreement_text(result: ExperimentAgreement) -> str:
     counts = tally(result.cells)
     # The per-class rates of a kind (tpr:1, tpr:2, ...) count together as "tpr:*", so a
     # table of rates reads as one entry per algorithm.
-    counts["kind"] = counts["metric"].map(_metric_kind)
+    counts["kind"] = counts["metric"].map(metric_kind)
     parts = []
-    for kind in dict.fromkeys(map(_metric_kind, result.metrics)):
+    for kind in dict.fromkeys(map(metric_kind, result.metrics)):
         rows = counts[counts["kind"] == kind].groupby("algorithm", sort=False)[
             ["within", "compared"]].sum()
-        kind = _reading_text(kind, result.readings.get(kind))
+        kind = reading_text(kind, result.readings.get(kind))
         parts.append(f"{kind}: " + ", ".join(
             f"{a} {r.within}/{r.compared}" for a, r in rows.iterrows()))
     return "; ".join(parts)
 
 
-def _metric_kind(metric: str) -> str:
+def metric_kind(metric: str) -> str:
     """"tpr:*" for tpr:1, tpr:2, ...; any other metric is its own kind."""
     kind, sep, _ = metric.partition(":")
     return f"{kind}:*" if sep else metric
 
 
-def _rule() -> str:
+def tolerance_rule() -> str:
     return (f"A cell (dataset, algorithm, metric) is within tolerance when |ours - paper| <= "
             f"max({TOLERANCE_POINTS:g}, {TOLERANCE_SDS:g} × paper sd) in the metric's unit "
             f"(the floor is {TOLERANCE_POINTS / 100:g} for a fraction in [0, 1]; a blank "
@@ -334,7 +334,7 @@ def _total_line(result: ExperimentAgreement) -> str:
     return f"- {result.name}: " + "; ".join([head] + result.notes)
 
 
-def _telling_decimals(delta: float, tolerance: float, decimals: int) -> int:
+def telling_decimals(delta: float, tolerance: float, decimals: int) -> int:
     """The metric's decimals, or more until |delta| and the tolerance print differently (a
     miss by 0.021 against 0.02 must not read "-0.02" beside "0.02")."""
     for d in range(decimals, decimals + 4):
@@ -350,37 +350,43 @@ def _misses_rows(results: list[ExperimentAgreement]) -> list[list[str]]:
             ours = _number(c.mean, c.decimals)
             if not pd.isna(c.sd):
                 ours += f" ± {_number(c.sd, c.decimals)}"
-            d = _telling_decimals(c.delta, c.tolerance, c.decimals)
+            d = telling_decimals(c.delta, c.tolerance, c.decimals)
             rows.append([c.experiment, c.dataset, c.algorithm, c.metric, ours, c.paper_text,
                          _number(c.delta, d, sign=True), _number(c.tolerance, d)])
     return rows
 
 
-def _reading_text(metric: str, paper: str | None) -> str:
+def reading_text(metric: str, paper: str | None) -> str:
     """The metric's name, marked when it is a reading not counted in the total."""
     return f"{metric} (reads {paper}; not counted)" if paper else metric
 
 
 def _markdown(results: list[ExperimentAgreement]) -> str:
     compared = [r for r in results if not r.cells.empty]
-    parts = [_rule()]
+    parts = [tolerance_rule()]
     if compared:
         counts = pd.concat([tally(r.cells) for r in compared], ignore_index=True)
         readings = {(r.name, m): p for r in compared for m, p in r.readings.items()}
-        rows = [[r.experiment, r.algorithm, _reading_text(r.metric, readings.get(
+        rows = [[r.experiment, r.algorithm, reading_text(r.metric, readings.get(
                     (r.experiment, r.metric))), f"{r.within}/{r.compared}",
                  _number(r.mean_abs_delta, int(r.decimals))] for r in counts.itertuples()]
         parts.append(pipe_table(rows, ["experiment", "algorithm", "metric", "within/compared",
                                        "mean abs diff"]))
     parts.append("\n".join(_total_line(r) for r in results))
-    misses = _misses_rows(results)
-    if misses:
-        parts.append(f"Misses ({len(misses)}):")
-        parts.append(pipe_table(misses, ["experiment", "dataset", "algorithm", "metric", "ours",
-                                         "paper", "delta", "tolerance"]))
-    else:
-        parts.append("Misses: none.")
+    parts.extend(misses_parts(_misses_rows(results)))
     return "\n\n".join(parts)
+
+
+def misses_parts(misses: list[list]) -> list[str]:
+    """The misses paragraph of ``obliq agree``'s full text: a count and a table of the
+    cells outside tolerance (rows: experiment, dataset, algorithm, metric, ours, paper,
+    delta, tolerance), or one line saying there are none; shared with the text that
+    ``report.docs`` renders from the committed summary, which must read the same."""
+    if not misses:
+        return ["Misses: none."]
+    return [f"Misses ({len(misses)}):",
+            pipe_table(misses, ["experiment", "dataset", "algorithm", "metric", "ours",
+                                "paper", "delta", "tolerance"])]
 
 
 def _cells_csv(results: list[ExperimentAgreement]) -> str:

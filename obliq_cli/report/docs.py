@@ -65,11 +65,12 @@ import pandas as pd
 from ..errors import ObliqError
 from .agreement import (
     NOTHING_COMPARED,
-    _metric_kind,
-    _reading_text,
-    _rule,
-    _telling_decimals,
     format_duration,
+    metric_kind,
+    misses_parts,
+    reading_text,
+    telling_decimals,
+    tolerance_rule,
 )
 from .claims import FAILS, HOLDS, PARTLY, RULES, UNTESTABLE, read_claims, shipped_claims
 from .summary import FROM_RESULTS
@@ -179,13 +180,13 @@ def agreement_text(summary: Summary, name: str) -> str:
     agree = summary.agree.get(name)
     if agree is None or agree.empty:
         return facts.get("note") or NOTHING_COMPARED
-    kinds = agree.assign(kind=agree["metric"].map(_metric_kind),
+    kinds = agree.assign(kind=agree["metric"].map(metric_kind),
                          within=agree["within"].map(_int), compared=agree["compared"].map(_int))
     parts = []
     for kind, rows in kinds.groupby("kind", sort=False):
         counts = rows.groupby("algorithm", sort=False)[["within", "compared"]].sum()
         reads = next((r for r in rows["reads"] if r), None)
-        parts.append(f"{_reading_text(kind, reads)}: " + ", ".join(
+        parts.append(f"{reading_text(kind, reads)}: " + ", ".join(
             f"{a} {r.within}/{r.compared}" for a, r in counts.iterrows()))
     return "; ".join(parts)
 
@@ -210,7 +211,7 @@ def agreement_block(summary: Summary) -> str:
     """What ``obliq agree`` prints (agreement._markdown), from the summary: the tally per
     (experiment, algorithm, metric), a total line per experiment, then the misses that the
     summary holds (all of them for a config summarised from its results)."""
-    parts = [_rule()]
+    parts = [tolerance_rule()]
     rows = []
     for name, agree in summary.agree.items():
         # obliq agree lists the tally by algorithm (config order), then metric
@@ -219,7 +220,7 @@ def agreement_block(summary: Summary) -> str:
         for r in agree.itertuples():
             mean = (_number(float(r.mean_abs_delta), _int(r.decimals))
                     if str(r.mean_abs_delta).strip() else "")
-            rows.append([name, r.algorithm, _reading_text(r.metric, r.reads or None),
+            rows.append([name, r.algorithm, reading_text(r.metric, r.reads or None),
                          f"{r.within}/{r.compared}", mean])
     if rows:
         parts.append(pipe_table(rows, ["experiment", "algorithm", "metric", "within/compared",
@@ -244,16 +245,11 @@ def agreement_block(summary: Summary) -> str:
         for _, c in cells[cells["within"] != "true"].iterrows():
             d = _int(c["decimals"])
             delta, tolerance = float(c["delta"]), float(c["tolerance"])
-            t = _telling_decimals(delta, tolerance, d)
+            t = telling_decimals(delta, tolerance, d)
             misses.append([name, c["dataset"], c["algorithm"], c["metric"], _ours(c),
                            c["paper_text"], _number(delta, t, sign=True),
                            _number(tolerance, t)])
-    if misses:
-        parts.append(f"Misses ({len(misses)}):")
-        parts.append(pipe_table(misses, ["experiment", "dataset", "algorithm", "metric", "ours",
-                                         "paper", "delta", "tolerance"]))
-    else:
-        parts.append("Misses: none.")
+    parts.extend(misses_parts(misses))
     return "\n\n".join(parts)
 
 
@@ -424,7 +420,7 @@ def _agree_counts(summary: Summary, configs: str, metric: str, algorithms: str):
         if agree is None or agree.empty:
             raise ObliqError(f"no agreement in the summary of {name!r}")
         rows = agree if metric == "*" else agree[
-            (agree["metric"] == metric) | (agree["metric"].map(_metric_kind) == metric)]
+            (agree["metric"] == metric) | (agree["metric"].map(metric_kind) == metric)]
         if metric == "*":
             rows = rows[rows["reads"] == ""]
         chosen = _pick(algorithms, dict.fromkeys(rows["algorithm"]))
@@ -504,7 +500,7 @@ def _mad(summary: Summary, configs: str, metric: str, algorithms: str, decimals:
         _config(summary, name)
         agree = summary.agree.get(name)
         rows = pd.DataFrame() if agree is None else agree[
-            (agree["metric"] == metric) | (agree["metric"].map(_metric_kind) == metric)]
+            (agree["metric"] == metric) | (agree["metric"].map(metric_kind) == metric)]
         rows = rows[rows["algorithm"].isin(_pick(algorithms, rows["algorithm"]))] \
             if len(rows) else rows
         if rows.empty or (rows["mean_abs_delta"] == "").any():
@@ -557,7 +553,7 @@ def value(summary: Summary, expression: str) -> str:
     if kind == "agree-list" and len(args) == 2:
         agree = summary.agree.get(args[0])
         names = [] if agree is None else dict.fromkeys(
-            agree.loc[agree["metric"].map(_metric_kind).isin([args[1]])
+            agree.loc[agree["metric"].map(metric_kind).isin([args[1]])
                       | (agree["metric"] == args[1]), "algorithm"])
         if not names:
             raise ObliqError(f"no agreement of {args[1]} in {args[0]}")
