@@ -173,6 +173,19 @@ def _sorted_keys_view(result, args):
     return args[0][result] + 0.0, np.sort(result)
 
 
+def _sorted_pair_view(result, args):
+    # sort_floats: (order, keys in that order); as _sorted_keys_view, and the keys it
+    # returns are the keys in its order
+    order, ordered = result
+    assert np.array_equal(ordered, args[0][order])
+    return _sorted_keys_view(order, args)
+
+
+def _sort_floats_twin(keys):
+    order = np.argsort(keys, kind="stable")
+    return order, keys[order]
+
+
 def _eq1(n_l, n_r, e_l, e_r, M):
     """F(W, S^t) of APDT's eq. 1, written again."""
     n = n_l + n_r
@@ -445,6 +458,10 @@ CASES = [
          lambda r: (np.round(r.normal(size=int(r.choice([5, 50, 700, 2000]))) * 3),),
          lambda keys: np.argsort(keys, kind="stable"),
          view=_sorted_keys_view, py_view=_sorted_keys_view),
+    Case(k_ls.sort_floats,  # the bucket sort below 600 keys (and its fallbacks)
+         lambda r: ((lambda keys: np.where(r.random(keys.size) < 0.1, np.inf, keys))(
+             np.round(r.normal(size=int(r.choice([5, 20, 200, 599, 700]))) * 3)),),
+         _sort_floats_twin, view=_sorted_pair_view, py_view=_sorted_pair_view),
     Case(k_ls.step_at,
          lambda r: (np.array([0.0, 1.0, 2.0]), int(r.integers(0, 5)), 4, 3, 0.0, 2.0, 0.5)),
     # APDT
