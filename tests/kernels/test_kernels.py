@@ -34,11 +34,13 @@ import obliq_cli.kernels as kernels_package
 from obliq_cli.kernels import apdt as k_apdt
 from obliq_cli.kernels import cart_lc as k_cart_lc
 from obliq_cli.kernels import criteria, linalg, presort, sums, sweep
+from obliq_cli.kernels import gdt as k_gdt
 from obliq_cli.kernels import line_search as k_ls
 from obliq_cli.kernels import oc1 as k_oc1
 from obliq_cli.kernels import svm as k_svm
 from obliq_cli.kernels import umt as k_umt
 from obliq_cli.tree import impurity
+from obliq_cli.tree.orientation import canonical_signs
 
 N_DRAWS = 6  # random inputs per kernel
 
@@ -501,9 +503,24 @@ CASES = [
     Case(k_cart_lc.best_threshold,
          lambda r: (lambda V, D, y, total: (np.column_stack([V, D]), r.normal(size=2), y,
                                             total, _code(r)))(*_line_inputs(r))),
+    # GDT
+    Case(k_gdt.augmented_scatter, lambda r: (_levels(r, (int(r.integers(1, 9)), 3)),),
+         lambda rows: (lambda aug: aug.T @ aug / rows.shape[0])(
+             np.hstack([rows, np.ones((rows.shape[0], 1))])), 1e-12,
+         "BLAS sums in its own order"),
+    Case(k_gdt.most_favoured_direction,  # rank-deficient den (few rows) too
+         lambda r: (lambda G, H: (H, G, float(np.trace(H)), bool(r.random() < 0.7)))(
+             k_gdt.augmented_scatter(_levels(r, (int(r.integers(1, 8)), 3))),
+             k_gdt.augmented_scatter(_levels(r, (8, 3))))),
+    Case(k_gdt.unit_hyperplane, lambda r: (r.normal(size=4),),
+         lambda w: (w / np.linalg.norm(w[:-1]) * canonical_signs(w[:-1]), True), 1e-12,
+         "np.linalg.norm sums through BLAS"),
     Case(k_oc1.hyperplane_values,
          lambda r: (r.normal(size=(6, 3)), r.normal(size=3), np.empty(6)),
          lambda Xa, a, out: np.array([_sequential_sum(x * a) for x in Xa])),
+    Case(k_oc1.values_by_column,  # hyperplane_values from the columns: the same bits
+         lambda r: (r.normal(size=(3, 6)), r.normal(size=3), np.empty(6)),
+         lambda XaT, a, out: np.array([_sequential_sum(x * a) for x in XaT.T])),
     Case(k_oc1.climb,
          lambda r: (lambda V, D, y, total: (
              r.normal(size=(3, 3)), np.column_stack([V, D, np.ones(V.size)]), y, total,
