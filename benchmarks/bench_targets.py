@@ -65,7 +65,7 @@ APDT_PAPER_REFERENCES = ("oc1", "cart-lc")
 # speed target has no lower end.
 APDT_PAPER_TARGET = 3.0
 # Murthy's OC1 v3 (the C program, its defaults) on pima's five StratifiedKFold(5,
-# shuffle=True, random_state=0) folds: seconds a fold, the whole process (issue #24);
+# shuffle=True, random_state=0) folds: seconds a fold, the whole process, as measured;
 # the target is half of it. OC1_PRUNE_PORTION: the program's default pruning set.
 OC1_C_PIMA_SECONDS = 0.20
 OC1_PRUNE_PORTION = 0.1
