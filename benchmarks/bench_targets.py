@@ -27,10 +27,14 @@ for a routine run; ``--full`` fits them on all rows as the target states (hours 
 cores before the speed work). After the table come the C-like reference figures of every
 fit: seconds per 1000 rows and milliseconds per tree node.
 
+Also: OC1 on pima in CPU seconds per fold of growing and 0-SE pruning, against Murthy's
+C program on the same folds (``oc1_pima_fold_row``).
+
 Run: ``make bench`` or ``python benchmarks/bench_targets.py [--full] [--repeats 3]
-[--only oc1,apdt,apdt-paper,growth,jobs,benchmark] [--idle-load 1.5] [--csv docs/results]``; with
-``--csv`` the rows and fits are also written to bench.csv and bench_fits.csv there, from
-which ``make reproductions`` renders the README's Speed figures.
+[--only oc1,oc1-pima,apdt,apdt-paper,growth,jobs,benchmark] [--idle-load 1.5]
+[--csv docs/results]``; with ``--csv`` the rows and fits are also written to bench.csv and
+bench_fits.csv there, from which ``make reproductions`` renders the README's Speed
+figures.
 """
 
 from __future__ import annotations
@@ -66,6 +70,11 @@ APDT_PAPER_REFERENCES = ("oc1", "cart-lc")
 # apdt-twice-the-time (configs/references/claims/apdt.yaml, a ratio in [1.33, 3]); a
 # speed target has no lower end.
 APDT_PAPER_TARGET = 3.0
+# Murthy's OC1 v3 (the C program, its defaults) on pima's five StratifiedKFold(5,
+# shuffle=True, random_state=0) folds: seconds a fold, the whole process, as measured;
+# the target is half of it. OC1_PRUNE_PORTION: the program's default pruning set.
+OC1_C_PIMA_SECONDS = 0.20
+OC1_PRUNE_PORTION = 0.1
 GROWTH_SIZES = (1000, 2000, 4000, 8000)
 GROWTH_ALGORITHMS = ("oc1", "hhcart-a", "hhcart-d", "cart-lc", "umt", "oc1-lc", "c45", "gdt",
                      "cart-ap")
@@ -235,6 +244,46 @@ def profile_notes(timer, algorithm: str, dataset: str, max_rows: int | None,
         where = Path(filename).name if filename != "~" else "builtin"
         notes.append(f"  {100 * own / total:5.1f} %  {calls:8d} calls  {where}:{line} {function}")
     return notes
+
+
+def oc1_pima_fold_row(repeats: int) -> Row:
+    """OC1 on pima as a paper run uses it, timed the way Murthy's C program (OC1 v3) was:
+    CPU seconds per fold of growing on a fold's training part and pruning it (cost
+    complexity, 0-SE, on the last ``OC1_PRUNE_PORTION`` of the training part: the
+    program's ``prune_portion``), over the five folds of scikit-learn's
+    ``StratifiedKFold(5, shuffle=True, random_state=0)`` on which the C program took
+    ``OC1_C_PIMA_SECONDS`` a fold (whole process, seed 1). Each round times all five
+    folds; the row shows the median per-fold seconds over the rounds, their range and
+    the load average."""
+    from sklearn.model_selection import StratifiedKFold
+
+    from obliq_cli.pruning.cost_complexity import prune_cost_complexity
+
+    X, y, _ = load_dataset("pima")
+    folds = [train for train, _ in
+             StratifiedKFold(5, shuffle=True, random_state=0).split(X, y)]
+
+    def fold(train):
+        n_prune = int(round(OC1_PRUNE_PORTION * train.size))
+        grow, prune = train[:-n_prune], train[-n_prune:]
+        model = make_estimator("oc1", random_state=1).fit(X[grow], y[grow])
+        prune_cost_complexity(model, X[grow], y[grow], X[prune], y[prune], se_rule=0.0)
+
+    fold(folds[0][:100])  # compile (or load numba's cache) outside the timing
+    load = load_average()
+    per_fold = []
+    for _ in range(max(1, repeats)):
+        seconds, _ = _cpu_seconds(lambda: [fold(train) for train in folds])
+        per_fold.append(seconds / len(folds))
+    median = statistics.median(per_fold)
+    print(f"  oc1 pima per fold (fit + 0-SE pruning): {median:.3f} s", file=sys.stderr,
+          flush=True)
+    target = OC1_C_PIMA_SECONDS / 2
+    spread = f" ({min(per_fold):.3f}-{max(per_fold):.3f})" if len(per_fold) > 1 else ""
+    return Row("oc1 pima per fold (fit + 0-SE pruning), CPU s", f"<= {target:.2f} s",
+               f"{median:.3f} s{spread}, load {load:.1f}", median <= target,
+               [] if median <= target else
+               [f"Murthy's C program: {OC1_C_PIMA_SECONDS:.2f} s a fold (whole process)"])
 
 
 def growth_rows(timer, full: bool) -> list[Row]:
@@ -419,7 +468,8 @@ def main() -> None:
                              "speed work)")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--only", default="",
-                        help="comma-separated algorithms, or 'apdt-paper' / 'growth' / 'jobs'")
+                        help="comma-separated algorithms, or 'oc1-pima' / 'apdt-paper' / "
+                             "'growth' / 'jobs'")
     parser.add_argument("--idle-load", type=float, default=IDLE_LOAD,
                         help="the -j rows run only at a 1-minute load average up to this")
     parser.add_argument("--csv", type=Path, default=None, metavar="FOLDER",
@@ -449,6 +499,8 @@ def main() -> None:
     for algorithm, dataset, target, max_rows in specs:
         if wanted(algorithm):
             rows.append(ratio_row(timer, algorithm, dataset, target, max_rows, full))
+    if wanted("oc1-pima"):
+        rows.append(oc1_pima_fold_row(args.repeats))
     if wanted("apdt-paper"):
         rows.extend(apdt_paper_rows(args.repeats))
     if wanted("growth"):

@@ -40,80 +40,47 @@ from __future__ import annotations
 import numpy as np
 from sklearn.model_selection import KFold, StratifiedKFold
 
+from ..kernels import gdt as gdt_kernels
 from ..kernels import linalg
 from ..kernels.criteria import impurity_score
 from ..parameters import Interval, ListOf, Real, StrOptions
 from ..registry import register_algorithm
 from ..tree.builder import Node, Split, SplitFinder, StoppingRules
 from ..tree.impurity import gini_split
-from ..tree.orientation import canonical_signs
 from .base import TreeClassifier, as_rng, fit_input
-
-EPS = np.finfo(np.float64).eps
 
 
 def _augmented_scatter(rows: np.ndarray) -> np.ndarray:
     """(1/n) sum x~ x~' over the rows, x~ = [x, 1] (the paper's G or H)."""
-    aug = np.hstack([rows, np.ones((rows.shape[0], 1))])
-    return linalg.crossprod(aug, aug) / rows.shape[0]
+    return gdt_kernels.augmented_scatter(np.ascontiguousarray(rows, dtype=np.float64))
 
 
-def _symmetric_eigh(a: np.ndarray):
-    """(ascending eigenvalues, eigenvectors) of the symmetric ``a`` (lower triangle), as
-    ``scipy.linalg.eigh(a)`` but by kernels/linalg.py's deterministic Jacobi solver."""
-    return linalg.eigh(np.ascontiguousarray(a))
-
-
-def _generalized_eigh(a: np.ndarray, b: np.ndarray):
-    """``scipy.linalg.eigh(a, b)`` (b-normalised eigenvectors) by kernels/linalg.py's
-    Cholesky-then-Jacobi solver; ``LinAlgError``, as scipy's, when b's Cholesky
-    factorisation fails."""
-    w, v, ok = linalg.eigh_generalized(np.ascontiguousarray(a), np.ascontiguousarray(b))
-    if not ok:
-        raise np.linalg.LinAlgError("the matrix b is not positive definite")
-    return w, v
-
-
-def most_favoured_direction(num: np.ndarray, den: np.ndarray) -> np.ndarray | None:
+def most_favoured_direction(num: np.ndarray, den: np.ndarray,
+                            try_generalized: bool = True) -> np.ndarray | None:
     """The w maximising w'num w / w'den w; the null-space rule when ``den`` is singular.
 
     With ``den`` positive definite this is the eigenvector of the largest eigenvalue of
-    num w = lambda den w. Otherwise every w in den's null space N gives an unbounded
-    ratio, and the paper (§II-B) takes, inside N, the direction maximising w'num w: the
-    principal eigenvector of Q'num Q with Q an orthonormal basis of N. None when even
-    that is degenerate (num vanishes on N).
+    num w = lambda den w (through den's Cholesky factor, ``linalg.eigh_generalized``).
+    Otherwise every w in den's null space N gives an unbounded ratio, and the paper
+    (§II-B) takes, inside N, the direction maximising w'num w: the principal
+    eigenvector of Q'num Q with Q an orthonormal basis of N. None when even that is
+    degenerate (num vanishes on N). One compiled call
+    (``kernels.gdt.most_favoured_direction``); ``try_generalized=False`` takes the
+    branch of a failed Cholesky factorisation directly (for tests).
     """
-    evals, evecs = _symmetric_eigh(den)
-    # numpy's matrix_rank tolerance: scaled features (vehicle's span 1e0..1e3) make
-    # den badly conditioned but not singular, and must not take the null-space path.
-    tolerance = max(abs(evals[-1]), 1e-300) * den.shape[0] * EPS
-    null = evals <= tolerance
-    if not null.any():
-        try:
-            _, vectors = _generalized_eigh(num, den)
-            return vectors[:, -1]
-        except np.linalg.LinAlgError:
-            # den's Cholesky factor fails: den is singular to working precision though
-            # its smallest eigenvalue lies just above the rank tolerance (a column that
-            # is constant on the class, after standardising). It is rank-deficient, so
-            # the null-space rule applies to its (numerically) vanishing eigenvalues.
-            null = evals <= max(100 * tolerance, evals[0])
-    Q = evecs[:, null]
-    inner = linalg.matmul(linalg.matmul(Q.T, num), Q)
-    values, vectors = _symmetric_eigh((inner + inner.T) / 2)
-    if values[-1] <= max(abs(np.trace(num)), 1e-300) * num.shape[0] * EPS:
-        return None
-    return linalg.matvec(Q, vectors[:, -1])
+    num = np.ascontiguousarray(num, dtype=np.float64)
+    den = np.ascontiguousarray(den, dtype=np.float64)
+    w, found = gdt_kernels.most_favoured_direction(num, den, float(np.trace(num)),
+                                                   try_generalized)
+    return w if found else None
 
 
 def _unit(w: np.ndarray | None) -> np.ndarray | None:
     """Scaled so the non-bias part has unit norm, with a deterministic sign."""
     if w is None:
         return None
-    norm = linalg.norm(w[:-1])
-    if norm < 1e-12:
-        return None
-    return w / norm * canonical_signs(w[:-1])
+    out, ok = gdt_kernels.unit_hyperplane(np.ascontiguousarray(w, dtype=np.float64))
+    return out if ok else None
 
 
 def clustering_hyperplanes(A: np.ndarray, B: np.ndarray):

@@ -59,7 +59,7 @@ from ..kernels.line_search import (
     line_search,
     partition_score,
 )
-from ..kernels.oc1 import cart_lc_cycles, climb, hyperplane_values
+from ..kernels.oc1 import cart_lc_cycles, climb
 from ..parameters import MAX_LOOP, Integral, Interval
 from ..registry import register_algorithm
 from ..tree.axis_first import best_axis_split, rescored_oblique, strictly_better
@@ -107,22 +107,6 @@ def best_step(V, D, y, n_classes, criterion, rng=None):
 
 
 # ------------------------------------------------------------------ node helpers
-def _partition_scores(left_mask, onehot, criterion):
-    """(scores [k], perfect [k]) of the partitions ``left_mask`` [k, n]; perfect means
-    both sides pure (the program's ``stop_splitting`` gives such a split impurity 0)."""
-    lc = left_mask.astype(np.float64) @ onehot
-    rc = onehot.sum(axis=0) - lc
-    scores = criterion(lc, rc)
-    perfect = (lc.sum(axis=1) == lc.max(axis=1)) & (rc.sum(axis=1) == rc.max(axis=1))
-    return scores, perfect
-
-
-def _score_partition(left_mask, y, n_classes, criterion):
-    """(score, perfect) of one partition ``left_mask`` [n]."""
-    scores, perfect = _partition_scores(left_mask[None, :], np.eye(n_classes)[y], criterion)
-    return float(scores[0]), bool(perfect[0])
-
-
 def positive_quadrant_shift(X):
     """Per-column shift that moves the node's points into the positive quadrant.
 
@@ -172,19 +156,9 @@ class _NodeSearch:
         self.max_stagnant = max_stagnant
         self.n_jumps = n_jumps
 
-    def evaluate(self, A):
-        """(scores [k], perfect [k]) of hyperplanes ``A`` [k, d+1]; a point is left iff
-        ``V <= 0`` (the house rule)."""
-        A = np.atleast_2d(np.asarray(A, dtype=np.float64))
-        V = np.empty(self.Xa.shape[0])
-        scores, perfect = np.empty(len(A)), np.empty(len(A), dtype=bool)
-        for r, a in enumerate(A):
-            hyperplane_values(self.Xa, np.ascontiguousarray(a), V)
-            scores[r], perfect[r] = partition_score(V, self.y, self.total, self.code)
-        return scores, perfect
-
     def climb(self, A):
-        """Hill-climb every start in ``A`` [k, d+1]; returns (A, scores, perfect).
+        """Hill-climb every start in ``A`` [k, d+1]; returns (A, scores, perfect, the
+        score of the first start).
 
         Per restart (JAIR §3.1 Perturb in the program's default sequential order, §3.2
         random jumps; acceptance as in v3's ``suggest_perturbation`` and
@@ -200,9 +174,9 @@ class _NodeSearch:
         nothing, or when its split is perfect (both sides pure).
         """
         A = np.array(A, dtype=np.float64)
-        cur, perfect = climb(A, self.Xa, self.y, self.total, self.code,
-                                     self.rng, self.max_stagnant, self.n_jumps)
-        return A, cur, perfect
+        cur, perfect, first = climb(A, self.Xa, self.y, self.total, self.code,
+                                    self.rng, self.max_stagnant, self.n_jumps)
+        return A, cur, perfect, first
 
 
 def _present_classes(y, n_classes):
@@ -228,8 +202,9 @@ def _axis_start(finder, node, exempt_root):
     if n <= 2 * d and not (exempt_root and node.is_root):
         return none
     y_loc, k = _present_classes(y, finder.n_classes)
-    if _score_partition(X[:, axis_split.feature] <= axis_split.threshold, y_loc, k,
-                        finder.criterion)[1]:
+    # x <= t exactly when x - t <= 0 (a difference rounds to zero only when x == t)
+    if partition_score(X[:, axis_split.feature] - axis_split.threshold, y_loc,
+                       class_totals(y_loc, k), 0)[1]:
         return none  # a perfect axis-parallel split is kept
     return axis_split, X, y_loc, k
 
@@ -339,12 +314,12 @@ class OC1SplitFinder(SplitFinder):
         starts[0, axis_split.feature] = 1.0
         starts[0, d] = -(axis_split.threshold - shift[axis_split.feature])
         starts[1:] = rng.uniform(-1.0, 1.0, size=(n_restarts - 1, d + 1))
-        ends, scores, perfect = search.climb(starts)
+        ends, scores, perfect, least = search.climb(starts)
         # oblique_split of v3: the best so far starts as the axis-parallel
-        # hyperplane; a restart's result replaces it when better, or equal and a
+        # hyperplane (score ``least``); a restart's result replaces it when better, or
+        # equal and a
         # coin flip says so; once the best is perfect later restarts do not count.
         best_a = starts[0]
-        least = search.evaluate(starts[:1])[0][0]
         for r in range(n_restarts):
             if scores[r] < least - SCORE_EPS or (
                     scores[r] <= least + SCORE_EPS and rng.random() > 0.5):

@@ -198,9 +198,14 @@ def _orient_and_sort(w, V):
 @compiled
 def _jacobi(A, VT):
     """Diagonalise the symmetric ``A`` by cyclic Jacobi rotations, applying them to the
-    rows of ``VT`` too (the eigenvectors are its rows: rows are contiguous). Only the
-    upper triangle of ``A`` is read and kept (the lower one is left stale). Pairs are
-    visited row by row, (0, 1), (0, 2), ..., (n - 2, n - 1), in every sweep."""
+    rows of ``VT`` too (the eigenvectors are its rows: rows are contiguous). ``A`` is
+    full and kept symmetric: a rotation updates rows p and q along memory and copies
+    them into columns p and q. Pairs are visited row by row, (0, 1), (0, 2), ...,
+    (n - 2, n - 1), in every sweep.
+
+    Each rotation's c and s come from three divisions and two square roots that
+    depend on the rotation before it, so the sweep is a serial chain: the rotations
+    themselves bound the time, not the row updates."""
     n = A.shape[0]
     m = VT.shape[1]
     for sweep in range(_MAX_SWEEPS):
@@ -222,6 +227,7 @@ def _jacobi(A, VT):
                     # below the last bit of both diagonal entries: rotating would not
                     # change them, so the entry is rounding noise (Numerical Recipes).
                     A[p, q] = 0.0
+                    A[q, p] = 0.0
                     continue
                 h = aqq - app
                 if abs(h) + g == abs(h):
@@ -233,27 +239,23 @@ def _jacobi(A, VT):
                         t = -t
                 c = 1.0 / math.sqrt(1.0 + t * t)
                 s = t * c
-                # J' A J outside the (p, q) block: entries (k, p) and (k, q) for every
-                # k other than p and q, each kept in the upper triangle
-                for k in range(p):
-                    akp = A[k, p]
-                    akq = A[k, q]
-                    A[k, p] = c * akp - s * akq
-                    A[k, q] = s * akp + c * akq
-                for k in range(p + 1, q):
-                    akp = A[p, k]
-                    akq = A[k, q]
-                    A[p, k] = c * akp - s * akq
-                    A[k, q] = s * akp + c * akq
-                for k in range(q + 1, n):
-                    akp = A[p, k]
-                    akq = A[q, k]
-                    A[p, k] = c * akp - s * akq
-                    A[q, k] = s * akp + c * akq
-                # the block: the rotated pivots in closed form, the pair annihilated
-                A[p, p] = app - t * apq
-                A[q, q] = aqq + t * apq
-                A[p, q] = 0.0
+                # J' A J: entries (k, p) and (k, q) for every k, as rows p and q; the
+                # (p, q) block is then set in closed form (rotated pivots, the pair
+                # annihilated) and the rows copied into the columns
+                row_p = A[p]
+                row_q = A[q]
+                for k in range(n):
+                    akp = row_p[k]
+                    akq = row_q[k]
+                    row_p[k] = c * akp - s * akq
+                    row_q[k] = s * akp + c * akq
+                row_p[p] = app - t * apq
+                row_q[q] = aqq + t * apq
+                row_p[q] = 0.0
+                row_q[p] = 0.0
+                for k in range(n):
+                    A[k, p] = row_p[k]
+                    A[k, q] = row_q[k]
                 for k in range(m):
                     vkp = VT[p, k]
                     vkq = VT[q, k]

@@ -31,35 +31,52 @@ def hyperplane_values(Xa, a, out):
 
 
 @compiled
+def values_by_column(XaT, a, out):
+    """``out = XaT.T @ a`` from the columns ``XaT`` [d+1, n]: the sums of
+    :func:`hyperplane_values` term by term in the same order (so the same rounding), a
+    column at a time, which the compiler vectorises over the points."""
+    n_coef, n = XaT.shape
+    for j in range(n):
+        out[j] = 0.0
+    for i in range(n_coef):
+        c = a[i]
+        col = XaT[i]
+        for j in range(n):
+            out[j] += col[j] * c
+
+
+@compiled
 def climb(A, Xa, y, total, code, rng, max_stagnant, n_jumps):
     """The lockstep hill climbing of ``algorithms.oc1._NodeSearch.climb``, compiled.
 
     Restarts are visited in order within every step (each coefficient, each jump), so
     the random draws come in the order of the batched search this replaces: per
     coefficient, ``n + 1`` tie-break draws for each climbing restart in turn; per jump,
-    the directions of all restarts needing one, then their tie-break draws.
+    the directions of all restarts needing one, then their tie-break draws. Returns
+    (scores, perfect, the score of the first start).
     """
     k, n_coef = A.shape
     n = Xa.shape[0]
+    XaT = np.ascontiguousarray(Xa.T)
     V = np.empty((k, n))
     cur = np.empty(k)
     perfect = np.zeros(k, dtype=np.bool_)
     for r in range(k):
-        hyperplane_values(Xa, A[r], V[r])
+        values_by_column(XaT, A[r], V[r])
         cur[r], perfect[r] = partition_score(V[r], y, total, code)
+    first = cur[0]  # the caller compares the restarts against the first start
     stagnant = np.zeros(k, dtype=np.int64)
     running = ~perfect
     improved = np.zeros(k, dtype=np.bool_)
     need = np.zeros(k, dtype=np.bool_)
     draws = np.empty(n + 1)
-    D = np.empty(n)
+    jump = np.empty(n)
     V_new = np.empty(n)
     trial = np.empty(n_coef)
     while running.any():
         improved[:] = False
         for m in range(n_coef):
-            for j in range(n):
-                D[j] = Xa[j, m]
+            D = XaT[m]
             for r in range(k):
                 if not running[r] or perfect[r]:
                     continue
@@ -70,7 +87,7 @@ def climb(A, Xa, y, total, code, rng, max_stagnant, n_jumps):
                     continue
                 trial[:] = A[r]
                 trial[m] += delta
-                hyperplane_values(Xa, trial, V_new)
+                values_by_column(XaT, trial, V_new)
                 s, p_new = partition_score(V_new, y, total, code)
                 better = s < cur[r] - SCORE_EPS
                 equal = (not better and s <= cur[r] + SCORE_EPS
@@ -98,10 +115,10 @@ def climb(A, Xa, y, total, code, rng, max_stagnant, n_jumps):
                     directions[i, c] = rng.uniform(-1.0, 1.0)
             for i in range(rows.size):
                 r = rows[i]
-                hyperplane_values(Xa, directions[i], D)
+                values_by_column(XaT, directions[i], jump)
                 for p in range(n + 1):
                     draws[p] = rng.random()
-                alpha, _ = line_search(V[r], D, y, total, code, RULE_RANDOM, draws)
+                alpha, _ = line_search(V[r], jump, y, total, code, RULE_RANDOM, draws)
                 moved = False
                 for c in range(n_coef):
                     trial[c] = alpha * directions[i, c]
@@ -111,7 +128,7 @@ def climb(A, Xa, y, total, code, rng, max_stagnant, n_jumps):
                     continue
                 for c in range(n_coef):
                     trial[c] += A[r, c]
-                hyperplane_values(Xa, trial, V_new)
+                values_by_column(XaT, trial, V_new)
                 s, p_new = partition_score(V_new, y, total, code)
                 if s < cur[r] - SCORE_EPS:
                     A[r] = trial
@@ -123,7 +140,7 @@ def climb(A, Xa, y, total, code, rng, max_stagnant, n_jumps):
                     need[r] = False
         for r in range(k):
             running[r] = improved[r] and not perfect[r]
-    return cur, perfect
+    return cur, perfect, first
 
 
 @compiled

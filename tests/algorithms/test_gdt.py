@@ -215,21 +215,25 @@ def test_a_denominator_singular_to_working_precision_takes_the_null_space_path()
     assert est.score(Z, y[train]) > 0.85
 
 
-def test_cholesky_failure_falls_back_to_the_smallest_eigenvectors(monkeypatch):
+def test_cholesky_failure_falls_back_to_the_smallest_eigenvectors():
     from obliq_cli.algorithms import gdt
 
     rng = np.random.default_rng(5)
     Q = np.linalg.qr(rng.normal(size=(4, 4)))[0]
     den = Q @ np.diag([1e-14, 1.0, 2.0, 3.0]) @ Q.T  # above the rank tolerance
     num = np.eye(4)
-
-    def failing(a, b):
-        raise np.linalg.LinAlgError("not positive definite")
-
-    monkeypatch.setattr(gdt, "_generalized_eigh", failing)
-    w = gdt.most_favoured_direction(num, den)
+    # try_generalized=False: the branch taken when den's Cholesky factorisation fails
+    w = gdt.most_favoured_direction(num, den, try_generalized=False)
     # The null space taken is den's smallest eigenvector, so w is that vector.
     assert abs(w @ Q[:, 0]) / np.linalg.norm(w) == pytest.approx(1.0, abs=1e-12)
+    # Through the generalized solver (den is positive definite here) the answer is
+    # scipy's top generalized eigenvector, the same direction.
+    from scipy.linalg import eigh
+
+    w = gdt.most_favoured_direction(num, den)
+    top = eigh(num, den)[1][:, -1]
+    assert abs(w @ top) / np.linalg.norm(w) / np.linalg.norm(top) == pytest.approx(
+        1.0, abs=1e-6)
 
 
 def test_sklearn_estimator_checks_pass_with_the_readings_of_the_ablation():

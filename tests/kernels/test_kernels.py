@@ -34,11 +34,13 @@ import obliq_cli.kernels as kernels_package
 from obliq_cli.kernels import apdt as k_apdt
 from obliq_cli.kernels import cart_lc as k_cart_lc
 from obliq_cli.kernels import criteria, linalg, presort, sums, sweep
+from obliq_cli.kernels import gdt as k_gdt
 from obliq_cli.kernels import line_search as k_ls
 from obliq_cli.kernels import oc1 as k_oc1
 from obliq_cli.kernels import svm as k_svm
 from obliq_cli.kernels import umt as k_umt
 from obliq_cli.tree import impurity
+from obliq_cli.tree.orientation import canonical_signs
 
 N_DRAWS = 6  # random inputs per kernel
 
@@ -171,6 +173,19 @@ def _sorted_keys_view(result, args):
     # differ, and 0.0 ties -0.0): what is compared is the keys in that order (signed
     # zeros made one) and that the order is a permutation
     return args[0][result] + 0.0, np.sort(result)
+
+
+def _sorted_pair_view(result, args):
+    # sort_floats: (order, keys in that order); as _sorted_keys_view, and the keys it
+    # returns are the keys in its order
+    order, ordered = result
+    assert np.array_equal(ordered, args[0][order])
+    return _sorted_keys_view(order, args)
+
+
+def _sort_floats_twin(keys):
+    order = np.argsort(keys, kind="stable")
+    return order, keys[order]
 
 
 def _eq1(n_l, n_r, e_l, e_r, M):
@@ -445,6 +460,10 @@ CASES = [
          lambda r: (np.round(r.normal(size=int(r.choice([5, 50, 700, 2000]))) * 3),),
          lambda keys: np.argsort(keys, kind="stable"),
          view=_sorted_keys_view, py_view=_sorted_keys_view),
+    Case(k_ls.sort_floats,  # the bucket sort below 600 keys (and its fallbacks)
+         lambda r: ((lambda keys: np.where(r.random(keys.size) < 0.1, np.inf, keys))(
+             np.round(r.normal(size=int(r.choice([5, 20, 200, 599, 700]))) * 3)),),
+         _sort_floats_twin, view=_sorted_pair_view, py_view=_sorted_pair_view),
     Case(k_ls.step_at,
          lambda r: (np.array([0.0, 1.0, 2.0]), int(r.integers(0, 5)), 4, 3, 0.0, 2.0, 0.5)),
     # APDT
@@ -484,9 +503,24 @@ CASES = [
     Case(k_cart_lc.best_threshold,
          lambda r: (lambda V, D, y, total: (np.column_stack([V, D]), r.normal(size=2), y,
                                             total, _code(r)))(*_line_inputs(r))),
+    # GDT
+    Case(k_gdt.augmented_scatter, lambda r: (_levels(r, (int(r.integers(1, 9)), 3)),),
+         lambda rows: (lambda aug: aug.T @ aug / rows.shape[0])(
+             np.hstack([rows, np.ones((rows.shape[0], 1))])), 1e-12,
+         "BLAS sums in its own order"),
+    Case(k_gdt.most_favoured_direction,  # rank-deficient den (few rows) too
+         lambda r: (lambda G, H: (H, G, float(np.trace(H)), bool(r.random() < 0.7)))(
+             k_gdt.augmented_scatter(_levels(r, (int(r.integers(1, 8)), 3))),
+             k_gdt.augmented_scatter(_levels(r, (8, 3))))),
+    Case(k_gdt.unit_hyperplane, lambda r: (r.normal(size=4),),
+         lambda w: (w / np.linalg.norm(w[:-1]) * canonical_signs(w[:-1]), True), 1e-12,
+         "np.linalg.norm sums through BLAS"),
     Case(k_oc1.hyperplane_values,
          lambda r: (r.normal(size=(6, 3)), r.normal(size=3), np.empty(6)),
          lambda Xa, a, out: np.array([_sequential_sum(x * a) for x in Xa])),
+    Case(k_oc1.values_by_column,  # hyperplane_values from the columns: the same bits
+         lambda r: (r.normal(size=(3, 6)), r.normal(size=3), np.empty(6)),
+         lambda XaT, a, out: np.array([_sequential_sum(x * a) for x in XaT.T])),
     Case(k_oc1.climb,
          lambda r: (lambda V, D, y, total: (
              r.normal(size=(3, 3)), np.column_stack([V, D, np.ones(V.size)]), y, total,

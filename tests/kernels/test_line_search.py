@@ -36,6 +36,54 @@ def test_argsort_floats_is_an_ascending_order(kind, n):
     assert np.array_equal(keys[order], np.sort(keys))
 
 
+@pytest.mark.parametrize("kind", ["normal", "ratio", "ties", "near", "specials", "outlier"])
+@pytest.mark.parametrize("n", [3, ls.BUCKET_MIN_ROWS - 1, ls.BUCKET_MIN_ROWS, 200,
+                               ls.RADIX_MIN_ROWS - 1, ls.RADIX_MIN_ROWS])
+def test_sort_floats_sorts_and_matches_its_python_run(kind, n):
+    rng = np.random.default_rng(n + 1)
+    if kind == "outlier":  # one key stretches the range: the buckets crowd, quicksort
+        keys = rng.normal(size=n)
+        keys[0] = 1e12
+    else:
+        keys = _keys(kind, n, rng)
+    keys[rng.random(n) < 0.1] = np.inf  # the points that never move
+    order, ordered = ls.sort_floats(keys)
+    assert np.array_equal(np.sort(order), np.arange(n))
+    assert np.array_equal(ordered, keys[order])
+    assert np.array_equal(ordered, np.sort(keys))
+    with np.errstate(over="ignore"):  # 1e308 - -1e308: the range that is not finite
+        py_order, py_ordered = ls.sort_floats.py_func(keys)  # the same code, interpreted
+    assert np.array_equal(py_ordered, ordered)
+    if ls.BUCKET_MIN_ROWS <= n < ls.RADIX_MIN_ROWS and kind in ("normal", "near"):
+        # the bucket sort's own order (keys spread over the buckets; crowded ones go to a
+        # quicksort, whose order of ties differs between numba's and numpy's)
+        assert np.array_equal(py_order, order)
+
+
+def test_the_bucket_sort_gives_the_quicksorts_search():
+    # Below RADIX_MIN_ROWS the search's candidates go to the bucket sort: the same step
+    # and score as with numba's quicksort order (the sweep sees only ends of runs).
+    rng = np.random.default_rng(3)
+    n, k = 400, 3
+    for code in (criteria.GINI, criteria.TWOING, criteria.ENTROPY):
+        for rule in (ls.RULE_RANDOM, ls.RULE_SMALLEST, ls.RULE_FIRST, ls.RULE_THRESHOLD):
+            V = np.round(rng.normal(size=n), 1)  # runs of tied candidates
+            D = np.round(rng.normal(size=n), 1)
+            y = rng.integers(0, k, n)
+            total = ls.class_totals(y, k)
+            draws = rng.random(n + 1)
+            got = ls.line_search(V, D, y, total, code, rule, draws)
+            # line_search.py_func runs the sweep interpreted with numpy's argsort
+            saved = ls.sort_floats
+            try:
+                ls.sort_floats = lambda keys: (np.argsort(keys, kind="stable"),
+                                               np.sort(keys, kind="stable"))
+                want = ls.line_search.py_func(V, D, y, total, code, rule, draws)
+            finally:
+                ls.sort_floats = saved
+            assert got == want
+
+
 @pytest.mark.parametrize("code", [criteria.GINI, criteria.TWOING, criteria.ENTROPY])
 @pytest.mark.parametrize("rule", [ls.RULE_RANDOM, ls.RULE_SMALLEST, ls.RULE_FIRST])
 def test_large_node_search_matches_the_numpy_ordered_sweep(code, rule):

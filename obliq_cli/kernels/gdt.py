@@ -1,0 +1,80 @@
+"""GDT's search at a node (Manwani & Sastry, arXiv:1009.3604, eqs. 1-3, §II-B;
+``obliq_cli.algorithms.gdt``): the augmented scatter of a class's rows and the most
+favoured direction of two scatters, each in one compiled call, on this layer's
+fixed-order products and Jacobi solvers.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import compiled, linalg
+
+EPS = np.finfo(np.float64).eps
+
+
+@compiled
+def augmented_scatter(rows):
+    """(1/n) sum x~ x~' over the rows of ``rows`` [n, d], x~ = [x, 1] (G or H)."""
+    n, d = rows.shape
+    aug = np.empty((n, d + 1))
+    for i in range(n):
+        for j in range(d):
+            aug[i, j] = rows[i, j]
+        aug[i, d] = 1.0
+    return linalg.crossprod(aug, aug) / n
+
+
+@compiled
+def most_favoured_direction(num, den, trace_num, try_generalized):
+    """``(w, found)``: the w maximising w'num w / w'den w, or the null-space rule.
+
+    With ``den`` positive definite (no eigenvalue within numpy's ``matrix_rank``
+    tolerance) w is the top generalized eigenvector of num w = lambda den w, through
+    den's Cholesky factor. Otherwise, or when that factorisation fails (or
+    ``try_generalized`` is False, the tests' way into that branch), w is the principal
+    eigenvector of Q'num Q mapped back by Q, an orthonormal basis of den's null space
+    (its eigenvectors within the tolerance, or within 100 times it or the smallest when
+    the factorisation failed). ``found`` is False when num vanishes on that space
+    (``trace_num`` is numpy's ``np.trace(num)``: numpy sums in its own order).
+    """
+    p = den.shape[0]
+    evals, evecs = linalg.eigh(den)
+    # numpy's matrix_rank tolerance: scaled features (vehicle's span 1e0..1e3) make
+    # den badly conditioned but not singular, and must not take the null-space path.
+    tolerance = max(abs(evals[-1]), 1e-300) * p * EPS
+    null = evals <= tolerance
+    if not null.any():
+        if try_generalized:
+            _, vectors, ok = linalg.eigh_generalized(num, den)
+            if ok:
+                return vectors[:, -1].copy(), True
+        # den's Cholesky factor fails: den is singular to working precision though
+        # its smallest eigenvalue lies just above the rank tolerance (a column that
+        # is constant on the class, after standardising). It is rank-deficient, so
+        # the null-space rule applies to its (numerically) vanishing eigenvalues.
+        null = evals <= max(100 * tolerance, evals[0])
+    Q = np.empty((p, int(null.sum())))
+    c = 0
+    for j in range(p):
+        if null[j]:
+            Q[:, c] = evecs[:, j]
+            c += 1
+    inner = linalg.matmul(linalg.matmul(Q.T, num), Q)
+    values, vectors = linalg.eigh((inner + inner.T) / 2)
+    if values[-1] <= max(abs(trace_num), 1e-300) * num.shape[0] * EPS:
+        return np.zeros(p), False
+    return linalg.matvec(Q, vectors[:, -1]), True
+
+
+@compiled
+def unit_hyperplane(w):
+    """``(w / |w[:-1]| * sign, ok)``: the sign makes the largest-magnitude entry of the
+    non-bias part positive (the first of equal magnitude, ``tree.orientation``'s
+    rule); ok is False below a norm of 1e-12."""
+    norm = linalg.norm(w[:-1])
+    if norm < 1e-12:
+        return w, False
+    head = w[:-1]
+    sign = -1.0 if head[np.argmax(np.abs(head))] < 0 else 1.0
+    return w / norm * sign, True
