@@ -9,7 +9,8 @@ so what the docs quote of it is its ranking. ``summarize_benchmark`` writes
     key, value rows (FACT_KEYS): summary.py's run facts (date, commit, tasks, wall time,
     fit seconds, jobs, machine, load at start) plus the metric, rope, alpha and seed of
     the analysis, ``config_tasks`` (the tasks of the whole config; see ``config_tasks``)
-    and ``complete`` (true when every one of them has a row and the last run finished).
+    and ``complete`` (true when every one of them has a row, ok or failed, and no run
+    was cut short).
 ``scores.csv``
     per (dataset, algorithm) of the config: mean and sd over the repetitions of test
     accuracy and of the leaves (as ``obliq table`` prints them), the repetitions, and
@@ -24,6 +25,10 @@ so what the docs quote of it is its ranking. ``summarize_benchmark`` writes
     ``bayes.signed_rank_pairs`` of every pair (Benavoli et al. 2014; as ``obliq stats
     --bayes`` computes it: same scores, seed and rope): P(better) / P(rope) / P(worse),
     decision and win/tie/loss counts beyond the rope.
+``baselines.csv``
+    per paper method of the benchmark (PAPER_METHODS), the benchmark's algorithms that its
+    own paper's shipped reproduction configs run beside it (``paper_baselines``), so
+    the block can read each method against the baselines its paper chose.
 ``cd_all.svg``, ``cd_everywhere.svg``, ``bayes.svg``
     the CD diagrams of the two scopes and the probability matrix, written with no date
     and fixed ids so the same numbers give the same bytes.
@@ -37,6 +42,7 @@ from __future__ import annotations
 
 import io
 import math
+from pathlib import Path
 
 import pandas as pd
 
@@ -53,9 +59,11 @@ SCORE_COLUMNS = ["dataset", "algorithm", "accuracy_mean", "accuracy_sd", "leaves
 RANK_COLUMNS = ["scope", "algorithm", "mean_rank", "first", "mean_accuracy", "n_datasets"]
 FRIEDMAN_COLUMNS = ["scope", "k", "n_datasets", "chi2", "chi2_p", "iman_davenport",
                     "iman_davenport_p", "cd", "alpha", "left_out"]
+BASELINE_COLUMNS = ["method", "baseline", "configs"]
 PAIR_COLUMNS = ["algorithm", "versus", "n_datasets", "mean_difference", "p_better",
                 "p_rope", "p_worse", "decision", "wins", "ties", "losses"]
-FILES = ("facts.csv", "scores.csv", "ranks.csv", "friedman.csv", "pairs.csv")
+FILES = ("facts.csv", "scores.csv", "ranks.csv", "friedman.csv", "pairs.csv",
+         "baselines.csv")
 FIGURES = ("cd_all.svg", "cd_everywhere.svg", "bayes.svg")
 SCOPES = {
     "all": "every algorithm, over the datasets on which all of them have a result",
@@ -92,6 +100,47 @@ def config_tasks(meta: dict) -> int | None:
     skipped = meta.get(SKIPPED) or {}
     return sum(len(unplanned_identities(config, d, skipped.get(d.label)))
                for d in config.datasets)
+
+
+def _names(algorithms) -> dict:
+    """label -> registered name (or the estimator's import path) of a config's algorithms."""
+    return {a.get("label") or a.get("name"): a.get("estimator") or a.get("name")
+            for a in algorithms or [] if isinstance(a, dict)}
+
+
+def paper_baselines(meta: dict, methods=PAPER_METHODS, configs=None) -> pd.DataFrame:
+    """BASELINE_COLUMNS: for each of ``methods`` in the benchmark of ``meta``, the
+    benchmark's algorithms that a shipped paper config running the same algorithm (by
+    registered name) runs beside it, i.e. the paper's own baselines as obliq reproduces
+    them. Paper configs: the shipped ones with a reference file, less the ablations
+    (``ablation_*``: obliq's own variants, not the paper's choice). ``configs``: name ->
+    path (default ``resources.shipped_configs``)."""
+    import yaml
+
+    from ..resources import shipped_configs
+
+    bench = _names((meta.get("config") or {}).get("algorithms"))
+    by_name: dict = {}
+    for label, name in bench.items():
+        by_name.setdefault(name, label)
+    rows: dict = {}
+    for config, path in (shipped_configs() if configs is None else configs).items():
+        if config.startswith("ablation_"):
+            continue
+        plain = yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}
+        if not isinstance(plain, dict) or not plain.get("reference"):
+            continue
+        names = set(_names(plain.get("algorithms")).values())
+        for method in methods:
+            if method not in bench or bench[method] not in names:
+                continue
+            for name in sorted(names - {bench[method]}):
+                if name in by_name and by_name[name] not in methods:
+                    rows.setdefault((method, by_name[name]), []).append(config)
+    order = list(bench)
+    keys = sorted(rows, key=lambda k: (order.index(k[0]), order.index(k[1])))
+    return pd.DataFrame([[m, b, "; ".join(rows[(m, b)])] for m, b in keys],
+                        columns=BASELINE_COLUMNS)
 
 
 def _algorithms(meta: dict, ok: pd.DataFrame) -> list[str]:
@@ -194,8 +243,10 @@ def summarize_benchmark(meta: dict, part: pd.DataFrame, facts: dict, rope: float
     facts = dict(facts, kind="benchmark", config_tasks="" if total is None else total,
                  datasets=len(scores.index), config_datasets=len(planned),
                  metric=METRIC, rope=rope, alpha=alpha, seed=seed, samples=SAMPLES)
+    # complete: every task of the config has its row (a failed task is a result too, its
+    # cell says so) and no run was cut short
     facts["complete"] = str(bool(
-        total is not None and int(facts["tasks_ok"]) >= total and not facts["tasks_failed"]
+        total is not None and int(facts["tasks_ok"]) + int(facts["tasks_failed"]) >= total
         and not facts["unfinished_runs"])).lower()
     rank_rows, friedman_rows, figures = [], [], {}
     if scores.shape[0] >= 2 and scores.shape[1] >= 2:
@@ -233,6 +284,7 @@ def summarize_benchmark(meta: dict, part: pd.DataFrame, facts: dict, rope: float
         "ranks.csv": pd.DataFrame(rank_rows, columns=RANK_COLUMNS),
         "friedman.csv": pd.DataFrame(friedman_rows, columns=FRIEDMAN_COLUMNS),
         "pairs.csv": pd.DataFrame(pair_rows, columns=PAIR_COLUMNS),
+        "baselines.csv": paper_baselines(meta),
     }
     return frames, figures
 
@@ -242,8 +294,6 @@ def summarize_benchmark(meta: dict, part: pd.DataFrame, facts: dict, rope: float
 def read_benchmark(folder) -> dict:
     """A benchmark summary folder read back: its files as frames of text, facts as a
     dict, and which figures it holds."""
-    from pathlib import Path
-
     from .docs import _csv
 
     folder = Path(folder)
@@ -348,36 +398,58 @@ def _decided(pairs: pd.DataFrame, a: str) -> dict:
     return out
 
 
-def _bayes_table(bench: dict, methods, references) -> str:
+def _versus(bench: dict, methods, references) -> list[tuple[str, str, str]]:
+    """(method, versus, why) rows of the Bayesian table: each method present against the
+    outside references, then against its own paper's baselines (baselines.csv)."""
     pairs = bench["pairs"]
     present = set(pairs["algorithm"]) | set(pairs["versus"])
-    rows = []
+    baselines = bench.get("baselines")
+    out = []
     for a in [m for m in methods if m in present]:
-        row = [a]
         for b in references:
-            p = _pair(pairs, a, b) if b in present else None
-            row.append("–" if p is None else
-                       f"{_p(p[0])} / {_p(p[1])} / {_p(p[2])} ({p[3]}/{p[4]}/{p[5]})")
+            if b in present and b != a:
+                out.append((a, b, "outside reference"))
+        if baselines is not None:
+            for r in baselines[baselines["method"] == a].itertuples(index=False):
+                if r.baseline in present and r.baseline not in references:
+                    out.append((a, r.baseline, f"its paper ({r.configs})"))
+    return out
+
+
+def _bayes_table(bench: dict, methods, references) -> str:
+    pairs = bench["pairs"]
+    rows = []
+    for a, b, why in _versus(bench, methods, references):
+        p = _pair(pairs, a, b)
+        if p is None:
+            continue
         decided = _decided(pairs, a)
-        row += [", ".join(decided["better"]) or "none", ", ".join(decided["worse"]) or "none",
-                str(len(decided["equivalent"]) + len(decided["undecided"]))]
-        rows.append(row)
+        decision = next((d for d, names in decided.items() if b in names), "")
+        rows.append([a, b, why, _p(p[0]), _p(p[1]), _p(p[2]), f"{p[3]}/{p[4]}/{p[5]}",
+                     decision])
     if not rows:
         return "None of the papers' methods has results in this summary."
-    return pipe_table(rows, ["method", *(f"vs {b}: P(better) / P(rope) / P(worse) (w/t/l)"
-                                         for b in references),
-                             "decided better than", "decided worse than",
-                             "equivalent or undecided"])
+    return pipe_table(rows, ["method", "versus", "baseline of", "P(better)", "P(rope)",
+                             "P(worse)", "w/t/l", "decision"])
+
+
+def _names_text(names) -> str:
+    names = list(names)
+    if not names:
+        return "none"
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + f" and {names[-1]}"
 
 
 def _reading(bench: dict, methods, references) -> str:
-    """One generated sentence per paper method: its place, mean rank and the Bayesian
-    probabilities against the references."""
+    """Generated sentences per paper method: its place and mean rank, the Bayesian
+    probabilities against the outside references, the decisions against its own paper's
+    baselines and against every other algorithm; then which methods hold up."""
     ranks = bench["ranks"]
     scope_all = ranks[ranks["scope"] == "all"].reset_index(drop=True)
     pairs = bench["pairs"]
     k = len(scope_all)
-    lines = []
+    lines, held, fell = [], [], []
+    rows = _versus(bench, methods, references)
     for a in methods:
         found = scope_all.index[scope_all["algorithm"] == a]
         if not len(found):
@@ -393,10 +465,22 @@ def _reading(bench: dict, methods, references) -> str:
                 against.append(f"P({a} better than {b}) = {_p(p[0])}, P(equivalent) = "
                                f"{_p(p[1])}, P({b} better) = {_p(p[2])}")
         decided = _decided(pairs, a)
-        tally = (f"the signed-rank test decides it better than {len(decided['better'])}, "
-                 f"worse than {len(decided['worse'])} and equivalent to "
-                 f"{len(decided['equivalent'])} of the other {k - 1}")
-        lines.append(text + "; " + "; ".join(against + [tally]) + ".")
+        own = [b for m, b, why in rows if m == a and why.startswith("its paper")]
+        if own:
+            better = [b for b in own if b in decided["better"]]
+            worse = [b for b in own if b in decided["worse"]]
+            against.append(f"against its paper's baselines ({_names_text(own)}) it is "
+                           f"decided better than {_names_text(better)} and worse than "
+                           f"{_names_text(worse)}")
+            (held if len(better) == len(own) else fell).append(a)
+        against.append(f"against all {k - 1} others: better than "
+                       f"{len(decided['better'])}, worse than {len(decided['worse'])}, "
+                       f"equivalent to {len(decided['equivalent'])}, undecided "
+                       f"{len(decided['undecided'])}")
+        lines.append(text + "; " + "; ".join(against) + ".")
+    if held or fell:
+        lines.append(f"- Decided better than every baseline of its own paper outside that "
+                     f"paper: {_names_text(held)}; not so: {_names_text(fell)}.")
     return "\n".join(lines)
 
 
@@ -435,9 +519,11 @@ def benchmark_block(bench: dict | None, name: str, where: str, methods=PAPER_MET
         f"Bayesian signed-rank test across datasets (Benavoli et al. 2014, baycomp; "
         f"`obliq stats --bayes`), rope {facts.get('rope')} points, over the datasets both "
         f"have a result on, {facts.get('samples')} draws seeded from the config's seed "
-        f"({facts.get('seed')}): each paper's method against the outside references, "
-        f"P(better) / P(rope) / P(worse) from the method's side and w/t/l beyond the "
-        f"rope; a probability above 0.95 decides.")
+        f"({facts.get('seed')}): each paper's method against the outside references and "
+        f"against the baselines its own paper runs beside it (obliq's reproduction "
+        f"configs of that paper), P(better) / P(rope) / P(worse) from the method's side, "
+        f"w/t/l the datasets beyond / within / below the rope; a probability above 0.95 "
+        f"decides.")
     parts.append(_bayes_table(bench, methods, references))
     if "bayes.svg" in bench["figures"]:
         parts.append(f"![Bayesian signed-rank probabilities]({where}/{name}/bayes.svg)")
