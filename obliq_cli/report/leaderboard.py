@@ -226,8 +226,7 @@ def summarize_benchmark(meta: dict, part: pd.DataFrame, facts: dict, rope: float
     """(frames by file name, SVG bytes by file name) of one benchmark's results:
     ``facts`` are summary.run_facts' (extended here), ``part`` its rows of runs.csv."""
     from .aggregate import check_metric
-    from .bayes import SAMPLES, default_rope, probability_matrix, signed_rank_pairs
-    from .plots import plot_bayes_matrix, plot_critical_difference
+    from .bayes import SAMPLES, default_rope, signed_rank_pairs
     from .stats import dataset_scores, rank_algorithms
 
     m = check_metric(METRIC)
@@ -237,7 +236,6 @@ def summarize_benchmark(meta: dict, part: pd.DataFrame, facts: dict, rope: float
     algorithms = _algorithms(meta, ok)
     scores = (dataset_scores(ok, METRIC).reindex(columns=algorithms) if len(ok)
               else pd.DataFrame())
-    name = str(meta["name"])
     total = config_tasks(meta)
     planned = _datasets(meta, [])
     facts = dict(facts, kind="benchmark", config_tasks="" if total is None else total,
@@ -248,7 +246,7 @@ def summarize_benchmark(meta: dict, part: pd.DataFrame, facts: dict, rope: float
     facts["complete"] = str(bool(
         total is not None and int(facts["tasks_ok"]) + int(facts["tasks_failed"]) >= total
         and not facts["unfinished_runs"])).lower()
-    rank_rows, friedman_rows, figures = [], [], {}
+    rank_rows, friedman_rows = [], []
     if scores.shape[0] >= 2 and scores.shape[1] >= 2:
         for scope, (result, table, left_out) in rankings(scores, m.higher, alpha).items():
             if result is None:
@@ -264,16 +262,8 @@ def summarize_benchmark(meta: dict, part: pd.DataFrame, facts: dict, rope: float
                                   _r(result.chi2), _r(result.chi2_pvalue, 6),
                                   _r(result.iman_davenport), _r(result.iman_davenport_pvalue, 6),
                                   _r(result.critical_difference), alpha, left_out])
-            title = f"{name}: average rank, {m.label} ({scope}, N = {result.n_datasets})"
-            figures[f"cd_{scope}.svg"] = _svg(plot_critical_difference(
-                result.average_ranks, result.critical_difference, title))
     pairs = (signed_rank_pairs(scores, m.higher, rope, seed) if scores.shape[1] >= 2
              else pd.DataFrame(columns=["algorithm", "versus"]))
-    if len(pairs) and scores.shape[0] >= 2:
-        matrix = probability_matrix(pairs, algorithms)
-        figures["bayes.svg"] = _svg(plot_bayes_matrix(
-            algorithms, *matrix, title=f"{name}: Bayesian signed-rank, {m.label}",
-            rope_width=rope))
     pair_rows = [[r.algorithm, r.versus, r.n_datasets, _r(r.mean_difference),
                   _r(r.p_better), _r(r.p_rope), _r(r.p_worse), r.decision, r.mean_wins,
                   r.mean_ties, r.mean_losses] for r in pairs.itertuples(index=False)]
@@ -286,7 +276,59 @@ def summarize_benchmark(meta: dict, part: pd.DataFrame, facts: dict, rope: float
         "pairs.csv": pd.DataFrame(pair_rows, columns=PAIR_COLUMNS),
         "baselines.csv": paper_baselines(meta),
     }
-    return frames, figures
+    # drawn from the numbers as written, so that the committed CSVs redraw the committed
+    # figures byte for byte (``stale_figures``)
+    return frames, draw_figures(_read_back(frames))
+
+
+def _read_back(frames: dict) -> dict:
+    """``frames`` as ``read_benchmark`` would read them from disk (text cells)."""
+    out = {name[:-4]: pd.read_csv(io.StringIO(frame.to_csv(index=False)), dtype=str,
+                                  keep_default_na=False) for name, frame in frames.items()}
+    out["facts"] = dict(zip(out["facts"]["key"], out["facts"]["value"]))
+    return out
+
+
+def draw_figures(bench: dict) -> dict:
+    """SVG bytes by file name (FIGURES) from a benchmark summary's numbers: a CD diagram
+    per scope with a ranking, and the probability matrix of the pairs."""
+    from .aggregate import check_metric
+    from .bayes import probability_matrix
+    from .plots import plot_bayes_matrix, plot_critical_difference
+
+    facts = bench["facts"]
+    name, label = facts.get("config", ""), check_metric(facts.get("metric") or METRIC).label
+    figures = {}
+    ranks, friedman = bench["ranks"], bench["friedman"].set_index("scope")
+    for scope in SCOPES:
+        mine = ranks[ranks["scope"] == scope]
+        if mine.empty:
+            continue
+        average = pd.Series([float(v) for v in mine["mean_rank"]], index=list(mine["algorithm"]))
+        n = friedman.at[scope, "n_datasets"]
+        figures[f"cd_{scope}.svg"] = _svg(plot_critical_difference(
+            average, float(friedman.at[scope, "cd"]),
+            f"{name}: average rank, {label} ({scope}, N = {n})"))
+    pairs = bench["pairs"]
+    if len(pairs) and int(facts.get("datasets") or 0) >= 2:
+        numbers = pairs.assign(**{c: [float(v) if v else math.nan for v in pairs[c]]
+                                  for c in ("p_better", "p_rope", "p_worse")})
+        algorithms = list(dict.fromkeys([*pairs["algorithm"], *pairs["versus"]]))
+        figures["bayes.svg"] = _svg(plot_bayes_matrix(
+            algorithms, *probability_matrix(numbers, algorithms),
+            title=f"{name}: Bayesian signed-rank, {label}",
+            rope_width=float(facts.get("rope") or 0)))
+    return figures
+
+
+def stale_figures(folder) -> list[str]:
+    """The figures of a benchmark summary folder that its CSVs do not redraw byte for
+    byte (missing, extra or different); empty when they agree."""
+    folder = Path(folder)
+    drawn = draw_figures(read_benchmark(folder))
+    out = [f for f, data in drawn.items()
+           if not (folder / f).is_file() or (folder / f).read_bytes() != data]
+    return out + [f for f in FIGURES if (folder / f).is_file() and f not in drawn]
 
 
 # --- rendering -------------------------------------------------------------------------------

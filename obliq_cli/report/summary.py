@@ -25,6 +25,10 @@ quote are read from a summary that is: per experiment (config) a folder
     ``obliq claims``' verdict of each claim whose experiment this is (id, verdict, counts,
     evidence); the claim's quote and section stay in the shipped claims files.
 
+A benchmark (a config without a paper named in ``benchmarks``, by default the shipped
+``benchmark``) has none of these: its folder holds its ranking, Friedman tests, Bayesian
+pairs and figures instead (``leaderboard.py``: facts.csv, scores.csv, ranks.csv, ...).
+
 Summarising is incremental: only the configs found under the results paths are rewritten,
 each folder whole (written to a temporary name, then swapped in), and every other config's
 summary is left as it is, saying its own date and commit. Nothing per fold is kept: the

@@ -215,3 +215,16 @@ def test_reading_against_own_baselines(piece):
     assert "| FDT      | C4.5     | its paper (x)" in text
     held = "FDT" if len(better) == 2 else "none"
     assert f"paper outside that paper: {held};" in text
+
+
+def test_figures_are_redrawn_from_the_committed_numbers(piece, tmp_path):
+    _, out = piece
+    assert leaderboard.stale_figures(out / "benchmark") == []
+    copy = tmp_path / "copy"
+    shutil.copytree(out / "benchmark", copy)
+    pairs = pd.read_csv(copy / "pairs.csv")
+    pairs.loc[0, ["p_better", "p_worse"]] = pairs.loc[0, ["p_worse", "p_better"]].to_numpy()
+    pairs.to_csv(copy / "pairs.csv", index=False)
+    assert leaderboard.stale_figures(copy) == ["bayes.svg"]
+    (copy / "cd_all.svg").unlink()
+    assert leaderboard.stale_figures(copy) == ["cd_all.svg", "bayes.svg"]
