@@ -77,7 +77,7 @@ from .agreement import (
     tolerance_rule,
 )
 from .claims import FAILS, HOLDS, PARTLY, RULES, UNTESTABLE, read_claims, shipped_claims
-from .leaderboard import benchmark_block, read_benchmark
+from .leaderboard import benchmark_block, read_benchmark, text_csv
 from .summary import FROM_RESULTS
 from .tables import _number, pipe_table
 
@@ -103,11 +103,7 @@ class Summary:
     where: str = "docs/results"
 
 
-def _csv(path: Path) -> pd.DataFrame:
-    try:
-        return pd.read_csv(path, dtype=str, keep_default_na=False)
-    except (OSError, ValueError, pd.errors.ParserError) as exc:
-        raise ObliqError(f"{path}: cannot be read as a CSV ({exc})") from exc
+_csv = text_csv
 
 
 def read_summary(folder) -> Summary:

@@ -1,5 +1,5 @@
 """The committed summary of a benchmark run (a config with no paper reference) and the
-README block rendered from it (issue #25, item 4).
+README block rendered from it: the published results of the cross-paper benchmark.
 
 A paper config is summarised against its paper (summary.py); a benchmark has no paper,
 so what the docs quote of it is its ranking. ``summarize_benchmark`` writes
@@ -333,13 +333,21 @@ def stale_figures(folder) -> list[str]:
 
 # --- rendering -------------------------------------------------------------------------------
 
+def text_csv(path: Path) -> pd.DataFrame:
+    """A summary CSV with every cell as text ("" for empty), or an ObliqError naming it."""
+    from ..errors import ObliqError
+
+    try:
+        return pd.read_csv(path, dtype=str, keep_default_na=False)
+    except (OSError, ValueError, pd.errors.ParserError) as exc:
+        raise ObliqError(f"{path}: cannot be read as a CSV ({exc})") from exc
+
+
 def read_benchmark(folder) -> dict:
     """A benchmark summary folder read back: its files as frames of text, facts as a
     dict, and which figures it holds."""
-    from .docs import _csv
-
     folder = Path(folder)
-    out = {name[:-4]: _csv(folder / name) for name in FILES if (folder / name).is_file()}
+    out = {name[:-4]: text_csv(folder / name) for name in FILES if (folder / name).is_file()}
     out["facts"] = dict(zip(out["facts"]["key"], out["facts"]["value"]))
     out["figures"] = [f for f in FIGURES if (folder / f).is_file()]
     return out
@@ -552,6 +560,9 @@ def benchmark_block(bench: dict | None, name: str, where: str, methods=PAPER_MET
         f"their skip rules leave cells out). Mean accuracy is over the first ranking's "
         f"datasets, mean leaves over every dataset with a result.")
     parts.append(_ranking_table(bench))
+    parts.append(f"Every cell's mean ± sd over the repetitions (accuracy, leaves) and the "
+                 f"reason of each cell left out: [{where}/{name}/scores.csv]"
+                 f"({where}/{name}/scores.csv).")
     parts.append(_friedman_text(bench))
     for figure, alt in (("cd_all.svg", "CD diagram, every algorithm"),
                         ("cd_everywhere.svg", "CD diagram, the algorithms run everywhere")):
