@@ -210,13 +210,15 @@ def rankings(scores: pd.DataFrame, higher: bool, alpha: float):
 
 
 def _svg(fig) -> bytes:
-    """The figure's SVG with no date and fixed clip-path ids (as cli._save_figure)."""
+    """The figure's SVG with no date and fixed clip-path ids (as cli._save_figure), its
+    text kept as text: glyphs drawn as paths made the 19 x 19 probability matrix about
+    1 MB to commit, as text about a tenth of that."""
     from matplotlib import rc_context
 
     from .plots import missing_glyphs_quiet
 
     buffer = io.BytesIO()
-    with missing_glyphs_quiet(), rc_context({"svg.hashsalt": "obliq"}):
+    with missing_glyphs_quiet(), rc_context({"svg.hashsalt": "obliq", "svg.fonttype": "none"}):
         fig.savefig(buffer, format="svg", metadata={"Date": None})
     return buffer.getvalue()
 
