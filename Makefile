@@ -38,12 +38,15 @@ report: $(STAMP)
 	$(BIN)/obliq report results/quickstart -o results/quickstart/report.html
 	$(BIN)/obliq plot boundary --dataset checker4x4 --algorithm gdt -o results/figures/checker4x4_gdt
 
+BENCHMARKS ?= benchmark
 ## reproductions: the run-derived figures of README.md, docs/reproduction.md and
 ## docs/agreement.md, from the committed summary docs/results/ (never typed). First, when
 ## RESULTS (a folder of results folders, default results) holds any, each config found
 ## there is summarised into docs/results/<config>/ (python -m obliq_cli.report.summary:
-## run facts, agree tally, cells, claims' verdicts; a config without a paper is skipped,
-## and one whose run has not finished keeps its earlier summary); the other configs'
+## run facts, agree tally, cells, claims' verdicts; a config without a paper is skipped
+## unless BENCHMARKS names it: then its ranking, Friedman/CD, Bayesian pairs and figures,
+## obliq_cli/report/leaderboard.py; one whose run has not finished keeps its earlier
+## summary); the other configs'
 ## summaries stay as they are, each with its own date and commit. Then every marked block
 ## and figure of the three files is rendered from docs/results (python -m
 ## obliq_cli.report.docs; tests/report/test_docs_generated.py fails when they differ). After
@@ -51,7 +54,8 @@ report: $(STAMP)
 ## RESULTS/*: obliq finds the sub-folders that hold a runs.csv).
 reproductions: $(STAMP)
 	@if [ -n "$$(find $(RESULTS) -name runs.csv 2>/dev/null | head -n 1)" ]; then \
-	  $(BIN)/python -m obliq_cli.report.summary $(RESULTS) -o docs/results || exit $$?; \
+	  $(BIN)/python -m obliq_cli.report.summary $(RESULTS) -o docs/results \
+	    --benchmarks $(BENCHMARKS) || exit $$?; \
 	else echo "no results under $(RESULTS): rendering from docs/results as it is"; fi
 	$(BIN)/python -m obliq_cli.report.docs README.md docs/reproduction.md docs/agreement.md
 

@@ -27,6 +27,10 @@ Blocks, whole generated sections::
     one dataset's row per algorithm, those metrics side by side.
 ``obliq bench``
     the speed targets' table from ``bench.csv`` (``benchmarks/bench_targets.py --csv``).
+``obliq benchmark [CONFIG]``
+    a benchmark's ranking, CD diagrams, Bayesian summary of the papers' methods and
+    sentences read off them, from ``docs/results/CONFIG/`` (default ``benchmark``;
+    leaderboard.py), or "not yet run" / a labelled partial summary.
 
 Inline figures: ``<!--= EXPRESSION -->VALUE<!--/-->``, VALUE rewritten from EXPRESSION
 (words split as a shell does, so a quoted word may hold spaces):
@@ -73,6 +77,7 @@ from .agreement import (
     tolerance_rule,
 )
 from .claims import FAILS, HOLDS, PARTLY, RULES, UNTESTABLE, read_claims, shipped_claims
+from .leaderboard import benchmark_block, read_benchmark, text_csv
 from .summary import FROM_RESULTS
 from .tables import _number, pipe_table
 
@@ -94,14 +99,11 @@ class Summary:
     claims: dict = field(default_factory=dict)
     bench: pd.DataFrame | None = None
     fits: pd.DataFrame | None = None
+    benchmarks: dict = field(default_factory=dict)
     where: str = "docs/results"
 
 
-def _csv(path: Path) -> pd.DataFrame:
-    try:
-        return pd.read_csv(path, dtype=str, keep_default_na=False)
-    except (OSError, ValueError, pd.errors.ParserError) as exc:
-        raise ObliqError(f"{path}: cannot be read as a CSV ({exc})") from exc
+_csv = text_csv
 
 
 def read_summary(folder) -> Summary:
@@ -121,6 +123,9 @@ def read_summary(folder) -> Summary:
             path = sub / f"{name}.csv"
             if path.is_file():
                 store[sub.name] = _csv(path)
+    for sub in sorted(p for p in folder.iterdir() if (p / "facts.csv").is_file()
+                      and not p.name.startswith(".")):
+        out.benchmarks[sub.name] = read_benchmark(sub)
     if (folder / "bench.csv").is_file():
         out.bench = _csv(folder / "bench.csv")
     if (folder / "bench_fits.csv").is_file():
@@ -406,6 +411,9 @@ def _block(summary: Summary, words: list[str]) -> str:
         return bench_block(summary)
     if kind == "table" and len(args) in (2, 3):
         return table_block(summary, *args)
+    if kind == "benchmark" and len(args) <= 1:
+        name = args[0] if args else "benchmark"
+        return benchmark_block(summary.benchmarks.get(name), name, summary.where)
     raise ObliqError(f"unknown generated block {' '.join(words)!r}")
 
 

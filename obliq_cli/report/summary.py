@@ -25,6 +25,10 @@ quote are read from a summary that is: per experiment (config) a folder
     ``obliq claims``' verdict of each claim whose experiment this is (id, verdict, counts,
     evidence); the claim's quote and section stay in the shipped claims files.
 
+A benchmark (a config without a paper named in ``benchmarks``, by default the shipped
+``benchmark``) has none of these: its folder holds its ranking, Friedman tests, Bayesian
+pairs and figures instead (``leaderboard.py``: facts.csv, scores.csv, ranks.csv, ...).
+
 Summarising is incremental: only the configs found under the results paths are rewritten,
 each folder whole (written to a temporary name, then swapped in), and every other config's
 summary is left as it is, saying its own date and commit. Nothing per fold is kept: the
@@ -58,6 +62,8 @@ CELL_COLUMNS = ["metric", "algorithm", "dataset", "method", "mean", "sd", "n", "
                 "decimals"]
 CLAIM_COLUMNS = ["claim", "verdict", "unit", "wins", "ties", "losses", "n", "evidence"]
 FROM_RESULTS = "results"
+BENCHMARKS = ("benchmark",)
+"""Configs without a paper summarised as benchmarks (their ranking) by default."""
 FILES = ("run.csv", "agree.csv", "cells.csv", "claims.csv")
 _NAME = re.compile(r"^[A-Za-z0-9_.-]+$")
 
@@ -165,14 +171,17 @@ def claim_rows(name: str, experiments: dict, claim_files=()) -> pd.DataFrame:
     return frame
 
 
-def _write_config(out: Path, name: str, frames: dict) -> None:
-    """Write one config's files to a fresh folder beside ``out/name``, then swap it in:
-    a summary is never left half old, half new."""
+def _write_config(out: Path, name: str, frames: dict, raw: dict | None = None) -> None:
+    """Write one config's files (CSV frames, and ``raw`` bytes such as figures) to a fresh
+    folder beside ``out/name``, then swap it in: a summary is never left half old, half
+    new."""
     out.mkdir(parents=True, exist_ok=True)
     fresh = Path(tempfile.mkdtemp(prefix=f".{name}.", dir=out))
     try:
         for file, frame in frames.items():
             frame.to_csv(fresh / file, index=False, lineterminator="\n")
+        for file, data in (raw or {}).items():
+            (fresh / file).write_bytes(data)
         target = out / name
         old = None
         if target.exists():
@@ -194,10 +203,12 @@ def _unfinished(meta: dict) -> bool:
 
 
 def summarize(paths, out, today: str | None = None, claim_files=(), partial: bool = False,
-              skipped: list | None = None) -> list[str]:
+              skipped: list | None = None, benchmarks=BENCHMARKS) -> list[str]:
     """Summarise every experiment under ``paths`` (``obliq agree``'s paths) that has a
     paper reference into ``out/<config>/`` and return the configs written, in the order
-    read. Other configs' summaries in ``out`` are kept. ``today``: the date to record
+    read. A config named in ``benchmarks`` that has no paper reference is summarised as a
+    benchmark instead (``leaderboard.summarize_benchmark``: its ranking, no agreement).
+    Other configs' summaries in ``out`` are kept. ``today``: the date to record
     (default: today, UTC). A folder whose latest run has not finished is left out (its
     earlier summary stays) unless ``partial``; ``skipped`` collects (config, why) of the
     folders left out."""
@@ -216,6 +227,14 @@ def summarize(paths, out, today: str | None = None, claim_files=(), partial: boo
             skipped.append((name, "its latest run has not finished"))
             continue
         result = compare_experiment(part, meta)
+        if result.status == "no reference" and name in benchmarks:
+            from .leaderboard import summarize_benchmark
+
+            frames, figures = summarize_benchmark(meta, part,
+                                                  run_facts(meta, part, result, today))
+            _write_config(Path(out), name, frames, figures)
+            written.append(name)
+            continue
         if result.status == "no reference":
             # a config with no paper (the quick start, a user's) has no figure in the docs
             skipped.append((name, "no paper reference"))
@@ -246,10 +265,14 @@ def main(argv=None) -> int:
     parser.add_argument("-o", "--out", default="docs/results")
     parser.add_argument("--partial", action="store_true",
                         help="also summarise a folder whose latest run has not finished")
+    parser.add_argument("--benchmarks", default=",".join(BENCHMARKS), metavar="A,B",
+                        help="configs without a paper to summarise as benchmarks "
+                             "(their ranking; default: %(default)s)")
     args = parser.parse_args(argv)
     skipped: list = []
     try:
-        names = summarize(args.results, args.out, partial=args.partial, skipped=skipped)
+        names = summarize(args.results, args.out, partial=args.partial, skipped=skipped,
+                          benchmarks=tuple(b for b in args.benchmarks.split(",") if b))
     except ObliqError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -21,6 +21,7 @@ from obliq_cli.experiment.schema import RUN_COLUMNS
 from obliq_cli.report import docs
 from obliq_cli.report.agreement import render_agreement
 from obliq_cli.report.claims import render_claims
+from obliq_cli.report.leaderboard import stale_figures
 from obliq_cli.report.summary import (
     AGREE_COLUMNS,
     CELL_COLUMNS,
@@ -44,13 +45,16 @@ def test_committed_docs_are_rendered_from_the_committed_summary():
     for name in docs.DOCS:
         text = (ROOT / name).read_text(encoding="utf-8")
         problems += [f"{name}: {what}" for what in docs.stale(text, summary)]
+    for folder in sorted(p for p in SUMMARY.iterdir() if (p / "facts.csv").is_file()):
+        # a benchmark's CD and Bayes SVGs are redrawn from its CSVs (leaderboard.py)
+        problems += [f"{folder.name}/{f}" for f in stale_figures(folder)]
     assert not problems, (f"figures that differ from docs/results (run `{FIX}`; after new "
                           f"runs `{FIX} RESULTS=<folder>`):\n" + "\n".join(problems))
 
 
 def test_the_docs_have_the_generated_sections_the_issue_names():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    for block in ("obliq agree", "obliq runs", "obliq claims", "obliq bench",
+    for block in ("obliq agree", "obliq runs", "obliq claims", "obliq bench", "obliq benchmark",
                   "obliq table gdt_svm test_accuracy"):
         assert readme.count(f"<!-- {block}: begin -->") == 1, block
         assert readme.count(f"<!-- {block}: end -->") == 1, block
