@@ -50,7 +50,7 @@ BENCHMARKS ?= benchmark
 ## summaries stay as they are, each with its own date and commit. Then every marked block
 ## and figure of the three files is rendered from docs/results (python -m
 ## obliq_cli.report.docs; tests/report/test_docs_generated.py fails when they differ). After
-## reruns elsewhere: make reproductions RESULTS=/work/rerun/results (RESULTS itself, not
+## reruns elsewhere: make reproductions RESULTS=../other-clone/results (RESULTS itself, not
 ## RESULTS/*: obliq finds the sub-folders that hold a runs.csv).
 reproductions: $(STAMP)
 	@if [ -n "$$(find $(RESULTS) -name runs.csv 2>/dev/null | head -n 1)" ]; then \
