@@ -47,6 +47,7 @@ from ..parameters import Interval, ListOf, Real, StrOptions
 from ..registry import register_algorithm
 from ..tree.builder import Node, Split, SplitFinder, StoppingRules
 from ..tree.impurity import gini_split
+from ..tree.structure import go_left
 from .base import TreeClassifier, as_rng, fit_input
 
 
@@ -258,7 +259,8 @@ class GDTSplitFinder(SplitFinder):
                              else self.n_classes)
         best, best_score = None, np.inf
         for w in angle_bisectors(w1, w2):
-            left = linalg.matvec(X, w[:-1]) <= -w[-1]  # the builder's sums
+            # the builder's sums and its partition rule, so the scored split is the grown one
+            left = go_left(linalg.matvec(X, w[:-1]), -w[-1])
             n_left = int(np.count_nonzero(left))
             if n_left == 0 or n_left == len(y):
                 continue
