@@ -8,15 +8,15 @@ from __future__ import annotations
 import numpy as np
 
 from . import compiled
+
+# the CART-LC mode (``cart_perturb``) tries the gammas of Breiman et al.'s CART-LC
+from .cart_lc import GAMMAS as CART_GAMMAS
 from .line_search import RULE_RANDOM, RULE_SMALLEST, SCORE_EPS, line_search, partition_score
 
 TOLERANCE = 1e-4
 """``TOLERANCE`` of ``oc1.h``: a coefficient change smaller than this is no change
 (``alter_coefficients``) and the CART-LC cycles stop on an improvement below it."""
 
-CART_GAMMAS = (-0.25, 0.0, 0.25)
-"""The gamma values tried per coefficient in the CART-LC mode (``cart_perturb``;
-Breiman et al. 1984, §5.2.1)."""
 
 
 @compiled
