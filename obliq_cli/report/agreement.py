@@ -39,7 +39,7 @@ from .references import (
     read_reference,
     resolve_reference,
 )
-from .tables import _number, experiment_table, pipe_table, within_text
+from .tables import experiment_table, format_number, pipe_table, within_text
 
 FORMATS = ("md", "csv")
 BEST = "@best"
@@ -347,12 +347,12 @@ def _misses_rows(results: list[ExperimentAgreement]) -> list[list[str]]:
     rows = []
     for result in results:
         for c in result.cells[~result.cells["within"].astype(bool)].itertuples():
-            ours = _number(c.mean, c.decimals)
+            ours = format_number(c.mean, c.decimals)
             if not pd.isna(c.sd):
-                ours += f" ± {_number(c.sd, c.decimals)}"
+                ours += f" ± {format_number(c.sd, c.decimals)}"
             d = telling_decimals(c.delta, c.tolerance, c.decimals)
             rows.append([c.experiment, c.dataset, c.algorithm, c.metric, ours, c.paper_text,
-                         _number(c.delta, d, sign=True), _number(c.tolerance, d)])
+                         format_number(c.delta, d, sign=True), format_number(c.tolerance, d)])
     return rows
 
 
@@ -369,7 +369,7 @@ def _markdown(results: list[ExperimentAgreement]) -> str:
         readings = {(r.name, m): p for r in compared for m, p in r.readings.items()}
         rows = [[r.experiment, r.algorithm, reading_text(r.metric, readings.get(
                     (r.experiment, r.metric))), f"{r.within}/{r.compared}",
-                 _number(r.mean_abs_delta, int(r.decimals))] for r in counts.itertuples()]
+                 format_number(r.mean_abs_delta, int(r.decimals))] for r in counts.itertuples()]
         parts.append(pipe_table(rows, ["experiment", "algorithm", "metric", "within/compared",
                                        "mean abs diff"]))
     parts.append("\n".join(_total_line(r) for r in results))

@@ -282,7 +282,7 @@ def experiment_bayes(runs: pd.DataFrame, meta: dict, metric: str, rope: float,
     ``significance.experiment_stats`` gives them; ``pairs``: the signed-rank rows
     (``signed_rank_pairs``); ``friedman``: its FriedmanResult or None.
     """
-    from .significance import _number, _p_is
+    from .significance import format_statistic, p_text
     from .stats import dataset_scores, friedman_test, rank_algorithms
     from .tables import _order
 
@@ -314,14 +314,14 @@ def experiment_bayes(runs: pd.DataFrame, meta: dict, metric: str, rope: float,
         blocks.append(("p", (
             f"Mean ranks over the N = {n} datasets with results for all k = {k} "
             f"algorithms (1 = best; each dataset scored by its mean over the folds): "
-            f"Friedman chi2_F = {_number(friedman.chi2)} ({k - 1} df), "
-            f"{_p_is(friedman.chi2_pvalue)}; Iman-Davenport F_F = "
-            f"{_number(friedman.iman_davenport)} ({k - 1}, {(k - 1) * (n - 1)} df), "
-            f"{_p_is(friedman.iman_davenport_pvalue)}; Nemenyi CD = "
+            f"Friedman chi2_F = {format_statistic(friedman.chi2)} ({k - 1} df), "
+            f"{p_text(friedman.chi2_pvalue)}; Iman-Davenport F_F = "
+            f"{format_statistic(friedman.iman_davenport)} ({k - 1}, {(k - 1) * (n - 1)} df), "
+            f"{p_text(friedman.iman_davenport_pvalue)}; Nemenyi CD = "
             f"{friedman.critical_difference:.3f} at alpha = {alpha} (Demšar 2006)")))
         wins = (rank_algorithms(complete, m.higher) == 1).sum(axis=0)
         blocks.append(("table", ["rank", "algorithm", "mean rank", "datasets ranked first"],
-                       [[str(i + 1), a, _number(r, 2), str(int(wins[a]))]
+                       [[str(i + 1), a, format_statistic(r, 2), str(int(wins[a]))]
                         for i, (a, r) in enumerate(ranks.items())]))
     else:
         blocks.append(("p", f"mean ranks and the Friedman test need at least 2 datasets "

@@ -79,7 +79,7 @@ from .agreement import (
 from .claims import FAILS, HOLDS, PARTLY, RULES, UNTESTABLE, read_claims, shipped_claims
 from .leaderboard import benchmark_block, read_benchmark, text_csv
 from .summary import FROM_RESULTS
-from .tables import _number, pipe_table
+from .tables import format_number, pipe_table
 
 BLOCK = re.compile(r"^<!-- (obliq [^\n]*?): begin -->\n(.*?)^<!-- \1: end -->$",
                    re.DOTALL | re.MULTILINE)
@@ -223,7 +223,7 @@ def agreement_block(summary: Summary) -> str:
         order = {a: i for i, a in enumerate(dict.fromkeys(agree["algorithm"]))}
         agree = agree.sort_values("algorithm", key=lambda c: c.map(order), kind="stable")
         for r in agree.itertuples():
-            mean = (_number(float(r.mean_abs_delta), _int(r.decimals))
+            mean = (format_number(float(r.mean_abs_delta), _int(r.decimals))
                     if str(r.mean_abs_delta).strip() else "")
             rows.append([name, r.algorithm, reading_text(r.metric, r.reads or None),
                          f"{r.within}/{r.compared}", mean])
@@ -252,8 +252,8 @@ def agreement_block(summary: Summary) -> str:
             delta, tolerance = float(c["delta"]), float(c["tolerance"])
             t = telling_decimals(delta, tolerance, d)
             misses.append([name, c["dataset"], c["algorithm"], c["metric"], _ours(c),
-                           c["paper_text"], _number(delta, t, sign=True),
-                           _number(tolerance, t)])
+                           c["paper_text"], format_number(delta, t, sign=True),
+                           format_number(tolerance, t)])
     parts.extend(misses_parts(misses))
     return "\n\n".join(parts)
 
@@ -330,9 +330,9 @@ def _cells(summary: Summary, name: str) -> pd.DataFrame:
 
 def _ours(c, d: int | None = None) -> str:
     d = _int(c["decimals"]) if d is None else d
-    text = _number(float(c["mean"]), d)
+    text = format_number(float(c["mean"]), d)
     if str(c["sd"]).strip():
-        text += f" ± {_number(float(c['sd']), d)}"
+        text += f" ± {format_number(float(c['sd']), d)}"
     return text
 
 
@@ -340,7 +340,7 @@ def _delta(c) -> str:
     if not str(c["delta"]).strip():
         return ""
     mark = " ✓" if c["within"] == "true" else ""
-    return _number(float(c["delta"]), _int(c["decimals"]), sign=True) + mark
+    return format_number(float(c["delta"]), _int(c["decimals"]), sign=True) + mark
 
 
 def table_block(summary: Summary, name: str, metrics: str, dataset: str | None = None) -> str:
@@ -457,11 +457,11 @@ def _cell(summary: Summary, name, metric, algorithm, dataset, what: str) -> str:
     if what == "mean_sd":
         return _ours(c, d)
     if what == "abs_delta":
-        return _number(abs(float(c["delta"])), d)
+        return format_number(abs(float(c["delta"])), d)
     if what in ("mean", "sd", "paper_mean", "delta", "tolerance"):
         if not str(c[what]).strip():
             raise ObliqError(f"cell {metric} {algorithm} {dataset} of {name!r} has no {what}")
-        return _number(float(c[what]), d)
+        return format_number(float(c[what]), d)
     raise ObliqError(f"unknown cell field {what!r}")
 
 
@@ -497,7 +497,7 @@ def _range(summary: Summary, name, metric, dataset, algorithms, what: str) -> st
     values = [float(v) for v in part["delta" if what == "abs_delta" else what]]
     values = sorted(abs(v) for v in values) if what == "abs_delta" else sorted(values)
     sign = what == "delta"
-    low, high = _number(values[0], d, sign), _number(values[-1], d, sign)
+    low, high = format_number(values[0], d, sign), format_number(values[-1], d, sign)
     return low if low == high else f"{low} to {high}"
 
 
@@ -516,7 +516,7 @@ def _mad(summary: Summary, configs: str, metric: str, algorithms: str, decimals:
         total += sum(float(m) * _int(c) for m, c in zip(rows["mean_abs_delta"],
                                                           rows["compared"]))
         cells += sum(map(_int, rows["compared"]))
-    return _number(total / cells, int(decimals))
+    return format_number(total / cells, int(decimals))
 
 
 def _run(summary: Summary, name: str, what: str) -> str:

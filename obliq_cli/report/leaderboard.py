@@ -47,7 +47,7 @@ from pathlib import Path
 import pandas as pd
 
 from .agreement import format_duration
-from .tables import _number, pipe_table
+from .tables import format_number, pipe_table
 
 FACT_KEYS = ["config", "kind", "source", "summarized", "started", "finished", "commit",
              "obliq", "tasks_ok", "tasks_total", "tasks_failed", "config_tasks",
@@ -356,7 +356,7 @@ def read_benchmark(folder) -> dict:
 
 
 def _p(text) -> str:
-    return _number(float(text), 2) if str(text).strip() else "–"
+    return format_number(float(text), 2) if str(text).strip() else "–"
 
 
 def _tasks(facts: dict) -> str:
@@ -395,11 +395,12 @@ def _ranking_table(bench: dict) -> str:
     for place, r in enumerate(scope_all.itertuples(index=False), start=1):
         mine = scores[(scores["algorithm"] == r.algorithm) & (scores["accuracy_mean"] != "")]
         leaves = [float(v) for v in mine["leaves_mean"] if v]
-        rows.append([str(place), r.algorithm, _number(float(r.mean_rank), 2), r.first,
-                     _number(float(r.mean_accuracy), 2),
-                     _number(float(every.at[r.algorithm, "mean_rank"]), 2)
+        rows.append([str(place), r.algorithm, format_number(float(r.mean_rank), 2), r.first,
+                     format_number(float(r.mean_accuracy), 2),
+                     format_number(float(every.at[r.algorithm, "mean_rank"]), 2)
                      if r.algorithm in every.index else "–",
-                     str(len(mine)), _number(sum(leaves) / len(leaves), 1) if leaves else "–"])
+                     str(len(mine)),
+                     format_number(sum(leaves) / len(leaves), 1) if leaves else "–"])
     return pipe_table(rows, ["place", "algorithm", "mean rank", "ranked first",
                              "mean accuracy (%)", "mean rank (everywhere)",
                              "datasets with a result", "mean leaves"])
@@ -414,12 +415,13 @@ def _friedman_text(bench: dict) -> str:
                          f"({r.n_datasets}) or algorithms ({r.k})")
             continue
         k, n = int(r.k), int(r.n_datasets)
-        iman = "∞" if float(r.iman_davenport) == math.inf else _number(float(r.iman_davenport), 2)
+        iman = ("∞" if float(r.iman_davenport) == math.inf
+                else format_number(float(r.iman_davenport), 2))
         lines.append(
-            f"{what}: k = {k}, N = {n}; Friedman χ²_F = {_number(float(r.chi2), 2)} "
+            f"{what}: k = {k}, N = {n}; Friedman χ²_F = {format_number(float(r.chi2), 2)} "
             f"(p = {float(r.chi2_p):.2g}), Iman-Davenport F_F = {iman} ({k - 1}, "
             f"{(k - 1) * (n - 1)} df, p = {float(r.iman_davenport_p):.2g}), Nemenyi CD = "
-            f"{_number(float(r.cd), 2)} at α = {r.alpha}"
+            f"{format_number(float(r.cd), 2)} at α = {r.alpha}"
             + (f"; left out: {r.left_out}" if r.left_out else ""))
     return "\n".join(lines)
 
@@ -508,7 +510,7 @@ def _reading(bench: dict, methods, references) -> str:
             continue
         place = int(found[0]) + 1
         r = scope_all.iloc[found[0]]
-        text = (f"- {a} ranks {place} of {k} (mean rank {_number(float(r['mean_rank']), 2)} "
+        text = (f"- {a} ranks {place} of {k} (mean rank {format_number(float(r['mean_rank']), 2)} "
                 f"over {r['n_datasets']} datasets)")
         against = []
         for b in references:

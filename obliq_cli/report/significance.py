@@ -58,12 +58,13 @@ def _p(value: float) -> str:
     return "< 0.0001" if value < 1e-4 else f"{value:.4f}"
 
 
-def _p_is(value: float) -> str:
+def p_text(value: float) -> str:
     """ "p = 0.0312" or "p < 0.0001" for the running text."""
     return "p < 0.0001" if value < 1e-4 else f"p = {value:.4f}"
 
 
-def _number(value: float, decimals: int = 3) -> str:
+def format_statistic(value: float, decimals: int = 3) -> str:
+    """A test statistic for the running text: blank for NaN, "inf" for an infinite one."""
     if value != value:
         return ""
     return "inf" if math.isinf(value) else f"{value:.{decimals}f}"
@@ -207,22 +208,22 @@ def _across_blocks(friedman, across, complete, dropped, algorithms, metric, bett
         where = (f"; {len(dropped)} dataset{'s' if len(dropped) != 1 else ''} dropped "
                  f"because some algorithm has no results there: {', '.join(dropped)}"
                  if dropped else "")
-        iman = (f"Iman-Davenport F_F = {_number(friedman.iman_davenport)} "
-                f"({k - 1}, {(k - 1) * (n - 1)} df), {_p_is(friedman.iman_davenport_pvalue)}")
+        iman = (f"Iman-Davenport F_F = {format_statistic(friedman.iman_davenport)} "
+                f"({k - 1}, {(k - 1) * (n - 1)} df), {p_text(friedman.iman_davenport_pvalue)}")
         if math.isinf(friedman.iman_davenport):
             iman += (" (every dataset ranks the algorithms the same way: chi2_F = N(k-1), "
                      "so F_F's denominator is 0 and F_F is infinite)")
         blocks.append(("p", f"Across datasets: each dataset's score is the mean of "
                             f"{metric} over its folds; Friedman test over N = {n} datasets "
                             f"with results for all k = {k} algorithms{where}: chi2_F = "
-                            f"{_number(friedman.chi2)} ({k - 1} df), "
-                            f"{_p_is(friedman.chi2_pvalue)}; {iman} (Demšar 2006)"))
+                            f"{format_statistic(friedman.chi2)} ({k - 1} df), "
+                            f"{p_text(friedman.chi2_pvalue)}; {iman} (Demšar 2006)"))
         ranks = friedman.average_ranks
         blocks.append(("p", f"Average ranks (1 = best, {better} {metric} is better, ties "
                             f"share the average of their ranks):"))
         blocks.append(("table", ["algorithm", "average rank"],
-                       [[a, _number(r, 2)] for a, r in ranks.items()]))
-        beyond = [f"{a} vs {b} ({_number(abs(ranks[a] - ranks[b]), 2)})"
+                       [[a, format_statistic(r, 2)] for a, r in ranks.items()]))
+        beyond = [f"{a} vs {b} ({format_statistic(abs(ranks[a] - ranks[b]), 2)})"
                   for a, b in itertools.combinations(ranks.index, 2)
                   if abs(ranks[a] - ranks[b]) >= friedman.critical_difference]
         q = nemenyi_q(k, alpha)
@@ -250,7 +251,7 @@ def _across_blocks(friedman, across, complete, dropped, algorithms, metric, bett
             nemenyi = _p(r.nemenyi_pvalue)
             if r.nemenyi_mark:
                 nemenyi += f" {r.nemenyi_mark}"
-            row += [_number(r.average_rank - r.versus_average_rank, 2), nemenyi]
+            row += [format_statistic(r.average_rank - r.versus_average_rank, 2), nemenyi]
         rows.append(row)
     headers = ["algorithm", "versus", "datasets", "better/equal/worse means", "Wilcoxon p"]
     if friedman is not None:

@@ -115,7 +115,9 @@ def cell_summary(cells: dict) -> list[str]:
     return notes
 
 
-def _number(value, decimals: int, sign: bool = False) -> str:
+def format_number(value, decimals: int, sign: bool = False) -> str:
+    """``value`` with ``decimals`` decimals (a leading sign with ``sign``), blank for a
+    missing value: every table cell and docs figure of the report is written by it."""
     if pd.isna(value):
         return ""
     return f"{value:+.{decimals}f}" if sign else f"{value:.{decimals}f}"
@@ -226,11 +228,11 @@ def within_text(tidy: pd.DataFrame) -> pd.Series:
 
 def _cells(tidy: pd.DataFrame, decimals: int) -> pd.DataFrame:
     """Formatted text per tidy row: value ("mean ± sd mark"), paper, delta (with ✓)."""
-    mean = tidy["mean"].map(lambda v: _number(v, decimals))
-    sd = tidy["sd"].map(lambda v: _number(v, decimals))
+    mean = tidy["mean"].map(lambda v: format_number(v, decimals))
+    sd = tidy["sd"].map(lambda v: format_number(v, decimals))
     value = mean.where(sd == "", mean + " ± " + sd)
     value = value.where(tidy["mark"] == "", value + " " + tidy["mark"])
-    delta = tidy["delta"].map(lambda v: _number(v, decimals, sign=True))
+    delta = tidy["delta"].map(lambda v: format_number(v, decimals, sign=True))
     delta = delta.where(~tidy["agrees"], delta + " ✓")
     return pd.DataFrame({"value": value, "mean": mean, "sd": sd,
                          "paper": tidy["paper_text"].fillna(""), "delta": delta})
