@@ -284,3 +284,17 @@ def golf_unknown():
     X = GOLF.copy()
     X[5, 0] = _np.nan
     return X
+
+
+def json_from_python(code: str, *args: str, compiled: bool = True):
+    """The JSON that ``python -c code args...`` prints, run in a fresh interpreter with
+    numba's kernels compiled or (``compiled=False``) run as plain Python through
+    ``NUMBA_DISABLE_JIT=1``: the check that both paths give the same trees or values."""
+    import json
+    import subprocess
+    import sys
+
+    env = dict(_os.environ, NUMBA_DISABLE_JIT="0" if compiled else "1")
+    done = subprocess.run([sys.executable, "-c", code, *args], env=env, check=True,
+                          capture_output=True, text=True)
+    return json.loads(done.stdout)

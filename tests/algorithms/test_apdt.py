@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from conftest import rule_predictions
+from conftest import json_from_python, rule_predictions
 
 from obliq_cli import make_estimator
 from obliq_cli.algorithms import apdt
@@ -365,24 +365,15 @@ def test_compiled_and_pure_python_kernels_grow_the_same_tree():
     # APDT has one code path, compiled; NUMBA_DISABLE_JIT=1 (for debugging) runs the
     # same kernels as Python with the same draws, so the tree is the same bit for bit.
     import json
-    import os
-    import subprocess
-    import sys
-
-    def tree(disable_jit, case):
-        env = dict(os.environ, NUMBA_DISABLE_JIT=disable_jit)
-        run = subprocess.run([sys.executable, "-c", _APDT_TREE, json.dumps(case)], env=env,
-                             check=True, capture_output=True, text=True)
-        return json.loads(run.stdout)
 
     # Each reading of a Perceptron iteration; the interpreted "pass" reading is slow, so
     # it runs on fewer rows and Alopex iterations.
     for case in ([150, {"perceptron_iteration": "pattern"}],
                  [100, {"perceptron_iteration": "pass", "alopex_iterations": 40}],
                  [100, {"perceptron_iteration": "settled", "alopex_iterations": 40}]):
-        compiled = tree("0", case)
+        compiled = json_from_python(_APDT_TREE, json.dumps(case))
         assert len(compiled[0]) > 3  # a tree with several splits
-        assert compiled == tree("1", case)
+        assert compiled == json_from_python(_APDT_TREE, json.dumps(case), compiled=False)
 
 
 # ------------------------------------------------ the readings of docs/ablations/apdt.md

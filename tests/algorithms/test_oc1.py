@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from conftest import rule_predictions
+from conftest import json_from_python, rule_predictions
 
 from obliq_cli import make_estimator
 from obliq_cli.algorithms.oc1 import (
@@ -293,18 +293,8 @@ json.dump(out, sys.stdout)
 def test_compiled_and_pure_python_kernels_grow_identical_trees():
     # NUMBA_DISABLE_JIT=1 runs the same kernels as plain Python (the debugging path):
     # same draws from the Generator, same arithmetic, so the same trees bit for bit.
-    import json
-    import os
-    import subprocess
-    import sys
-
-    def trees(disable_jit):
-        env = dict(os.environ, NUMBA_DISABLE_JIT="1" if disable_jit else "0")
-        run = subprocess.run([sys.executable, "-c", _TREES_SCRIPT], env=env, check=True,
-                             capture_output=True, text=True)
-        return json.loads(run.stdout)
-
-    compiled, python = trees(False), trees(True)
+    compiled = json_from_python(_TREES_SCRIPT)
+    python = json_from_python(_TREES_SCRIPT, compiled=False)
     assert set(compiled) == {"oc1", "oc1-lc", "cart-lc"}
     assert any(any(sum(v != 0 for v in w) > 1 for w in tree[1])
                for tree in compiled.values())  # some split really is oblique

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from conftest import json_from_python
 
 from obliq_cli.kernels import criteria
 from obliq_cli.kernels import line_search as ls
@@ -135,10 +136,6 @@ def test_exact_twoing_equals_the_textbook_formula():
 def test_compiled_and_pure_python_searches_agree_on_large_nodes():
     # NUMBA_DISABLE_JIT=1 (the debugging path) must run the radix sort and the running
     # sums as the compiled kernel does: the same step and score to the bit.
-    import json
-    import os
-    import subprocess
-    import sys
 
     code = """
 import json, numpy as np
@@ -153,10 +150,4 @@ for n, k, code in ((700, 3, criteria.TWOING), (3000, 5, criteria.GINI), (3000, 2
     out.append([float(d).hex(), float(s).hex()])
 print(json.dumps(out))
 """
-    runs = []
-    for disable in ("0", "1"):
-        env = dict(os.environ, NUMBA_DISABLE_JIT=disable)
-        done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
-                              text=True, check=True)
-        runs.append(json.loads(done.stdout))
-    assert runs[0] == runs[1]
+    assert json_from_python(code) == json_from_python(code, compiled=False)

@@ -4,13 +4,9 @@ the searches built on it with plain numpy references, and compiled = pure Python
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
-
 import numpy as np
 import pytest
+from conftest import json_from_python
 
 from obliq_cli.algorithms.c45 import entropy_of_counts, entropy_split, evaluate_attributes
 from obliq_cli.kernels import criteria
@@ -160,12 +156,7 @@ json.dump(out, sys.stdout)
 
 
 def test_compiled_and_pure_python_sweeps_grow_identical_trees():
-    def trees(disable_jit):
-        env = dict(os.environ, NUMBA_DISABLE_JIT="1" if disable_jit else "0")
-        run = subprocess.run([sys.executable, "-c", _TREES_SCRIPT], env=env, check=True,
-                             capture_output=True, text=True)
-        return json.loads(run.stdout)
-
-    compiled, python = trees(False), trees(True)
+    compiled = json_from_python(_TREES_SCRIPT)
+    python = json_from_python(_TREES_SCRIPT, compiled=False)
     assert len(compiled) == 7 and all(len(t[1]) > 1 for t in compiled)
     assert compiled == python
