@@ -298,3 +298,21 @@ def json_from_python(code: str, *args: str, compiled: bool = True):
     done = subprocess.run([sys.executable, "-c", code, *args], env=env, check=True,
                           capture_output=True, text=True)
     return json.loads(done.stdout)
+
+
+@pytest.fixture(scope="module")
+def bench():
+    """benchmarks/bench_targets.py imported as a module (it is a script, not package
+    code), for the tests of its rows and of the CSV it writes for the docs."""
+    import importlib.util
+    import sys
+
+    spec = importlib.util.spec_from_file_location(
+        "bench_targets", Path(__file__).resolve().parents[1] / "benchmarks" / "bench_targets.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["bench_targets"] = module  # dataclasses look their module up
+    try:
+        spec.loader.exec_module(module)
+        yield module
+    finally:
+        sys.modules.pop("bench_targets", None)

@@ -1,27 +1,7 @@
 """benchmarks/bench_targets.py on a shared machine: interleaved CPU-time rounds and the
 -j rows that refuse to measure a busy machine (no real fits: the clock is scripted)."""
 
-import importlib.util
 import math
-import sys
-from pathlib import Path
-
-import pytest
-
-ROOT = Path(__file__).resolve().parents[1]
-
-
-@pytest.fixture(scope="module")
-def bench():
-    spec = importlib.util.spec_from_file_location(
-        "bench_targets", ROOT / "benchmarks" / "bench_targets.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["bench_targets"] = module  # dataclasses look their module up
-    try:
-        spec.loader.exec_module(module)
-        yield module
-    finally:
-        sys.modules.pop("bench_targets", None)
 
 
 def scripted_clock(monkeypatch, bench, calls, costs):

@@ -397,23 +397,12 @@ def test_the_command_line_renders_in_place_and_fails_cleanly(results, tmp_path, 
 
 # --- make bench's summary ----------------------------------------------------------------------
 
-def test_bench_csv_is_replaced_by_a_whole_run_and_merged_by_a_partial_one(tmp_path):
-    import importlib.util
-    import sys
-
-    spec = importlib.util.spec_from_file_location(
-        "bench_targets", ROOT / "benchmarks" / "bench_targets.py")
-    bench = importlib.util.module_from_spec(spec)
-    sys.modules["bench_targets"] = bench  # dataclasses look their module up
-    try:
-        spec.loader.exec_module(bench)
-        fit = bench.Fit("oc1", "magic", 1000, 0.5, 0.01, 200, [50.0], 0.3)
-        bench.write_csv(tmp_path, [bench.Row("oc1 on magic", "<= 100x", "50.0x", True),
-                                   bench.Row("old row", "<= 1x", "2.0x", False)], [fit], True)
-        bench.write_csv(tmp_path, [bench.Row("gdt on letter", "<= 5x", "4.0x", True),
-                                   bench.Row("old row", "<= 1x", "0.5x", True)], [], False)
-    finally:
-        sys.modules.pop("bench_targets", None)
+def test_bench_csv_is_replaced_by_a_whole_run_and_merged_by_a_partial_one(tmp_path, bench):
+    fit = bench.Fit("oc1", "magic", 1000, 0.5, 0.01, 200, [50.0], 0.3)
+    bench.write_csv(tmp_path, [bench.Row("oc1 on magic", "<= 100x", "50.0x", True),
+                               bench.Row("old row", "<= 1x", "2.0x", False)], [fit], True)
+    bench.write_csv(tmp_path, [bench.Row("gdt on letter", "<= 5x", "4.0x", True),
+                               bench.Row("old row", "<= 1x", "0.5x", True)], [], False)
     rows = read(tmp_path / "bench.csv")
     assert rows[["measure", "seen", "met"]].values.tolist() == [
         ["oc1 on magic", "50.0x", "yes"], ["gdt on letter", "4.0x", "yes"],
