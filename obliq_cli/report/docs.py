@@ -103,8 +103,6 @@ class Summary:
     where: str = "docs/results"
 
 
-_csv = text_csv
-
 
 def read_summary(folder) -> Summary:
     """Every config folder of ``folder`` (one with a run.csv) and its bench files."""
@@ -114,7 +112,7 @@ def read_summary(folder) -> Summary:
     out = Summary(where=str(folder))
     for sub in sorted(p for p in folder.iterdir() if (p / "run.csv").is_file()
                       and not p.name.startswith(".")):
-        facts = _csv(sub / "run.csv")
+        facts = text_csv(sub / "run.csv")
         if list(facts.columns) != ["key", "value"]:
             raise ObliqError(f"{sub / 'run.csv'}: columns must be key, value")
         out.runs[sub.name] = dict(zip(facts["key"], facts["value"]))
@@ -122,14 +120,14 @@ def read_summary(folder) -> Summary:
                             ("claims", out.claims)):
             path = sub / f"{name}.csv"
             if path.is_file():
-                store[sub.name] = _csv(path)
+                store[sub.name] = text_csv(path)
     for sub in sorted(p for p in folder.iterdir() if (p / "facts.csv").is_file()
                       and not p.name.startswith(".")):
         out.benchmarks[sub.name] = read_benchmark(sub)
     if (folder / "bench.csv").is_file():
-        out.bench = _csv(folder / "bench.csv")
+        out.bench = text_csv(folder / "bench.csv")
     if (folder / "bench_fits.csv").is_file():
-        out.fits = _csv(folder / "bench_fits.csv")
+        out.fits = text_csv(folder / "bench_fits.csv")
     return out
 
 
