@@ -25,6 +25,43 @@ def augmented_scatter(rows):
     return linalg.crossprod(aug, aug) / n
 
 
+CERTAINTY_MARGIN = 1e4
+"""How far a lower bound on den's smallest eigenvalue must clear numpy's rank
+tolerance before :func:`most_favoured_direction` trusts it without den's
+eigendecomposition (:func:`surely_above_rank_tolerance`)."""
+
+
+@compiled
+def surely_above_rank_tolerance(L, trace):
+    """True when ``b = L L'`` (``L`` from ``linalg.cholesky``, ``trace`` b's trace)
+    certainly has no eigenvalue within numpy's ``matrix_rank`` tolerance
+    lambda_max p eps as ``linalg.eigh`` would compute its eigenvalues; False when
+    that is not certain (the caller then computes them).
+
+    Why it is certain: b is positive definite, so lambda_max <= trace(b) and
+    lambda_min = 1 / ||L^-1||_2^2 >= 1 / ||L^-1||_F^2 = 1 / trace(b^-1). The test asks
+    this lower bound to exceed ``CERTAINTY_MARGIN`` (1e4) times p eps trace(b). The
+    eigenvalues the Jacobi solver returns are exact for b + E, and the Cholesky factor
+    is exact for b + F, with ||E|| and ||F|| small multiples of p eps ||b|| (Golub & Van
+    Loan, *Matrix Computations*, 4th ed., §8.5.5 and §4.2.6; the multiple grows with the
+    sweeps, 6-10 here), so a computed smallest eigenvalue lies above the tolerance with
+    a factor of about 1e4 to spare. ||L^-1||_F^2 costs p^3 / 6 multiplications, against
+    the p^3-per-sweep Jacobi decomposition it saves."""
+    p = L.shape[0]
+    z = np.empty(p)
+    inverse_sq = 0.0
+    for c in range(p):  # column c of L^-1 by forward substitution on e_c
+        for i in range(c, p):
+            s = 1.0 if i == c else 0.0
+            for k in range(c, i):
+                s -= L[i, k] * z[k]
+            z[i] = s / L[i, i]
+            inverse_sq += z[i] * z[i]
+    if not inverse_sq > 0.0 or inverse_sq != inverse_sq or trace != trace:
+        return False
+    return 1.0 / inverse_sq > CERTAINTY_MARGIN * p * EPS * trace
+
+
 @compiled
 def most_favoured_direction(num, den, trace_num, try_generalized):
     """``(w, found)``: the w maximising w'num w / w'den w, or the null-space rule.
@@ -37,18 +74,30 @@ def most_favoured_direction(num, den, trace_num, try_generalized):
     (its eigenvectors within the tolerance, or within 100 times it or the smallest when
     the factorisation failed). ``found`` is False when num vanishes on that space
     (``trace_num`` is numpy's ``np.trace(num)``: numpy sums in its own order).
+
+    den's eigenvalues decide the branch; when its Cholesky factor already proves them
+    all above the tolerance (:func:`surely_above_rank_tolerance`), the decomposition is
+    skipped and the same branch taken with the same factor. That halves the time of a
+    GDT fit on letter and changes no result.
     """
     p = den.shape[0]
+    L, factored = linalg.cholesky(den)
+    if try_generalized and factored:
+        trace_den = 0.0
+        for j in range(p):
+            trace_den += den[j, j]
+        if surely_above_rank_tolerance(L, trace_den):
+            _, vectors = linalg.eigh_generalized_factored(num, L)
+            return vectors[:, -1].copy(), True
     evals, evecs = linalg.eigh(den)
     # numpy's matrix_rank tolerance: scaled features (vehicle's span 1e0..1e3) make
     # den badly conditioned but not singular, and must not take the null-space path.
     tolerance = max(abs(evals[-1]), 1e-300) * p * EPS
     null = evals <= tolerance
     if not null.any():
-        if try_generalized:
-            _, vectors, ok = linalg.eigh_generalized(num, den)
-            if ok:
-                return vectors[:, -1].copy(), True
+        if try_generalized and factored:
+            _, vectors = linalg.eigh_generalized_factored(num, L)
+            return vectors[:, -1].copy(), True
         # den's Cholesky factor fails: den is singular to working precision though
         # its smallest eigenvalue lies just above the rank tolerance (a column that
         # is constant on the class, after standardising). It is rank-deficient, so

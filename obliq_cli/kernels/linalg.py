@@ -25,7 +25,7 @@ reordered and no multiply-add is fused: a dot product is always
   basis even for repeated eigenvalues; :func:`eigh_generalized` for ``A x = lambda B x``
   with B symmetric positive definite, through the Cholesky factor B = L L' and the
   standard problem of L^-1 A L^-T (Golub & Van Loan §8.7.2, the reduction LAPACK's
-  dsygv uses).
+  dsygv uses); :func:`eigh_generalized_factored` when L is at hand.
 
 Eigenvalues come in ascending order (LAPACK's), eigenvectors as columns; each
 eigenvector is returned with its largest-magnitude entry positive (the first of equal
@@ -322,6 +322,16 @@ def eigh_generalized(a, b):
     L, ok = cholesky(b)
     if not ok:
         return np.zeros(n), np.zeros((n, n)), False
+    w, X = eigh_generalized_factored(a, L)
+    return w, X, True
+
+
+@compiled
+def eigh_generalized_factored(a, L):
+    """(eigenvalues ascending, eigenvectors as columns) of ``a x = lambda b x`` given
+    b's lower Cholesky factor ``L`` (from :func:`cholesky`): :func:`eigh_generalized`
+    for a caller that has factored b already."""
+    n = a.shape[0]
     A = _lower_symmetric(a)
     # Y = L^-1 A by forward substitution, one column at a time
     Y = np.empty((n, n))
@@ -353,5 +363,4 @@ def eigh_generalized(a, b):
     w = np.empty(n)
     for i in range(n):
         w[i] = C[i, i]
-    w, X = _orient_and_sort(w, X)
-    return w, X, True
+    return _orient_and_sort(w, X)

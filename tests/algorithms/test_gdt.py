@@ -245,3 +245,39 @@ def test_sklearn_estimator_checks_pass_with_the_readings_of_the_ablation():
                    {"eta_of": "root", "epsilon1_grid": [0.1, 0.2], "random_state": 0}):
         check_estimator(make_estimator("gdt", **params),
                         expected_failed_checks=expected_failed_checks("gdt"))
+
+
+def test_the_factor_certificate_never_skips_a_rank_decision_it_would_change():
+    """kernels.gdt.most_favoured_direction skips den's eigendecomposition when den's
+    Cholesky factor proves every eigenvalue above numpy's rank tolerance. Across
+    condition numbers from 1 to beyond 1 / eps (the tolerance's own neighbourhood
+    included), whenever the certificate holds the Jacobi eigenvalues indeed clear the
+    tolerance, and the direction is the generalized solver's top vector, bit for bit:
+    the answer the decomposition would have led to."""
+    from obliq_cli.kernels import gdt as gdt_kernels
+    from obliq_cli.kernels import linalg
+
+    eps = np.finfo(float).eps
+    rng = np.random.default_rng(11)
+    held = refused = 0
+    for exponent in np.linspace(0, 17, 69):
+        for p in (3, 7, 17):
+            Q = np.linalg.qr(rng.normal(size=(p, p)))[0]
+            spectrum = np.logspace(0, -exponent, p) * 10.0 ** rng.integers(-3, 4)
+            den = Q @ np.diag(spectrum) @ Q.T
+            den = (den + den.T) / 2
+            num = (lambda M: M @ M.T)(rng.normal(size=(p, p)))
+            L, factored = linalg.cholesky(den)
+            if not factored:
+                continue
+            if not gdt_kernels.surely_above_rank_tolerance(L, float(np.trace(den))):
+                refused += 1
+                continue
+            held += 1
+            values = linalg.eigh(den)[0]
+            assert values[0] > max(abs(values[-1]), 1e-300) * p * eps
+            w, found = gdt_kernels.most_favoured_direction(num, den, float(np.trace(num)),
+                                                           True)
+            top = linalg.eigh_generalized(num, den)[1][:, -1]
+            assert found and np.array_equal(w, top)
+    assert held > 50 and refused > 50  # both sides of the certificate were exercised

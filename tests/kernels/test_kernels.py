@@ -375,6 +375,9 @@ CASES = [
          lambda b: (np.linalg.cholesky(b), True), 1e-12, "LAPACK's order"),
     Case(linalg.eigh_generalized,
          lambda r: (lambda p: (_symmetric_p(r, p), _spd(r, p)))(int(r.integers(1, 5)))),
+    Case(linalg.eigh_generalized_factored,
+         lambda r: (lambda p: (_symmetric_p(r, p), np.linalg.cholesky(_spd(r, p))))(
+             int(r.integers(1, 5)))),
     Case(presort.split_order,
          lambda r: (lambda n, go: (np.argsort(_levels(r, (3, n)), axis=1, kind="stable"),
                                    go, int(go.sum()), bool(r.random() < 0.8),
@@ -512,6 +515,12 @@ CASES = [
          lambda r: (lambda G, H: (H, G, float(np.trace(H)), bool(r.random() < 0.7)))(
              k_gdt.augmented_scatter(_levels(r, (int(r.integers(1, 8)), 3))),
              k_gdt.augmented_scatter(_levels(r, (8, 3))))),
+    Case(k_gdt.surely_above_rank_tolerance,  # well and badly conditioned factors
+         lambda r: (lambda b: (np.linalg.cholesky(b), float(np.trace(b))))(
+             (lambda Q, e: Q @ np.diag(e) @ Q.T)(np.linalg.qr(r.normal(size=(4, 4)))[0],
+                                                 10.0 ** -r.integers(0, 16, 4))),
+         lambda L, trace: 1 / np.sum(np.linalg.inv(L) ** 2)
+         > k_gdt.CERTAINTY_MARGIN * L.shape[0] * np.finfo(float).eps * trace),
     Case(k_gdt.unit_hyperplane, lambda r: (r.normal(size=4),),
          lambda w: (w / np.linalg.norm(w[:-1]) * canonical_signs(w[:-1]), True), 1e-12,
          "np.linalg.norm sums through BLAS"),

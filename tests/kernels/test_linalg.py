@@ -177,3 +177,14 @@ def test_eigh_generalized_reports_an_indefinite_b():
         assert not linalg.cholesky(b)[1]
     L, ok = linalg.cholesky(np.array([[4.0, 2.0], [2.0, 5.0]]))
     assert ok and L.tolist() == [[2.0, 0.0], [1.0, 2.0]]
+
+
+def test_eigh_generalized_factored_is_eigh_generalized_with_the_factor_given():
+    rng = np.random.default_rng(3)
+    for n in (1, 3, 6):
+        a, b = _symmetric(rng, n), _spd(rng, n) + np.eye(n)
+        values, vectors, ok = linalg.eigh_generalized(a, b)
+        L, factored = linalg.cholesky(b)
+        assert ok and factored
+        got_values, got_vectors = linalg.eigh_generalized_factored(a, L)
+        assert np.array_equal(values, got_values) and np.array_equal(vectors, got_vectors)
