@@ -53,7 +53,10 @@ def test_sort_floats_sorts_and_matches_its_python_run(kind, n):
     assert np.array_equal(ordered, keys[order])
     assert np.array_equal(ordered, np.sort(keys))
     with np.errstate(over="ignore"):  # 1e308 - -1e308: the range that is not finite
-        py_order, py_ordered = ls.sort_floats.py_func(keys)  # the same code, interpreted
+        # the same code, interpreted (sort_floats tags every key with its index)
+        py_ordered, py_order = np.empty(n), np.empty(n, dtype=np.int64)
+        ls.sort_tagged.py_func(keys, np.arange(n), py_ordered, py_order,
+                               np.empty(3 * n + 2, dtype=np.int64))
     assert np.array_equal(py_ordered, ordered)
     if ls.BUCKET_MIN_ROWS <= n < ls.RADIX_MIN_ROWS and kind in ("normal", "near"):
         # the bucket sort's own order (keys spread over the buckets; crowded ones go to a
@@ -74,15 +77,21 @@ def test_the_bucket_sort_gives_the_quicksorts_search():
             total = ls.class_totals(y, k)
             draws = rng.random(n + 1)
             got = ls.line_search(V, D, y, total, code, rule, draws)
-            # line_search.py_func runs the sweep interpreted with numpy's argsort
-            saved = ls.sort_floats
+            # line_search_with.py_func runs the sweep interpreted with numpy's argsort
+            saved = ls.sort_tagged
             try:
-                ls.sort_floats = lambda keys: (np.argsort(keys, kind="stable"),
-                                               np.sort(keys, kind="stable"))
-                want = ls.line_search.py_func(V, D, y, total, code, rule, draws)
+                ls.sort_tagged = _numpy_sort_tagged
+                want = ls.line_search_with.py_func(V, D, y, total, code, rule, draws,
+                                                   *ls.line_search_scratch(n, k))
             finally:
-                ls.sort_floats = saved
+                ls.sort_tagged = saved
             assert got == want
+
+
+def _numpy_sort_tagged(keys, tags, c, ctags, ints):
+    order = np.argsort(keys, kind="stable")
+    c[:keys.size] = keys[order]
+    ctags[:keys.size] = tags[order]
 
 
 @pytest.mark.parametrize("code", [criteria.GINI, criteria.TWOING, criteria.ENTROPY])
