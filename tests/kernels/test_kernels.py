@@ -199,7 +199,7 @@ def _tagged_inputs(rng):
     keys = _sort_keys(rng)
     n = keys.size
     return (keys, rng.integers(0, 1000, n), np.full(n + 3, np.nan), np.full(n + 3, -7),
-            np.full(3 * n + 5, -7))
+            np.full((k_ls.BUCKETS_PER_KEY + 1) * n + 5, -7))
 
 
 def _tagged_view(result, args):
@@ -215,6 +215,11 @@ def _tagged_view(result, args):
 def _sort_tagged_twin(keys, tags, c, ctags, ints):
     order = np.argsort(keys, kind="stable")
     c[:keys.size], ctags[:keys.size] = keys[order], tags[order]
+
+
+def _finite_range(keys):
+    finite = keys[keys < np.inf]
+    return (finite.min(), finite.max()) if finite.size else (np.inf, -np.inf)
 
 
 def _gather_twin(keys, tags, order, c, ctags):
@@ -517,13 +522,20 @@ CASES = [
          lambda *args: k_ls.line_search(*args[:7]),
          py_view=lambda result, args: result),  # the scratch holds ties in any order
     Case(k_ls.line_search_scratch, lambda r: (int(r.integers(0, 50)), int(r.integers(1, 5))),
-         lambda n, k: (np.empty(3 * n + 1 + k), np.empty(6 * n + 3, dtype=np.int64)),
+         lambda n, k: (np.empty(3 * n + 1 + k),
+                       np.empty((k_ls.BUCKETS_PER_KEY + 4) * n + 3, dtype=np.int64)),
          view=_scratch_shapes, py_view=_scratch_shapes),  # contents do not matter
     Case(k_ls.sort_floats,  # the bucket sort below 600 keys (and its fallbacks)
          lambda r: (_sort_keys(r),),
          _sort_floats_twin, view=_sorted_pair_view, py_view=_sorted_pair_view),
     Case(k_ls.sort_tagged, _tagged_inputs, _sort_tagged_twin, view=_tagged_view,
          py_view=_tagged_view),
+    Case(k_ls.sort_tagged_in,  # given the range of the keys below +inf
+         lambda r: (lambda keys, *rest: (keys, *rest, int(np.sum(keys < np.inf)),
+                                         *_finite_range(keys)))(*_tagged_inputs(r)),
+         lambda keys, tags, c, ctags, ints, *range_: _sort_tagged_twin(keys, tags, c, ctags,
+                                                                        ints),
+         view=_tagged_view, py_view=_tagged_view),
     Case(k_ls._gather,
          lambda r: (r.normal(size=8), r.integers(0, 9, 8), r.permutation(8), np.empty(8),
                     np.empty(8, dtype=np.int64)),

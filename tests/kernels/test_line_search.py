@@ -56,7 +56,7 @@ def test_sort_floats_sorts_and_matches_its_python_run(kind, n):
         # the same code, interpreted (sort_floats tags every key with its index)
         py_ordered, py_order = np.empty(n), np.empty(n, dtype=np.int64)
         ls.sort_tagged.py_func(keys, np.arange(n), py_ordered, py_order,
-                               np.empty(3 * n + 2, dtype=np.int64))
+                               np.empty((ls.BUCKETS_PER_KEY + 1) * n + 2, dtype=np.int64))
     assert np.array_equal(py_ordered, ordered)
     if ls.BUCKET_MIN_ROWS <= n < ls.RADIX_MIN_ROWS and kind in ("normal", "near"):
         # the bucket sort's own order (keys spread over the buckets; crowded ones go to a
