@@ -57,9 +57,21 @@ def partition_score(V, y, total, code):
     empty side counts as pure), the program's ``stop_splitting`` case."""
     K = total.size
     left = np.zeros(K)
-    for j in range(V.size):
-        if V[j] <= 0.0:
-            left[y[j]] += 1.0
+    if K == 2:
+        # integer counts in registers (exact, as the float counts are): adding 1.0 to
+        # the class's count in memory made each point wait for the point before
+        n_le = 0
+        n_le_1 = 0
+        for j in range(V.size):
+            if V[j] <= 0.0:
+                n_le += 1
+                n_le_1 += y[j]
+        left[0] = n_le - n_le_1
+        left[1] = n_le_1
+    else:
+        for j in range(V.size):
+            if V[j] <= 0.0:
+                left[y[j]] += 1.0
     pure_l = 0
     pure_r = 0
     for c in range(K):
