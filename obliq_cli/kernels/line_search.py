@@ -149,9 +149,10 @@ def line_search_with(V, D, y, total, code, rule, draws, fwork, iwork):
         # whether it joins the left side (D < 0) or leaves it
         tags[j] = 2 * y[j] + (1 if D[j] < 0.0 else 0)
     sort_tagged_in(cand, tags, c, ctags, sort_ints, n_keys, lo, hi)
-    n_fin = 0
-    while n_fin < n and np.isfinite(c[n_fin]):
-        n_fin += 1
+    # n_fin: how many finite keys the sorted ones start with. They start with the n_keys
+    # keys below +inf (NaN and +inf sort after them), all finite unless the least is
+    # -inf, and then none counts (as a scan to the first key not finite would find).
+    n_fin = n_keys if lo > -np.inf else 0
     n_tot = float(n)
     # Position p is the interval just after sorted candidate p - 1; only the ends of
     # runs of equal candidates are scored (nothing after the unmoving points).

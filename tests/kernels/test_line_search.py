@@ -160,3 +160,17 @@ for n, k, code in ((700, 3, criteria.TWOING), (3000, 5, criteria.GINI), (3000, 2
 print(json.dumps(out))
 """
     assert json_from_python(code) == json_from_python(code, compiled=False)
+
+
+def test_a_candidate_at_minus_infinity_means_no_step():
+    # -V / D overflows to -inf for the first point (a subnormal D): the sort's range is
+    # not finite and no candidate counts as finite, so nothing is scored and the search
+    # returns its "no point can move" answer (0.0, inf), as it did when it scanned the
+    # sorted keys for the finite ones.
+    V = np.array([1e300, 1.0, -1.0, 2.0])
+    D = np.array([5e-324, 1.0, 1.0, -1.0])
+    y = np.array([0, 1, 0, 1])
+    for code in (criteria.GINI, criteria.TWOING, criteria.ENTROPY):
+        for rule in (ls.RULE_RANDOM, ls.RULE_SMALLEST, ls.RULE_FIRST, ls.RULE_THRESHOLD):
+            assert ls.line_search(V, D, y, ls.class_totals(y, 2), code, rule,
+                                  np.full(5, 0.5)) == (0.0, np.inf)
