@@ -175,21 +175,8 @@ def _sorted_keys_view(result, args):
     return args[0][result] + 0.0, np.sort(result)
 
 
-def _sorted_pair_view(result, args):
-    # sort_floats: (order, keys in that order); as _sorted_keys_view, and the keys it
-    # returns are the keys in its order
-    order, ordered = result
-    assert np.array_equal(ordered, args[0][order])
-    return _sorted_keys_view(order, args)
-
-
-def _sort_floats_twin(keys):
-    order = np.argsort(keys, kind="stable")
-    return order, keys[order]
-
-
 def _sort_keys(rng):
-    # sort_floats' and sort_tagged's keys: ties, +inf (the points that never move), and
+    # sort_tagged's keys: ties, +inf (the points that never move), and
     # sizes through the quicksort (< 16), the bucket sort and the radix sort (>= 600)
     keys = np.round(rng.normal(size=int(rng.choice([5, 20, 200, 599, 700]))) * 3)
     return np.where(rng.random(keys.size) < 0.1, np.inf, keys)
@@ -525,11 +512,8 @@ CASES = [
          lambda n, k: (np.empty(3 * n + 1 + k),
                        np.empty((k_ls.BUCKETS_PER_KEY + 4) * n + 3, dtype=np.int64)),
          view=_scratch_shapes, py_view=_scratch_shapes),  # contents do not matter
-    Case(k_ls.sort_floats,  # the bucket sort below 600 keys (and its fallbacks)
-         lambda r: (_sort_keys(r),),
-         _sort_floats_twin, view=_sorted_pair_view, py_view=_sorted_pair_view),
-    Case(k_ls.sort_tagged, _tagged_inputs, _sort_tagged_twin, view=_tagged_view,
-         py_view=_tagged_view),
+    Case(k_ls.sort_tagged,  # the bucket sort below 600 keys (and its fallbacks)
+         _tagged_inputs, _sort_tagged_twin, view=_tagged_view, py_view=_tagged_view),
     Case(k_ls.sort_tagged_in,  # given the range of the keys below +inf
          lambda r: (lambda keys, *rest: (keys, *rest, int(np.sum(keys < np.inf)),
                                          *_finite_range(keys)))(*_tagged_inputs(r)),

@@ -37,10 +37,20 @@ def test_argsort_floats_is_an_ascending_order(kind, n):
     assert np.array_equal(keys[order], np.sort(keys))
 
 
+def _sorted(sort, keys):
+    """(order, keys in that order) from ``sort`` (sort_tagged or its Python run) with
+    every key tagged by its index."""
+    n = keys.size
+    ordered, order = np.empty(n), np.empty(n, dtype=np.int64)
+    sort(keys, np.arange(n), ordered, order,
+         np.empty((ls.BUCKETS_PER_KEY + 1) * n + 2, dtype=np.int64))
+    return order, ordered
+
+
 @pytest.mark.parametrize("kind", ["normal", "ratio", "ties", "near", "specials", "outlier"])
 @pytest.mark.parametrize("n", [3, ls.BUCKET_MIN_ROWS - 1, ls.BUCKET_MIN_ROWS, 200,
                                ls.RADIX_MIN_ROWS - 1, ls.RADIX_MIN_ROWS])
-def test_sort_floats_sorts_and_matches_its_python_run(kind, n):
+def test_sort_tagged_sorts_and_matches_its_python_run(kind, n):
     rng = np.random.default_rng(n + 1)
     if kind == "outlier":  # one key stretches the range: the buckets crowd, quicksort
         keys = rng.normal(size=n)
@@ -48,15 +58,12 @@ def test_sort_floats_sorts_and_matches_its_python_run(kind, n):
     else:
         keys = _keys(kind, n, rng)
     keys[rng.random(n) < 0.1] = np.inf  # the points that never move
-    order, ordered = ls.sort_floats(keys)
+    order, ordered = _sorted(ls.sort_tagged, keys)  # tagged by index: the tags an order
     assert np.array_equal(np.sort(order), np.arange(n))
     assert np.array_equal(ordered, keys[order])
     assert np.array_equal(ordered, np.sort(keys))
     with np.errstate(over="ignore"):  # 1e308 - -1e308: the range that is not finite
-        # the same code, interpreted (sort_floats tags every key with its index)
-        py_ordered, py_order = np.empty(n), np.empty(n, dtype=np.int64)
-        ls.sort_tagged.py_func(keys, np.arange(n), py_ordered, py_order,
-                               np.empty((ls.BUCKETS_PER_KEY + 1) * n + 2, dtype=np.int64))
+        py_order, py_ordered = _sorted(ls.sort_tagged.py_func, keys)  # interpreted
     assert np.array_equal(py_ordered, ordered)
     if ls.BUCKET_MIN_ROWS <= n < ls.RADIX_MIN_ROWS and kind in ("normal", "near"):
         # the bucket sort's own order (keys spread over the buckets; crowded ones go to a
