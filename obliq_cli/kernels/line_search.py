@@ -35,6 +35,8 @@ counts in closed form. "Equal" means within ``SCORE_EPS`` (floating-point noise)
 
 Everything here is compiled with numba: the climbers call it once per coefficient
 from their own compiled loops, where a Python-level call would cost more than the sweep.
+OC1's climb, which searches tens of thousands of lines of one node's points, gives
+:func:`line_search_with` one set of scratch arrays for all of them.
 """
 
 from __future__ import annotations
@@ -57,9 +59,21 @@ def partition_score(V, y, total, code):
     empty side counts as pure), the program's ``stop_splitting`` case."""
     K = total.size
     left = np.zeros(K)
-    for j in range(V.size):
-        if V[j] <= 0.0:
-            left[y[j]] += 1.0
+    if K == 2:
+        # integer counts in registers (exact, as the float counts are): adding 1.0 to
+        # the class's count in memory made each point wait for the point before
+        n_le = 0
+        n_le_1 = 0
+        for j in range(V.size):
+            if V[j] <= 0.0:
+                n_le += 1
+                n_le_1 += y[j]
+        left[0] = n_le - n_le_1
+        left[1] = n_le_1
+    else:
+        for j in range(V.size):
+            if V[j] <= 0.0:
+                left[y[j]] += 1.0
     pure_l = 0
     pure_r = 0
     for c in range(K):
@@ -80,32 +94,72 @@ def line_search(V, D, y, total, code, rule, draws):
     when every interval leaves a side empty). Points with ``D = 0`` never change side;
     partitions that exist only exactly at a candidate shared by points moving in both
     directions are not considered (``linear_split`` never picks them either).
+
+    This allocates the scratch arrays and runs :func:`line_search_with`; a climber that
+    searches many lines of the same points allocates them once instead.
     """
+    fwork, iwork = line_search_scratch(V.size, total.size)
+    return line_search_with(V, D, y, total, code, rule, draws, fwork, iwork)
+
+
+@compiled
+def line_search_scratch(n, K):
+    """The scratch arrays ``(fwork, iwork)`` of :func:`line_search_with` for up to ``n``
+    points and ``K`` classes (float64 and int64; their contents do not matter)."""
+    return (np.empty(3 * n + 1 + K),
+            np.empty((BUCKETS_PER_KEY + 4) * n + 3, dtype=np.int64))
+
+
+@compiled
+def line_search_with(V, D, y, total, code, rule, draws, fwork, iwork):
+    """:func:`line_search` in the scratch arrays of :func:`line_search_scratch` (sized
+    for at least ``V.size`` points and ``total.size`` classes, whatever they hold): the
+    same operations in the same order, without allocating (eight arrays a search made
+    before: 5-10% of a search of 40-130 points)."""
     n = V.size
     K = total.size
-    cand = np.empty(n)
-    left = np.zeros(K)
+    cand = fwork[:n]
+    c = fwork[n:2 * n]
+    near_score = fwork[2 * n:3 * n + 1]
+    left = fwork[3 * n + 1:3 * n + 1 + K]
+    tags = iwork[:n]
+    near = iwork[n:2 * n + 1]
+    ctags = iwork[2 * n + 1:3 * n + 1]
+    sort_ints = iwork[3 * n + 1:]
+    left[:] = 0.0
     n_left = 0.0
+    lo = np.inf  # the range of the keys below +inf, for the sort
+    hi = -np.inf
+    n_keys = 0
     for j in range(n):
         if D[j] != 0.0:
-            cand[j] = -V[j] / D[j]
+            key = -V[j] / D[j]
+            cand[j] = key
+            if key < np.inf:  # as sort_tagged finds them
+                n_keys += 1
+                if key < lo:
+                    lo = key
+                if key > hi:
+                    hi = key
         else:
             cand[j] = np.inf
         # delta -> -inf: points with D > 0 are left, D < 0 right, D = 0 where V says.
         if D[j] > 0.0 or (D[j] == 0.0 and V[j] <= 0.0):
             left[y[j]] += 1.0
             n_left += 1.0
-    order, c = sort_floats(cand)
-    n_fin = 0
-    while n_fin < n and np.isfinite(c[n_fin]):
-        n_fin += 1
+        # what the sweep needs of the point when it changes side: its class, and
+        # whether it joins the left side (D < 0) or leaves it
+        tags[j] = 2 * y[j] + (1 if D[j] < 0.0 else 0)
+    sort_tagged_in(cand, tags, c, ctags, sort_ints, n_keys, lo, hi)
+    # n_fin: how many finite keys the sorted ones start with. They start with the n_keys
+    # keys below +inf (NaN and +inf sort after them), all finite unless the least is
+    # -inf, and then none counts (as a scan to the first key not finite would find).
+    n_fin = n_keys if lo > -np.inf else 0
     n_tot = float(n)
     # Position p is the interval just after sorted candidate p - 1; only the ends of
     # runs of equal candidates are scored (nothing after the unmoving points).
     # Only positions within SCORE_EPS of the best so far can end within it of the final
     # best (the best only falls), so they alone are kept, in position order.
-    near = np.empty(n + 1, dtype=np.int64)
-    near_score = np.empty(n + 1)
     n_near = 0
     best = np.inf
     # Two classes with gini or twoing: the counts are two scalars and the score is
@@ -124,14 +178,14 @@ def line_search(V, D, y, total, code, rule, draws):
         sq_r += (total[c_] - left[c_]) * (total[c_] - left[c_])
     for p in range(n_fin + 1):
         if p > 0:
-            j = order[p - 1]
-            change = 1.0 if D[j] < 0.0 else -1.0  # D < 0 joins the left side
+            tag = ctags[p - 1]
+            change = 1.0 if tag & 1 else -1.0  # D < 0 joins the left side
             n_left += change
+            cls = tag >> 1
             if two:
-                if y[j] == 0:
+                if cls == 0:
                     l0 += change
             else:
-                cls = y[j]
                 before_l = left[cls]
                 before_r = total[cls] - before_l
                 left[cls] = before_l + change
@@ -218,11 +272,16 @@ RADIX_MIN_ROWS = 600
 """From this many keys on, :func:`argsort_floats` uses the radix sort (measured: numba's
 quicksort is faster below about 600 keys, the radix sort 2x faster at 1000 and 5-9x
 at 3000-4000, where numba's quicksort degrades). Below it, the bucket sort of
-:func:`sort_floats` (4x faster than numba's quicksort on OC1's candidates of 550 rows of
+:func:`sort_tagged` (4x faster than numba's quicksort on OC1's candidates of 550 rows of
 pima, 2x on 60 rows)."""
 
+BUCKETS_PER_KEY = 3
+"""The bucket sort's buckets per key: with more, fewer keys share a bucket and fewer
+move in its insertion pass, with more buckets to count (measured on OC1's candidates on
+pima: 3 or 4 are 8% faster than 2, 2 is 15% faster than 1)."""
+
 BUCKET_MIN_ROWS = 16
-"""Below this many keys :func:`sort_floats` leaves them to numba's quicksort."""
+"""Below this many keys :func:`sort_tagged` leaves them to numba's quicksort."""
 
 _BUCKET_MAX = 32
 """The bucket sort's insertion pass costs the sum of its buckets' squared sizes; keys
@@ -231,14 +290,17 @@ go to numba's quicksort instead."""
 
 
 @compiled
-def sort_floats(keys):
-    """``(order, keys[order])`` with ``order`` an ascending order of the float64 ``keys``
-    (+inf last; no NaN); the line search's sort.
+def sort_tagged(keys, tags, c, ctags, ints):
+    """Sort the float64 ``keys`` (+inf last; no NaN) ascending into ``c[:n]``, and
+    their int64 ``tags`` in the same order into ``ctags[:n]``, with ``ints`` (int64, at
+    least ``(BUCKETS_PER_KEY + 1) n + 2``) as scratch. The line search tags a candidate
+    with what its sweep needs of the point (its class, its direction), which it then
+    reads in order instead of through an index.
 
     Below ``RADIX_MIN_ROWS`` keys: a bucket sort. Every finite key goes to one of ``m``
-    buckets (``m`` twice the number of finite keys) by ``floor((key - lo) * m / (hi -
+    buckets (``BUCKETS_PER_KEY`` per finite key) by ``floor((key - lo) * m / (hi -
     lo))``, which never decreases as the key grows (each operation rounds
-    monotonically), so the buckets are in order; one scatter writes keys and indices
+    monotonically), so the buckets are in order; one scatter writes keys and tags
     bucket by bucket, and an insertion pass orders each bucket. OC1's candidates spread
     evenly enough that a bucket holds a few keys; when the range is not finite or one
     bucket holds more than ``_BUCKET_MAX``, numba's quicksort takes over. From
@@ -246,14 +308,10 @@ def sort_floats(keys):
     equal keys differs between the sorts; the sweep scores only the ends of runs, so the
     search does not depend on it.
     """
-    n = keys.size
-    if n >= RADIX_MIN_ROWS:
-        order = argsort_floats(keys)
-        return order, keys[order]
     lo = np.inf
     hi = -np.inf
     n_fin = 0
-    for j in range(n):
+    for j in range(keys.size):
         k = keys[j]
         if k < np.inf:
             n_fin += 1
@@ -261,46 +319,70 @@ def sort_floats(keys):
                 lo = k
             if k > hi:
                 hi = k
-    m = 2 * n_fin  # two buckets a key: fewer keys to move in the insertion pass
+    sort_tagged_in(keys, tags, c, ctags, ints, n_fin, lo, hi)
+
+
+@compiled
+def sort_tagged_in(keys, tags, c, ctags, ints, n_fin, lo, hi):
+    """:func:`sort_tagged` given the number ``n_fin`` of keys below +inf and their
+    least and greatest, ``lo`` and ``hi``, which the line search finds while it computes
+    the keys (a pass over them less)."""
+    n = keys.size
+    if n >= RADIX_MIN_ROWS:
+        _gather(keys, tags, argsort_floats(keys), c, ctags)
+        return
+    m = BUCKETS_PER_KEY * n_fin
     scale = m / (hi - lo) if hi > lo else 0.0
     if n < BUCKET_MIN_ROWS or not (lo > -np.inf and 0.0 < scale < np.inf):
-        order = np.argsort(keys)
-        return order, keys[order]
-    start = np.zeros(m + 2, dtype=np.int64)  # bucket m holds the +inf keys
-    bucket = np.empty(n, dtype=np.int64)
+        _gather(keys, tags, np.argsort(keys), c, ctags)
+        return
+    start = ints[:m + 2]  # bucket m holds the +inf keys
+    bucket = ints[m + 2:m + 2 + n]
+    start[:] = 0
     for j in range(n):
         b = m
         if keys[j] < np.inf:
             b = min(int((keys[j] - lo) * scale), m - 1)
         bucket[j] = b
         start[b + 1] += 1
+    # the running sum stays in a register: adding each count to the start just
+    # written made every step wait for the store before it (a third of the sort)
+    at = 0
     for b in range(m + 1):
-        if start[b + 1] > _BUCKET_MAX and b < m:
-            order = np.argsort(keys)
-            return order, keys[order]
-        start[b + 1] += start[b]
-    order = np.empty(n, dtype=np.int64)
-    c = np.empty(n)
+        count = start[b + 1]
+        if count > _BUCKET_MAX and b < m:
+            _gather(keys, tags, np.argsort(keys), c, ctags)
+            return
+        at += count
+        start[b + 1] = at
     for j in range(n):
         b = bucket[j]
         p = start[b]
         c[p] = keys[j]
-        order[p] = j
+        ctags[p] = tags[j]
         start[b] = p + 1
     # Each key moves back only within its bucket: the buckets are in order.
     for i in range(1, n_fin):
         key = c[i]
         if c[i - 1] <= key:
             continue
-        j = order[i]
+        tag = ctags[i]
         h = i - 1
         while h >= 0 and c[h] > key:
             c[h + 1] = c[h]
-            order[h + 1] = order[h]
+            ctags[h + 1] = ctags[h]
             h -= 1
         c[h + 1] = key
-        order[h + 1] = j
-    return order, c
+        ctags[h + 1] = tag
+
+
+@compiled
+def _gather(keys, tags, order, c, ctags):
+    """``c[:n] = keys[order]``, ``ctags[:n] = tags[order]``: the fallbacks of
+    :func:`sort_tagged`, whose sorts return an order."""
+    for i in range(keys.size):
+        c[i] = keys[order[i]]
+        ctags[i] = tags[order[i]]
 
 _RADIX_BITS = 11
 

@@ -11,7 +11,15 @@ from . import compiled
 
 # the CART-LC mode (``cart_perturb``) tries the gammas of Breiman et al.'s CART-LC
 from .cart_lc import GAMMAS as CART_GAMMAS
-from .line_search import RULE_RANDOM, RULE_SMALLEST, SCORE_EPS, line_search, partition_score
+from .line_search import (
+    RULE_RANDOM,
+    RULE_SMALLEST,
+    SCORE_EPS,
+    line_search,
+    line_search_scratch,
+    line_search_with,
+    partition_score,
+)
 
 TOLERANCE = 1e-4
 """``TOLERANCE`` of ``oc1.h``: a coefficient change smaller than this is no change
@@ -73,6 +81,7 @@ def climb(A, Xa, y, total, code, rng, max_stagnant, n_jumps):
     jump = np.empty(n)
     V_new = np.empty(n)
     trial = np.empty(n_coef)
+    fwork, iwork = line_search_scratch(n, total.size)  # one set for every search
     while running.any():
         improved[:] = False
         for m in range(n_coef):
@@ -82,7 +91,8 @@ def climb(A, Xa, y, total, code, rng, max_stagnant, n_jumps):
                     continue
                 for p in range(n + 1):
                     draws[p] = rng.random()
-                delta, _ = line_search(V[r], D, y, total, code, RULE_RANDOM, draws)
+                delta, _ = line_search_with(V[r], D, y, total, code, RULE_RANDOM, draws,
+                                            fwork, iwork)
                 if not abs(delta) > TOLERANCE:
                     continue
                 trial[:] = A[r]
@@ -118,7 +128,8 @@ def climb(A, Xa, y, total, code, rng, max_stagnant, n_jumps):
                 values_by_column(XaT, directions[i], jump)
                 for p in range(n + 1):
                     draws[p] = rng.random()
-                alpha, _ = line_search(V[r], jump, y, total, code, RULE_RANDOM, draws)
+                alpha, _ = line_search_with(V[r], jump, y, total, code, RULE_RANDOM, draws,
+                                            fwork, iwork)
                 moved = False
                 for c in range(n_coef):
                     trial[c] = alpha * directions[i, c]

@@ -175,17 +175,58 @@ def _sorted_keys_view(result, args):
     return args[0][result] + 0.0, np.sort(result)
 
 
-def _sorted_pair_view(result, args):
-    # sort_floats: (order, keys in that order); as _sorted_keys_view, and the keys it
-    # returns are the keys in its order
-    order, ordered = result
-    assert np.array_equal(ordered, args[0][order])
-    return _sorted_keys_view(order, args)
+def _sort_keys(rng):
+    # sort_tagged's keys: ties, +inf (the points that never move), and
+    # sizes through the quicksort (< 16), the bucket sort and the radix sort (>= 600)
+    keys = np.round(rng.normal(size=int(rng.choice([5, 20, 200, 599, 700]))) * 3)
+    return np.where(rng.random(keys.size) < 0.1, np.inf, keys)
 
 
-def _sort_floats_twin(keys):
+def _tagged_inputs(rng):
+    keys = _sort_keys(rng)
+    n = keys.size
+    return (keys, rng.integers(0, 1000, n), np.full(n + 3, np.nan), np.full(n + 3, -7),
+            np.full((k_ls.BUCKETS_PER_KEY + 1) * n + 5, -7))
+
+
+def _tagged_view(result, args):
+    # the sorted keys (signed zeros made one) and the (key, tag) pairs as a set: the
+    # order of tags within runs of equal keys is unspecified
+    keys, tags, c, ctags = args[:4]
+    n = keys.size
+    pairs = np.array(sorted(zip(c[:n] + 0.0, ctags[:n])))
+    assert np.array_equal(pairs, np.array(sorted(zip(keys + 0.0, tags))))
+    return c[:n] + 0.0, pairs
+
+
+def _sort_tagged_twin(keys, tags, c, ctags, ints):
     order = np.argsort(keys, kind="stable")
-    return order, keys[order]
+    c[:keys.size], ctags[:keys.size] = keys[order], tags[order]
+
+
+def _finite_range(keys):
+    finite = keys[keys < np.inf]
+    return (finite.min(), finite.max()) if finite.size else (np.inf, -np.inf)
+
+
+def _gather_twin(keys, tags, order, c, ctags):
+    c[:], ctags[:] = keys[order], tags[order]
+
+
+def _scratch_shapes(result, args):
+    return tuple(a.shape for a in result) + tuple(a.dtype.str for a in result)
+
+
+def _line_with_inputs(rng):
+    # scratch for more points and classes than the search needs, holding garbage: what
+    # the scratch holds before the call must not matter
+    V, D, y, total = _line_inputs(rng)
+    n, k = V.size + int(rng.integers(0, 5)), total.size + int(rng.integers(0, 3))
+    fwork, iwork = k_ls.line_search_scratch(n, k)
+    fwork[:] = rng.normal(size=fwork.size)
+    iwork[:] = rng.integers(-5, 50, iwork.size)
+    return (V, D, y, total, _code(rng), int(rng.integers(0, 4)), rng.random(V.size + 1),
+            fwork, iwork)
 
 
 def _eq1(n_l, n_r, e_l, e_r, M):
@@ -463,10 +504,26 @@ CASES = [
          lambda r: (np.round(r.normal(size=int(r.choice([5, 50, 700, 2000]))) * 3),),
          lambda keys: np.argsort(keys, kind="stable"),
          view=_sorted_keys_view, py_view=_sorted_keys_view),
-    Case(k_ls.sort_floats,  # the bucket sort below 600 keys (and its fallbacks)
-         lambda r: ((lambda keys: np.where(r.random(keys.size) < 0.1, np.inf, keys))(
-             np.round(r.normal(size=int(r.choice([5, 20, 200, 599, 700]))) * 3)),),
-         _sort_floats_twin, view=_sorted_pair_view, py_view=_sorted_pair_view),
+    Case(k_ls.line_search_with,  # the search in scratch arrays: the allocating search's
+         _line_with_inputs,
+         lambda *args: k_ls.line_search(*args[:7]),
+         py_view=lambda result, args: result),  # the scratch holds ties in any order
+    Case(k_ls.line_search_scratch, lambda r: (int(r.integers(0, 50)), int(r.integers(1, 5))),
+         lambda n, k: (np.empty(3 * n + 1 + k),
+                       np.empty((k_ls.BUCKETS_PER_KEY + 4) * n + 3, dtype=np.int64)),
+         view=_scratch_shapes, py_view=_scratch_shapes),  # contents do not matter
+    Case(k_ls.sort_tagged,  # the bucket sort below 600 keys (and its fallbacks)
+         _tagged_inputs, _sort_tagged_twin, view=_tagged_view, py_view=_tagged_view),
+    Case(k_ls.sort_tagged_in,  # given the range of the keys below +inf
+         lambda r: (lambda keys, *rest: (keys, *rest, int(np.sum(keys < np.inf)),
+                                         *_finite_range(keys)))(*_tagged_inputs(r)),
+         lambda keys, tags, c, ctags, ints, *range_: _sort_tagged_twin(keys, tags, c, ctags,
+                                                                        ints),
+         view=_tagged_view, py_view=_tagged_view),
+    Case(k_ls._gather,
+         lambda r: (r.normal(size=8), r.integers(0, 9, 8), r.permutation(8), np.empty(8),
+                    np.empty(8, dtype=np.int64)),
+         _gather_twin, view=lambda result, args: (args[3], args[4])),
     Case(k_ls.step_at,
          lambda r: (np.array([0.0, 1.0, 2.0]), int(r.integers(0, 5)), 4, 3, 0.0, 2.0, 0.5)),
     # APDT

@@ -37,10 +37,20 @@ def test_argsort_floats_is_an_ascending_order(kind, n):
     assert np.array_equal(keys[order], np.sort(keys))
 
 
+def _sorted(sort, keys):
+    """(order, keys in that order) from ``sort`` (sort_tagged or its Python run) with
+    every key tagged by its index."""
+    n = keys.size
+    ordered, order = np.empty(n), np.empty(n, dtype=np.int64)
+    sort(keys, np.arange(n), ordered, order,
+         np.empty((ls.BUCKETS_PER_KEY + 1) * n + 2, dtype=np.int64))
+    return order, ordered
+
+
 @pytest.mark.parametrize("kind", ["normal", "ratio", "ties", "near", "specials", "outlier"])
 @pytest.mark.parametrize("n", [3, ls.BUCKET_MIN_ROWS - 1, ls.BUCKET_MIN_ROWS, 200,
                                ls.RADIX_MIN_ROWS - 1, ls.RADIX_MIN_ROWS])
-def test_sort_floats_sorts_and_matches_its_python_run(kind, n):
+def test_sort_tagged_sorts_and_matches_its_python_run(kind, n):
     rng = np.random.default_rng(n + 1)
     if kind == "outlier":  # one key stretches the range: the buckets crowd, quicksort
         keys = rng.normal(size=n)
@@ -48,12 +58,12 @@ def test_sort_floats_sorts_and_matches_its_python_run(kind, n):
     else:
         keys = _keys(kind, n, rng)
     keys[rng.random(n) < 0.1] = np.inf  # the points that never move
-    order, ordered = ls.sort_floats(keys)
+    order, ordered = _sorted(ls.sort_tagged, keys)  # tagged by index: the tags an order
     assert np.array_equal(np.sort(order), np.arange(n))
     assert np.array_equal(ordered, keys[order])
     assert np.array_equal(ordered, np.sort(keys))
     with np.errstate(over="ignore"):  # 1e308 - -1e308: the range that is not finite
-        py_order, py_ordered = ls.sort_floats.py_func(keys)  # the same code, interpreted
+        py_order, py_ordered = _sorted(ls.sort_tagged.py_func, keys)  # interpreted
     assert np.array_equal(py_ordered, ordered)
     if ls.BUCKET_MIN_ROWS <= n < ls.RADIX_MIN_ROWS and kind in ("normal", "near"):
         # the bucket sort's own order (keys spread over the buckets; crowded ones go to a
@@ -74,15 +84,21 @@ def test_the_bucket_sort_gives_the_quicksorts_search():
             total = ls.class_totals(y, k)
             draws = rng.random(n + 1)
             got = ls.line_search(V, D, y, total, code, rule, draws)
-            # line_search.py_func runs the sweep interpreted with numpy's argsort
-            saved = ls.sort_floats
+            # line_search_with.py_func runs the sweep interpreted with numpy's argsort
+            saved = ls.sort_tagged
             try:
-                ls.sort_floats = lambda keys: (np.argsort(keys, kind="stable"),
-                                               np.sort(keys, kind="stable"))
-                want = ls.line_search.py_func(V, D, y, total, code, rule, draws)
+                ls.sort_tagged = _numpy_sort_tagged
+                want = ls.line_search_with.py_func(V, D, y, total, code, rule, draws,
+                                                   *ls.line_search_scratch(n, k))
             finally:
-                ls.sort_floats = saved
+                ls.sort_tagged = saved
             assert got == want
+
+
+def _numpy_sort_tagged(keys, tags, c, ctags, ints):
+    order = np.argsort(keys, kind="stable")
+    c[:keys.size] = keys[order]
+    ctags[:keys.size] = tags[order]
 
 
 @pytest.mark.parametrize("code", [criteria.GINI, criteria.TWOING, criteria.ENTROPY])
@@ -151,3 +167,17 @@ for n, k, code in ((700, 3, criteria.TWOING), (3000, 5, criteria.GINI), (3000, 2
 print(json.dumps(out))
 """
     assert json_from_python(code) == json_from_python(code, compiled=False)
+
+
+def test_a_candidate_at_minus_infinity_means_no_step():
+    # -V / D overflows to -inf for the first point (a subnormal D): the sort's range is
+    # not finite and no candidate counts as finite, so nothing is scored and the search
+    # returns its "no point can move" answer (0.0, inf), as it did when it scanned the
+    # sorted keys for the finite ones.
+    V = np.array([1e300, 1.0, -1.0, 2.0])
+    D = np.array([5e-324, 1.0, 1.0, -1.0])
+    y = np.array([0, 1, 0, 1])
+    for code in (criteria.GINI, criteria.TWOING, criteria.ENTROPY):
+        for rule in (ls.RULE_RANDOM, ls.RULE_SMALLEST, ls.RULE_FIRST, ls.RULE_THRESHOLD):
+            assert ls.line_search(V, D, y, ls.class_totals(y, 2), code, rule,
+                                  np.full(5, 0.5)) == (0.0, np.inf)
