@@ -133,6 +133,14 @@ def read_summary(folder) -> Summary:
 
 # --- helpers -------------------------------------------------------------------------------
 
+def _link_base(where: str) -> str:
+    """The summary folder as README links to it: the committed docs/results by that
+    name, however the folder was given (an absolute path renders the same text);
+    any other folder as given."""
+    parts = Path(where).resolve().parts
+    return "docs/results" if tuple(parts[-2:]) == ("docs", "results") else where
+
+
 def _int(text) -> int:
     return int(float(text)) if str(text).strip() else 0
 
@@ -142,9 +150,13 @@ def _seconds(text) -> float | None:
 
 
 def _config(summary: Summary, name: str) -> dict:
-    if name not in summary.runs:
-        raise ObliqError(f"no summary of config {name!r} in {summary.where}")
-    return summary.runs[name]
+    """A config's run facts: a paper config's run.csv, or a benchmark's facts.csv (the
+    same keys for the run: tasks, wall time, fit time, date)."""
+    if name in summary.runs:
+        return summary.runs[name]
+    if name in summary.benchmarks:
+        return summary.benchmarks[name]["facts"]
+    raise ObliqError(f"no summary of config {name!r} in {summary.where}")
 
 
 def _pick(names: str, present) -> list[str]:
@@ -411,7 +423,7 @@ def _block(summary: Summary, words: list[str]) -> str:
         return table_block(summary, *args)
     if kind == "benchmark" and len(args) <= 1:
         name = args[0] if args else "benchmark"
-        return benchmark_block(summary.benchmarks.get(name), name, summary.where)
+        return benchmark_block(summary.benchmarks.get(name), name, _link_base(summary.where))
     raise ObliqError(f"unknown generated block {' '.join(words)!r}")
 
 
