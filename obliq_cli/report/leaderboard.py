@@ -386,13 +386,21 @@ def _run_line(facts: dict) -> str:
     return "; ".join(parts) + "."
 
 
+def _places(ranking: pd.DataFrame) -> list[int]:
+    """Each algorithm's place in a ranking sorted by mean rank: one more than the number
+    ranked strictly before it, so equal mean ranks share a place (1, 2, 2, 4)."""
+    means = [float(v) for v in ranking["mean_rank"]]
+    return [1 + sum(m < mine for m in means) for mine in means]
+
+
 def _ranking_table(bench: dict) -> str:
     ranks = bench["ranks"]
     scope_all = ranks[ranks["scope"] == "all"]
     every = ranks[ranks["scope"] == "everywhere"].set_index("algorithm")
     scores = bench["scores"]
     rows = []
-    for place, r in enumerate(scope_all.itertuples(index=False), start=1):
+    places = _places(scope_all)
+    for place, r in zip(places, scope_all.itertuples(index=False)):
         mine = scores[(scores["algorithm"] == r.algorithm) & (scores["accuracy_mean"] != "")]
         leaves = [float(v) for v in mine["leaves_mean"] if v]
         rows.append([str(place), r.algorithm, format_number(float(r.mean_rank), 2), r.first,
@@ -508,7 +516,7 @@ def _reading(bench: dict, methods, references) -> str:
         found = scope_all.index[scope_all["algorithm"] == a]
         if not len(found):
             continue
-        place = int(found[0]) + 1
+        place = _places(scope_all)[int(found[0])]
         r = scope_all.iloc[found[0]]
         text = (f"- {a} ranks {place} of {k} (mean rank {format_number(float(r['mean_rank']), 2)} "
                 f"over {r['n_datasets']} datasets)")
