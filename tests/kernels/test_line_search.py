@@ -85,17 +85,18 @@ def test_the_bucket_sort_gives_the_quicksorts_search():
             draws = rng.random(n + 1)
             got = ls.line_search(V, D, y, total, code, rule, draws)
             # line_search_with.py_func runs the sweep interpreted with numpy's argsort
-            saved = ls.sort_tagged
+            # (line_search_with sorts through sort_tagged_in, so that is what is swapped)
+            saved = ls.sort_tagged_in
             try:
-                ls.sort_tagged = _numpy_sort_tagged
+                ls.sort_tagged_in = _numpy_sort_tagged_in
                 want = ls.line_search_with.py_func(V, D, y, total, code, rule, draws,
                                                    *ls.line_search_scratch(n, k))
             finally:
-                ls.sort_tagged = saved
+                ls.sort_tagged_in = saved
             assert got == want
 
 
-def _numpy_sort_tagged(keys, tags, c, ctags, ints):
+def _numpy_sort_tagged_in(keys, tags, c, ctags, ints, n_fin, lo, hi):
     order = np.argsort(keys, kind="stable")
     c[:keys.size] = keys[order]
     ctags[:keys.size] = tags[order]
