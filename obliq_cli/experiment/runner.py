@@ -33,7 +33,6 @@ import platform
 import socket
 import subprocess
 import sys
-import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -49,6 +48,7 @@ from ..data.preprocess import (
     missing_policy,
 )
 from ..errors import Interrupted, ObliqError, Terminated, naming_file
+from ..timing import Stopwatch
 from ..version import __version__
 from . import provenance, results
 from .backends import BACKENDS, FORK_AVAILABLE
@@ -107,8 +107,9 @@ def _one_line(exc: BaseException) -> str:
 @dataclass
 class FittedTask:
     """One grown (and pruned) estimator: the rows it grew on, the rows its pruner got
-    (empty when none), and the seconds fit + prune took; ``X`` is every row as the
-    estimator takes it (``preprocess`` applied: the loaded X itself when it does nothing)."""
+    (empty when none), and the wall seconds (``fit_time``) and CPU seconds (``fit_cpu``,
+    ``obliq_cli.timing``) fit + prune took; ``X`` is every row as the estimator takes it
+    (``preprocess`` applied: the loaded X itself when it does nothing)."""
 
     estimator: object
     grow: np.ndarray
@@ -116,6 +117,7 @@ class FittedTask:
     fit_time: float
     X: np.ndarray = None
     preprocess: Preprocessor = None
+    fit_cpu: float = float("nan")
 
 
 def make_task_estimator(algo, dataset_label: str, info: dict, names: tuple):
@@ -175,11 +177,12 @@ def fit_task(algo, dataset_label: str, X, y, info: dict, train: np.ndarray,
     if prep.needs_fit:
         prep.fit(X[grow])
     X = prep.transform(X)
-    start = time.perf_counter()
+    watch = Stopwatch()
     estimator.fit(X[grow], y[grow])
     if algo.pruner is not None:
         estimator = prune_task_estimator(estimator, algo.pruner, X, y, grow, prune, names)
-    return FittedTask(estimator, grow, prune, time.perf_counter() - start, X, prep)
+    wall, cpu = watch.read()
+    return FittedTask(estimator, grow, prune, wall, X, prep, cpu)
 
 
 def task_labels(seed: int, dataset_label: str, split: Split, label_noise, y):
@@ -210,8 +213,8 @@ def run_task(task: Task) -> dict:
         grow, prune, X = fitted.grow, fitted.prune, fitted.X
         row.update(task_metrics(fitted.estimator, X[grow], y[grow], X[split.test],
                                 y[split.test], task.extra_metrics))
-        row.update(status="ok", error="", fit_time=fitted.fit_time, n_train=int(grow.size),
-                   n_prune=int(prune.size))
+        row.update(status="ok", error="", fit_time=fitted.fit_time, fit_cpu=fitted.fit_cpu,
+                   n_train=int(grow.size), n_prune=int(prune.size))
     except Exception as exc:  # a failing task is recorded; the run goes on
         row.update(status="error", error=_one_line(exc))
     return row

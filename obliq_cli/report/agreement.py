@@ -31,6 +31,7 @@ import pandas as pd
 
 from ..errors import ObliqError
 from ..experiment.metrics import METRICS
+from ..experiment.schema import TIME_COLUMNS
 from .aggregate import check_metric, each_experiment, failed_tasks, load_results
 from .references import (
     TOLERANCE_POINTS,
@@ -43,7 +44,7 @@ from .tables import experiment_table, format_number, pipe_table, within_text
 
 FORMATS = ("md", "csv")
 BEST = "@best"
-NOT_COMPARED = ("fit_time", "predict_time")  # seconds on the machine that ran them
+NOT_COMPARED = tuple(TIME_COLUMNS)  # seconds (wall or CPU) on the machine that ran them
 # counted: "false" on a reading's cells when the paper's own metric is compared too
 # (each paper cell counts once); within is "true" / "false" (tables.within_text).
 CELL_COLUMNS = ["experiment", "dataset", "algorithm", "method", "metric", "mean",
