@@ -33,7 +33,7 @@ import platform
 import socket
 import subprocess
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -54,7 +54,7 @@ from . import provenance, results
 from .backends import BACKENDS, FORK_AVAILABLE
 from .children import sigint_ignored, signals_blocked, worker_setup
 from .metrics import METRICS, task_metrics
-from .protocols import Split, flip_labels, fold_record, make_splits
+from .protocols import Split, flip_labels, fold_record, make_splits, take_count
 from .schema import RUN_COLUMNS
 from .seeds import rng_for
 from .tasks import IDENTITIES, SKIPPED, Task, identities, unplanned_identities
@@ -194,8 +194,61 @@ def task_labels(seed: int, dataset_label: str, split: Split, label_noise, y):
     return flip_labels(y, np.concatenate([split.train, split.prune]), label_noise, rng)
 
 
+WARM_ROWS = 200
+"""The training rows (a stratified draw from the task's) of the untimed fit that warms an
+algorithm's kernels (``warm_up``): a root and a few levels below it call every kernel
+that a fit calls, and at this size the warm-up costs little beside one task."""
+WARM_TEST_ROWS = 50
+
+_warmed: set = set()  # (algorithm name, label, pruner name) warmed in this process
+
+
+def _obliq_own(algo) -> bool:
+    """Whether AlgorithmSpec ``algo`` and its pruner are obliq's own (modules of
+    obliq_cli), not a plugin's or a scikit-learn ``estimator:``."""
+    if algo.estimator is not None:
+        return False
+    objs = [registry.algorithm_entry(algo.name).obj]
+    if algo.pruner is not None:
+        objs.append(registry.pruner_entry(algo.pruner.name).obj)
+    return all(getattr(obj, "__module__", "").split(".")[0] == "obliq_cli" for obj in objs)
+
+
+def warm_up(task: Task, y: np.ndarray) -> None:
+    """Run ``task`` once, untimed, on a few of its rows (``WARM_ROWS``, drawn per class
+    from its training part, and from its prune and test parts), the first time this
+    process meets its algorithm (name, label and pruner): numba compiles the kernels an
+    algorithm calls on their first call in a process (minutes of CPU on a fresh clone),
+    or loads them from its cache (tenths of a second), work a run pays once per worker
+    and that is not the fit's, so it is kept out of every task's ``fit_cpu`` and
+    ``fit_time`` (and ``predict_time``: the warm-up predicts too).
+
+    Only obliq's own algorithms and pruners are warmed: a plugin or a scikit-learn
+    estimator may do anything in a fit, which would then happen once more. The warm-up's
+    row is dropped; its draws come from ``rng_for`` like the task's own, so no stored row
+    depends on whether or in which order a process warmed up."""
+    algo = task.algorithm
+    key = (algo.name, algo.label, algo.pruner.name if algo.pruner else "")
+    if key in _warmed or not _obliq_own(algo):
+        return
+    _warmed.add(key)  # first: the warm-up's own run_task must not warm up again
+    split = task.split
+    rng = rng_for(task.seed, task.dataset.label, split.repetition, split.fold, "warm-up")
+
+    def draw(rows: np.ndarray, count: int) -> np.ndarray:
+        if rows.size == 0:  # no prune part
+            return rows
+        return take_count(rows, y, min(count, rows.size), True, rng)[1]
+
+    small = replace(split, train=draw(split.train, WARM_ROWS),
+                    prune=draw(split.prune, WARM_ROWS // 10),
+                    test=draw(split.test, WARM_TEST_ROWS))
+    run_task(replace(task, split=small))
+
+
 def run_task(task: Task) -> dict:
-    """Grow (and prune) one tree on one split and measure it; never raises."""
+    """Grow (and prune) one tree on one split and measure it; never raises. The first
+    task of an algorithm in a process warms its kernels first (``warm_up``)."""
     split, algo = task.split, task.algorithm
     row = dict(task=task.identity, config_hash=task.config_hash, dataset=task.dataset.label,
                repetition=split.repetition, fold=split.fold, algorithm=algo.label)
@@ -206,6 +259,7 @@ def run_task(task: Task) -> dict:
         for module in task.modules:
             registry.import_plugin(module)
         X, y, info = load_dataset_spec(task.dataset)
+        warm_up(task, y)
         y = task_labels(task.seed, task.dataset.label, split, task.label_noise, y)
         names = (task.seed, task.dataset.label, split.repetition, split.fold, algo.label)
         fitted = fit_task(algo, task.dataset.label, X, y, info, split.train, split.prune,
