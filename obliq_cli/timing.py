@@ -2,8 +2,9 @@
 
 Wall time measures the machine as much as the fit: the same task took several times as
 long beside other jobs on a shared 2-core machine. CPU time counts only the cycles spent
-on the fit, so ratios of CPU times read the same idle and under load (within the few
-per cent that a busy machine's caches cost).
+on the fit, so it moves far less with load (what remains is the shared caches: a fold of
+OC1 on pima took 0.091 CPU seconds at a load of 3 and 0.112 at 7), and a ratio of two
+algorithms' CPU times from the same run, whose tasks ran side by side, cancels most of it.
 
 Which CPU clock depends on who else runs in the process:
 
