@@ -63,7 +63,14 @@ from ..errors import ObliqError
 from ..experiment.protocols import measured_per_task
 from ..resources import shipped_path
 from ..yaml_input import load_yaml
-from .aggregate import as_single_folds, check_metric, each_experiment, load_results, summarise
+from .aggregate import (
+    as_single_folds,
+    check_metric,
+    each_experiment,
+    load_results,
+    pooled_by_paper,
+    summarise,
+)
 from .stats import TESTS, check_alpha, compare_to, dataset_scores, friedman_test
 from .tables import pipe_table
 
@@ -315,10 +322,12 @@ def _test_text(claim: Claim) -> str:
 
 def _summary(part: pd.DataFrame, meta: dict, metric: str) -> pd.DataFrame:
     """Mean and sd per (dataset, algorithm) as ``obliq table`` prints them (per task for a
-    protocol whose tasks share one test part)."""
+    protocol whose tasks share one test part; pooled where the paper pools)."""
     base, best = metric.removesuffix("@best"), metric.endswith("@best")
-    per_task = measured_per_task((meta.get("config") or {}).get("protocol")) and not best
-    return summarise(as_single_folds(part) if per_task else part, base, best=best)
+    pooled = pooled_by_paper(meta, base)
+    per_task = (measured_per_task((meta.get("config") or {}).get("protocol")) and not best
+                and not pooled)
+    return summarise(as_single_folds(part) if per_task else part, base, pooled, best)
 
 
 def _pair_marks(part: pd.DataFrame, meta: dict, claim: Claim, metric: str, a: str,
