@@ -155,20 +155,27 @@ def cell_rows(result) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=CELL_COLUMNS)
 
 
-def claim_rows(name: str, experiments: dict, claim_files=()) -> pd.DataFrame:
-    """claims.csv of experiment ``name``: the verdict of every claim about it."""
-    rows = []
+def _claims_about(name: str, claim_files=()):
+    """The claims of the claims files (default: the shipped ones) on experiment ``name``."""
     for path in list(claim_files) or shipped_claims():
-        for claim in read_claims(path):
-            if claim.experiment != name:
-                continue
-            o = evaluate(claim, experiments)
-            rows.append([claim.id, o.verdict, o.unit, o.wins, o.ties, o.losses, o.n,
-                         o.evidence])
+        yield from (c for c in read_claims(path) if c.experiment == name)
+
+
+def _claim_row(o) -> list:
+    return [o.claim.id, o.verdict, o.unit, o.wins, o.ties, o.losses, o.n, o.evidence]
+
+
+def _claims_frame(rows: list) -> pd.DataFrame:
     frame = pd.DataFrame(rows, columns=CLAIM_COLUMNS)
     for column in ("wins", "ties", "losses", "n"):
-        frame[column] = frame[column].astype("Int64")
+        frame[column] = pd.to_numeric(frame[column], errors="coerce").astype("Int64")
     return frame
+
+
+def claim_rows(name: str, experiments: dict, claim_files=()) -> pd.DataFrame:
+    """claims.csv of experiment ``name``: the verdict of every claim about it."""
+    return _claims_frame([_claim_row(evaluate(c, experiments))
+                          for c in _claims_about(name, claim_files)])
 
 
 def claims_from_cells(folder, claim_files=()) -> tuple[pd.DataFrame, list[str]]:
@@ -193,23 +200,15 @@ def claims_from_cells(folder, claim_files=()) -> tuple[pd.DataFrame, list[str]]:
         datasets = None          # not a shipped config: no claim names it anyway
     numbers = TableNumbers(name, cells, datasets, what=f"{name}/cells.csv")
     rows, kept = [], []
-    for path in list(claim_files) or shipped_claims():
-        for claim in read_claims(path):
-            if claim.experiment != name:
-                continue
-            if datasets is None or not numbers.carries(claim):
-                before = old[old["claim"] == claim.id]
-                if len(before):
-                    rows.append(before.iloc[0][CLAIM_COLUMNS].tolist())
-                    kept.append(claim.id)
-                continue
-            o = evaluate_on(claim, numbers)
-            rows.append([claim.id, o.verdict, o.unit, o.wins, o.ties, o.losses, o.n,
-                         o.evidence])
-    frame = pd.DataFrame(rows, columns=CLAIM_COLUMNS)
-    for column in ("wins", "ties", "losses", "n"):
-        frame[column] = pd.to_numeric(frame[column], errors="coerce").astype("Int64")
-    return frame, kept
+    for claim in _claims_about(name, claim_files):
+        if datasets is not None and numbers.carries(claim):
+            rows.append(_claim_row(evaluate_on(claim, numbers)))
+            continue
+        before = old[old["claim"] == claim.id]
+        if len(before):
+            rows.append(before.iloc[0][CLAIM_COLUMNS].tolist())
+            kept.append(claim.id)
+    return _claims_frame(rows), kept
 
 
 def reclaim(out, names=(), claim_files=()) -> dict[str, list[str]]:
