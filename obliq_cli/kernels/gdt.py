@@ -130,8 +130,6 @@ def unit_hyperplane(w):
     return w / norm * sign, True
 
 
-
-
 CONSTANT_TOLERANCE = 1e-7
 """A column is constant on some rows when its centred norm is at most this fraction of
 its norm (:func:`independent_columns` says why this value)."""
@@ -168,9 +166,10 @@ def independent_columns(rows):
     or scaled, as a tolerance on the raw scatter's eigenvalues would (vehicle's columns
     span 1e0..1e3). Data files keep 6 to 8 significant digits, so a column computed from
     others and stored satisfies its formula only to about 1e-7..1e-6 of its spread
-    (segment's four derived colour columns: r / c = 1.5e-7 to 1.0e-6), while the genuine
-    columns of the 41 benchmark sets have r / c >= 3e-2 (musk2; vehicle 4.5e-2, breast
-    cancer 5.3e-2): 1e-4 sits a factor of 100 from both.
+    (segment's four derived colour columns: r / c = 1.5e-7 to 1.0e-6), while the other
+    columns of the benchmark's sets with more rows than columns (all but srbct) have
+    r / c >= 3e-2 (musk2; vehicle 4.5e-2, breast cancer 5.3e-2): 1e-4 sits a factor of
+    100 or more from both.
     """
     n, d = rows.shape
     keep = np.ones(d, dtype=np.bool_)
