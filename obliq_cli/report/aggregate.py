@@ -28,6 +28,14 @@ from ..experiment.tasks import algorithm_identity, config_of, stored_identities
 # Pooled accuracy (OC1's correct / tested over a repetition's folds) applies to these only.
 POOLABLE = ("test_accuracy", "test_error")
 
+
+def pooled_by_paper(meta: dict, metric: str) -> bool:
+    """Whether ``metric`` of this experiment is summarised pooled because its paper computes
+    it so (the config's ``reference: {pooled: true}``, stored as ``reference_pooled``):
+    ``obliq table``, ``agree`` and ``claims`` then read accuracy and error as the paper
+    does, without ``--pooled``. Other metrics (leaves, ...) are fold means as ever."""
+    return metric in POOLABLE and bool((meta.get("config") or {}).get("reference_pooled"))
+
 # Columns the report reads; all must be present, and the numbers numeric in "ok" rows.
 # (``task``, the identity of a row's task, is read when present: older files lack it.)
 REQUIRED_COLUMNS = ["config_hash"] + LABEL_COLUMNS + ["status"] + NUMERIC_COLUMNS

@@ -80,7 +80,14 @@ from ..errors import ObliqError
 from ..experiment.protocols import measured_per_task
 from ..resources import shipped_path
 from ..yaml_input import load_yaml
-from .aggregate import as_single_folds, check_metric, each_experiment, load_results, summarise
+from .aggregate import (
+    as_single_folds,
+    check_metric,
+    each_experiment,
+    load_results,
+    pooled_by_paper,
+    summarise,
+)
 from .stats import TESTS, check_alpha, compare_to, dataset_scores, friedman_test
 from .tables import pipe_table
 
@@ -357,13 +364,14 @@ class RunNumbers:
 
     def summary(self, metric: str) -> pd.DataFrame:
         """Mean and sd per (dataset, algorithm) as ``obliq table`` prints them (per task for
-        a protocol whose tasks share one test part)."""
+        a protocol whose tasks share one test part; pooled where the paper pools)."""
         if metric not in self._summaries:
             base, best = metric.removesuffix("@best"), metric.endswith("@best")
+            pooled = pooled_by_paper(self.meta, base)
             per_task = measured_per_task((self.meta.get("config") or {}).get("protocol")) \
-                and not best
+                and not best and not pooled
             self._summaries[metric] = summarise(
-                as_single_folds(self.ok) if per_task else self.ok, base, best=best)
+                as_single_folds(self.ok) if per_task else self.ok, base, pooled, best)
         return self._summaries[metric]
 
     def scores(self, metric: str, datasets: list[str], labels: list[str]) -> pd.DataFrame:

@@ -27,7 +27,7 @@ import pandas as pd
 from .. import safe_io
 from ..errors import ObliqError
 from ..experiment.tasks import SKIPPED
-from .aggregate import check_metric, each_experiment, load_results, summarise
+from .aggregate import check_metric, each_experiment, load_results, pooled_by_paper, summarise
 from .stats import check_alpha
 
 CSS = """
@@ -141,12 +141,13 @@ def _note(text: str) -> str:
 # ------------------------------------------------------------ figures from results
 def accuracy_size_table(runs: pd.DataFrame, meta: dict | None = None) -> pd.DataFrame:
     """Mean test accuracy and mean leaves per (dataset, algorithm) of one experiment, as
-    ``obliq table`` computes them (fold means per repetition, then the mean over
-    repetitions). Columns dataset, algorithm, test_accuracy, n_leaves (NaN when the model
-    has no size, e.g. an SVM); rows in the config's order of datasets and algorithms
-    when ``meta`` holds it, else as first seen."""
+    ``obliq table`` computes them (fold means per repetition, or pooled where the paper
+    pools, then the mean over repetitions). Columns dataset, algorithm, test_accuracy,
+    n_leaves (NaN when the model has no size, e.g. an SVM); rows in the config's order of
+    datasets and algorithms when ``meta`` holds it, else as first seen."""
     keys = ["experiment", "dataset", "algorithm"]
-    accuracy = summarise(runs, "test_accuracy")[keys + ["mean"]].rename(
+    pooled = pooled_by_paper(meta or {}, "test_accuracy")
+    accuracy = summarise(runs, "test_accuracy", pooled)[keys + ["mean"]].rename(
         columns={"mean": "test_accuracy"})
     size = summarise(runs, "n_leaves")[keys + ["mean"]].rename(columns={"mean": "n_leaves"})
     both = accuracy.merge(size, on=keys, how="left")

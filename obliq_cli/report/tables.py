@@ -28,6 +28,7 @@ from .aggregate import (
     each_experiment,
     failed_tasks,
     load_results,
+    pooled_by_paper,
     summarise,
 )
 from .references import TOLERANCE_POINTS, TOLERANCE_SDS, agrees, paper_values, tolerance
@@ -134,10 +135,12 @@ def experiment_table(runs: pd.DataFrame, meta: dict, metric: str, sig: str | Non
     when the reference covers it paper_mean, paper_sd, paper_text, method, delta,
     tolerance (references.tolerance: max(floor, 2 × paper sd)) and agrees (references.agrees;
     False without a paper value); ``datasets`` and ``algorithms`` are in config order;
-    ``notes`` go under the table.
+    ``notes`` go under the table. Accuracy and error are pooled with ``pooled`` or when
+    the experiment's paper pools them (``aggregate.pooled_by_paper``).
     """
     m = check_metric(metric)
     config = meta.get("config") or {}
+    pooled = pooled or pooled_by_paper(meta, metric)
     # every dataset and algorithm of the config, run or not (a partial folder's table
     # shows the cells still to run), then those only earlier rows name
     datasets = _order([d.get("label") for d in config.get("datasets", [])], runs["dataset"],
