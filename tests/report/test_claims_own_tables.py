@@ -95,7 +95,8 @@ def test_hhcart_table5_one_sd_rules_name_the_papers_datasets_or_more(test, won):
 
 def test_the_shipped_hhcart_rule_names_exactly_bc_pind_and_sur_in_table5():
     """The claim names its three datasets; the rule it is checked with, run over all six
-    of Table 5, must find no fourth (the larger sd would add BUPA, issue #31)."""
+    of Table 5, must find no fourth (the larger sd would add BUPA, which the paper does not
+    name)."""
     shipped = next(c for c in SHIPPED if c.id == "hhcart-a-more-accurate-than-fdt")
     named = set()
     for dataset in ("boston", "wisconsin", "bupa", "pima", "heart", "survival"):
@@ -145,7 +146,7 @@ APDT_SIZE_AND_ACCURACY = dict(experiment="apdt_synthetic", kind="better_means",
 @pytest.mark.parametrize("metric", [["test_accuracy", "n_internal"],
                                     ["test_accuracy@best", "n_internal@best"]])
 def test_apdt_against_all_at_once_fails_its_own_tables_against_each_holds(metric):
-    """Issue #31: read against every method on every problem at once, the claim gives 1 win
+    """Read against every method on every problem at once, the claim gives 1 win
     and 2 losses on the paper's own Tables II-III (Problem 1: ID3 100 % with 3 nodes;
     Problem 3: OC1 and CART-LC more accurate). Against each method alone APDT wins 2 of 3
     problems with none lost more than once."""
