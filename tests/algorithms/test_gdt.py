@@ -304,7 +304,7 @@ def _breast_cancer_and_probes():
                  id="all-three"),
 ])
 def test_a_constant_duplicated_or_combined_column_changes_no_tree(extend):
-    """Issue #31: each of these made the root's G and H share a null space and GDT a
+    """Each of these made the root's G and H share a null space and GDT a
     single leaf (62.7 % on breast cancer). Placed after the columns it depends on (a
     constant anywhere), the column is dropped on the training set and every node solves
     the clean data's problem: the same tree, the same predictions on unseen rows."""
