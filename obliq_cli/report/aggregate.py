@@ -330,11 +330,16 @@ def flag_counts(runs: pd.DataFrame) -> pd.DataFrame:
              else pd.Series("", index=ok.index, dtype=object))
     undecided = (ok["flags_undecided"].astype(bool) if "flags_undecided" in ok.columns
                  else pd.Series(False, index=ok.index))
-    grouped = ok[keys].assign(_flags=flags, _undecided=undecided).groupby(keys, sort=False)
-    return grouped.agg(n_tasks=("_flags", "size"),
-                       n_flagged=("_flags", lambda f: int((f != "").sum())),
-                       flags=("_flags", lambda f: ";".join(degeneracy.codes_of(f))),
-                       n_undecided=("_undecided", "sum")).reset_index()
+    rows = ok[keys].assign(_flags=flags, _flagged=flags != "", _undecided=undecided)
+    out = rows.groupby(keys, sort=False).agg(
+        n_tasks=("_flags", "size"), n_flagged=("_flagged", "sum"),
+        n_undecided=("_undecided", "sum")).reset_index()
+    # the codes of the few cells that hold flagged rows (a join per cell, not per row)
+    codes = rows[rows["_flagged"]].groupby(keys, sort=False)["_flags"].agg(
+        lambda f: ";".join(degeneracy.codes_of(f))).rename("flags").reset_index()
+    out = out.merge(codes, on=keys, how="left")
+    out["flags"] = out["flags"].fillna("")
+    return out[keys + ["n_tasks", "n_flagged", "flags", "n_undecided"]]
 
 
 def summarise(runs: pd.DataFrame, metric: str, pooled: bool = False,

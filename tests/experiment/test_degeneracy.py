@@ -27,6 +27,7 @@ from obliq_cli.experiment.metrics import task_metrics
 from obliq_cli.experiment.runner import run_experiment
 from obliq_cli.experiment.schema import RUN_COLUMNS
 from obliq_cli.report.aggregate import load_results
+from obliq_cli.report.tables import render_tables
 
 NAN = math.nan
 CLEAN = [[5, 1], [0, 4]]      # both classes predicted
@@ -152,6 +153,13 @@ def test_an_old_runs_csv_is_read_with_what_its_columns_tell(flagged_run, tmp_pat
                             "DUMMY": {CONSTANT}}
     new, _ = load_results(out)
     assert not new["flags_undecided"].any()
+    # the table marks what the old columns tell and says what they cannot
+    table = render_tables([old])
+    assert table.count(" ⚠ |") == 4 and table.endswith(
+        "36 tasks read from a runs.csv written before obliq recorded flags: one_leaf and "
+        "constant_predictions were read from their stored columns, at_majority could not "
+        "be checked")
+    assert "at_majority" not in table.split("in 4 cells: ")[1].split("; one_leaf:")[0]
 
 
 def test_read_flags_decides_nothing_for_a_failed_task():

@@ -183,6 +183,13 @@ def test_the_benchmark_summary_and_its_block_count_the_flagged_cells(flagged_run
     assert names == {"FULL", "STUMP ⚠", "DUMMY ⚠"}
     assert f"⚠ degenerate tasks: 24 of 36 tasks flagged (runs.csv's flags), in 4 cells: " \
            f"{CELLS}; {MEANINGS}" in block
+    # the sentences read off the ranking say it of each method they read
+    reading = benchmark_block(bench, "degenerate", "docs/results", methods=("STUMP", "FULL"),
+                              references=("DUMMY",)).split("Read off the numbers above:")[1]
+    lines = {line.split()[1]: line for line in reading.strip().splitlines()}
+    assert "ranks" in lines["STUMP"] and " ⚠ 2 of its 2 cells hold tasks flagged " \
+        "degenerate;" in lines["STUMP"]
+    assert "⚠" not in lines["FULL"]
     # a summary written before flags reads as it did: no mark, no note
     bench["scores"] = bench["scores"].drop(columns=["n_tasks", "n_flagged", "flags"])
     assert "⚠" not in benchmark_block(bench, "degenerate", "docs/results")
