@@ -90,6 +90,8 @@ def test_stats_marks_the_algorithms_holding_flagged_cells(flagged_run):
     wtl = md_cells(text)
     assert set(wtl) == {"FULL", "STUMP ⚠", "DUMMY ⚠"}
     assert text.rstrip().endswith(f"in 4 cells: {CELLS}; {MEANINGS}")
+    bayes = obliq_cli.load_results(out).stats(bayes=True)
+    assert bayes.rstrip().endswith(f"in 4 cells: {CELLS}; {MEANINGS}")
     pairs = pd.read_csv(io.StringIO(render_stats([out], fmt="csv")))
     flagged = {"FULL": 0, "STUMP": 12, "DUMMY": 12}
     assert (pairs["n_flagged"] == pairs["algorithm"].map(flagged)).all()
@@ -107,7 +109,9 @@ def test_the_report_page_marks_its_tables_and_its_benchmark_view(flagged_run):
     assert titles.count("12 of its tasks flagged degenerate: see the note below") == 2
     assert titles.count("holds tasks flagged degenerate (see the ⚠ note)") == 4
     assert ".degenerate {" in page
-    assert page.count("⚠ degenerate tasks: 24 of 36 tasks flagged") == 3
+    # under the accuracy table, the significance summary, the benchmark view and its
+    # Bayesian details
+    assert page.count("⚠ degenerate tasks: 24 of 36 tasks flagged") == 4
 
 
 def test_the_frame_and_the_run_s_warning_lines(flagged_run, tmp_path):
