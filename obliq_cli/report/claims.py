@@ -77,6 +77,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import ObliqError
+from ..experiment.degeneracy import cells_text
 from ..experiment.protocols import measured_per_task
 from ..resources import shipped_path
 from ..yaml_input import load_yaml
@@ -84,12 +85,13 @@ from .aggregate import (
     as_single_folds,
     check_metric,
     each_experiment,
+    flag_counts,
     load_results,
     pooled_by_paper,
     summarise,
 )
 from .stats import TESTS, check_alpha, compare_to, dataset_scores, friedman_test
-from .tables import pipe_table
+from .tables import flagged_cells, pipe_table
 
 FORMATS = ("md", "csv")
 HOLDS, PARTLY, FAILS, UNTESTABLE = "holds", "partly", "does not hold", "not testable here"
@@ -380,6 +382,12 @@ class RunNumbers:
         rows = self.ok[self.ok["algorithm"].isin(labels) & self.ok["dataset"].isin(datasets)]
         return dataset_scores(rows, metric).reindex(columns=labels)
 
+    def flagged(self, labels: list[str], datasets: list[str]) -> list[tuple]:
+        """``tables.flagged_cells`` of ``labels`` on ``datasets``: the cells holding tasks
+        flagged degenerate (experiment/degeneracy.py)."""
+        rows = self.ok[self.ok["algorithm"].isin(labels) & self.ok["dataset"].isin(datasets)]
+        return flagged_cells(flag_counts(rows), datasets, labels)
+
     def fold_marks(self, claim: Claim, metric: str, a: str, b: str) -> pd.Series:
         """The marks of the claim's per-fold test of ``a`` against ``b`` per dataset."""
         if metric.endswith("@best"):
@@ -421,14 +429,20 @@ class TableNumbers:
     fold is not testable on it; means, sd rules, ranks and ratios of the table's fit times
     are.
 
-    ``means``: columns dataset, algorithm, metric, mean, sd (NaN where none is given);
-    ``datasets``: their order (default: as first seen); ``what``: the table's name in the
-    reasons a claim is not testable ("the paper's table")."""
+    ``means``: columns dataset, algorithm, metric, mean, sd (NaN where none is given), and
+    when the table is a summary of runs (cells.csv) n_tasks, n_flagged and flags, the
+    tasks flagged degenerate behind each mean; ``datasets``: their order (default: as first
+    seen); ``what``: the table's name in the reasons a claim is not testable ("the paper's
+    table")."""
 
     def __init__(self, name: str, means: pd.DataFrame, datasets=None,
                  what: str = "the table", metrics=None):
         self.name, self.what = name, what
         self.metrics = list(metrics or pd.unique(means["metric"]))
+        counts = ["n_tasks", "n_flagged", "flags"]
+        self._flags = (means[["dataset", "algorithm", *counts]].drop_duplicates(
+            ["dataset", "algorithm"]).fillna({"flags": ""})
+            if set(counts) <= set(means.columns) else None)
         self.means = means[["dataset", "algorithm", "metric", "mean", "sd"]]
         self.labels = set(self.means["algorithm"])
         present = set(self.means["dataset"])
@@ -468,6 +482,16 @@ class TableNumbers:
         rows = rows[rows["dataset"].isin(datasets)]
         return rows.pivot(index="dataset", columns="algorithm", values="mean").reindex(
             index=[d for d in datasets if d in set(rows["dataset"])], columns=labels)
+
+    def flagged(self, labels: list[str], datasets: list[str]) -> list[tuple]:
+        """The cells of ``labels`` on ``datasets`` holding tasks flagged degenerate, as
+        the table records them (none for a table without the counts: a paper's own, a
+        cells.csv written before flags)."""
+        if self._flags is None:
+            return []
+        rows = self._flags[self._flags["algorithm"].isin(labels)
+                           & self._flags["dataset"].isin(datasets)]
+        return flagged_cells(rows, datasets, labels)
 
     def fold_marks(self, claim: Claim, metric: str, a: str, b: str) -> pd.Series:
         raise NotTestable(f"needs the folds ({_test_text(claim)}); {self.what} gives means "
@@ -808,6 +832,18 @@ def _g(value: float) -> str:
     return f"{value:.3g}"
 
 
+def _degenerate_text(numbers, claim: Claim) -> str:
+    """What the evidence says of the cells a verdict rests on (the claim's algorithms on
+    its datasets) that hold tasks flagged degenerate (experiment/degeneracy.py), "" when
+    none do."""
+    datasets, _ = _datasets(numbers, claim)
+    cells = numbers.flagged(list(dict.fromkeys(claim.algorithms + claim.versus)), datasets)
+    if not cells:
+        return ""
+    return (f"⚠ rests on {len(cells)} cell{'s' if len(cells) != 1 else ''} holding tasks "
+            f"flagged degenerate: {cells_text(cells)}")
+
+
 def evaluate(claim: Claim, experiments: dict) -> Outcome:
     """The verdict of one claim on ``experiments`` (name -> (meta, rows of runs.csv))."""
     if claim.kind == "not_testable":
@@ -847,6 +883,9 @@ def evaluate_on(claim: Claim, numbers) -> Outcome:
         # what the results lack (a metric left blank, too few folds for a test) is a
         # verdict; the claims files themselves were checked when they were read
         return Outcome(claim, UNTESTABLE, str(why))
+    degenerate = _degenerate_text(numbers, claim)
+    if degenerate:
+        outcome.evidence += f"; {degenerate}"
     if claim.note:
         outcome.evidence += f"; {claim.note}"
     return outcome

@@ -20,7 +20,10 @@ quote are read from a summary that is: per experiment (config) a folder
 ``cells.csv``
     every cell compared with the paper (``agreement.compare_experiment``): ours (mean, sd,
     repetitions), the paper's (its printed text, mean, sd), delta, tolerance, within,
-    counted, and the metric's decimals; rounded to four decimals past the metric's own.
+    counted, and the metric's decimals; rounded to four decimals past the metric's own;
+    then the cell's finished tasks, those flagged degenerate and their codes
+    (experiment/degeneracy.py). A cells.csv written before flags lacks the last three
+    (CELL_COLUMNS_BEFORE_FLAGS) and is read as holding no flagged task.
 ``claims.csv``
     ``obliq claims``' verdict of each claim whose experiment this is (id, verdict, counts,
     evidence); the claim's quote and section stay in the shipped claims files.
@@ -57,9 +60,10 @@ RUN_KEYS = ["config", "source", "summarized", "started", "finished", "commit", "
             "agree_notes", "note"]
 AGREE_COLUMNS = ["metric", "algorithm", "within", "compared", "mean_abs_delta", "decimals",
                  "reads"]
-CELL_COLUMNS = ["metric", "algorithm", "dataset", "method", "mean", "sd", "n", "paper_text",
-                "paper_mean", "paper_sd", "delta", "tolerance", "within", "counted",
-                "decimals"]
+CELL_COLUMNS_BEFORE_FLAGS = ["metric", "algorithm", "dataset", "method", "mean", "sd", "n",
+                             "paper_text", "paper_mean", "paper_sd", "delta", "tolerance",
+                             "within", "counted", "decimals"]
+CELL_COLUMNS = CELL_COLUMNS_BEFORE_FLAGS + ["n_tasks", "n_flagged", "flags"]
 CLAIM_COLUMNS = ["claim", "verdict", "unit", "wins", "ties", "losses", "n", "evidence"]
 FROM_RESULTS = "results"
 BENCHMARKS = ("benchmark",)
@@ -151,7 +155,8 @@ def cell_rows(result) -> pd.DataFrame:
                      _round(c.sd, d + 4), int(c.n_repetitions), c.paper_text,
                      _round(c.paper_mean, d + 4), _round(c.paper_sd, d + 4),
                      _round(c.delta, d + 4), _round(c.tolerance, d + 4),
-                     str(bool(c.within)).lower(), str(bool(c.counted)).lower(), d])
+                     str(bool(c.within)).lower(), str(bool(c.counted)).lower(), d,
+                     int(c.n_tasks), int(c.n_flagged), c.flags])
     return pd.DataFrame(rows, columns=CELL_COLUMNS)
 
 

@@ -260,13 +260,15 @@ def test_csv_has_one_row_per_cell_enough_to_recompute(results):
     frame = pd.read_csv(io.StringIO(text), float_precision="round_trip")
     assert list(frame.columns) == CELL_COLUMNS == [
         "experiment", "dataset", "algorithm", "method", "metric", "mean", "paper_mean",
-        "paper_sd", "delta", "tolerance", "within", "counted"]
+        "paper_sd", "delta", "tolerance", "within", "counted", "n_tasks", "n_flagged",
+        "flags"]
+    assert frame["n_flagged"].eq(0).all() and frame["flags"].isna().all()
     assert frame["counted"].all()   # no reading here: every cell is a paper cell once
     assert len(frame) == len(EXPECTED) and set(frame["experiment"]) == {"exp"}
     assert (frame["delta"] == frame["mean"] - frame["paper_mean"]).all()
     assert (frame["within"] == (frame["delta"].abs() <= frame["tolerance"])).all()
     assert frame["within"].sum() == 7
-    assert set(text.splitlines()[1].split(",")[-1:]) <= {"true", "false"}
+    assert set(text.splitlines()[1].split(",")[-5:-3]) <= {"true", "false"}
     # nothing compared: the header alone
     empty = render_agreement([results / "plain"], fmt="csv")
     assert empty == ",".join(CELL_COLUMNS) + "\n"
