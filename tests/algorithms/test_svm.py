@@ -381,9 +381,9 @@ def test_gaussian_gepsvm_on_raw_features_ignores_a_power_of_two_scaling(exponent
     # different kernel for every k.)
     X, y = _two_clouds()
     factor = 2.0**exponent
-    a = make_estimator("gepsvm", kernel="rbf", scaling="none", random_state=1).fit(X, y)
-    b = make_estimator("gepsvm", kernel="rbf", scaling="none", random_state=1).fit(
-        X * factor, y)
+    params = dict(kernel="rbf", scaling="none", delta_grid=(1e-3, 1.0), random_state=1)
+    a = make_estimator("gepsvm", **params).fit(X, y)
+    b = make_estimator("gepsvm", **params).fit(X * factor, y)
     assert a.best_params_ == b.best_params_ and b.sigma_ == a.sigma_ * factor
     np.testing.assert_array_equal(a.planes_, b.planes_)
     probe = np.vstack([X, X[::2] + 0.3])
