@@ -17,7 +17,7 @@ so tables leave the size columns empty.
   ``SVC(gamma="scale")`` on the scaled features. For a typical pair of rows
   gamma |x - x'|^2 is then about 2g whatever the number of features d, where a fixed
   gamma grows with d (a fixed grid of 2^-7..2 gave near-identity kernels on 2308
-  features, and an SVM near chance: issue #31). Why var(X') and not libsvm's own
+  features, and an SVM near chance on srbct). Why var(X') and not libsvm's own
   default 1/d: the [-1, 1] scaling fixes each feature's range, not its spread (a
   column with one outlier is squeezed near one value), and 1/d is the same rule with
   the spread taken to be 1. The grid is five powers of 4 centred on g = 1, 2^-4..2^4

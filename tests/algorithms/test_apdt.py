@@ -308,7 +308,7 @@ def test_max_normalisation_makes_the_tree_scale_free():
 
 
 def test_by_default_attributes_in_other_units_grow_the_same_tree():
-    # Issue #31: on raw attributes whose ranges differ by 10^5 APDT fell to the majority
+    # On raw attributes whose ranges differ by 10^5 APDT fell to the majority
     # rate. Dividing by the training maxima (the default, §II-B / §III-B2) makes the
     # search see the same patterns whatever the units: bit for bit when they differ by
     # powers of two (2^17 ~ 1.3e5, about the range of adult's fnlwgt).

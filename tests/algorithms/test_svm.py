@@ -177,7 +177,7 @@ def _wide(seed=0, n=72, d=2000, informative=150):
 
 
 def test_the_relative_width_keeps_kernels_of_many_features_away_from_the_identity():
-    # Issue #31: with gamma fixed, gamma |x - x'|^2 grows with the number of features,
+    # With gamma fixed, gamma |x - x'|^2 grows with the number of features,
     # and on 2000 features even the widest kernel of the former grid (gamma 2^-7) was
     # nearly the identity. Relative to the spread it is about 2 g at any d.
     from sklearn.preprocessing import MinMaxScaler
@@ -205,7 +205,7 @@ def test_the_relative_width_keeps_kernels_of_many_features_away_from_the_identit
 
 
 def test_the_svm_learns_srbct_where_the_absolute_grid_stayed_near_chance():
-    # Issue #31's cell: srbct (83 rows, 2308 genes, majority 35 %) on a 2-fold split.
+    # The benchmark's cell: srbct (83 rows, 2308 genes, majority 35 %) on a 2-fold split.
     # The former grid (gamma 2^-7..2, absolute) gave 40 % here; RF 98 %.
     from sklearn.model_selection import StratifiedKFold
 
