@@ -115,8 +115,28 @@ growTree (Table I)
     rule or pruning is applied (§III: "without any pruning"); a node whose rows cannot
     be split (identical points of both classes) is a leaf.
 
-normalize="max" divides each attribute by its largest absolute training value, as the
-paper does for WINE (§III-B2); the stored hyperplanes are mapped back to raw features.
+Scaling of the attributes (``normalize``; "max" by default)
+    "max" divides each attribute by its largest absolute training value; the stored
+    hyperplanes are mapped back to raw features. The paper's text settles it in two
+    places. §II-B, on Alopex: "For a multidimensional input pattern with each attribute
+    having values in different ranges, normalizing pattern vectors improve learning
+    accuracy and learning rate" (or one step size per weight, which it does not use).
+    §III-B2 shows how, on WINE, whose 13 chemical measurements differ in range by three
+    orders of magnitude: "The patterns are normalized to take value from (0, 1) by
+    dividing each attribute by its maximum value from the training set". One step
+    delta for every weight (eq. 2) moves w.x by about delta times an attribute's size,
+    and the offset w0 multiplies a constant 1 (§II-A): both assume attributes of
+    comparable size, as on the unit square where §III set delta = 0.05. The paper did
+    not normalise the unit-square problems (their attributes already lie in [0, 1]) nor
+    IRIS (four lengths in cm, within a factor of about 3 of each other; delta = 0.5
+    there).
+    So the rule is part of the algorithm (§II), conditional on the ranges, and dividing
+    by the maximum is the paper's one way of applying it. Data the paper did not use
+    have attributes in any ranges (adult's maxima run from 1 to 1.5 x 10^6), so "max"
+    is the default, and the reproductions of the paper's unit-square and IRIS runs set
+    ``normalize: null``, as the paper ran them. "max" also makes the tree blind to a
+    positive scaling of any attribute (exactly so for powers of two). An all-zero
+    column keeps scale 1.
 
 EXTENSION (not in the paper): multiclass="ovr" follows the first suggestion of §V ("learn
 one decision tree each, to separate one class from all the rest"), chained into a single
@@ -206,8 +226,9 @@ class APDTClassifier(TreeClassifier):
     delta : Alopex step size (0.05, §III; the paper uses 0.5 for IRIS, 0.1 for WINE).
     temperature0 : initial temperature T(0) (1000, §III).
     temperature_window : N, iterations between temperature updates (10, §III).
-    normalize : None, or "max" to divide each attribute by its training maximum
-        (§III-B2, WINE).
+    normalize : "max" (default) to divide each attribute by its largest absolute
+        training value (§II-B, §III-B2; module docstring), or None for the attributes
+        as given (the paper's unit-square problems and IRIS).
     multiclass : None (two classes only, as in the paper) or "ovr" (extension, §V).
     perceptron_iteration : what one of the Perceptron's max(300, |S|) iterations (§III)
         is: "pattern" (one presented pattern, as §II words it: "at each iteration we
@@ -250,7 +271,7 @@ class APDTClassifier(TreeClassifier):
 
     def __init__(self, rho: float = 0.6, M: float = 4, alopex_iterations: int = 500,
                  delta: float = 0.05, temperature0: float = 1000.0,
-                 temperature_window: int = 10, normalize: str | None = None,
+                 temperature_window: int = 10, normalize: str | None = "max",
                  multiclass: str | None = None, perceptron_iteration: str = "pattern",
                  perceptron_min_iterations: int = PERCEPTRON_MIN_ITERATIONS,
                  separability: str = "updates", temperature: str = "mean",
@@ -306,7 +327,7 @@ class APDTSplitFinder(SplitFinder):
     a ``NodeState``. Its parameters are the estimator's, under the same names."""
 
     def __init__(self, *, rho=0.6, M=4, alopex_iterations=500, delta=0.05,
-                 temperature0=1000.0, temperature_window=10, normalize=None,
+                 temperature0=1000.0, temperature_window=10, normalize="max",
                  perceptron_iteration="pattern",
                  perceptron_min_iterations=PERCEPTRON_MIN_ITERATIONS,
                  separability="updates", temperature="mean"):

@@ -7,10 +7,22 @@ so tables leave the size columns empty.
 
 - ``svm``: scikit-learn's ``SVC`` (libsvm, as the paper's libsvm 2.84), features scaled
   to [-1, 1] on the training fold as libsvm's ``svm-scale`` guide recommends, C and the
-  Gaussian width searched on a grid (the paper gives none; ours is a coarse version of
-  the libsvm guide's powers of two). Multiclass: the paper's libsvm used one-vs-rest.
+  Gaussian width searched on a grid (the paper gives none: §IV says only that C and
+  the width are chosen by 5-fold CV). Multiclass: the paper's libsvm used one-vs-rest.
   The search is GridSearchCV's (same splits, scores and choice) but computes each
   split's kernel matrix once per width for all C values (``grid_scores``).
+  The width grid is relative to the data (``gamma_unit="scale"``, the default): a grid
+  value g means gamma = g / (d var(X')), X' the [-1, 1]-scaled training part, var over
+  all its entries (``spread``) -- scikit-learn's ``gamma="scale"`` times g, so g = 1 is
+  ``SVC(gamma="scale")`` on the scaled features. For a typical pair of rows
+  gamma |x - x'|^2 is then about 2g whatever the number of features d, where a fixed
+  gamma grows with d (a fixed grid of 2^-7..2 gave near-identity kernels on 2308
+  features, and an SVM near chance on srbct). Why var(X') and not libsvm's own
+  default 1/d: the [-1, 1] scaling fixes each feature's range, not its spread (a
+  column with one outlier is squeezed near one value), and 1/d is the same rule with
+  the spread taken to be 1. The grid is five powers of 4 centred on g = 1, 2^-4..2^4
+  (the libsvm guide's step, as before). ``gamma_unit="absolute"`` keeps a grid value as
+  gamma itself (how obliq searched before).
 - ``gepsvm``: Mangasarian & Wild 2006, *Multisurface proximal support vector
   classification via generalized eigenvalues*: two hyperplanes, each the eigenvector of
   the smallest eigenvalue of (G + delta I) z = lambda H z (their eq. 9-11), a point goes
@@ -18,7 +30,13 @@ so tables leave the size columns empty.
   [K(A, C') e] over the training points C (their §3). Two classes only (the GDT paper
   reports GEPSVM on the binary sets). The Tikhonov delta is tuned over 10^-7..10^7 as
   in Mangasarian & Wild (every other power, to keep the CV affordable); features are
-  standardised on the training fold and the Gaussian width is relative to sqrt(d). The
+  standardised on the training fold and the Gaussian width is relative to the data as
+  the SVM's is: sigma sqrt(d var(Z)), Z the features as the model sees them, so that
+  exp(-|x - x'|^2 / (2 sigma^2 d var(Z))) is the SVM's relative width (``relative_gamma``)
+  with g = 1 / (2 sigma^2).
+  On standardised features d var(Z) is the number of non-constant columns (sqrt(d),
+  as before, when none is constant); on raw ones (``scaling="none"``) it follows
+  their spread, where a width relative to sqrt(d) alone depended on their units. The
   kernel version holds an n x n kernel, so it is meant for the small sets the paper
   uses it on (up to a few thousand rows). Only the eigenpair used is computed, through
   one SVD per split and width shared by all deltas (``proximal_planes``).
@@ -67,11 +85,13 @@ class _NotATree:
 # A grid of at most 100 values (each value costs 5 fits per training fold), each finite.
 # C: libsvm's iterations grow with C; on 600 noisy rows (features scaled to [-1, 1]) a
 # linear fit takes 4 s at C = 1e3, 10 s at 1e4, 84 s at 1e5 and more than 9 minutes at
-# 1e6 (1e308 never ended). Gamma and GEPSVM's width: on those scaled features 1e-6 makes
-# the Gram matrix all ones and 1e6 the identity; anything further out means the same.
+# 1e6 (1e308 never ended). Gamma and GEPSVM's width, absolute on [-1, 1]-scaled features
+# or relative to their spread (a typical pair then has gamma |x - x'|^2 near 2 g): 1e-6
+# makes the Gram matrix all ones and 1e6 the identity; anything further out means the same.
 _C_GRID = [ListOf(Interval(Real, 1e-6, 1e4, closed="both"), min_len=1, max_len=100)]
 _WIDTHS = Interval(Real, 1e-6, 1e6, closed="both")
 _POSITIVE_GRID = [ListOf(_WIDTHS, min_len=1, max_len=100)]
+_GAMMA_UNIT = [StrOptions({"scale", "absolute"})]
 # GEPSVM's Tikhonov delta (Mangasarian & Wild 2006, eq. 9-11): 0 (none) to MAX_REAL.
 _DELTA = Interval(Real, 0, MAX_REAL, closed="both")
 _KERNEL = [StrOptions({"rbf", "linear"})]
@@ -82,14 +102,31 @@ def _cv(random_state) -> StratifiedKFold:
     return StratifiedKFold(5, shuffle=True, random_state=seed)
 
 
-def grid_scores(X, y, kernel: str, c_grid, gamma_grid, cv) -> np.ndarray:
+def spread(A: np.ndarray) -> float:
+    """d var(A), var over every entry: the mean squared distance of A's rows is about
+    twice it, so 1 / spread(A) is scikit-learn's ``SVC(gamma="scale")`` on A (which
+    takes 1 where A is constant, as here)."""
+    variance = A.var()
+    return A.shape[1] * variance if variance != 0 else 1.0
+
+
+def relative_gamma(A: np.ndarray, g: float, unit: str = "scale") -> float:
+    """The gamma that grid value g means on the scaled training part A: g / spread(A)
+    (``unit="scale"``; g = 1 is scikit-learn's ``gamma="scale"``) or g itself
+    (``"absolute"``)."""
+    return g / spread(A) if unit == "scale" else g
+
+
+def grid_scores(X, y, kernel: str, c_grid, gamma_grid, cv,
+                gamma_unit: str = "scale") -> np.ndarray:
     """Mean 5-fold accuracy of every (C, gamma) pair, C outer, gamma inner (the order of
     ``GridSearchCV``'s candidates; one gamma, unused, for the linear kernel).
 
-    Each split is scaled to [-1, 1] on its own training part, as the pipeline would be;
-    its kernel matrices are computed once per width and shared by all C values
-    (``SVC(kernel="precomputed")``), instead of libsvm computing them again in each of
-    the |C| x |gamma| fits. The values are those libsvm computes up to rounding.
+    Each split is scaled to [-1, 1] on its own training part, as the pipeline would be,
+    and a grid value means ``relative_gamma`` of that scaled part; its kernel matrices
+    are computed once per width and shared by all C values (``SVC(kernel=
+    "precomputed")``), instead of libsvm computing them again in each of the |C| x
+    |gamma| fits. The values are those libsvm computes up to rounding.
     """
     scores = np.zeros((len(c_grid), len(gamma_grid), cv.get_n_splits()))
     for split, (train, test) in enumerate(cv.split(X, y)):
@@ -97,8 +134,9 @@ def grid_scores(X, y, kernel: str, c_grid, gamma_grid, cv) -> np.ndarray:
         A, B = scaler.transform(X[train]), scaler.transform(X[test])
         if kernel == "rbf":
             dist_train, dist_test = squared_distances(A, A), squared_distances(B, A)
-        for g, gamma in enumerate(gamma_grid):
+        for g, value in enumerate(gamma_grid):
             if kernel == "rbf":
+                gamma = relative_gamma(A, value, gamma_unit)
                 K_train, K_test = np.exp(-gamma * dist_train), np.exp(-gamma * dist_test)
             else:
                 K_train, K_test = A @ A.T, B @ A.T
@@ -112,16 +150,26 @@ def grid_scores(X, y, kernel: str, c_grid, gamma_grid, cv) -> np.ndarray:
                     # scikit-learn's estimator checks fit many times: a 1 x 2 grid
                     check_params={"c_grid": (1.0,), "gamma_grid": (0.5, 2.0)})
 class SVMClassifier(_NotATree, ObliqClassifier):
-    """kernel 'rbf' (Gaussian) or 'linear'; ``c_grid`` and ``gamma_grid`` are searched."""
+    """kernel 'rbf' (Gaussian) or 'linear'; ``c_grid`` and ``gamma_grid`` are searched.
+
+    gamma_unit : 'scale' (default): a ``gamma_grid`` value g is gamma = g / (d var(X')),
+        X' the [-1, 1]-scaled training features (scikit-learn's ``gamma="scale"`` times
+        g; module docstring); 'absolute': g is gamma itself.
+    After ``fit``, ``best_params_`` holds the chosen grid values and ``gamma_`` the
+    gamma of the refitted model (None for the linear kernel).
+    """
 
     _parameter_constraints = {"kernel": _KERNEL, "c_grid": _C_GRID,
-                              "gamma_grid": _POSITIVE_GRID, "random_state": RANDOM_STATE}
+                              "gamma_grid": _POSITIVE_GRID, "gamma_unit": _GAMMA_UNIT,
+                              "random_state": RANDOM_STATE}
 
     def __init__(self, kernel: str = "rbf", c_grid=(0.5, 2.0, 8.0, 32.0, 128.0, 512.0),
-                 gamma_grid=(2.0**-7, 2.0**-5, 2.0**-3, 2.0**-1, 2.0), random_state=None):
+                 gamma_grid=(2.0**-4, 2.0**-2, 1.0, 2.0**2, 2.0**4),
+                 gamma_unit: str = "scale", random_state=None):
         self.kernel = kernel
         self.c_grid = c_grid
         self.gamma_grid = gamma_grid
+        self.gamma_unit = gamma_unit
         self.random_state = random_state
 
     def fit(self, X, y):
@@ -130,16 +178,21 @@ class SVMClassifier(_NotATree, ObliqClassifier):
         self.validate_params()
         X, codes = fit_input(self, X, y)
         y = self.classes_[codes]
-        gammas = list(self.gamma_grid) if self.kernel == "rbf" else ["scale"]
+        rbf = self.kernel == "rbf"
+        gammas = list(self.gamma_grid) if rbf else ["scale"]
         means = grid_scores(X, y, self.kernel, list(self.c_grid), gammas,
-                            _cv(self.random_state))
+                            _cv(self.random_state), self.gamma_unit)
         best = int(np.flatnonzero(means == means.max())[0])
-        C, gamma = list(self.c_grid)[best // len(gammas)], gammas[best % len(gammas)]
+        C, value = list(self.c_grid)[best // len(gammas)], gammas[best % len(gammas)]
         self.best_params_ = {"svc__C": C}
-        if self.kernel == "rbf":
-            self.best_params_["svc__gamma"] = gamma
-        self.model_ = make_pipeline(MinMaxScaler((-1, 1)), SVC(
-            kernel=self.kernel, C=C, gamma=gamma, decision_function_shape="ovr")).fit(X, y)
+        scaler = MinMaxScaler((-1, 1)).fit(X)
+        self.gamma_ = None
+        if rbf:
+            self.best_params_["svc__gamma"] = value
+            self.gamma_ = relative_gamma(scaler.transform(X), value, self.gamma_unit)
+        self.model_ = make_pipeline(scaler, SVC(
+            kernel=self.kernel, C=C, gamma=self.gamma_ if rbf else "scale",
+            decision_function_shape="ovr")).fit(X, y)
         return self
 
     def predict(self, X):
@@ -243,8 +296,8 @@ def _fit_planes(X, codes, kernel: str, sigma: float, deltas, scaling: str = "sta
     else:
         center, scale = np.zeros(X.shape[1]), np.ones(X.shape[1])
     Z = (X - center) / scale
-    # Scale-free kernels: the Gaussian width is relative to the data's spread.
-    width = float(sigma) * np.sqrt(Z.shape[1])
+    # The Gaussian width relative to the data's spread, as the SVM's (module docstring).
+    width = float(sigma) * np.sqrt(spread(Z))
     K = _rbf(Z, Z, width) if kernel == "rbf" else Z
     aug = np.hstack([K, np.ones((K.shape[0], 1))])
     A, B = aug[codes == 0], aug[codes == 1]
@@ -278,6 +331,9 @@ def _nearer_plane(fit: _Planes, kernel: str, X) -> np.ndarray:
 class GEPSVMClassifier(_NotATree, ObliqClassifier):
     """kernel 'linear' or 'rbf'; delta (and the Gaussian width sigma) tuned by 5-fold CV
     over ``delta_grid`` and ``sigma_grid`` unless ``delta`` / ``sigma`` are given.
+    sigma is relative to the data: the kernel's width is sigma sqrt(d var(Z)), Z the
+    (standardised or raw) training features (module docstring); ``sigma_`` after fit
+    is that width.
 
     scaling : 'standardize' (default): each feature centred and divided by its sd on
         the training rows; 'none': the raw features. Neither the GDT paper (§IV: "We

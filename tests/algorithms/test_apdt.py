@@ -271,7 +271,8 @@ def test_a_child_the_parent_found_separable_is_split_by_the_look_ahead_plane():
     planes = [(s, split) for s, split in finder.seen[1:] if s.separable]
     assert planes and any(s.separable is False for s in states[1:])
     for state, split in planes:
-        np.testing.assert_array_equal(split.weights, state.plane[1:])  # scale 1
+        # the plane found on the normalised patterns, mapped back to the raw ones
+        np.testing.assert_array_equal(split.weights, state.plane[1:] / finder.scale)
         assert split.threshold == -state.plane[0]
 
 
@@ -304,6 +305,30 @@ def test_max_normalisation_makes_the_tree_scale_free():
     assert a.tree_.n_nodes == b.tree_.n_nodes
     np.testing.assert_array_equal(a.predict(X), b.predict(X * scale))
     np.testing.assert_allclose(b.tree_.weights * scale, a.tree_.weights, rtol=1e-9, atol=1e-12)
+
+
+def test_by_default_attributes_in_other_units_grow_the_same_tree():
+    # On raw attributes whose ranges differ by 10^5 APDT fell to the majority
+    # rate. Dividing by the training maxima (the default, §II-B / §III-B2) makes the
+    # search see the same patterns whatever the units: bit for bit when they differ by
+    # powers of two (2^17 ~ 1.3e5, about the range of adult's fnlwgt).
+    X, y = apdt_problem(2, n=900, seed=2)
+    units = np.array([2.0**17, 1.0])
+    train, test = slice(0, 600), slice(600, None)
+    majority = max(y[test].mean(), 1 - y[test].mean())
+    for seed in range(3):
+        square = make_estimator("apdt", random_state=seed).fit(X[train], y[train])
+        wide = make_estimator("apdt", random_state=seed).fit(X[train] * units, y[train])
+        for field in ("children_left", "feature", "threshold", "value"):
+            np.testing.assert_array_equal(getattr(wide.tree_, field),
+                                          getattr(square.tree_, field))
+        np.testing.assert_array_equal(wide.tree_.weights * units, square.tree_.weights)
+        np.testing.assert_array_equal(wide.predict(X[test] * units), square.predict(X[test]))
+        assert square.score(X[test], y[test]) > 0.95
+        raw = make_estimator("apdt", normalize=None, random_state=seed).fit(
+            X[train] * units, y[train])
+        assert raw.score(X[test] * units, y[test]) < majority + 0.1
+        assert raw.n_leaves_ > 5 * square.n_leaves_
 
 
 def test_three_classes_need_the_ovr_extension():

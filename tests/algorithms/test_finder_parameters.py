@@ -8,7 +8,7 @@ from obliq_cli import make_estimator
 # Non-default values of the parameters each estimator hands its finder as they are.
 PASSED = {
     "apdt": {"rho": 0.5, "M": 3.0, "alopex_iterations": 40, "delta": 0.1,
-             "temperature0": 500.0, "temperature_window": 7, "normalize": "max",
+             "temperature0": 500.0, "temperature_window": 7, "normalize": None,
              "perceptron_iteration": "pass", "perceptron_min_iterations": 50,
              "separability": "final_errors", "temperature": "printed"},
     "hhcart-d": {"tau": 0.1, "oblique_rows_per_feature": 3.0, "min_class_rows": 4,

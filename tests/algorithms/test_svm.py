@@ -4,6 +4,8 @@ of a non-tree model through the runner and the table."""
 import numpy as np
 import pytest
 import scipy.linalg
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.svm import SVC
 
 from obliq_cli import make_estimator
 from obliq_cli.algorithms.svm import proximal_plane, proximal_planes
@@ -88,17 +90,36 @@ def test_svm_tuning_is_seeded_and_picks_from_the_grid():
     assert np.isnan(a.n_leaves_)
 
 
-@pytest.mark.parametrize("kernel", ["rbf", "linear"])
+class RelativeGammaSVC(ClassifierMixin, BaseEstimator):
+    """scikit-learn's SVC with gamma a multiple of its own gamma="scale" on the rows it
+    is fitted on, gamma / (d var(X)), written apart from obliq's code as the reference
+    for the search's relative widths."""
+
+    def __init__(self, kernel="rbf", C=1.0, gamma=1.0):
+        self.kernel, self.C, self.gamma = kernel, C, gamma
+
+    def fit(self, X, y):
+        self.svc_ = SVC(kernel=self.kernel, C=self.C,
+                        gamma=self.gamma / (X.shape[1] * X.var())).fit(X, y)
+        self.classes_ = self.svc_.classes_
+        return self
+
+    def predict(self, X):
+        return self.svc_.predict(X)
+
+
+@pytest.mark.parametrize(("kernel", "unit"),
+                         [("rbf", "scale"), ("rbf", "absolute"), ("linear", "scale")])
 @pytest.mark.parametrize("data", ["circle", "iris"])
-def test_svm_grid_with_shared_kernels_selects_what_gridsearchcv_selects(kernel, data):
+def test_svm_grid_with_shared_kernels_selects_what_gridsearchcv_selects(kernel, unit, data):
     # The grid shares one kernel matrix per width and split; scikit-learn's own search
-    # over the scaled pipeline (the way it was done before) must agree on every score,
-    # the chosen pair and the predictions.
+    # over the scaled pipeline (an SVC whose gamma is the grid value times scikit-learn's
+    # gamma="scale" on the split's scaled training part, or the grid value itself) must
+    # agree on every score, the chosen pair and the predictions.
     from sklearn.datasets import load_iris
     from sklearn.model_selection import GridSearchCV
-    from sklearn.pipeline import make_pipeline
+    from sklearn.pipeline import Pipeline
     from sklearn.preprocessing import MinMaxScaler
-    from sklearn.svm import SVC
 
     from obliq_cli.algorithms.svm import _cv, grid_scores
 
@@ -108,18 +129,113 @@ def test_svm_grid_with_shared_kernels_selects_what_gridsearchcv_selects(kernel, 
         rng = np.random.default_rng(1)
         X = rng.normal(size=(150, 3))
         y = (X[:, 0] ** 2 + X[:, 1] ** 2 + 0.3 * rng.normal(size=150) > 1.2).astype(int)
-    ours = make_estimator("svm", kernel=kernel, random_state=7).fit(X, y)
+    ours = make_estimator("svm", kernel=kernel, gamma_unit=unit, random_state=7).fit(X, y)
     grid = {"svc__C": list(ours.c_grid)}
     if kernel == "rbf":
         grid["svc__gamma"] = list(ours.gamma_grid)
-    search = GridSearchCV(make_pipeline(MinMaxScaler((-1, 1)), SVC(kernel=kernel)), grid,
+    svc = RelativeGammaSVC(kernel=kernel) if unit == "scale" else SVC(kernel=kernel)
+    search = GridSearchCV(Pipeline([("scale", MinMaxScaler((-1, 1))), ("svc", svc)]), grid,
                           cv=_cv(7)).fit(X, y)
     gammas = list(ours.gamma_grid) if kernel == "rbf" else ["scale"]
-    means = grid_scores(X, y, kernel, list(ours.c_grid), gammas, _cv(7))
+    means = grid_scores(X, y, kernel, list(ours.c_grid), gammas, _cv(7), unit)
     np.testing.assert_array_equal(means, search.cv_results_["mean_test_score"])
     assert ours.best_params_ == search.best_params_
     probe = np.vstack([X, X[::3] + 0.05])
     np.testing.assert_array_equal(ours.predict(probe), search.predict(probe))
+
+
+@pytest.mark.parametrize("data", ["iris", "wide"])
+def test_a_grid_value_of_one_is_scikit_learns_gamma_scale_on_the_scaled_features(data):
+    # Known answer: g = 1 is SVC(gamma="scale") behind the same [-1, 1] scaling, so the
+    # refitted model's gamma and its predictions are scikit-learn's.
+    from sklearn.datasets import load_iris
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import MinMaxScaler
+
+    X, y = load_iris(return_X_y=True) if data == "iris" else _wide()
+    ours = make_estimator("svm", c_grid=(8.0,), gamma_grid=(1.0,), random_state=0).fit(X, y)
+    theirs = make_pipeline(MinMaxScaler((-1, 1)), SVC(C=8.0, gamma="scale")).fit(X, y)
+    assert ours.gamma_ == theirs[-1]._gamma
+    assert ours.model_[-1].gamma == ours.gamma_
+    probe = np.vstack([X, X[::3] * 1.1])
+    np.testing.assert_array_equal(ours.predict(probe), theirs.predict(probe))
+    # The absolute unit takes the grid value as gamma itself.
+    absolute = make_estimator("svm", c_grid=(8.0,), gamma_grid=(0.25,), gamma_unit="absolute",
+                              random_state=0).fit(X, y)
+    assert absolute.gamma_ == 0.25 and absolute.model_[-1].gamma == 0.25
+
+
+def _wide(seed=0, n=72, d=2000, informative=150):
+    """Three classes of n rows in d standard normal features, the first ``informative``
+    shifted by 1 for one class each (a gene-expression-like shape: few rows, many
+    features, the signal spread thinly)."""
+    rng = np.random.default_rng(seed)
+    y = np.repeat(np.arange(3), n // 3)
+    X = rng.normal(size=(n, d))
+    X[:, :informative] += y[:, None] == np.arange(informative)[None, :] % 3
+    return X, y
+
+
+def test_the_relative_width_keeps_kernels_of_many_features_away_from_the_identity():
+    # With gamma fixed, gamma |x - x'|^2 grows with the number of features,
+    # and on 2000 features even the widest kernel of the former grid (gamma 2^-7) was
+    # nearly the identity. Relative to the spread it is about 2 g at any d.
+    from sklearn.preprocessing import MinMaxScaler
+
+    from obliq_cli.algorithms.svm import relative_gamma, spread
+    from obliq_cli.kernels.svm import squared_distances
+
+    for d in (20, 2000):
+        A = MinMaxScaler((-1, 1)).fit_transform(_wide(d=d, informative=10)[0])
+        n = A.shape[0]
+        off = ~np.eye(n, dtype=bool)
+        distances = squared_distances(A, A)[off]
+        # hand-worked: the mean over pairs i != j of |a_i - a_j|^2 is 2 n / (n - 1)
+        # times the summed column variances, which spread(A) = d var(A) bounds above
+        # (var(A) adds the spread of the column means)
+        column_sum = A.var(axis=0).sum()
+        assert distances.mean() == pytest.approx(2 * n / (n - 1) * column_sum, rel=1e-12)
+        assert spread(A) == pytest.approx(d * A.var(), rel=1e-15) and spread(A) >= column_sum
+        exponent = relative_gamma(A, 1.0) * distances.mean()
+        assert 1.8 < exponent <= 2 * n / (n - 1)
+        assert np.exp(-relative_gamma(A, 1.0) * distances).mean() > 0.1
+    assert np.exp(-2.0**-7 * distances).mean() < 0.01  # the former widest, d = 2000
+    assert relative_gamma(A, 0.5, "absolute") == 0.5
+    assert spread(np.ones((4, 3))) == 1.0  # constant data: scikit-learn's fallback
+
+
+def test_the_svm_learns_srbct_where_the_absolute_grid_stayed_near_chance():
+    # The benchmark's cell: srbct (83 rows, 2308 genes, majority 35 %) on a 2-fold split.
+    # The former grid (gamma 2^-7..2, absolute) gave 40 % here; RF 98 %.
+    from sklearn.model_selection import StratifiedKFold
+
+    import obliq_cli
+
+    X, y, _ = obliq_cli.load_dataset("srbct")
+    X, y = np.asarray(X, dtype=np.float64), np.asarray(y)
+    majority = np.unique(y, return_counts=True)[1].max() / y.size
+    absolute = dict(gamma_grid=(2.0**-7, 2.0**-5, 2.0**-3, 2.0**-1, 2.0),
+                    gamma_unit="absolute")
+    scores = {"scale": [], "absolute": []}
+    for train, test in StratifiedKFold(2, shuffle=True, random_state=0).split(X, y):
+        for unit, params in (("scale", {}), ("absolute", absolute)):
+            est = make_estimator("svm", random_state=1, **params).fit(X[train], y[train])
+            scores[unit].append(np.mean(est.predict(X[test]) == y[test]))
+    assert np.mean(scores["scale"]) > 0.85
+    assert np.mean(scores["absolute"]) < majority + 0.15
+
+
+@pytest.mark.parametrize("kernel", ["rbf", "linear"])
+def test_the_svm_ignores_a_power_of_two_scaling_of_each_feature(kernel):
+    # [-1, 1] scaling then a width relative to the scaled spread: scaling a column by
+    # 2^k changes no bit of the scaled features, so neither the choice nor a prediction.
+    X, y = _two_clouds()
+    factors = 2.0 ** np.array([-30, 7, 1])
+    a = make_estimator("svm", kernel=kernel, random_state=4).fit(X, y)
+    b = make_estimator("svm", kernel=kernel, random_state=4).fit(X * factors, y)
+    assert a.best_params_ == b.best_params_ and a.gamma_ == b.gamma_
+    probe = np.vstack([X, X[::2] + 0.3])
+    np.testing.assert_array_equal(a.predict(probe), b.predict(probe * factors))
 
 
 def test_a_model_without_a_tree_runs_and_leaves_sizes_blank(write_config, tmp_path):
@@ -240,3 +356,35 @@ def test_sklearn_estimator_checks_pass_with_the_gepsvm_readings_of_the_ablation(
     check_estimator(make_estimator("gepsvm", scaling="none", regularize="weights",
                                    delta_grid=[1e-3, 1.0], random_state=0),
                     expected_failed_checks=expected_failed_checks("gepsvm"))
+
+
+def test_gepsvm_gaussian_width_is_relative_to_the_features_spread():
+    # sigma sqrt(d var(Z)), Z the features the model sees: on standardised ones that is
+    # sigma sqrt(number of non-constant columns); on raw ones it follows their units.
+    X, y = _two_clouds()
+    raw = make_estimator("gepsvm", kernel="rbf", delta=1.0, sigma=0.5, scaling="none").fit(X, y)
+    assert raw.sigma_ == pytest.approx(0.5 * np.sqrt(3 * X.var()), rel=1e-15)
+    with_constant = np.column_stack([X, np.full(len(X), 7.0)])
+    standard = make_estimator("gepsvm", kernel="rbf", delta=1.0, sigma=0.5).fit(
+        with_constant, y)
+    assert standard.sigma_ == pytest.approx(0.5 * np.sqrt(3), rel=1e-9)
+    np.testing.assert_array_equal(standard.predict(with_constant),
+                                  make_estimator("gepsvm", kernel="rbf", delta=1.0,
+                                                 sigma=0.5).fit(X, y).predict(X))
+
+
+@pytest.mark.parametrize("exponent", [-20, 3, 40])
+def test_gaussian_gepsvm_on_raw_features_ignores_a_power_of_two_scaling(exponent):
+    # With the width relative to the spread, scaling every feature by 2^k scales the
+    # squared distances and the squared width by 4^k exactly: the same kernel bits, the
+    # same planes and predictions. (A width of sigma sqrt(d) alone, as before, gave a
+    # different kernel for every k.)
+    X, y = _two_clouds()
+    factor = 2.0**exponent
+    params = dict(kernel="rbf", scaling="none", delta_grid=(1e-3, 1.0), random_state=1)
+    a = make_estimator("gepsvm", **params).fit(X, y)
+    b = make_estimator("gepsvm", **params).fit(X * factor, y)
+    assert a.best_params_ == b.best_params_ and b.sigma_ == a.sigma_ * factor
+    np.testing.assert_array_equal(a.planes_, b.planes_)
+    probe = np.vstack([X, X[::2] + 0.3])
+    np.testing.assert_array_equal(a.predict(probe), b.predict(probe * factor))
