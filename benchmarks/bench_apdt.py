@@ -1,22 +1,24 @@
 """APDT fit time on the paper's Problem 2 (1000 training points), and the LA / GA
 pruning times of Table VII (t_lrn).
 
-Times (best of ``--repeats``) the Perceptron count on 1000 non-separable patterns
-(max(300, 1000) presented patterns, §III) and whole APDT fits with the paper's settings
-(numba's compilation is done before timing). Then LA pruning
-(50 000 patterns at most) and GA pruning (50 x 300) of an unpruned OC1 tree of Problem 2,
-from the paper's start and from the sparse start, each also as a ratio to scikit-learn's
-CART fit on the same 1000 points in this process.
+Times, in CPU seconds with one BLAS thread (best of ``--repeats``), the Perceptron count
+on 1000 non-separable patterns (max(300, 1000) presented patterns, §III) and whole APDT
+fits with the paper's settings (numba's compilation is done before timing). Then LA
+pruning (50 000 patterns at most) and GA pruning (50 x 300) of an unpruned OC1 tree of
+Problem 2, from the paper's start and from the sparse start, each also as a ratio to
+scikit-learn's CART fit on the same 1000 points in this process: the median over
+interleaved rounds (``bench_targets.interleaved``).
 Run: ``python benchmarks/bench_apdt.py [--seeds 3] [--repeats 3]``.
 """
 
 from __future__ import annotations
 
 import argparse
-import time
 
 import numpy as np
+from bench_targets import _cpu_seconds, interleaved
 from sklearn.tree import DecisionTreeClassifier
+from threadpoolctl import threadpool_limits
 
 from obliq_cli import make_estimator
 from obliq_cli.algorithms import apdt
@@ -26,11 +28,11 @@ from obliq_cli.pruning.network import prune_genetic, prune_learning_automata
 
 
 def best_time(func, repeats: int) -> tuple[float, object]:
+    """(the fewest CPU seconds of ``repeats`` calls of ``func``, its last result)."""
     best, out = np.inf, None
     for _ in range(repeats):
-        start = time.perf_counter()
-        out = func()
-        best = min(best, time.perf_counter() - start)
+        seconds, out = _cpu_seconds(func)
+        best = min(best, seconds)
     return best, out
 
 
@@ -39,6 +41,12 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
+    with threadpool_limits(1):
+        measure(args)
+
+
+def measure(args) -> None:
+    """Print every figure of the module docstring."""
     X, y = apdt_problem(2, seed=0)
     Xtr, ytr, Xte, yte = X[:1000], y[:1000], X[1000:], y[1000:]
     Z = np.hstack([np.ones((1000, 1)), Xtr])
@@ -57,8 +65,10 @@ def main() -> None:
         acc = (model.predict(Xte) == yte).mean()
         print(f"fit problem 2 seed {seed}     {t:8.3f} s   internal nodes "
               f"{model.tree_.n_internal:3d}  depth {model.depth_:2d}  test acc {acc:.3f}")
-    sk, _ = best_time(lambda: DecisionTreeClassifier(random_state=0).fit(Xtr, ytr),
-                      args.repeats * 10)
+    def cart():
+        return DecisionTreeClassifier(random_state=0).fit(Xtr, ytr)
+
+    sk, _ = best_time(cart, args.repeats * 10)
     tree = make_estimator("oc1", random_state=0).fit(Xtr, ytr)
     print(f"sklearn CART fit          {1e3 * sk:8.3f} ms; OC1 tree to prune: "
           f"{tree.tree_.n_internal} internal nodes")
@@ -66,10 +76,14 @@ def main() -> None:
                                ("LA sparse", prune_learning_automata, {"q0": "sparse"}),
                                ("GA", prune_genetic, {}),
                                ("GA sparse", prune_genetic, {"initial_density": "sparse"})]:
-        t, net = best_time(lambda p=prune, k=start: p(
-            tree, Xtr, ytr, None, None, random_state=0, n_timing_vectors=0, **k), args.repeats)
+        def pruned(p=prune, k=start):
+            return p(tree, Xtr, ytr, None, None, random_state=0, n_timing_vectors=0, **k)
+
+        pruned()  # compile (or load numba's cache) outside the timing
+        ratios, _, mine, net = interleaved(cart, pruned, args.repeats)
         acc = (net.predict(Xte) == yte).mean()
-        print(f"{name:10} pruning         {t:8.3f} s = {t / sk:8.0f}x sklearn CART fit;"
+        print(f"{name:10} pruning         {min(mine):8.3f} s = "
+              f"{float(np.median(ratios)):8.0f}x sklearn CART fit;"
               f" hyperplanes kept {net.n_internal_:2d}  test acc {acc:.3f}")
 
 

@@ -52,18 +52,15 @@ class Cell:
         return self.seconds * self.tasks
 
 
-def warm_up(task, rows: int = 200) -> None:
-    """Run ``task`` once on a few of its rows, untimed: the first fit of an algorithm in a
-    process loads (or compiles) its numba kernels, seconds that a run pays once per
-    worker, not once per task."""
-    from dataclasses import replace
+def warm_up(task) -> None:
+    """The runner's warm-up of ``task``'s algorithm (``runner.warm_up``: once per process,
+    an untimed run on a few of its rows), here before the timing starts: the first fit of
+    an algorithm in a process loads (or compiles) its numba kernels, seconds that a run
+    pays once per worker, not once per task."""
+    from obliq_cli.experiment.runner import load_dataset_spec
+    from obliq_cli.experiment.runner import warm_up as runner_warm_up
 
-    from obliq_cli.experiment.runner import run_task
-
-    split = task.split
-    small = replace(split, train=split.train[:rows], prune=split.prune[:rows // 10],
-                    test=split.test[:rows // 2])
-    run_task(replace(task, split=small))
+    runner_warm_up(task, load_dataset_spec(task.dataset)[1])
 
 
 def task_cpu_seconds(task, limit: float) -> tuple[float, str]:
@@ -101,12 +98,9 @@ def cell_costs(config, limit: float, datasets=None, algorithms=None, out=sys.std
     for task in tasks:
         groups.setdefault((task.dataset.label, task.algorithm.label), []).append(task)
     cells = []
-    warm = set()
     for (dataset, algorithm), group in groups.items():
         first = group[0]
-        if algorithm not in warm:
-            warm_up(first)
-            warm.add(algorithm)
+        warm_up(first)
         seconds, status = task_cpu_seconds(first, limit)
         rows = len(load_dataset_spec(first.dataset)[1])
         cell = Cell(dataset, algorithm, rows, int(first.split.train.size + first.split.prune.size),

@@ -256,14 +256,15 @@ def invoke(args):
 
 
 def rows_without_times(path) -> dict:
-    """runs.csv's rows keyed by task, without the columns that hold wall-clock times."""
+    """runs.csv's rows keyed by task, without the columns that hold measured times."""
     import csv
+
+    from obliq_cli.experiment.schema import TIME_COLUMNS
 
     with open(path, newline="") as handle:
         rows = list(csv.DictReader(handle))
-    for row in rows:
-        del row["fit_time"], row["predict_time"]
-    return {row["task"]: row for row in rows}
+    return {row["task"]: {k: v for k, v in row.items() if k not in TIME_COLUMNS}
+            for row in rows}
 
 
 # --- Shared data ---------------------------------------------------------------------

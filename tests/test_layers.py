@@ -30,6 +30,7 @@ HELPERS = {
     "version": set(),
     "logs": set(),
     "jit_cache": set(),
+    "timing": set(),
     "parameters": {"errors"},
     "safe_io": {"errors"},
     "csvio": {"errors"},

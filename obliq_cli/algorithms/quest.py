@@ -108,7 +108,10 @@ def whitened_components(X: np.ndarray):
     lam, vec = linalg.eigh(corr)
     keep = lam > EIG_TOL * lam[-1]
     W = vec[:, keep] / np.sqrt(lam[keep])
-    return usable, scale, W, linalg.matmul(Z, W)
+    # C order whatever the node: a single kept component made W C contiguous where it is
+    # otherwise Fortran, and numba compiled matmul once more, for that layout, inside a
+    # timed fit (tests/experiment/test_warm_up.py)
+    return usable, scale, W, linalg.matmul(np.ascontiguousarray(Z), np.ascontiguousarray(W))
 
 
 def two_means_1d(points: np.ndarray) -> np.ndarray | None:

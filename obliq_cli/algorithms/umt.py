@@ -194,8 +194,12 @@ def _thresholds(Z, y_sign, Cs, sweep: str) -> np.ndarray:
         Z = np.asarray(Z, dtype=np.float64)
         positive = np.asarray(y_sign) < 0
         tau = np.empty((np.size(Cs), Z.shape[1]))
-        sign_rule_thresholds(np.sort(Z[~positive].T, axis=1), np.sort(Z[positive].T, axis=1),
-                             np.asarray(Cs, dtype=np.float64), tau)
+        # C order whatever the node: a class of one row made its transposed values C
+        # contiguous where they are otherwise Fortran, and numba compiled the kernel once
+        # more, for that layout, inside a timed fit (tests/experiment/test_warm_up.py)
+        rest, pos = (np.ascontiguousarray(np.sort(Z[part].T, axis=1))
+                     for part in (~positive, positive))
+        sign_rule_thresholds(rest, pos, np.asarray(Cs, dtype=np.float64), tau)
         return tau
     _, lo, hi = hinge_sweep(Z, y_sign, Cs)
     return (lo + hi) / 2.0

@@ -213,8 +213,9 @@ for _metric in (
     Metric("n_nodes", "nodes incl. leaves", False, 1,
            derive=lambda runs: runs["n_leaves"] + runs["n_internal"], title="nodes"),
     Metric("depth", "levels", False, 1, column="depth", compute=_size_of("depth_")),
-    # the runner times growing + pruning and stores it itself
-    Metric("fit_time", "s", False, 3, column="fit_time", title="fit time"),
+    # the runner times growing + pruning and stores both itself (schema: Times)
+    Metric("fit_time", "s", False, 3, column="fit_time", title="wall fit time"),
+    Metric("fit_cpu", "s", False, 3, column="fit_cpu", title="fit CPU time"),
     Metric("predict_time", "s", False, 3, column="predict_time",
            compute=lambda m: m.predict_time, title="predict time"),
 ):
@@ -225,12 +226,12 @@ def task_metrics(estimator, X_fit, y_fit, X_test, y_test, extra: tuple = ()) -> 
     """Every registered metric of one task, the confusion matrix and its per-class rates.
 
     Returns the runs.csv fields of schema.RUN_COLUMNS from ``n_test`` to ``flags`` except
-    ``fit_time`` (the runner times the fit): each registered metric with a ``compute`` and
-    a column of its own, and in ``extra`` (JSON) those named in ``extra`` (the config's
-    ``metrics`` that have no column: a row depends on its config, not on what else some
-    process registered). Accuracies are percent (train
-    accuracy on ``X_fit``, the rows used to grow); ``predict_time`` times
-    ``estimator.predict(X_test)`` alone. The matrix order is the sorted union of
+    ``fit_time`` and ``fit_cpu`` (the runner times the fit): each registered metric with a
+    ``compute`` and a column of its own, and in ``extra`` (JSON) those named in ``extra``
+    (the config's ``metrics`` that have no column: a row depends on its config, not on
+    what else some process registered). Accuracies are percent (train accuracy on
+    ``X_fit``, the rows used to grow); ``predict_time`` times ``estimator.predict(X_test)``
+    alone, in wall seconds. The matrix order is the sorted union of
     ``estimator.classes_`` and the test labels; per-class F1 is 0 when the class has true
     or predicted rows but no hit, and a class with neither is left out of the macro mean
     (as scikit-learn's f1_score does with its default labels). Undefined rates (no true

@@ -35,7 +35,7 @@ from .. import interrupts, safe_io
 from ..config import ExperimentConfig
 from ..csvio import check_header_names
 from ..errors import ObliqError, naming_file
-from .schema import LABEL_COLUMNS, NUMERIC_COLUMNS, STATUSES
+from .schema import LABEL_COLUMNS, LATER_NUMERIC_COLUMNS, NUMERIC_COLUMNS, STATUSES
 from .tasks import config_of, drop_none, split_identity
 
 RUNS = "runs.csv"
@@ -210,7 +210,7 @@ def _parse_line(line: bytes, header: list[str]) -> tuple[dict | None, str]:
             return None, (f"line {{line}}: {column} must be an integer (got "
                           f"{row.get(column)!r:.40})")
     if row["status"] == "ok":
-        for column in NUMERIC_COLUMNS:
+        for column in NUMERIC_COLUMNS + LATER_NUMERIC_COLUMNS:
             value = row.get(column, "")
             if value.strip():
                 try:

@@ -33,8 +33,7 @@ import platform
 import socket
 import subprocess
 import sys
-import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -49,12 +48,13 @@ from ..data.preprocess import (
     missing_policy,
 )
 from ..errors import Interrupted, ObliqError, Terminated, naming_file
+from ..timing import Stopwatch
 from ..version import __version__
 from . import provenance, results
 from .backends import BACKENDS, FORK_AVAILABLE
 from .children import sigint_ignored, signals_blocked, worker_setup
 from .metrics import METRICS, task_metrics
-from .protocols import Split, flip_labels, fold_record, make_splits
+from .protocols import Split, flip_labels, fold_record, make_splits, take_count
 from .schema import RUN_COLUMNS
 from .seeds import rng_for
 from .tasks import IDENTITIES, SKIPPED, Task, identities, unplanned_identities
@@ -107,8 +107,9 @@ def _one_line(exc: BaseException) -> str:
 @dataclass
 class FittedTask:
     """One grown (and pruned) estimator: the rows it grew on, the rows its pruner got
-    (empty when none), and the seconds fit + prune took; ``X`` is every row as the
-    estimator takes it (``preprocess`` applied: the loaded X itself when it does nothing)."""
+    (empty when none), and the wall seconds (``fit_time``) and CPU seconds (``fit_cpu``,
+    ``obliq_cli.timing``) fit + prune took; ``X`` is every row as the estimator takes it
+    (``preprocess`` applied: the loaded X itself when it does nothing)."""
 
     estimator: object
     grow: np.ndarray
@@ -116,6 +117,7 @@ class FittedTask:
     fit_time: float
     X: np.ndarray = None
     preprocess: Preprocessor = None
+    fit_cpu: float = float("nan")
 
 
 def make_task_estimator(algo, dataset_label: str, info: dict, names: tuple):
@@ -175,11 +177,12 @@ def fit_task(algo, dataset_label: str, X, y, info: dict, train: np.ndarray,
     if prep.needs_fit:
         prep.fit(X[grow])
     X = prep.transform(X)
-    start = time.perf_counter()
+    watch = Stopwatch()
     estimator.fit(X[grow], y[grow])
     if algo.pruner is not None:
         estimator = prune_task_estimator(estimator, algo.pruner, X, y, grow, prune, names)
-    return FittedTask(estimator, grow, prune, time.perf_counter() - start, X, prep)
+    wall, cpu = watch.read()
+    return FittedTask(estimator, grow, prune, wall, X, prep, cpu)
 
 
 def task_labels(seed: int, dataset_label: str, split: Split, label_noise, y):
@@ -191,8 +194,61 @@ def task_labels(seed: int, dataset_label: str, split: Split, label_noise, y):
     return flip_labels(y, np.concatenate([split.train, split.prune]), label_noise, rng)
 
 
+WARM_ROWS = 200
+"""The training rows (a stratified draw from the task's) of the untimed fit that warms an
+algorithm's kernels (``warm_up``): a root and a few levels below it call every kernel
+that a fit calls, and at this size the warm-up costs little beside one task."""
+WARM_TEST_ROWS = 50
+
+_warmed: set = set()  # (algorithm name, label, pruner name) warmed in this process
+
+
+def _obliq_own(algo) -> bool:
+    """Whether AlgorithmSpec ``algo`` and its pruner are obliq's own (modules of
+    obliq_cli), not a plugin's or a scikit-learn ``estimator:``."""
+    if algo.estimator is not None:
+        return False
+    objs = [registry.algorithm_entry(algo.name).obj]
+    if algo.pruner is not None:
+        objs.append(registry.pruner_entry(algo.pruner.name).obj)
+    return all(getattr(obj, "__module__", "").split(".")[0] == "obliq_cli" for obj in objs)
+
+
+def warm_up(task: Task, y: np.ndarray) -> None:
+    """Run ``task`` once, untimed, on a few of its rows (``WARM_ROWS``, drawn per class
+    from its training part, and from its prune and test parts), the first time this
+    process meets its algorithm (name, label and pruner): numba compiles the kernels an
+    algorithm calls on their first call in a process (minutes of CPU on a fresh clone),
+    or loads them from its cache (tenths of a second), work a run pays once per worker
+    and that is not the fit's, so it is kept out of every task's ``fit_cpu`` and
+    ``fit_time`` (and ``predict_time``: the warm-up predicts too).
+
+    Only obliq's own algorithms and pruners are warmed: a plugin or a scikit-learn
+    estimator may do anything in a fit, which would then happen once more. The warm-up's
+    row is dropped; its draws come from ``rng_for`` like the task's own, so no stored row
+    depends on whether or in which order a process warmed up."""
+    algo = task.algorithm
+    key = (algo.name, algo.label, algo.pruner.name if algo.pruner else "")
+    if key in _warmed or not _obliq_own(algo):
+        return
+    _warmed.add(key)  # first: the warm-up's own run_task must not warm up again
+    split = task.split
+    rng = rng_for(task.seed, task.dataset.label, split.repetition, split.fold, "warm-up")
+
+    def draw(rows: np.ndarray, count: int) -> np.ndarray:
+        if rows.size == 0:  # no prune part
+            return rows
+        return take_count(rows, y, min(count, rows.size), True, rng)[1]
+
+    small = replace(split, train=draw(split.train, WARM_ROWS),
+                    prune=draw(split.prune, WARM_ROWS // 10),
+                    test=draw(split.test, WARM_TEST_ROWS))
+    run_task(replace(task, split=small))
+
+
 def run_task(task: Task) -> dict:
-    """Grow (and prune) one tree on one split and measure it; never raises."""
+    """Grow (and prune) one tree on one split and measure it; never raises. The first
+    task of an algorithm in a process warms its kernels first (``warm_up``)."""
     split, algo = task.split, task.algorithm
     row = dict(task=task.identity, config_hash=task.config_hash, dataset=task.dataset.label,
                repetition=split.repetition, fold=split.fold, algorithm=algo.label)
@@ -203,6 +259,7 @@ def run_task(task: Task) -> dict:
         for module in task.modules:
             registry.import_plugin(module)
         X, y, info = load_dataset_spec(task.dataset)
+        warm_up(task, y)
         y = task_labels(task.seed, task.dataset.label, split, task.label_noise, y)
         names = (task.seed, task.dataset.label, split.repetition, split.fold, algo.label)
         fitted = fit_task(algo, task.dataset.label, X, y, info, split.train, split.prune,
@@ -210,8 +267,8 @@ def run_task(task: Task) -> dict:
         grow, prune, X = fitted.grow, fitted.prune, fitted.X
         row.update(task_metrics(fitted.estimator, X[grow], y[grow], X[split.test],
                                 y[split.test], task.extra_metrics))
-        row.update(status="ok", error="", fit_time=fitted.fit_time, n_train=int(grow.size),
-                   n_prune=int(prune.size))
+        row.update(status="ok", error="", fit_time=fitted.fit_time, fit_cpu=fitted.fit_cpu,
+                   n_train=int(grow.size), n_prune=int(prune.size))
     except Exception as exc:  # a failing task is recorded; the run goes on
         row.update(status="error", error=_one_line(exc))
     return row

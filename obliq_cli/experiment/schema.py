@@ -19,6 +19,17 @@
                    resume (kept for inspection, never read).
 
 Per-class quantities are JSON strings so the file stays one flat CSV.
+
+Times (``TIME_COLUMNS``): ``fit_cpu`` is the CPU seconds of growing + pruning, the time
+every claim and ``make bench`` compares: the process's CPU time for a task alone in its
+process (no pool, fork, loky), the thread's for a task that shares it (threading, dask),
+which then leaves out work handed to BLAS's threads (``obliq_cli.timing`` says when that
+is). The algorithm's kernels are compiled or loaded before its first timed fit in each
+process (``runner.warm_up``), so neither is in it. ``fit_time`` is the same fit in wall
+seconds and ``predict_time`` predicting the test rows in wall seconds: both also measure
+whatever else the machine was doing. Folders written before ``fit_cpu`` existed lack the
+column; they are read with it blank, and a resume keeps their header (its new rows have no
+``fit_cpu`` either), so they stay one table.
 """
 
 # What identifies a stored row: the task identity hash. The readable key columns follow it.
@@ -39,8 +50,9 @@ RUN_COLUMNS = ["task", "config_hash"] + LABEL_COLUMNS + [
     "n_leaves",
     "n_internal",
     "depth",
-    "fit_time",         # seconds, growing + pruning
-    "predict_time",     # seconds, predicting the test rows
+    "fit_time",         # seconds, growing + pruning (wall clock)
+    "fit_cpu",          # CPU seconds, growing + pruning (see Times above)
+    "predict_time",     # seconds, predicting the test rows (wall clock)
     "macro_f1",         # fraction in [0, 1]
     "classes",          # JSON list of class labels as strings, in confusion-matrix order
     "tpr",              # JSON list, per class, fraction
@@ -54,4 +66,10 @@ RUN_COLUMNS = ["task", "config_hash"] + LABEL_COLUMNS + [
 # Numbers the readers need, numeric in every "ok" row (blank allowed: not measured).
 NUMERIC_COLUMNS = ["n_test", "n_test_correct", "test_accuracy", "train_accuracy", "n_leaves",
                    "n_internal", "depth", "fit_time", "predict_time", "macro_f1"]
+# Numbers added to RUN_COLUMNS later: numeric in every "ok" row that has them, blank when
+# read from a folder written before them.
+LATER_NUMERIC_COLUMNS = ["fit_cpu"]
+# Measured times: they differ between two runs of the same task (every other column of
+# an "ok" row is the same for any backend, n_jobs or machine).
+TIME_COLUMNS = ["fit_time", "fit_cpu", "predict_time"]
 STATUSES = ("ok", "error")

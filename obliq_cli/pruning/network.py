@@ -94,12 +94,14 @@ Exhaustive-search time
     ones in the counting order an exhaustive search would use) and extrapolates to all
     2^(L M) vectors.
 
+Times (``t_lrn``, ``t_exh``) are CPU seconds (``obliq_cli.timing``), as the runner's
+``fit_cpu``: the paper's were measured on its own machine, ours on a shared one.
+
 All random draws come from the ``random_state`` the runner passes (a numpy Generator).
 """
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -109,6 +111,7 @@ from ..errors import ObliqError
 from ..kernels import linalg
 from ..parameters import Integral, Interval, Real, StrOptions, pruner_parameters
 from ..registry import register_pruner
+from ..timing import Stopwatch
 from ..tree.structure import NOMINAL, Tree, linear_text
 
 
@@ -377,9 +380,10 @@ class _Best:
 
 
 def _finish(estimator, base, best: _Best, record: dict, Y, target, n_timing: int,
-            start: float):
-    """Wrap the kept network and complete the record (t_lrn, t_exh, sizes)."""
-    record["t_lrn"] = time.perf_counter() - start
+            watch: Stopwatch):
+    """Wrap the kept network and complete the record (t_lrn: CPU seconds since ``watch``
+    started; t_exh; sizes)."""
+    record["t_lrn"] = watch.read()[1]
     record["train_accuracy"] = best.accuracy
     if n_timing:
         record["t_exh"] = exhaustive_search_time(Y, target, best.selection.shape[0], n_timing)
@@ -395,12 +399,12 @@ def _unsplit(estimator, base, Y, target, name):
     best.offer(base.selection[None], accuracies(Y, target, base.selection[None]))
     record = {"method": name, "sample": "training data", "n_units": base.n_units,
               "note": "tree has no split; nothing to prune"}
-    return _finish(estimator, base, best, record, Y, target, 0, time.perf_counter())
+    return _finish(estimator, base, best, record, Y, target, 0, Stopwatch())
 
 
 def exhaustive_search_time(Y: np.ndarray, target: np.ndarray, n_units: int,
                            n_vectors: int = 1000) -> float:
-    """Estimated seconds to evaluate all 2^(L M) Boolean vectors on the sample.
+    """Estimated CPU seconds to evaluate all 2^(L M) Boolean vectors on the sample.
 
     Shah & Sastry's footnote 5: time ``n_vectors`` vectors (here the first ones of the
     binary counting order an exhaustive search enumerates, evaluated in batches of 100
@@ -415,10 +419,10 @@ def exhaustive_search_time(Y: np.ndarray, target: np.ndarray, n_units: int,
     vectors = ((codes[:, None] >> shifts[None, :]) & np.uint64(1)).astype(bool)
     vectors[:, 64:] = False  # bits beyond 64 stay 0 in the first 2^62 vectors
     selections = vectors.reshape(n_vectors, n_units, m)
-    start = time.perf_counter()
+    watch = Stopwatch()
     for lo in range(0, n_vectors, 100):
         accuracies(Y, target, selections[lo:lo + 100])
-    elapsed = time.perf_counter() - start
+    elapsed = watch.read()[1]
     return float(elapsed / n_vectors * 2.0 ** bits)
 
 
@@ -518,7 +522,7 @@ def prune_learning_automata(
     1/H, our extension: module docstring), ``n_timing_vectors`` the vectors timed for t_exh
     (0 skips it). The sample is (X_grow, y_grow), the training data; X_prune is ignored.
     """
-    start = time.perf_counter()
+    watch = Stopwatch()
     base, Y, target = _setup("la", estimator, X_grow, y_grow, n_units)
     start_q = _initial_probability(q0, base.n_hyperplanes)
     if base.n_hyperplanes == 0:
@@ -531,7 +535,7 @@ def prune_learning_automata(
               "step": float(step), "q0": start_q, "iterations": iterations,
               "converged": converged,
               "probabilities": q.tolist(), "learning_curve": curve}
-    return _finish(estimator, base, best, record, Y, target, int(n_timing_vectors), start)
+    return _finish(estimator, base, best, record, Y, target, int(n_timing_vectors), watch)
 
 
 # ------------------------------------------------------------------------------ GA
@@ -637,7 +641,7 @@ def prune_genetic(
     docstring). ``selection``: "roulette" on the raw accuracies, or "scaled" on
     Goldberg's linearly scaled ones (module docstring).
     """
-    start = time.perf_counter()
+    watch = Stopwatch()
     base, Y, target = _setup("ga", estimator, X_grow, y_grow, n_units)
     density = _initial_probability(initial_density, base.n_hyperplanes)
     if base.n_hyperplanes == 0:
@@ -651,7 +655,7 @@ def prune_genetic(
               "population_size": int(population_size), "n_generations": int(n_generations),
               "crossover": float(crossover), "mutation": float(mutation),
               "learning_curve": curve}
-    return _finish(estimator, base, best, record, Y, target, int(n_timing_vectors), start)
+    return _finish(estimator, base, best, record, Y, target, int(n_timing_vectors), watch)
 
 
 __all__ = ["BooleanNetwork", "NetworkClassifier", "evaluate", "accuracies",

@@ -23,7 +23,7 @@ from ..errors import ObliqError
 from ..experiment import degeneracy
 from ..experiment import results as results_folder
 from ..experiment.metrics import METRICS, PER_CLASS, Metric, check_metric  # noqa: F401
-from ..experiment.schema import LABEL_COLUMNS, NUMERIC_COLUMNS
+from ..experiment.schema import LABEL_COLUMNS, LATER_NUMERIC_COLUMNS, NUMERIC_COLUMNS
 from ..experiment.tasks import algorithm_identity, config_of, stored_identities
 
 # Pooled accuracy (OC1's correct / tested over a repetition's folds) applies to these only.
@@ -109,7 +109,9 @@ def _to_numbers(runs: pd.DataFrame) -> pd.DataFrame:
     for col in ("repetition", "fold"):
         runs[col] = runs[col].astype(int)
     ok = runs["status"] == "ok"
-    for col in NUMERIC_COLUMNS:
+    for col in NUMERIC_COLUMNS + LATER_NUMERIC_COLUMNS:
+        if col not in runs.columns:  # a folder written before the column: blank
+            runs[col] = ""
         runs[col] = _exact_numbers(runs[col].where(ok, ""))
     return runs
 

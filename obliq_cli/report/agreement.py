@@ -32,6 +32,7 @@ import pandas as pd
 from ..errors import ObliqError
 from ..experiment import degeneracy
 from ..experiment.metrics import METRICS
+from ..experiment.schema import TIME_COLUMNS
 from .aggregate import check_metric, each_experiment, failed_tasks, load_results
 from .references import (
     TOLERANCE_POINTS,
@@ -44,7 +45,7 @@ from .tables import experiment_table, flag_mark, format_number, pipe_table, with
 
 FORMATS = ("md", "csv")
 BEST = "@best"
-NOT_COMPARED = ("fit_time", "predict_time")  # seconds on the machine that ran them
+NOT_COMPARED = tuple(TIME_COLUMNS)  # seconds (wall or CPU) on the machine that ran them
 # counted: "false" on a reading's cells when the paper's own metric is compared too
 # (each paper cell counts once); within is "true" / "false" (tables.within_text);
 # n_tasks, n_flagged, flags: the cell's finished tasks, those flagged degenerate and their

@@ -18,8 +18,9 @@ Blocks, whole generated sections::
 ``obliq claims``
     ``obliq claims`` of every paper with a summarised config.
 ``obliq runs``
-    per config where its figures come from: date, commit, tasks, wall time, fit time, jobs,
-    machine and load, or the source of a summary not made from kept results.
+    per config where its figures come from: date, commit, tasks, wall time, the tasks'
+    wall fit times summed, jobs, machine and load, or the source of a summary not made
+    from kept results.
 ``obliq table CONFIG METRIC``
     ``obliq table``'s wide table of one metric: a row per dataset; ours, the paper's and Δ
     per algorithm (✓ within tolerance).
@@ -330,7 +331,7 @@ def runs_block(summary: Summary) -> str:
                      "" if fit is None else format_duration(fit), f.get("jobs", ""),
                      machine or f.get("host", ""), f.get("load", "")])
     table = pipe_table(rows, ["experiment", "figures from", "commit", "tasks ok", "run time",
-                              "fit time", "jobs", "machine", "load at start"])
+                              "fit time (wall)", "jobs", "machine", "load at start"])
     notes = [f"- {name}: {f['note']}" for name, f in summary.runs.items() if f.get("note")]
     return "\n\n".join([table] + (["\n".join(notes)] if notes else []))
 

@@ -7,7 +7,7 @@ so what the docs quote of it is its ranking. ``summarize_benchmark`` writes
 
 ``facts.csv``
     key, value rows (FACT_KEYS): summary.py's run facts (date, commit, tasks, wall time,
-    fit seconds, jobs, machine, load at start) plus the metric, rope, alpha and seed of
+    wall fit seconds, jobs, machine, load at start) plus the metric, rope, alpha and seed of
     the analysis, ``config_tasks`` (the tasks of the whole config; see ``config_tasks``)
     and ``complete`` (true when every one of them has a row, ok or failed, and no run
     was cut short).
@@ -387,7 +387,7 @@ def _run_line(facts: dict) -> str:
     if seconds is not None:
         parts.append(f"wall time {format_duration(seconds)} with -j {facts.get('jobs', '')}")
     if fit is not None:
-        parts.append(f"fit time summed over the tasks {format_duration(fit)}")
+        parts.append(f"wall fit time summed over the tasks {format_duration(fit)}")
     parts.append(f"on {machine}, 1-minute load at start {facts.get('load', '') or '?'}")
     return "; ".join(parts) + "."
 

@@ -7,7 +7,7 @@ quote are read from a summary that is: per experiment (config) a folder
 ``run.csv``
     key, value rows (RUN_KEYS): where the summary came from (``source``), when it was
     summarised, the runs' dates, code commit and obliq version, tasks, wall time (the sum
-    of meta.json's history, ``agreement.run_time``), the summed fit seconds of the tasks,
+    of meta.json's history, ``agreement.run_time``), the summed wall fit seconds of the tasks,
     the jobs, and the machine (CPU model, cores, 1-minute load average at each run's start,
     as the runner records them in the history entry's ``machine``), the reference's metrics
     not compared (times), ``obliq agree``'s notes on the comparison (the paper's file, the

@@ -19,6 +19,7 @@ from obliq_cli.config import load_config
 from obliq_cli.errors import ObliqError
 from obliq_cli.experiment import results
 from obliq_cli.experiment.runner import run_experiment
+from obliq_cli.experiment.schema import TIME_COLUMNS
 from obliq_cli.registry import register_dataset
 from obliq_cli.report.tables import render_tables
 
@@ -72,13 +73,36 @@ def test_a_grown_config_runs_only_its_new_tasks_and_keeps_the_stored_bytes(write
 
     def rows(path):
         frame = pd.read_csv(path / "runs.csv", keep_default_na=False)
-        return frame.drop(columns=["fit_time", "predict_time", "config_hash"]).sort_values(
+        return frame.drop(columns=TIME_COLUMNS + ["config_hash"]).sort_values(
             "task").reset_index(drop=True)
 
     pd.testing.assert_frame_equal(rows(out), rows(whole))
     table = render_tables([out], sig="DEEP")
     assert table.count("| test-") == 2 and "STUMP" in table and "(w/t/l) vs DEEP" in table
     assert "4 repetitions" in table
+
+
+def test_a_folder_written_before_fit_cpu_resumes_in_its_own_columns(write_config, tmp_path):
+    """runs.csv of an obliq that had no fit_cpu column: a resume appends rows in the
+    file's header (no fit_cpu for them either), and the folder reads as one table."""
+    out = tmp_path / "grow"
+    first = grow_config(write_config, out)
+    assert invoke(["run", first, "--no-progress"]).exit_code == 0
+    frame = pd.read_csv(out / "runs.csv", dtype=str, keep_default_na=False)
+    assert (frame["fit_cpu"].astype(float) > 0).all()
+    old = frame.drop(columns=["fit_cpu"])
+    old.to_csv(out / "runs.csv", index=False)
+    grown = grow_config(write_config, out, repeats=3, file="grown.yaml")
+    result = invoke(["run", grown, "--resume", "--no-progress"])
+    assert result.exit_code == 0, result.output
+    assert "3 task(s) run, 6 already done" in result.output
+    resumed = pd.read_csv(out / "runs.csv", dtype=str, keep_default_na=False)
+    assert list(resumed.columns) == list(old.columns) and len(resumed) == 9
+    pd.testing.assert_frame_equal(resumed.iloc[:6], old)
+    table = invoke(["table", out, "--metric", "fit_cpu"])
+    assert (table.exit_code, table.output.strip()) == (
+        0, "grow: fit_cpu: no values in the finished tasks")
+    assert "3 repetitions" in invoke(["table", out, "--metric", "fit_time"]).output
 
 
 def test_tasks_that_left_the_config_are_kept_but_shown_only_with_all(write_config, tmp_path):

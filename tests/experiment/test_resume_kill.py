@@ -23,6 +23,7 @@ import pytest
 from obliq_cli.config import load_config
 from obliq_cli.experiment import results
 from obliq_cli.experiment.runner import run_experiment
+from obliq_cli.experiment.schema import TIME_COLUMNS
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork") or sys.platform == "darwin",
                                 reason="needs fork")
@@ -41,7 +42,7 @@ output: {out}
 
 def _rows(path):
     frame = pd.read_csv(path / "runs.csv", keep_default_na=False)
-    return frame.drop(columns=["fit_time", "predict_time", "config_hash"]).sort_values(
+    return frame.drop(columns=TIME_COLUMNS + ["config_hash"]).sort_values(
         "task").reset_index(drop=True)
 
 
@@ -171,8 +172,7 @@ def _csv_rows(out) -> dict:
     rows = {}
     for row in runs.rows:
         assert row["task"] not in rows, f"task {row['task']} written twice"
-        rows[row["task"]] = {k: v for k, v in row.items() if k not in ("fit_time",
-                                                                       "predict_time")}
+        rows[row["task"]] = {k: v for k, v in row.items() if k not in TIME_COLUMNS}
     return rows
 
 

@@ -14,11 +14,9 @@ from obliq_cli.cli import main
 from obliq_cli.config import load_config
 from obliq_cli.errors import ConfigError
 from obliq_cli.experiment.runner import run_experiment
-from obliq_cli.experiment.schema import KEY_COLUMNS, LABEL_COLUMNS, RUN_COLUMNS
+from obliq_cli.experiment.schema import KEY_COLUMNS, LABEL_COLUMNS, RUN_COLUMNS, TIME_COLUMNS
 from obliq_cli.registry import ALGORITHMS, register_algorithm
 from obliq_cli.report.tables import render_tables
-
-TIME_COLUMNS = ["fit_time", "predict_time"]
 
 
 def runs_of(out):
@@ -35,6 +33,11 @@ def test_jobs_and_backends_give_identical_runs(small_config, tmp_path):
         summary = run_experiment(config, progress=False)
         assert summary.ran == 2 * 2 * 3 * 2 and not summary.failed
         outs[label] = runs_of(out)
+        # every backend's clock (the process's, or the thread's under threading): a fit on
+        # one thread spends CPU seconds within its wall seconds
+        times = pd.read_csv(out / "runs.csv")[TIME_COLUMNS]
+        assert (times["fit_cpu"] > 0).all(), label
+        assert (times["fit_cpu"] <= times["fit_time"]).all(), label
     pd.testing.assert_frame_equal(outs["j1"], outs["j2"])
     pd.testing.assert_frame_equal(outs["j1"], outs["threads"])
 

@@ -36,6 +36,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from obliq_cli.experiment.schema import RUN_COLUMNS
+
+_LAST = f",{RUN_COLUMNS[-1]}\r\n".encode()  # the end of runs.csv's header line
 OUTCOMES = ("clean", "handled", "recorded", "traceback", "lost", "wrong", "outside", "hang")
 TIMEOUT = 120  # seconds a case may take
 
@@ -948,14 +951,15 @@ CASES += [
                   ("table",), ("not valid JSON",)),
     # runs.csv
     *results_case("runs-empty-column-name",
-                  _edit_file("runs.csv", lambda b: b.replace(b",extra\r\n", b",extra,\r\n", 1)),
-                  ("table", "stats"), ("line 1: column 28 has no name",),
+                  _edit_file("runs.csv", lambda b: b.replace(_LAST, _LAST[:-2] + b",\r\n", 1)),
+                  ("table", "stats"), (f"line 1: column {len(RUN_COLUMNS) + 1} has no name",),
                   names="{out}/runs.csv"),
     *results_case("runs-duplicate-column",
                   _edit_file("runs.csv",
-                             lambda b: b.replace(b",extra\r\n", b",extra,depth\r\n", 1)),
+                             lambda b: b.replace(_LAST, _LAST[:-2] + b",depth\r\n", 1)),
                   ("table", "report", "agree"),
-                  ("line 1: the column name 'depth' appears twice (columns 19 and 28)",),
+                  (f"line 1: the column name 'depth' appears twice (columns "
+                   f"{RUN_COLUMNS.index('depth') + 1} and {len(RUN_COLUMNS) + 1})",),
                   names="{out}/runs.csv"),
     Case("results-metric-superscript-digit-table", TWO, ("tpr:K / tnr:K",),
          command=("table", "{out}", "--metric", "tpr:²"), names="unknown metric 'tpr:²'"),

@@ -235,17 +235,18 @@ datasets: [{name: twonorm_gen, params: {n: 300}}]
 algorithms: [cart-ap, {name: oc1, params: {n_restarts: 2}}]
 protocol: {name: kfold, folds: 4, repeats: 6}
 """
-TIMES = ("fit_time", "predict_time")
 
 
 def _rows(out: Path) -> dict:
     """{task: row without its times} of runs.csv's whole rows."""
     from obliq_cli.experiment.results import read_runs_file
+    from obliq_cli.experiment.schema import TIME_COLUMNS
 
     if not (out / "runs.csv").is_file():
         return {}
     runs = read_runs_file(out / "runs.csv")
-    return {r["task"]: {k: v for k, v in r.items() if k not in TIMES} for r in runs.rows}
+    return {r["task"]: {k: v for k, v in r.items() if k not in TIME_COLUMNS}
+            for r in runs.rows}
 
 
 def _start(args, cwd: Path):

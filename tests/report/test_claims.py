@@ -54,7 +54,10 @@ A_VS_C = {"d1": WIN, "d2": TIE, "d3": TIE, "d4": TIE}    # A: 1 win, 3 ties
 # on d1 only
 LEAVES = {"A": {d: (4, 6) for d in A_VS_B}, "B": {d: (10, 10) for d in A_VS_B},
           "C": {"d1": (3, 3), "d2": (8, 8), "d3": (8, 8), "d4": (8, 8)}}
-FIT_TIME = {"A": 0.125, "B": 1.0, "C": 0.0625}           # A / B = 1/8, A / C = 2
+FIT_CPU = {"A": 0.125, "B": 1.0, "C": 0.0625}            # A / B = 1/8, A / C = 2
+# wall seconds = CPU seconds x this: A ran beside other work, so its wall times say A / B
+# = 1/2 and A / C = 8, and a speed claim read from them would get other verdicts
+WALL_PER_CPU = {"A": 4.0, "B": 1.0, "C": 1.0}
 
 
 def accuracy(dataset: str, algorithm: str, k: int) -> float:
@@ -70,7 +73,10 @@ def rates(accuracy: float) -> list[float]:
 
 
 def write_experiment(directory: Path, name="e", repetitions=2, folds=3,
-                     fit_time=True) -> Path:
+                     fit_time=True, fit_cpu=True, first_task_slower=1.0) -> Path:
+    """The results described above; ``fit_cpu=False`` leaves that column blank, as a
+    folder written before it has none; ``first_task_slower`` multiplies both times of
+    A's first task (repetition 0, fold 0) of every dataset."""
     directory.mkdir(parents=True)
     rows = []
     for dataset in A_VS_B:
@@ -79,14 +85,17 @@ def write_experiment(directory: Path, name="e", repetitions=2, folds=3,
                 for fold in range(folds):
                     k = (repetition * folds + fold) % 6
                     leaves = LEAVES[algorithm][dataset][repetition % 2]
+                    cpu = FIT_CPU[algorithm] * (first_task_slower if algorithm == "A"
+                                                and repetition == fold == 0 else 1.0)
                     row = dict.fromkeys(RUN_COLUMNS, "")
                     row.update(task="", config_hash="h", dataset=dataset,
                                repetition=repetition, fold=fold, algorithm=algorithm,
                                algorithm_name="x", status="ok", n_train=40, n_prune=0,
                                n_test=50, test_accuracy=accuracy(dataset, algorithm, k),
                                train_accuracy=100.0, n_leaves=leaves, n_internal=leaves - 1,
-                               depth=2, fit_time=FIT_TIME[algorithm] if fit_time else "",
-                               predict_time=0.01, classes="[0, 1]",
+                               depth=2,
+                               fit_time=cpu * WALL_PER_CPU[algorithm] if fit_time else "",
+                               fit_cpu=cpu if fit_cpu else "", predict_time=0.01, classes="[0, 1]",
                                tpr=json.dumps(rates(accuracy(dataset, algorithm, k))),
                                tnr="[]", confusion="[]")
                     rows.append(row)
@@ -243,8 +252,12 @@ def test_evidence_says_counts_test_and_paper_in_one_line(results, tmp_path):
         "average ranks over 3 datasets (1 = best): B 1.50, A 2.00, C 2.50")
     assert "metric d1 tpr:1, d2 tpr:2, d4 tpr:1 (higher is better)" in \
         outcomes["rank-tpr"].evidence
-    assert "A/B median 0.125 over 4 datasets" in outcomes["fast"].evidence
-    assert "<= 0.125 on 4 of 4 (dataset, pair)s" in outcomes["fast"].evidence
+    fast = outcomes["fast"].evidence
+    assert fast.startswith("fit CPU time ratio A/B median 0.125 over 4 datasets; "
+                           "<= 0.125 on 4 of 4 (dataset, pair)s; a dataset's ratio is the "
+                           "median of the per-task ratios of fit_cpu over the 6 (repetition, "
+                           "fold) tasks both finished in the same run")
+    assert "wall" not in fast
     assert ("against each alone vs B 2/1/1, vs C 1/3/0: the claim met against 2 of 2"
             in outcomes["each"].evidence)
     assert ("against each alone (test_accuracy and n_leaves together) vs B 2/1/1, vs C "
@@ -252,6 +265,46 @@ def test_evidence_says_counts_test_and_paper_in_one_line(results, tmp_path):
     assert "difference > 3 × √(sd₁² + sd₂²)" in outcomes["diff3"].evidence
     # at least as good also gives the Friedman ranks of the algorithms it names
     assert "average ranks A 1.75" in outcomes["good"].evidence
+
+
+def test_a_speed_claim_is_the_median_of_per_task_ratios_not_a_ratio_of_sums(tmp_path):
+    """A's first task of each dataset took 100 times its CPU (a worker's first call of its
+    kernels, had it been timed): summed, A / B would be (100 + 5) x 0.125 / 6 = 2.19, and
+    A no faster than B; the median of the six per-task ratios is still 0.125."""
+    write_experiment(tmp_path / "r" / "e", first_task_slower=100.0)
+    entries = [claim("fast", "faster", algorithm="A", versus="B", factor=8)]
+    o = check_claims([tmp_path / "r"], [claims_file(tmp_path, entries)])[0]
+    assert (o.verdict, o.wins, o.n) == (HOLDS, 4, 4)
+    assert "A/B median 0.125 over 4 datasets" in o.evidence
+
+
+def test_results_without_cpu_times_are_read_by_wall_time_and_say_so(tmp_path):
+    """Wall times say A / B = 1/2 and A / C = 8 (WALL_PER_CPU): the verdicts turn over,
+    and the evidence names the clock and why."""
+    write_experiment(tmp_path / "r" / "e", fit_cpu=False)
+    path = claims_file(tmp_path, [claim("fast", "faster", algorithm="A", versus="B",
+                                        factor=8),
+                                  claim("slow", "faster", algorithm="A", versus="C")])
+    outcomes = by_id(check_claims([tmp_path / "r"], [path]))
+    assert outcomes["fast"].verdict == FAILS and outcomes["slow"].verdict == FAILS
+    evidence = outcomes["fast"].evidence
+    assert evidence.startswith("wall fit time ratio A/B median 0.5 over 4 datasets")
+    assert ("wall-clock fit_time, which counts the machine's other work and the kernels' "
+            "compilation, as there is no fit_cpu (these results predate it)") in evidence
+
+
+def test_a_folder_written_before_fit_cpu_still_reads(tmp_path):
+    """runs.csv of an older obliq has no fit_cpu column at all: tables show it blank, the
+    claims read fit_time."""
+    folder = write_experiment(tmp_path / "r" / "e")
+    runs = pd.read_csv(folder / "runs.csv", dtype=str, keep_default_na=False)
+    runs.drop(columns=["fit_cpu"]).to_csv(folder / "runs.csv", index=False)
+    entries = [claim("fast", "faster", algorithm="A", versus="B", factor=2)]
+    o = check_claims([tmp_path / "r"], [claims_file(tmp_path, entries)])[0]
+    assert o.verdict == HOLDS and "(these results predate it)" in o.evidence
+    result = CliRunner().invoke(main, ["table", str(tmp_path / "r"), "--metric", "fit_cpu"])
+    assert (result.exit_code, result.output.strip()) == (
+        0, "e: fit_cpu: no values in the finished tasks")
 
 
 def test_the_paired_t_verdicts_are_obliq_stats_own(results):
@@ -267,7 +320,7 @@ def test_the_paired_t_verdicts_are_obliq_stats_own(results):
 
 
 def test_what_the_results_lack_is_not_testable_with_the_reason(tmp_path):
-    write_experiment(tmp_path / "r" / "e", repetitions=1, fit_time=False)
+    write_experiment(tmp_path / "r" / "e", repetitions=1, fit_time=False, fit_cpu=False)
     entries = [
         claim("other", "better_means", algorithm="A", versus="B", metric="n_leaves",
               experiment="missing"),
