@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..invariances import COEFFICIENT_ORDER, NotKept, axis_parallel
 from ..kernels import linalg
 from ..kernels.cart_lc import best_threshold, coefficient_pass
 from ..kernels.line_search import (
@@ -88,6 +89,14 @@ class _Search:
 @register_algorithm(
     "cart-lc", "CART with linear-combination splits and backward elimination "
     "(Breiman et al. 1984 §5.2); prune with pruner 'cc'",
+    invariances=axis_parallel(
+        columns=COEFFICIENT_ORDER,
+        constant=NotKept("the coefficient cycle visits a constant column too, where gamma "
+                         "= -0.25 or 0.25 moves the threshold in mid-cycle"),
+        duplicate=NotKept("the coefficient cycle and the backward elimination treat the "
+                          "copy as a coefficient of its own"),
+        scale=NotKept("a column whose interquartile range at a node is 0 is divided by 1 "
+                      "there, so it keeps its units")),
 )
 class CARTLCClassifier(TreeClassifier):
     """CART-LC.
