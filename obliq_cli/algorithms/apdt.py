@@ -151,7 +151,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..invariances import NO_NOMINAL, RANDOM_PER_COLUMN, TWO_CLASSES_ONLY, NotKept
+from ..invariances import EXACT, NO_NOMINAL, RANDOM_PER_COLUMN, TWO_CLASSES_ONLY, NotKept
 from ..kernels import linalg
 from ..kernels.apdt import (
     alopex_split,
@@ -226,8 +226,9 @@ def _initial_hyperplane(Z: np.ndarray, s: np.ndarray, rng: np.random.Generator):
                         "other node's in a random permutation of positions"),
         "columns": RANDOM_PER_COLUMN, "constant": ALOPEX_DRAWS, "duplicate": ALOPEX_DRAWS,
         "combination": ALOPEX_DRAWS,
-        "scale": NotKept("the Perceptron's updates and Alopex's fixed step delta are in "
-                         "the data's units (normalize='max', not the default, keeps it)"),
+        # normalize='max' divides each column by its training maximum: the Perceptron and
+        # Alopex's fixed step delta then see the same numbers under power-of-two scaling
+        "scale": EXACT,
         "classes2": NotKept("the random start draws a pattern of the first class, then "
                             "one of the second (Table I, step 1)"),
         "classes3": TWO_CLASSES_ONLY, "nominal": NO_NOMINAL, "levels": NO_NOMINAL},

@@ -176,7 +176,7 @@ def grid_scores(X, y, kernel: str, c_grid, gamma_grid, cv,
                                                "kernel's distances"),
                         "scale": EXACT, "classes2": EXACT,
                         "classes3": NotKept("libsvm's one-vs-one vote goes to the first "
-                                            "class on a tie"),
+                                            "class on a tie", shown=False),
                         "nominal": NO_NOMINAL, "levels": NO_NOMINAL})
 class SVMClassifier(_NotATree, ObliqClassifier):
     """kernel 'rbf' (Gaussian) or 'linear'; ``c_grid`` and ``gamma_grid`` are searched.
