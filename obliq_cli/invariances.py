@@ -140,9 +140,6 @@ ON_THE_SPLIT = NotKept(
 MIN_NORM = NotKept(
     "at a node with fewer rows than columns many directions fit, and the one taken (of "
     "least norm) changes with a copied or combined column")
-FIRST_CLASS_WINS = NotKept(
-    "where two classes tie in count the first one wins, and another class order "
-    "changes which is first")
 
 
 def axis_parallel(**changes) -> dict:

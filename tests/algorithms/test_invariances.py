@@ -420,3 +420,28 @@ def test_no_degenerate_fit_on_data_with_signal(name, key):
 def test_no_degenerate_fit_on_the_nominal_data(name):
     model, _, X, y = fitted_nominal(name, "codes", False)
     assert _not_degenerate(model, X, y) == []
+
+
+# --- the vocabulary ------------------------------------------------------------------------
+
+def test_a_declaration_outside_the_vocabulary_is_refused_at_registration():
+    for declared_, message in (({"rowz": invariances.EXACT}, "no transformation 'rowz'"),
+                               ({"rows": "exact"}, r"invariances\['rows'\] must be"),
+                               ({"rows": NotKept(" ")}, r"invariances\['rows'\] must be"),
+                               ({"rows": Kept("nearly")}, r"invariances\['rows'\] must be")):
+        with pytest.raises(ValueError, match=message):
+            registry.register_algorithm("not-registered", invariances=declared_)
+    assert "not-registered" not in registry.ALGORITHMS
+
+
+def test_the_table_numbers_each_reason_once_in_order_of_first_use():
+    why, other = NotKept("why"), NotApplicable("not here")
+    headers, rows, reasons = invariances.invariance_table([
+        ("a", {"rows": invariances.EXACT, "columns": why, "constant": invariances.ROUNDING,
+               "levels": other}),
+        ("b", {"rows": why.unshown(), "columns": other})])
+    assert headers[0] == "algorithm" and headers[1:] == [t.title for t in
+                                                          invariances.TRANSFORMATIONS]
+    assert reasons == ["why", "not here"]
+    assert rows[0][:4] == ["`a`", "✓", "✗ 1", "≈"] and rows[0][-1] == "– 2"
+    assert rows[1][:3] == ["`b`", "✗ 1*", "– 2"] and rows[1][3] == "?"
