@@ -227,9 +227,10 @@ def find_quest_split(X: np.ndarray, y: np.ndarray) -> Split | None:
     "superclasses, LDA split point; prune with 'cc'",
     # means and scatter are summed in row (and class) order; the columns are standardised
     # (power-of-two scaling is exact there) and constant ones get weight 0
-    invariances={"rows": NotKept("sums taken in row order round differently, and the "
-                                 "rounding can decide two-means' assignment of a class "
-                                 "midway between the others (step 3)"),
+    invariances={"rows": NotKept("where the between-class scatter's largest eigenvalue is "
+                                 "repeated (a node of barely more rows than columns), "
+                                 "rounding, which follows the row order, picks the "
+                                 "coordinate that groups the classes (step 3)"),
                  "columns": ROUNDING, "constant": EXACT,
                  "duplicate": MIN_NORM, "combination": MIN_NORM, "scale": EXACT,
                  "classes2": ROUNDING, "classes3": ROUNDING, "nominal": EXACT,
