@@ -19,9 +19,6 @@ show), a generated problem with one nominal column; each split into fixed traini
 test thirds. The column transformations touch the two columns of largest ANOVA F. Every
 algorithm runs with its ``check_params`` (the small grids and fewer restarts of
 scikit-learn's checks) and seed 0: the module takes about 30 s of CPU.
-
-Cases that fail on this branch only because a fix is pending elsewhere are marked
-``xfail(strict=True)`` with the branch, so they show as passing once it is merged.
 """
 
 from __future__ import annotations
@@ -54,22 +51,6 @@ def _test_double(cls) -> bool:
 
 NAMES = [entry.name for entry in registry.list_algorithms() if not _test_double(entry.obj)]
 SEED = 0
-# What fails here only until another branch is merged: (test, algorithm, transformation)
-# -> that branch. kernel-scale makes the SVM's width relative to the data (a constant
-# column then changes it, and no libsvm vote ties on these data any more) and APDT divide
-# each column by its training maximum (power-of-two scaling then changes nothing).
-PENDING = {
-    ("not kept", "svm", "constant"): "kernel-scale",
-    ("not kept", "svm", "classes3"): "kernel-scale",
-    ("kept", "apdt", "scale"): "kernel-scale",
-}
-
-
-def _pending(test: str, name: str, key: str | None) -> list:
-    branch = PENDING.get((test, name, key))
-    return [pytest.mark.xfail(strict=True, reason=f"pending {branch}")] if branch else []
-
-
 # --- data ---------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -326,8 +307,8 @@ def declared(name: str) -> dict:
     return registry.invariances(name)
 
 
-def _cases(kind, test: str):
-    return [pytest.param(name, key, id=f"{name}-{key}", marks=_pending(test, name, key))
+def _cases(kind):
+    return [pytest.param(name, key, id=f"{name}-{key}")
             for name in NAMES for key, value in declared(name).items()
             if isinstance(value, kind)]
 
@@ -352,7 +333,7 @@ def test_not_applicable_is_what_the_algorithm_says_of_itself(name):
             assert isinstance(found[key], NotApplicable) == (not takes_nominal(est)), name
 
 
-@pytest.mark.parametrize("name, key", _cases(Kept, "kept"))
+@pytest.mark.parametrize("name, key", _cases(Kept))
 def test_a_kept_invariance_holds(name, key):
     kind = declared(name)[key].kind
     if kind == "rounding":
@@ -368,7 +349,7 @@ def test_a_kept_invariance_holds(name, key):
         assert left_out <= 2, f"{name} on {label}, {key}: {left_out} rows within rounding"
 
 
-@pytest.mark.parametrize("name, key", _cases(NotKept, "not kept"))
+@pytest.mark.parametrize("name, key", _cases(NotKept))
 def test_not_kept_is_shown_broken_where_declared_so(name, key):
     """A "not kept" is seen broken on some of the data here, or declared ``shown=False``
     (read from the method) and then seen on none, so the table's * stays true."""
@@ -385,8 +366,7 @@ def test_not_kept_is_shown_broken_where_declared_so(name, key):
 
 
 def _universal_cases():
-    return [pytest.param(name, key, id=f"{name}-{key or 'original'}",
-                         marks=_pending("universal", name, key))
+    return [pytest.param(name, key, id=f"{name}-{key or 'original'}")
             for name in NAMES for key in (None, *NUMERIC)]
 
 
