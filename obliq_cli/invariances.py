@@ -13,7 +13,9 @@ invariances={...})``), for every transformation of ``TRANSFORMATIONS``, one of
   (means, scatter matrices, eigenvectors), which changes a split's hyperplane in its last
   bits only, so every test row farther than ``ROUNDING_TOLERANCE`` (relative to the
   terms of w'x and t) from each split it meets, in either tree, is predicted as above;
-  only a tree can declare it;
+  only a tree can declare it. Where a training row lies on a split in exact arithmetic
+  the rounding decides its side and the trees part: that is "not kept"
+  (``ON_THE_SPLIT``), as the test's data of small integers show for some methods;
 - ``NotKept(reason)``: not kept, with what in the method depends on it (``shown=False``
   when the test module's data do not show it: read from the method only);
 - ``NotApplicable(reason)``: the transformation does not apply (a two-class method and
@@ -22,8 +24,9 @@ invariances={...})``), for every transformation of ``TRANSFORMATIONS``, one of
 ``tests/algorithms/test_invariances.py`` fits every registered algorithm on small data
 with signal and on each transformation of them, holds it to what it declares, and finds
 each "not kept" broken on some of those data (so no declaration is more cautious than the
-method). README's table (``invariance_table``) is rendered from the declarations
-(``report/docs.py``, block ``obliq invariances``).
+method), or on none of them for one declared ``shown=False``. README's table
+(``invariance_table``) is rendered from the declarations (``report/docs.py``, block
+``obliq invariances``).
 
 This module imports nothing of obliq's layers: the algorithms use it to declare, the
 registry to check a declaration when it is registered, the report to render.
