@@ -62,6 +62,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import ObliqError, UnknownNameError
+from .invariances import check_declarations
 
 
 @dataclass(frozen=True)
@@ -226,7 +227,11 @@ def register_algorithm(name: str, summary: str = "", **extra) -> Callable:
     (``tests/algorithms/test_sklearn_checks.py``): ``check_params``, parameters that make the
     checks' many small fits quick (a smaller grid or fewer restarts, never another
     method); ``expected_failed_checks``, check name -> the reason of the method why it
-    cannot pass (see ``expected_failed_checks``)."""
+    cannot pass (see ``expected_failed_checks``). ``invariances``: transformation ->
+    what the algorithm keeps of it (``obliq_cli.invariances``; checked here, held to by
+    ``tests/algorithms/test_invariances.py``, which also fits with ``check_params``)."""
+    if "invariances" in extra:
+        extra["invariances"] = check_declarations(name, extra["invariances"])
 
     def decorate(cls):
         _add(ALGORITHMS, "algorithm", Entry(name, cls, summary, {}, extra))
@@ -328,6 +333,12 @@ def make_estimator(name: str, **params):
             f"parameters: {', '.join(sorted(defaults))}"
         )
     return cls(**params)
+
+
+def invariances(name: str) -> dict:
+    """What algorithm ``name`` declares it keeps, transformation -> declaration
+    (``obliq_cli.invariances``); empty when it declares nothing (a plugin may not)."""
+    return dict(algorithm_entry(name).extra.get("invariances", {}))
 
 
 def expected_failed_checks(name: str) -> dict[str, str]:

@@ -151,6 +151,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ..invariances import EXACT, NO_NOMINAL, RANDOM_PER_COLUMN, TWO_CLASSES_ONLY, NotKept
 from ..kernels import linalg
 from ..kernels.apdt import (
     alopex_split,
@@ -195,6 +196,12 @@ def _temperature_scale(temperature: str, delta: float) -> float:
     return float(delta) if temperature == "printed" else 1.0
 
 
+# Alopex draws one move per weight and iteration (eq. 3): a column more (the invariances
+# APDT declares) changes every draw after it, and the Perceptron runs in another space.
+ALOPEX_DRAWS = NotKept("Alopex draws a move per weight, so a column more changes every "
+                       "later draw")
+
+
 # ------------------------------------------------------------------ the node
 def _initial_hyperplane(Z: np.ndarray, s: np.ndarray, rng: np.random.Generator):
     """Table I step 1: the perpendicular bisector of two random patterns of different
@@ -214,6 +221,17 @@ def _initial_hyperplane(Z: np.ndarray, s: np.ndarray, rng: np.random.Generator):
     "apdt", "Alopex Perceptron Decision Tree, separability-based oblique splits "
     "(Shah & Sastry 1999); 2 classes, multiclass='ovr' extension; unpruned",
     check_params={"alopex_iterations": 100},  # scikit-learn's checks fit many small trees
+    invariances={
+        "rows": NotKept("the Perceptron presents the root's rows in data order and every "
+                        "other node's in a random permutation of positions"),
+        "columns": RANDOM_PER_COLUMN, "constant": ALOPEX_DRAWS, "duplicate": ALOPEX_DRAWS,
+        "combination": ALOPEX_DRAWS,
+        # normalize='max' divides each column by its training maximum: the Perceptron and
+        # Alopex's fixed step delta then see the same numbers under power-of-two scaling
+        "scale": EXACT,
+        "classes2": NotKept("the random start draws a pattern of the first class, then "
+                            "one of the second (Table I, step 1)"),
+        "classes3": TWO_CLASSES_ONLY, "nominal": NO_NOMINAL, "levels": NO_NOMINAL},
 )
 class APDTClassifier(TreeClassifier):
     """APDT (Shah & Sastry 1999). See the module docstring for every choice.

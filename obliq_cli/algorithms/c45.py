@@ -64,6 +64,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..invariances import CLASS_SUM_ROUNDING, EXACT, NotKept, axis_parallel
 from ..kernels.sweep import (
     left_counts_at,
     shortlist,
@@ -263,6 +264,11 @@ def choose_attribute(results: list) -> int | None:
 @register_algorithm(
     "c45", "C4.5 release 8 (Quinlan 1993/1996): gain ratio, binary continuous tests with "
     "MDL-corrected gain; prune with pruner 'pessimistic'",
+    # thresholds are training values or midpoints, both exact under power-of-two scaling
+    invariances=axis_parallel(
+        duplicate=NotKept("a copy counts twice in the average gain that an attribute must "
+                          "reach to compete (build.c)", shown=False),
+        classes3=CLASS_SUM_ROUNDING.unshown(), nominal=EXACT, levels=EXACT),
 )
 class C45Classifier(TreeClassifier):
     """C4.5 (module docstring for the rules).

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..invariances import axis_parallel
 from ..parameters import StrOptions
 from ..registry import register_algorithm
 from ..tree.axis_search import find_best_projection_split
@@ -40,6 +41,8 @@ CRITERION = [StrOptions(set(CRITERIA))]
 @register_algorithm(
     "cart-ap",
     "CART with axis-parallel splits (Breiman et al. 1984); prune with pruner 'cc'",
+    # gini's sum over classes is of whole squared counts, exact in any class order
+    invariances=axis_parallel(),
 )
 class CARTClassifier(TreeClassifier):
     """CART-AP.

@@ -1,6 +1,7 @@
 """CART with linear-combination splits (CART-LC), Breiman, Friedman, Olshen & Stone 1984, §5.2.
 
-At each node the features are normalised by the node's median and interquartile range.
+At each node the features are normalised by the node's median and interquartile range
+(by their range where the interquartile range is 0, so that no column keeps its units).
 The search starts from the best axis-parallel split v = beta'z <= c and cycles through
 the features: for feature i and each gamma in {-0.25, 0, 0.25} it finds the best split of
 the form v - delta (z_i + gamma) <= c, an exact one-dimensional search over delta, and
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..invariances import COEFFICIENT_ORDER, NotKept, axis_parallel
 from ..kernels import linalg
 from ..kernels.cart_lc import best_threshold, coefficient_pass
 from ..kernels.line_search import (
@@ -88,6 +90,12 @@ class _Search:
 @register_algorithm(
     "cart-lc", "CART with linear-combination splits and backward elimination "
     "(Breiman et al. 1984 §5.2); prune with pruner 'cc'",
+    invariances=axis_parallel(
+        columns=COEFFICIENT_ORDER,
+        constant=NotKept("the coefficient cycle visits a constant column too, where gamma "
+                         "= -0.25 or 0.25 moves the threshold in mid-cycle"),
+        duplicate=NotKept("the coefficient cycle and the backward elimination treat the "
+                          "copy as a coefficient of its own")),
 )
 class CARTLCClassifier(TreeClassifier):
     """CART-LC.
@@ -140,7 +148,11 @@ class CARTLCSplitFinder(SplitFinder):
             return None
         median = np.median(X, axis=0)
         q75, q25 = np.percentile(X, [75, 25], axis=0)
-        scale = np.where(q75 - q25 > 0, q75 - q25, 1.0)
+        # A column of interquartile range 0 (most of the node's rows share one value) is
+        # divided by its range instead, not by 1: the search must not depend on its
+        # units (scaled by 2**k it would otherwise be searched in other steps).
+        spread = X.max(axis=0) - X.min(axis=0)
+        scale = np.where(q75 - q25 > 0, q75 - q25, np.where(spread > 0, spread, 1.0))
         Z = (X - median) / scale
         search = _Search(Z, y, n_classes, criterion, self.tol, self.max_cycles)
         beta = np.zeros(X.shape[1])

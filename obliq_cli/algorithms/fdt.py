@@ -56,6 +56,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..invariances import (
+    EXACT,
+    MIN_NORM,
+    NO_NOMINAL,
+    ROUNDING,
+    TWO_CLASSES_ONLY,
+    NotKept,
+)
 from ..kernels import linalg
 from ..parameters import MAX_COUNT, Integral, Interval, StrOptions
 from ..registry import register_algorithm
@@ -172,6 +180,14 @@ def best_cut(z: np.ndarray, y: np.ndarray, min_side: int, criterion: str = "gain
 @register_algorithm(
     "fdt", "Fisher's decision tree (López-Chau et al. 2013): C4.5 cut on the node's Fisher "
     "projection, two classes; prune with pruner 'pessimistic'",
+    # S_W is summed in row order on the standardised columns (power-of-two scaling is
+    # exact there, a constant column gets weight 0)
+    invariances={"rows": ROUNDING, "columns": ROUNDING, "constant": EXACT,
+                 "duplicate": MIN_NORM.unshown(), "combination": MIN_NORM.unshown(),
+                 "scale": EXACT,
+                 "classes2": NotKept("equally good cuts go to the lowest projected value, "
+                                     "and swapping the classes reverses the projection"),
+                 "classes3": TWO_CLASSES_ONLY, "nominal": NO_NOMINAL, "levels": NO_NOMINAL},
 )
 class FDTClassifier(TreeClassifier):
     """FDT.

@@ -53,6 +53,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.model_selection import KFold, StratifiedKFold
 
+from ..invariances import EXACT, NO_NOMINAL, ON_THE_SPLIT, ROUNDING, NotKept
 from ..kernels import gdt as gdt_kernels
 from ..kernels import linalg
 from ..kernels.criteria import impurity_score
@@ -62,6 +63,9 @@ from ..tree.builder import Node, Split, SplitFinder, StoppingRules
 from ..tree.impurity import gini_split
 from ..tree.structure import go_left
 from .base import TreeClassifier, as_rng, fit_input
+
+GDT_FIRST_CLASS = NotKept("C+ is the node's majority class and the leaf rules count the "
+                          "parent's: where two classes tie in count the first one is taken")
 
 
 def _augmented_scatter(rows: np.ndarray) -> np.ndarray:
@@ -177,6 +181,15 @@ def angle_bisectors(w1: np.ndarray, w2: np.ndarray) -> list[np.ndarray]:
 @register_algorithm(
     "gdt", "Geometric Decision Tree (Manwani & Sastry): angle bisectors of the clustering "
     "hyperplanes; binary (Alg. 1) and multiclass (Alg. 2)",
+    # G and H are summed in row order; a column constant, copied or combined adds
+    # nothing the paper's problem can use (§II-B assumes none)
+    invariances={"rows": ROUNDING, "columns": ON_THE_SPLIT, "constant": EXACT,
+                 "duplicate": EXACT, "combination": EXACT,
+                 "scale": NotKept("the clustering hyperplanes are scaled to a unit normal "
+                                  "before they are bisected (eqs. 4-5), which depends on "
+                                  "the units of each column"),
+                 "classes2": GDT_FIRST_CLASS.unshown(), "classes3": GDT_FIRST_CLASS,
+                 "nominal": NO_NOMINAL, "levels": NO_NOMINAL},
 )
 class GeometricTreeClassifier(TreeClassifier):
     """GDT.

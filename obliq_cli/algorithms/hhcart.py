@@ -70,6 +70,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..invariances import EXACT, ON_THE_SPLIT, ROUNDING, NotKept
 from ..kernels import linalg
 from ..parameters import MAX_COUNT, Integral, Interval, Real, StrOptions
 from ..registry import register_algorithm
@@ -80,6 +81,12 @@ from ..tree.impurity import split_criterion
 from ..tree.orientation import canonical_signs
 from .base import TreeClassifier
 from .cart import CRITERION
+
+COVARIANCE = NotKept("a copied or combined column changes the class covariances and their "
+                     "eigenvectors")
+REFLECTION_TIES = NotKept("equally good reflected splits go to the first class's "
+                          "eigenvectors (and twoing's sum over classes rounds in class "
+                          "order)")
 
 # Reflected columns are searched in chunks of at most this many values, so that
 # HHCART(A) on a large node does not hold every reflection at once.
@@ -198,6 +205,24 @@ def find_householder_split(X, y, n_classes, criterion, mode="A", tau=0.05,
     return axis_split if split is None else split
 
 
+# What HHCART keeps (obliq_cli.invariances): the class covariances are summed in row
+# order, and each eigenvector is reflected onto the first axis (eq. 2).
+HHCART_INVARIANCES = {
+    "rows": ROUNDING,
+    "columns": NotKept("each eigenvector is reflected onto the first axis, so the other "
+                       "reflected axes depend on which column is first; equally good "
+                       "splits go to the first column"),
+    "constant": NotKept("a constant column first becomes the axis eigenvectors are "
+                        "reflected onto; anywhere it counts in the rule of more than 2 rows "
+                        "per column for an oblique search"),
+    "duplicate": COVARIANCE, "combination": COVARIANCE,
+    "scale": NotKept("the eigenvectors of a covariance turn with the units of a column"),
+    "classes2": REFLECTION_TIES, "classes3": REFLECTION_TIES,
+    # the crimcoords of a node come from its level-by-class table, in any level order
+    "nominal": EXACT, "levels": ROUNDING,
+}
+
+
 class _HHCARTBase(TreeClassifier):
     _mode = "A"
     _parameter_constraints = {
@@ -275,6 +300,8 @@ class HouseholderSplitFinder(SplitFinder):
     "hhcart-a",
     "HHCART(A) (Wickramarachchi et al. 2016): Householder reflections on every "
     "eigenvector of each class covariance; prune with 'cc'",
+    # null eigenvectors (used by A) reflect rows that tie in exact arithmetic
+    invariances={**HHCART_INVARIANCES, "rows": ON_THE_SPLIT},
 )
 class HHCARTAClassifier(_HHCARTBase):
     """HHCART(A): all eigenvectors of every class's covariance matrix (§3).
@@ -310,6 +337,7 @@ class HHCARTAClassifier(_HHCARTBase):
     "hhcart-d",
     "HHCART(D) (Wickramarachchi et al. 2016): Householder reflections on the dominant "
     "eigenvector of each class covariance; prune with 'cc'",
+    invariances=HHCART_INVARIANCES,
 )
 class HHCARTDClassifier(_HHCARTBase):
     """HHCART(D): the dominant eigenvector of each class's covariance matrix (§3).

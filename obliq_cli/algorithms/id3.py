@@ -39,6 +39,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..invariances import CLASS_SUM_ROUNDING, EXACT, axis_parallel
 from ..registry import register_algorithm
 from ..tree.builder import Node, Split, SplitFinder
 from ..tree.impurity import entropy_of_counts, entropy_split
@@ -123,6 +124,8 @@ def best_boundary_cut(X: np.ndarray, y: np.ndarray, n_classes: int):
 @register_algorithm(
     "id3",
     "ID3 (Quinlan 1986) with Fayyad-Irani binary cuts at boundary points; no pruning",
+    # a nominal split has a branch per code, in any code order
+    invariances=axis_parallel(classes3=CLASS_SUM_ROUNDING.unshown(), nominal=EXACT, levels=EXACT),
 )
 class ID3Classifier(TreeClassifier):
     """ID3 with information gain and binary boundary-point cuts.

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..invariances import ROUNDING, NotKept, axis_parallel
 from ..kernels import linalg
 from ..registry import register_algorithm
 from ..tree.builder import Node, Split, SplitFinder
@@ -151,6 +152,12 @@ def initial_partition(present: np.ndarray, rng: np.random.Generator) -> np.ndarr
 @register_algorithm(
     "ldt", "Univariate linear discriminant tree (Yildiz & Alpaydin 2005): Gaussian "
     "boundary per feature, information gain, hill-climbed class grouping",
+    # the per-class sums of a feature are taken in row order; the Gaussian boundary
+    # scales exactly with a power of two
+    invariances=axis_parallel(
+        rows=ROUNDING,
+        classes3=NotKept("the random first grouping of the classes is drawn class by "
+                         "class, and entropy's sum over classes rounds in class order")),
 )
 class LDTClassifier(TreeClassifier):
     """Univariate LDT (module docstring).

@@ -42,10 +42,17 @@ from sklearn.base import clone
 from sklearn.utils._param_validation import HasMethods
 
 from ..errors import ObliqError
+from ..invariances import NotKept
 from ..parameters import RANDOM_STATE, StrOptions
 from ..registry import register_algorithm
 from .base import ObliqClassifier, as_rng, fit_input, predict_input
-from .umt import UMTClassifier, UMTOneVsRestMember
+from .umt import EQ4_SIDE, UMT_INVARIANCES, UMTClassifier, UMTOneVsRestMember
+
+# What the UMT wrappers keep: their members' invariances, but the members are seeded in
+# the order of their class problems, and each member's eq. 4 has a side.
+WRAPPED_UMT = {**UMT_INVARIANCES, "classes2": EQ4_SIDE, "classes3": NotKept(
+    "the members are seeded in the order of their classes, and each member's eq. 4 "
+    "expects one class above the threshold")}
 
 
 class _DecompositionTrees(ObliqClassifier):
@@ -242,6 +249,7 @@ class _UMTMembers:
 @register_algorithm(
     "umt-ovo", "Univariate margin tree, one-vs-one: K(K-1)/2 UMTs on class pairs, "
     "summed posteriors vote (Yildiz 2011 §3.2)",
+    invariances=WRAPPED_UMT,
 )
 class UMTOneVsOneClassifier(_UMTMembers, OneVsOneTrees):
     """UMT one-vs-one; parameters as ``umt`` (each member gets its own rng stream)."""
@@ -250,6 +258,7 @@ class UMTOneVsOneClassifier(_UMTMembers, OneVsOneTrees):
 @register_algorithm(
     "umt-ovr", "Univariate margin tree, one-vs-rest: K UMTs (class i vs rest), "
     "summed posteriors vote (Yildiz 2011 §3.2)",
+    invariances=WRAPPED_UMT,
 )
 class UMTOneVsRestClassifier(_UMTMembers, OneVsRestTrees):
     """UMT one-vs-rest; parameters as ``umt`` (each member gets its own rng stream),

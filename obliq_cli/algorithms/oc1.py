@@ -50,6 +50,16 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..invariances import (
+    CLASS_SUM_ROUNDING,
+    COEFFICIENT_ORDER,
+    EXACT,
+    NO_NOMINAL,
+    RANDOM_PER_COLUMN,
+    WIDER_SIZE_RULE,
+    NotKept,
+    axis_parallel,
+)
 from ..kernels import linalg
 from ..kernels.line_search import (
     RULE_RANDOM,
@@ -70,6 +80,15 @@ from .cart import CRITERION, CARTClassifier
 
 MAX_CART_CYCLES = 100
 """``MAX_CART_CYCLES`` of ``oc1.h``: cap on the coefficient cycles of the CART-LC mode."""
+
+# What a column more does to OC1 (the invariances it declares): the restarts and jumps
+# draw a coefficient per column, and a node searches obliquely only above 2 d rows.
+OC1_SHAPE = NotKept("its random hyperplanes draw a coefficient per column, and a node "
+                    "searches obliquely only above 2 rows per column")
+# OC1-LC's climb visits a copied (or combined) column as one more coefficient.
+OC1_LC_COPY = NotKept("the coefficient cycle visits the new column as one more "
+                      "coefficient, and a node searches obliquely only above 2 rows per "
+                      "column")
 
 
 # --------------------------------------------------------------------------- kernel
@@ -223,6 +242,14 @@ def _oblique_or_axis(X, y, n_classes, criterion, axis, w, t):
     "OC1 (Murthy, Kasif & Salzberg 1994): axis-parallel split, then hill climbing with "
     "restarts and random jumps; twoing; prune with pruner 'cc'",
     check_params={"n_restarts": 3},  # scikit-learn's checks fit many small trees
+    invariances={
+        "rows": EXACT, "classes2": EXACT, "classes3": CLASS_SUM_ROUNDING.unshown(),
+        "columns": RANDOM_PER_COLUMN, "constant": OC1_SHAPE, "duplicate": OC1_SHAPE,
+        "combination": OC1_SHAPE,
+        "scale": NotKept("the shift into the positive quadrant, the random hyperplanes in "
+                         "[-1, 1] and the 1e-4 that makes a move count are in the data's "
+                         "units"),
+        "nominal": NO_NOMINAL, "levels": NO_NOMINAL},
 )
 class OC1Classifier(TreeClassifier):
     """OC1 with the defaults of the released program v3 and of the HHCART paper.
@@ -339,6 +366,7 @@ class OC1SplitFinder(SplitFinder):
     "oc1-ap",
     "OC1's axis-parallel mode (OC1-AP, Murthy et al. 1994, program option -a); twoing; "
     "prune with pruner 'cc'",
+    invariances=axis_parallel(classes3=CLASS_SUM_ROUNDING),
 )
 class OC1APClassifier(CARTClassifier):
     """OC1-AP: only the axis-parallel step of OC1 (``axis_parallel_split``).
@@ -399,6 +427,13 @@ def cart_lc_climb(X, y, n_classes, criterion, a, max_cycles=MAX_CART_CYCLES):
     "OC1's CART-LC mode (OC1-LC, program option -K): linear combinations without "
     "backward elimination or normalisation, NOT Breiman's CART-LC (that is 'cart-lc'); "
     "prune with pruner 'cc'",
+    invariances=axis_parallel(
+        columns=COEFFICIENT_ORDER,
+        constant=WIDER_SIZE_RULE, duplicate=OC1_LC_COPY, combination=OC1_LC_COPY,
+        scale=NotKept("without the normalisation of Breiman's CART-LC, the gammas -0.25, "
+                      "0, 0.25 and the 1e-4 that makes a move count are in the data's "
+                      "units"),
+        classes3=CLASS_SUM_ROUNDING),
 )
 class OC1LCClassifier(TreeClassifier):
     """OC1-LC: the OC1 program's imitation of CART's linear combinations (``-K``).

@@ -69,6 +69,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..invariances import EXACT, MIN_NORM, ROUNDING, NotKept
 from ..kernels import linalg
 from ..registry import register_algorithm
 from ..tree.builder import Node, Split, SplitFinder
@@ -227,6 +228,16 @@ def find_quest_split(X: np.ndarray, y: np.ndarray) -> Split | None:
     "quest",
     "QUEST with linear-combination splits (Loh & Shih 1997): LDA between two "
     "superclasses, LDA split point; prune with 'cc'",
+    # means and scatter are summed in row (and class) order; the columns are standardised
+    # (power-of-two scaling is exact there) and constant ones get weight 0
+    invariances={"rows": NotKept("where the between-class scatter's largest eigenvalue is "
+                                 "repeated (a node of barely more rows than columns), "
+                                 "rounding, which follows the row order, picks the "
+                                 "coordinate that groups the classes (step 3)"),
+                 "columns": ROUNDING, "constant": EXACT,
+                 "duplicate": MIN_NORM, "combination": MIN_NORM, "scale": EXACT,
+                 "classes2": ROUNDING, "classes3": ROUNDING, "nominal": EXACT,
+                 "levels": ROUNDING},
 )
 class QUESTClassifier(TreeClassifier):
     """QUEST with linear splits and the LDA split point (module docstring).

@@ -60,6 +60,13 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import MinMaxScaler
 from sklearn.svm import SVC
 
+from ..invariances import (
+    EXACT,
+    NO_NOMINAL,
+    ROW_ORDER_FOLDS,
+    TWO_CLASSES_ONLY,
+    NotKept,
+)
 from ..kernels.svm import squared_distances
 from ..parameters import MAX_REAL, RANDOM_STATE, Interval, ListOf, ParameterError, Real, StrOptions
 from ..registry import register_algorithm
@@ -95,6 +102,11 @@ _GAMMA_UNIT = [StrOptions({"scale", "absolute"})]
 # GEPSVM's Tikhonov delta (Mangasarian & Wild 2006, eq. 9-11): 0 (none) to MAX_REAL.
 _DELTA = Interval(Real, 0, MAX_REAL, closed="both")
 _KERNEL = [StrOptions({"rbf", "linear"})]
+
+
+# GEPSVM's planes with a copied or combined column (the invariances it declares)
+TIKHONOV = NotKept("the Tikhonov term delta |z|^2 prices a copied or combined column's "
+                   "weight otherwise than its sources'")
 
 
 def _cv(random_state) -> StratifiedKFold:
@@ -148,7 +160,24 @@ def grid_scores(X, y, kernel: str, c_grid, gamma_grid, cv,
 
 @register_algorithm("svm", "SVM (libsvm via scikit-learn), C and width tuned by 5-fold CV",
                     # scikit-learn's estimator checks fit many times: a 1 x 2 grid
-                    check_params={"c_grid": (1.0,), "gamma_grid": (0.5, 2.0)})
+                    check_params={"c_grid": (1.0,), "gamma_grid": (0.5, 2.0)},
+                    # [-1, 1] scaling per column: power-of-two scaling is exact there
+                    invariances={
+                        "rows": NotKept("its cross-validation draws the folds by row "
+                                        "position, and libsvm's solver visits the rows in "
+                                        "order"),
+                        "columns": EXACT,
+                        "constant": NotKept("the Gaussian width is relative to d var(X') "
+                                            "over all entries of the scaled features, "
+                                            "which a constant column changes"),
+                        "duplicate": NotKept("a copied column counts twice in the Gaussian "
+                                             "kernel's distances"),
+                        "combination": NotKept("a combined column adds to the Gaussian "
+                                               "kernel's distances"),
+                        "scale": EXACT, "classes2": EXACT,
+                        "classes3": NotKept("libsvm's one-vs-one vote goes to the first "
+                                            "class on a tie", shown=False),
+                        "nominal": NO_NOMINAL, "levels": NO_NOMINAL})
 class SVMClassifier(_NotATree, ObliqClassifier):
     """kernel 'rbf' (Gaussian) or 'linear'; ``c_grid`` and ``gamma_grid`` are searched.
 
@@ -327,7 +356,13 @@ def _nearer_plane(fit: _Planes, kernel: str, X) -> np.ndarray:
 
 
 @register_algorithm("gepsvm", "GEPSVM (Mangasarian & Wild 2006), linear or Gaussian kernel",
-                    check_params={"delta_grid": (1e-3, 1.0)})
+                    check_params={"delta_grid": (1e-3, 1.0)},
+                    # standardised columns: power-of-two scaling is exact there
+                    invariances={
+                        "rows": ROW_ORDER_FOLDS, "columns": EXACT, "constant": EXACT,
+                        "duplicate": TIKHONOV, "combination": TIKHONOV, "scale": EXACT,
+                        "classes2": EXACT, "classes3": TWO_CLASSES_ONLY,
+                        "nominal": NO_NOMINAL, "levels": NO_NOMINAL})
 class GEPSVMClassifier(_NotATree, ObliqClassifier):
     """kernel 'linear' or 'rbf'; delta (and the Gaussian width sigma) tuned by 5-fold CV
     over ``delta_grid`` and ``sigma_grid`` unless ``delta`` / ``sigma`` are given.

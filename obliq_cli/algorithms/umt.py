@@ -78,11 +78,22 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..invariances import TWO_CLASSES_ONLY, NotKept, axis_parallel
 from ..kernels.umt import choose_margin, hinge_slack_sweep, sign_rule_thresholds
 from ..parameters import Interval, ParameterError, Real, StrOptions
 from ..registry import register_algorithm
 from ..tree.builder import Node, Split, SplitFinder
 from .base import TreeClassifier, binary_only
+
+# What UMT keeps (obliq_cli.invariances): an axis-parallel search on z-scored columns
+# (power-of-two scaling is exact there; a constant column keeps scale 1 and offers no
+# split), but the validation quarter is drawn by position and eq. 4 has a side.
+VALIDATION_QUARTER = NotKept("each node holds out a validation quarter drawn by row "
+                             "position")
+EQ4_SIDE = NotKept("eq. 4 fixes the weight at +1, so the class coded 1 is expected above "
+                   "the threshold")
+UMT_INVARIANCES = axis_parallel(rows=VALIDATION_QUARTER, classes2=EQ4_SIDE,
+                                classes3=TWO_CLASSES_ONLY)
 
 # The most margins a grid may hold (``c_step`` is bounded below by it).
 MAX_MARGINS = 10_001
@@ -209,6 +220,7 @@ def _thresholds(Z, y_sign, Cs, sweep: str) -> np.ndarray:
     "umt",
     "Univariate margin tree (Yildiz 2011), two classes: hinge-slack thresholds, margin C "
     "chosen on a node validation quarter; multiclass via umt-ovo / umt-ovr",
+    invariances=UMT_INVARIANCES,
 )
 class UMTClassifier(TreeClassifier):
     """UMT for two classes (see the module docstring for every choice).

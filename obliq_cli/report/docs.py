@@ -32,6 +32,10 @@ Blocks, whole generated sections::
     a benchmark's ranking, CD diagrams, Bayesian summary of the papers' methods and
     sentences read off them, from ``docs/results/CONFIG/`` (default ``benchmark``;
     leaderboard.py), or "not yet run" / a labelled partial summary.
+``obliq invariances``
+    what every built-in algorithm declares it keeps of each transformation
+    (``obliq_cli.invariances``), read from the registry rather than the summary: the
+    table that tests/algorithms/test_invariances.py holds the algorithms to.
 
 Inline figures: ``<!--= EXPRESSION -->VALUE<!--/-->``, VALUE rewritten from EXPRESSION
 (words split as a shell does, so a quoted word may hold spaces):
@@ -67,8 +71,10 @@ from pathlib import Path
 
 import pandas as pd
 
+from .. import registry
 from ..errors import ObliqError
 from ..experiment import degeneracy
+from ..invariances import ROUNDING_TOLERANCE, invariance_table
 from .agreement import (
     NOTHING_COMPARED,
     flagged_text,
@@ -432,6 +438,21 @@ def bench_block(summary: Summary) -> str:
     return pipe_table(rows, ["measure", "target", "seen", "met"]) + f"\n\nMeasured: {said}."
 
 
+def invariance_block() -> str:
+    """The built-in algorithms' declared invariances, a row each in name order, then the
+    legend and the numbered reasons (``invariances.invariance_table``)."""
+    entries = [(e.name, registry.invariances(e.name)) for e in registry.list_algorithms()
+               if e.name in registry.BUILTIN_ALGORITHMS]
+    headers, rows, reasons = invariance_table(entries)
+    tolerance = f"{ROUNDING_TOLERANCE:.0e}".replace("e-0", "e-")
+    legend = (f"✓ the same predictions to the bit; ≈ the same up to rounding (a test row "
+              f"within {tolerance}, relative, of a split may go the other way); "
+              f"✗ n not kept, for reason n below (✗ n*: read from the method, the test's "
+              f"data do not show it); – n not applicable.")
+    notes = "\n".join(f"{i}. {reason}" for i, reason in enumerate(reasons, 1))
+    return "\n\n".join([pipe_table(rows, headers), legend, notes])
+
+
 def _block(summary: Summary, words: list[str]) -> str:
     kind, args = words[0], words[1:]
     if kind == "agree" and not args:
@@ -446,6 +467,8 @@ def _block(summary: Summary, words: list[str]) -> str:
         return bench_block(summary)
     if kind == "table" and len(args) in (2, 3):
         return table_block(summary, *args)
+    if kind == "invariances" and not args:
+        return invariance_block()
     if kind == "benchmark" and len(args) <= 1:
         name = args[0] if args else "benchmark"
         return benchmark_block(summary.benchmarks.get(name), name, _link_base(summary.where))

@@ -59,7 +59,7 @@ def test_committed_docs_are_rendered_from_the_committed_summary():
 def test_the_docs_have_the_generated_sections_the_issue_names():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     for block in ("obliq agree", "obliq runs", "obliq claims", "obliq bench", "obliq benchmark",
-                  "obliq table gdt_svm test_accuracy"):
+                  "obliq table gdt_svm test_accuracy", "obliq invariances"):
         assert readme.count(f"<!-- {block}: begin -->") == 1, block
         assert readme.count(f"<!-- {block}: end -->") == 1, block
     # the paragraph that listed changes since the table by hand is gone
