@@ -47,8 +47,10 @@ BENCHMARKS ?= benchmark
 ## unless BENCHMARKS names it: then its ranking, Friedman/CD, Bayesian pairs and figures,
 ## obliq_cli/report/leaderboard.py; one whose run has not finished keeps its earlier
 ## summary); the other configs'
-## summaries stay as they are, each with its own date and commit. Then every marked block
-## and figure of the three files is rendered from docs/results (python -m
+## summaries stay as they are, each with its own date and commit. Without results, the
+## claims' verdicts are evaluated again on each config's committed cells wherever those
+## decide them (summary --reclaim: a claims file corrected after the runs). Then every
+## marked block and figure of the three files is rendered from docs/results (python -m
 ## obliq_cli.report.docs; tests/report/test_docs_generated.py fails when they differ). After
 ## reruns elsewhere: make reproductions RESULTS=../other-clone/results (RESULTS itself, not
 ## RESULTS/*: obliq finds the sub-folders that hold a runs.csv).
@@ -56,7 +58,8 @@ reproductions: $(STAMP)
 	@if [ -n "$$(find $(RESULTS) -name runs.csv 2>/dev/null | head -n 1)" ]; then \
 	  $(BIN)/python -m obliq_cli.report.summary $(RESULTS) -o docs/results \
 	    --benchmarks $(BENCHMARKS) || exit $$?; \
-	else echo "no results under $(RESULTS): rendering from docs/results as it is"; fi
+	else echo "no results under $(RESULTS): the claims evaluated again on the committed cells"; \
+	  $(BIN)/python -m obliq_cli.report.summary --reclaim -o docs/results || exit $$?; fi
 	$(BIN)/python -m obliq_cli.report.docs README.md docs/reproduction.md docs/agreement.md
 
 ## test: the fast set of the test suite (every test not marked slow) and ruff, in a few

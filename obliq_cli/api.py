@@ -27,9 +27,10 @@ from .errors import ObliqError
 
 log = logging.getLogger("obliq")
 
-# the columns of ``Results.to_frame`` (``experiment`` tells several experiments apart)
+# the columns of ``Results.to_frame`` (``experiment`` tells several experiments apart;
+# ``flags``: the task's degeneracy codes, experiment/degeneracy.py)
 FRAME_COLUMNS = ["experiment", "dataset", "repetition", "fold", "algorithm", "metric",
-                 "value", "status"]
+                 "value", "status", "flags"]
 
 
 class Results:
@@ -64,32 +65,42 @@ class Results:
 
         return read(self.paths, bool(show_all))
 
-    def to_frame(self):
-        """One row per task and metric: experiment, dataset, repetition, fold, algorithm
-        (the config's labels), metric, value, status ("ok" or "error"; a failed task's
-        values are NaN). The metrics are the registered ones stored or derived for every
-        row (test_accuracy, test_error, n_leaves, n_nodes, depth, fit_time, ...; per-class
-        rates are in ``runs``). Rows in the config's order of datasets and algorithms,
-        then repetition, fold and the metrics' declaration order, whatever order the
-        tasks finished in."""
+    def _config_order(self, frame, by=("e", "d", "r", "f", "a")):
+        """The index of ``frame`` (rows with experiment, dataset, algorithm and, when
+        ``by`` names them, repetition and fold) sorted in the configs' order of
+        experiments, datasets and algorithms (labels no config names after them, as
+        first seen)."""
         import pandas as pd
 
-        from .experiment.metrics import METRICS
-
-        runs = self.runs
-        metrics = [name for name in METRICS if name in runs.columns]
-        keys = ["experiment", "dataset", "repetition", "fold", "algorithm", "status"]
         rank = {}
         for column, field in (("dataset", "datasets"), ("algorithm", "algorithms")):
             preferred = [item.get("label") for meta in self.metas
                          for item in (meta.get("config") or {}).get(field, [])]
-            seen = list(dict.fromkeys([*preferred, *runs[column]]))
-            rank[column] = runs[column].map({label: i for i, label in enumerate(seen)})
+            seen = list(dict.fromkeys([*preferred, *self.runs[column], *frame[column]]))
+            rank[column] = frame[column].map({label: i for i, label in enumerate(seen)})
         experiments = {str(m["name"]): i for i, m in enumerate(self.metas)}
-        order = pd.DataFrame({"e": runs["experiment"].map(experiments), "d": rank["dataset"],
-                              "r": runs["repetition"], "f": runs["fold"],
-                              "a": rank["algorithm"]}).sort_values(
-            ["e", "d", "r", "f", "a"], kind="stable").index
+        keys = pd.DataFrame({"e": frame["experiment"].map(experiments),
+                             "d": rank["dataset"], "a": rank["algorithm"]})
+        if "r" in by:
+            keys = keys.assign(r=frame["repetition"], f=frame["fold"])
+        return keys.sort_values(list(by), kind="stable").index
+
+    def to_frame(self):
+        """One row per task and metric: experiment, dataset, repetition, fold, algorithm
+        (the config's labels), metric, value, status ("ok" or "error"; a failed task's
+        values are NaN), flags (the task's degeneracy codes, ";"-joined, "" for none:
+        experiment/degeneracy.py). The metrics are the registered ones stored or derived
+        for every row (test_accuracy, test_error, n_leaves, n_nodes, depth, fit_time,
+        ...; per-class rates are in ``runs``). Rows in the config's order of datasets and
+        algorithms, then repetition, fold and the metrics' declaration order, whatever
+        order the tasks finished in."""
+        from .experiment.metrics import METRICS
+
+        runs = self.runs
+        metrics = [name for name in METRICS if name in runs.columns]
+        keys = ["experiment", "dataset", "repetition", "fold", "algorithm", "status",
+                "flags"]
+        order = self._config_order(runs)
         tasks = runs.loc[order, keys + metrics].reset_index(drop=True)
         tasks["_task"] = range(len(tasks))
         long = tasks.melt(id_vars=keys + ["_task"], value_vars=metrics, var_name="metric",
@@ -98,6 +109,16 @@ class Results:
         long = long.sort_values(["_task", "_metric"], kind="stable", ignore_index=True)
         long["value"] = long["value"].astype(float)
         return long[FRAME_COLUMNS]
+
+    def flagged(self):
+        """The cells holding tasks flagged degenerate (experiment/degeneracy.py), in the
+        configs' order: experiment, dataset, algorithm, n_tasks (finished), n_flagged,
+        flags (their codes), n_undecided (``report.aggregate.flag_counts``)."""
+        from .report.aggregate import flag_counts
+
+        counts = flag_counts(self.runs)
+        counts = counts[counts["n_flagged"] > 0]
+        return counts.loc[self._config_order(counts, ("e", "d", "a"))].reset_index(drop=True)
 
     def table(self, metric: str = "test_accuracy", fmt: str = "md", layout: str = "wide",
               sig: str | None = None, alpha: float = 0.05, pooled: bool = False,

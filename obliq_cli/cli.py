@@ -143,6 +143,12 @@ def run(ctx, config, output, n_jobs, backend, scheduler, resume, force, accept_c
     for metric in results.config.metrics:
         click.echo(results.table(metric=metric))
         click.echo()
+    from .experiment.degeneracy import cell_text
+
+    for cell in results.flagged().itertuples():
+        log.warning("degenerate: %s / %s: %s (runs.csv's flags)", cell.dataset,
+                    cell.algorithm, cell_text(cell.n_flagged, cell.n_tasks,
+                                              cell.flags.split(";")))
     if summary.failed:
         for line in summary.failed[:10]:
             log.warning("failed: %s", line)

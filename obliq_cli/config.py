@@ -182,6 +182,9 @@ class ExperimentConfig:
     backend: str
     reference: str | None
     reference_methods: dict = field(default_factory=dict)
+    # the paper pools accuracy (and error) over each repetition's folds, as OC1's
+    # cross-validation does: tables, agree and claims summarise them that way
+    reference_pooled: bool = False
     # the config's ``imports``: module names and absolute .py paths, imported before the
     # names are checked (registry.import_plugin)
     imports: tuple[str, ...] = ()
@@ -223,6 +226,7 @@ class ExperimentConfig:
                    n_jobs=int(data.get("n_jobs", 1)), backend=data.get("backend", DEFAULT_BACKEND),
                    reference=data.get("reference"),
                    reference_methods=dict(data.get("reference_methods") or {}),
+                   reference_pooled=bool(data.get("reference_pooled", False)),
                    imports=tuple(data.get("imports") or ()))
 
     def hash(self) -> str:
@@ -791,13 +795,16 @@ def _imports(r: _Reader, value, config_dir: Path) -> tuple[str, ...]:
     return tuple(refs)
 
 
-def _reference(r: _Reader, value, folder: Path, algorithms) -> tuple[str | None, dict]:
-    """``reference: FILE`` or ``{file: FILE, methods: {our label: paper method}}``."""
+def _reference(r: _Reader, value, folder: Path, algorithms) -> tuple[str | None, dict, bool]:
+    """``reference: FILE`` or ``{file: FILE, methods: {our label: paper method}, pooled:
+    true}``: (path, methods, pooled). ``pooled``: the paper's accuracies are correct / tested
+    over each repetition's folds (OC1's ``cross_validate``), so ours are summarised so."""
     if value is None:
-        return None, {}
+        return None, {}, False
     if isinstance(value, str):
         value = {"file": value}
-    value = r.mapping(value, "reference", ("file", "methods"), required=("file",))
+    value = r.mapping(value, "reference", ("file", "methods", "pooled"), required=("file",))
+    pooled = r.boolean(value.get("pooled", False), "reference.pooled")
     ref_path = (folder / r.string(value["file"], "reference.file")).resolve()
     if not ref_path.is_file():
         r.fail("reference.file", f"no such file {ref_path}")
@@ -815,7 +822,7 @@ def _reference(r: _Reader, value, folder: Path, algorithms) -> tuple[str | None,
         if label not in labels:
             r.fail(f"reference.methods.{label}",
                    f"no algorithm labelled {brief(label)}{suggest(label, labels)}")
-    return str(ref_path), {str(k): str(v) for k, v in methods.items()}
+    return str(ref_path), {str(k): str(v) for k, v in methods.items()}, pooled
 
 
 def load_config(path, overrides: dict | None = None) -> ExperimentConfig:
@@ -893,13 +900,13 @@ def _validated(data, file: str, folder: Path, overrides: dict | None) -> Experim
     if backend not in BACKENDS:
         r.collect(r.fail, "backend", f"unknown backend {brief(backend)}"
                   f"{suggest(str(backend), BACKENDS)}; known: {', '.join(BACKENDS)}")
-    reference, methods = None, {}
+    reference, methods, pooled = None, {}, False
     if algorithms_ok:  # its methods name algorithm labels
-        reference, methods = r.collect(_reference, r, data.get("reference"), folder,
-                                       algorithms, default=(None, {}))
+        reference, methods, pooled = r.collect(_reference, r, data.get("reference"), folder,
+                                               algorithms, default=(None, {}, False))
     r.raise_collected()
     config = ExperimentConfig(file, name, seed, datasets, algorithms, protocol, tuple(metrics),
-                              output, n_jobs, backend, reference, methods, imports)
+                              output, n_jobs, backend, reference, methods, pooled, imports)
     return config.with_overrides(**(overrides or {}))
 
 

@@ -318,6 +318,46 @@ def bench():
         sys.modules.pop("bench_targets", None)
 
 
+# --- A run with degenerate fits (experiment/degeneracy.py) --------------------------------
+
+DEGENERATE = """
+name: degenerate
+seed: 4
+datasets: [test-iris, test-wine]
+algorithms:
+  - name: cart-ap
+    label: FULL
+  - name: cart-ap
+    label: STUMP
+    params: {{max_depth: 0}}
+  - estimator: sklearn.dummy.DummyClassifier
+    label: DUMMY
+protocol: {{name: kfold, folds: 3, repeats: 2}}
+metrics: [test_accuracy, n_leaves]
+output: {out}
+"""
+# STUMP is one leaf, so it predicts the grow rows' majority class like the dummy (its
+# default strategy is most_frequent): both tie with the majority rate on every fold
+EXPECTED_FLAGS = {"FULL": "", "STUMP": "at_majority;one_leaf;constant_predictions",
+                  "DUMMY": "at_majority;constant_predictions"}
+
+
+@pytest.fixture(scope="module")
+def flagged_run(tmp_path_factory):
+    """(config path, results folder) of a real run of three algorithms on two datasets,
+    3 folds x 2 repetitions (36 tasks): a full tree, a one-leaf tree and scikit-learn's
+    most-frequent dummy."""
+    from obliq_cli.config import load_config
+    from obliq_cli.experiment.runner import run_experiment
+
+    base = tmp_path_factory.mktemp("degenerate")
+    path = base / "degenerate.yaml"
+    path.write_text(DEGENERATE.format(out=base / "out"))
+    summary = run_experiment(load_config(path), n_jobs=1, progress=False)
+    assert summary.failed == [] and summary.ran == 36
+    return path, base / "out"
+
+
 # --- Optional data packages and the slow set ---------------------------------------------
 
 

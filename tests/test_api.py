@@ -32,7 +32,9 @@ def test_a_dict_config_runs_and_gives_one_row_per_task_and_metric(tmp_path):
     results = obliq_cli.run_experiment(small(), output=out)
     frame = results.to_frame()
     assert list(frame.columns) == ["experiment", "dataset", "repetition", "fold",
-                                   "algorithm", "metric", "value", "status"]
+                                   "algorithm", "metric", "value", "status", "flags"]
+    # a one-split tree on three classes learns something: no task is flagged degenerate
+    assert set(frame["flags"]) == {""}
     metrics = list(dict.fromkeys(frame["metric"]))
     assert {"test_accuracy", "test_error", "n_leaves", "n_nodes", "fit_time"} <= set(metrics)
     assert len(frame) == 12 * len(metrics) and set(frame["status"]) == {"ok"}

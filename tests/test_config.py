@@ -195,6 +195,13 @@ def test_config_reference_names_unknown_labels(write_config, tmp_path):
         load_config(path)
     ok = write_config(path.read_text().replace("CRT:", "CART:"), "ok.yaml")
     assert load_config(ok).reference_methods == {"CART": "OC1-AP"}
+    assert load_config(ok).reference_pooled is False  # the papers' fold means, by default
+    pooled = write_config(ok.read_text().replace("}}", "}, pooled: true}"), "pooled.yaml")
+    assert load_config(pooled).reference_pooled is True
+    bad = write_config(ok.read_text().replace("}}", "}, pooled: yes please}"), "bad.yaml")
+    with pytest.raises(ConfigError, match=r"bad.yaml: reference.pooled: must be true or "
+                                          r"false \(got 'yes please'\)"):
+        load_config(bad)
 
 
 

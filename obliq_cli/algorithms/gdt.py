@@ -17,6 +17,19 @@ factor (``kernels/linalg.eigh_generalized``), never an explicit inverse; the eig
 and products are kernels/linalg.py's fixed-order ones, so the tree does not depend on the
 CPU's BLAS/LAPACK kernel (which picks the null-space basis and breaks ties otherwise).
 
+Constant and collinear columns: §II-B assumes "no feature is a linear combination of
+others". A column constant on a node's rows, or a combination of other columns there,
+puts a direction in the common null space of G and H, where both quotients are 0/0;
+when that is all of G's null space, §II-B's rule finds nothing and the node stops (a
+single leaf on data with one constant, duplicated or one-hot-encoded column). So such
+columns are dropped, in column order after the bias, and weighted 0: on the whole
+training set once (they are so on every node), and on a node's own rows only where the
+paper's rules find no clustering hyperplane (``clustering_hyperplanes`` says why
+dropping columns, and not the minimum-norm solution, keeps eqs. 4-5 as on the data
+without them). A constant, duplicated or combined column placed after the columns it
+depends on therefore changes no tree, and a tree on data without one changes only at
+nodes that used to stop for want of a direction.
+
 Leaves (Algorithms 1-2): a child stops when eta1 = min(n+, n-) / n < epsilon1, with
 n+ the child's rows of the parent's majority class, and that class still dominates
 the child; when the other classes dominate it, the child stops if its own majority
@@ -84,12 +97,68 @@ def _unit(w: np.ndarray | None) -> np.ndarray | None:
     return out if ok else None
 
 
-def clustering_hyperplanes(A: np.ndarray, B: np.ndarray):
-    """(w1, w2): augmented clustering hyperplanes of C+ (rows A) and C- (rows B), eq. 1-3."""
+def kept_columns(rows: np.ndarray) -> np.ndarray:
+    """Bool mask over the columns of ``rows``: in column order, those that are neither
+    constant on the rows nor a linear combination of the bias and the columns kept
+    before them (``kernels.gdt.independent_columns`` gives the tolerance and why)."""
+    return gdt_kernels.independent_columns(np.ascontiguousarray(rows, dtype=np.float64))
+
+
+def clustering_hyperplanes(A: np.ndarray, B: np.ndarray, columns: np.ndarray | None = None):
+    """(w1, w2): augmented clustering hyperplanes of C+ (rows A) and C- (rows B), eqs.
+    1-3, on the columns of the mask ``columns`` (default all); None for a side the
+    paper's rules cannot find. Columns left out get weight 0.
+
+    A direction w~ in the common null space N0 of G and H makes both quotients of eqs.
+    1-2 0/0, and when null(G) is N0 (the node's C+ rows span all that its rows span) H
+    vanishes there too, so §II-B's rule finds nothing and the node stops: one leaf on
+    a whole data set with a constant or a duplicated column. The paper assumes "no
+    feature is a linear combination of others" (§II-B). N0 has two sources: columns
+    constant on the node or combinations of others there, and rows too few to span the
+    augmented space (§II-B's small sample, which its null-space rule handles when
+    null(G) is larger than N0). So:
+
+    1. ``columns`` (GDTSplitFinder's) already lacks the columns that are constant or
+       combinations of others on the whole training set, and so on every node;
+    2. the paper's solution (eqs. 1-3, §II-B) on those columns, exactly as before;
+    3. only when that finds no clustering hyperplane, the columns constant on the
+       node's rows or combinations of the bias and earlier columns there (bias first,
+       then column order) are dropped as well and step 2 repeated.
+
+    Dropping columns, rather than solving in the range of G + H (minimum-norm w~),
+    keeps eqs. 4-5 as on data without them: a duplicated column would share its
+    twin's weight and change the non-bias norm the clustering hyperplanes are scaled
+    by, and a column constant on the node would get a weight (moving the test rows that
+    reach the node with another value by a column never seen varying there). Step 3 is
+    a fallback, not the rule, because a node with fewer rows than columns makes every
+    column after the first n - 1 a combination on its rows: dropping them would keep an
+    arbitrary, column-order-dependent few where §II-B works with all of them. So a tree
+    on data with no such column grows as before wherever step 2 finds its hyperplanes.
+    """
+    keep = np.ones(A.shape[1], dtype=bool) if columns is None else columns.copy()
+    if not keep.all():
+        A, B = A[:, keep], B[:, keep]
     G, H = _augmented_scatter(A), _augmented_scatter(B)
     w1 = _unit(most_favoured_direction(H, G))  # close to A, far from B
     w2 = _unit(most_favoured_direction(G, H))  # close to B, far from A
-    return w1, w2
+    if w1 is None or w2 is None:
+        more = kept_columns(np.vstack([A, B]))
+        if not more.all():
+            G, H = _augmented_scatter(A[:, more]), _augmented_scatter(B[:, more])
+            keep[keep] = more
+            w1 = _unit(most_favoured_direction(H, G))
+            w2 = _unit(most_favoured_direction(G, H))
+    return _on_columns(w1, keep), _on_columns(w2, keep)
+
+
+def _on_columns(w: np.ndarray | None, keep: np.ndarray) -> np.ndarray | None:
+    """The augmented hyperplane ``w`` of the kept columns, with weight 0 on the others."""
+    if w is None or keep.all():
+        return w
+    out = np.zeros(keep.size + 1)
+    out[:-1][keep] = w[:-1]
+    out[-1] = w[-1]
+    return out
 
 
 def angle_bisectors(w1: np.ndarray, w2: np.ndarray) -> list[np.ndarray]:
@@ -221,6 +290,9 @@ class GDTSplitFinder(SplitFinder):
     def prepare(self, X, y, n_classes, rng) -> None:
         super().prepare(X, y, n_classes, rng)
         self.n_train = X.shape[0]
+        # A column constant or a combination of earlier ones on the training set is so
+        # on every node's rows: no node looks at it (``clustering_hyperplanes``).
+        self.columns = kept_columns(X)
 
     def eta_denominator(self, node: Node) -> int:
         """What eta1 divides the child's minority count by (``eta_of``)."""
@@ -249,7 +321,7 @@ class GDTSplitFinder(SplitFinder):
         plus = y == majority
         if plus.all() or not plus.any():
             return None
-        w1, w2 = clustering_hyperplanes(X[plus], X[~plus])
+        w1, w2 = clustering_hyperplanes(X[plus], X[~plus], self.columns)
         if w1 is None or w2 is None:
             return None
         # gini of eq. 6, as impurity.gini_split rounds it: C+ against C- ('groups'),

@@ -239,7 +239,11 @@ class OC1Classifier(TreeClassifier):
     ----------
     criterion : 'twoing' (default, the program's and the HHCART paper's), 'gini',
         'entropy'.
-    n_restarts : hill climbs per node, R (program default 20).
+    n_restarts : hill climbs per node, R (program default 20). Every climb counts, the
+        first (from the axis-parallel split) included, as the program's ``-r``/``-i``
+        counts them (it refuses fewer than one): the JAIR paper's Table 2 "R = 0", no
+        random restart, is ``n_restarts=1``, and its R = 20 is ``n_restarts=20``
+        (config ``oc1_jair``).
     n_jumps : random jumps tried at each local minimum, J (program default 5).
     max_stagnant : equal-impurity moves accepted per restart before only strict
         improvements count (``MAX_NO_OF_STAGNANT_PERTURBATIONS`` = 10).

@@ -1,4 +1,4 @@
-"""Exact generators for the synthetic and enumerable datasets of the four papers.
+"""Exact generators for the synthetic and enumerable datasets of the papers.
 
 Every generator takes ``n`` (where a size makes sense) and ``seed`` and returns
 ``(X, y)``; the same arguments always give the same arrays (``numpy.random.default_rng``).
@@ -107,6 +107,22 @@ def synthetic_10d(n: int = 2000, seed: int = 0) -> tuple[np.ndarray, np.ndarray]
     return X, y
 
 
+
+def ls10(n: int = 2000, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """OC1 paper (Murthy, Kasif & Salzberg 1994, JAIR 2), Table 2's LS10: ``n`` points
+    uniform in [0, 1]^10, class "1" where x1 + ... + x5 < x6 + ... + x10, else "2"; one
+    oblique hyperplane separates the classes exactly.
+
+    Each side is summed column by column, left to right (no BLAS, no pairwise
+    reduction), so a point's label is the same on every CPU."""
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(0.0, 1.0, size=(n, 10))
+    first, last = np.zeros(n), np.zeros(n)
+    for j in range(5):
+        first += X[:, j]
+        last += X[:, 5 + j]
+    return X, np.where(first < last, "1", "2")
+
 from .apdt_problems import apdt_problem1, apdt_problem2, apdt_problem3  # noqa: E402
 
 GENERATORS = {
@@ -120,6 +136,7 @@ GENERATORS = {
     "checkerboard_2x2": checkerboard_2x2,
     "checkerboard_4x4": checkerboard_4x4,
     "synthetic_10d": synthetic_10d,
+    "ls10": ls10,
 }
 
 # What a config may set for each generator, in scikit-learn's constraint language
@@ -140,4 +157,5 @@ GENERATOR_PARAMS = {
     "checkerboard_2x2": {"n": _ROWS, "seed": _SEED},
     "checkerboard_4x4": {"n": _ROWS, "seed": _SEED},
     "synthetic_10d": {"n": _ROWS, "seed": _SEED},
+    "ls10": {"n": _ROWS, "seed": _SEED},
 }

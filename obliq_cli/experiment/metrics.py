@@ -16,6 +16,7 @@ import numpy as np
 
 from ..errors import ObliqError
 from ..registry import METRICS
+from .degeneracy import majority_rate, task_flags
 
 
 def confusion(y_true_codes: np.ndarray, y_pred_codes: np.ndarray, k: int) -> np.ndarray:
@@ -223,7 +224,7 @@ for _metric in (
 def task_metrics(estimator, X_fit, y_fit, X_test, y_test, extra: tuple = ()) -> dict:
     """Every registered metric of one task, the confusion matrix and its per-class rates.
 
-    Returns the runs.csv fields of schema.RUN_COLUMNS from ``n_test`` to ``extra`` except
+    Returns the runs.csv fields of schema.RUN_COLUMNS from ``n_test`` to ``flags`` except
     ``fit_time`` (the runner times the fit): each registered metric with a ``compute`` and
     a column of its own, and in ``extra`` (JSON) those named in ``extra`` (the config's
     ``metrics`` that have no column: a row depends on its config, not on what else some
@@ -233,7 +234,9 @@ def task_metrics(estimator, X_fit, y_fit, X_test, y_test, extra: tuple = ()) -> 
     ``estimator.classes_`` and the test labels; per-class F1 is 0 when the class has true
     or predicted rows but no hit, and a class with neither is left out of the macro mean
     (as scikit-learn's f1_score does with its default labels). Undefined rates (no true
-    rows for TPR, no negatives for TNR) are null in the JSON lists.
+    rows for TPR, no negatives for TNR) are null in the JSON lists. ``flags``: what
+    ``degeneracy.task_flags`` finds degenerate in the fit (at the majority rate of
+    ``y_fit``, one leaf on impure rows, constant test predictions), "" when nothing.
     """
     start = time.perf_counter()
     y_pred = estimator.predict(X_test)
@@ -268,4 +271,6 @@ def task_metrics(estimator, X_fit, y_fit, X_test, y_test, extra: tuple = ()) -> 
         "confusion": json.dumps(matrix.tolist()),
         "extra": json.dumps(stored, sort_keys=True) if stored else "",
     })
+    row["flags"] = task_flags(row.get("train_accuracy"), majority_rate(y_fit),
+                              row.get("n_leaves"), matrix)
     return row

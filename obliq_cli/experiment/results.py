@@ -355,6 +355,8 @@ def _check_stored_config(path, field: str, config) -> None:
     _check_type(path, f"{field}.protocol.name", protocol.get("name"), (str,), "a string")
     for key in ("reference_methods",):
         _check_type(path, f"{field}.{key}", config.get(key), (dict,), "an object")
+    _check_type(path, f"{field}.reference_pooled", config.get("reference_pooled"), (bool,),
+                "true or false")
     for key in ("metrics", "imports"):
         values = config.get(key)
         _check_type(path, f"{field}.{key}", values, (list,), "a list of names")

@@ -47,6 +47,8 @@ RUN_COLUMNS = ["task", "config_hash"] + LABEL_COLUMNS + [
     "tnr",              # JSON list, per class, fraction
     "confusion",        # JSON list of lists, rows = true class, columns = predicted
     "extra",            # JSON object: registered metrics that have no column of their own
+    "flags",            # degenerate fit: "" or codes joined by ";" (degeneracy.py); files
+                        # written before it lack the column and are read without it
 ]
 
 # Numbers the readers need, numeric in every "ok" row (blank allowed: not measured).

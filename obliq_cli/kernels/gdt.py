@@ -1,7 +1,8 @@
 """GDT's search at a node (Manwani & Sastry, arXiv:1009.3604, eqs. 1-3, §II-B;
-``obliq_cli.algorithms.gdt``): the augmented scatter of a class's rows and the most
-favoured direction of two scatters, each in one compiled call, on this layer's
-fixed-order products and Jacobi solvers.
+``obliq_cli.algorithms.gdt``): the augmented scatter of a class's rows, the columns a
+node keeps (those not a linear combination of the bias and earlier columns on its rows)
+and the most favoured direction of two scatters, each in one compiled call, on this
+layer's fixed-order products and Jacobi solvers.
 """
 
 from __future__ import annotations
@@ -127,3 +128,79 @@ def unit_hyperplane(w):
     head = w[:-1]
     sign = -1.0 if head[np.argmax(np.abs(head))] < 0 else 1.0
     return w / norm * sign, True
+
+
+CONSTANT_TOLERANCE = 1e-7
+"""A column is constant on some rows when its centred norm is at most this fraction of
+its norm (:func:`independent_columns` says why this value)."""
+
+COLUMN_TOLERANCE = 1e-4
+"""A column is a linear combination of others on some rows when what is left of it
+after its least-squares fit on them is at most this fraction of its centred norm
+(:func:`independent_columns` says why this value)."""
+
+
+@compiled
+def independent_columns(rows):
+    """Which columns of ``rows`` [n, d] to keep (a bool mask over the d columns): the
+    bias first, then the columns in their order, each dropped when it is numerically
+    constant on these rows or a linear combination of the bias and the columns kept
+    before it.
+
+    The test, column by column (modified Gram-Schmidt, Golub & Van Loan, *Matrix
+    Computations*, 4th ed., §5.2.8, with a second pass that restores the orthogonality
+    lost to rounding, in one fixed order): c is the norm of the column minus its mean
+    (its residual on the bias), r the norm of what is left after also removing its
+    projection on the kept columns. The column is constant when c <= CONSTANT_TOLERANCE
+    |x| and a combination when r <= COLUMN_TOLERANCE c.
+
+    Constant, 1e-7: an exactly constant column comes out at c = 0 (the second centring
+    pass removes the rounding of the first mean), one constant up to rounding (a sum
+    rounded differently row by row) at a few eps of |x|. Above 1e-7 GDT's eigensolver
+    sees the column's spread in the uncentred scatter (its rank tolerance p eps is
+    (1e-7)^2 for p near 45), so nothing it could use is dropped (a temperature in
+    kelvin varying by 0.01 K has c / |x| = 3e-5).
+
+    Combination, 1e-4 (1 - R^2 <= 1e-8): r / c = sqrt(1 - R^2) of the column's
+    regression on the kept ones, so the test does not change when any column is shifted
+    or scaled, as a tolerance on the raw scatter's eigenvalues would (vehicle's columns
+    span 1e0..1e3). Data files keep 6 to 8 significant digits, so a column computed from
+    others and stored satisfies its formula only to about 1e-7..1e-6 of its spread
+    (segment's four derived colour columns: r / c = 1.5e-7 to 1.0e-6), while the other
+    columns of the benchmark's sets with more rows than columns (all but srbct) have
+    r / c >= 3e-2 (musk2; vehicle 4.5e-2, breast cancer 5.3e-2): 1e-4 sits a factor of
+    100 or more from both.
+    """
+    n, d = rows.shape
+    keep = np.ones(d, dtype=np.bool_)
+    basis = np.empty((d, n))  # the kept columns, centred and orthonormalised
+    k = 0
+    v = np.empty(n)
+    for j in range(d):
+        for i in range(n):
+            v[i] = rows[i, j]
+        raw = linalg.norm(v)
+        for _ in range(2):  # the bias, twice: the second pass removes the mean's rounding
+            mean = 0.0
+            for i in range(n):
+                mean += v[i]
+            mean /= n
+            for i in range(n):
+                v[i] -= mean
+        centred = linalg.norm(v)
+        if centred <= CONSTANT_TOLERANCE * raw:
+            keep[j] = False
+            continue
+        for _ in range(2):
+            for q in range(k):
+                c = linalg.dot(basis[q], v)
+                for i in range(n):
+                    v[i] -= c * basis[q, i]
+        left = linalg.norm(v)
+        if left <= COLUMN_TOLERANCE * centred:
+            keep[j] = False
+            continue
+        for i in range(n):
+            basis[k, i] = v[i] / left
+        k += 1
+    return keep

@@ -196,21 +196,25 @@ def check_rows(params: dict, n_grow: int, n_prune: int) -> tuple[str, str] | Non
     return None
 
 
-@register_pruner(
-    "cc",
-    "Cost-complexity pruning (Breiman et al. 1984; OC1 prune.c): weakest-link sequence, "
-    "subtree chosen on the pruning set (or by V-fold CV) with the k-SE rule",
-    params={"se_rule": 0.0, "risk": "misclassification", "cv_folds": 10, "keep_root": True},
-    check_rows=check_rows,
-)
-@pruner_parameters("cc", {
+CC_DEFAULTS = {"se_rule": 0.0, "risk": "misclassification", "cv_folds": 10, "keep_root": True}
+CC_CONSTRAINTS = {
     # SE <= 0.5 / sqrt(N): with k = 1000 the bound passes 1 (the root) for N < 250 000
     "se_rule": [Interval(Real, 0, 1000, closed="both")],
     "risk": [StrOptions({"misclassification", "impurity"})],
     # each fold grows a tree again; at most the growing rows (``check_rows``, before a run)
     "cv_folds": [Interval(Integral, 2, 1000, closed="both")],
     "keep_root": ["boolean"],
-})
+}
+
+
+@register_pruner(
+    "cc",
+    "Cost-complexity pruning (Breiman et al. 1984; OC1 prune.c): weakest-link sequence, "
+    "subtree chosen on the pruning set (or by V-fold CV) with the k-SE rule",
+    params=CC_DEFAULTS,
+    check_rows=check_rows,
+)
+@pruner_parameters("cc", CC_CONSTRAINTS)
 def prune_cost_complexity(
     estimator, X_grow, y_grow, X_prune, y_prune, *, random_state=None,
     se_rule: float = 0.0, risk: str = "misclassification", cv_folds: int = 10,
@@ -245,6 +249,33 @@ def prune_cost_complexity(
     return estimator
 
 
+@register_pruner(
+    "cc-cv",
+    "Cost-complexity pruning with the subtree always chosen by V-fold CV on the whole "
+    "training part (Breiman et al. 1984 §3.4.2; IND's cart styles); grows on any prune rows",
+    params=CC_DEFAULTS,
+    uses_prune_set=False,
+    check_rows=check_rows,
+)
+@pruner_parameters("cc-cv", CC_CONSTRAINTS)
+def prune_cost_complexity_cv(
+    estimator, X_grow, y_grow, X_prune=None, y_prune=None, *, random_state=None,
+    se_rule: float = 0.0, risk: str = "misclassification", cv_folds: int = 10,
+    keep_root: bool = True,
+):
+    """``cc`` that never reads a pruning set: the k-SE subtree is chosen by ``cv_folds``-fold
+    CV on the growing rows, and (``uses_prune_set=False``) the runner grows the tree on
+    the rows a protocol's ``prune_fraction`` holds out, as for a tree without a pruner.
+
+    This is how CART itself (Breiman et al. 1984, §3.4.2) and IND 2.1's "cart" styles
+    choose the subtree, so an experiment can run it beside OC1's pruning on a held-out
+    10 % (the OC1 paper's Table 1 does: OC1, OC1-AP and CART-LC on 10 %, CART-AP by
+    10-fold CV). ``X_prune`` and ``y_prune`` are ignored."""
+    return prune_cost_complexity(estimator, X_grow, y_grow, None, None,
+                                 random_state=random_state, se_rule=se_rule, risk=risk,
+                                 cv_folds=cv_folds, keep_root=keep_root)
+
+
 # Leaves are marked by LEAF in children arrays; re-exported for pruners built on this one.
 __all__ = ["LEAF", "PruningPath", "cost_complexity_path", "prune_cost_complexity",
-           "select_k_se", "subtree_errors"]
+           "prune_cost_complexity_cv", "select_k_se", "subtree_errors"]

@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import ObliqError
+from ..experiment import degeneracy
 from ..experiment import results as results_folder
 from ..experiment.metrics import METRICS, PER_CLASS, Metric, check_metric  # noqa: F401
 from ..experiment.schema import LABEL_COLUMNS, NUMERIC_COLUMNS
@@ -27,6 +28,14 @@ from ..experiment.tasks import algorithm_identity, config_of, stored_identities
 
 # Pooled accuracy (OC1's correct / tested over a repetition's folds) applies to these only.
 POOLABLE = ("test_accuracy", "test_error")
+
+
+def pooled_by_paper(meta: dict, metric: str) -> bool:
+    """Whether ``metric`` of this experiment is summarised pooled because its paper computes
+    it so (the config's ``reference: {pooled: true}``, stored as ``reference_pooled``):
+    ``obliq table``, ``agree`` and ``claims`` then read accuracy and error as the paper
+    does, without ``--pooled``. Other metrics (leaves, ...) are fold means as ever."""
+    return metric in POOLABLE and bool((meta.get("config") or {}).get("reference_pooled"))
 
 # Columns the report reads; all must be present, and the numbers numeric in "ok" rows.
 # (``task``, the identity of a row's task, is read when present: older files lack it.)
@@ -171,7 +180,9 @@ def read_experiment(directory, show_all: bool = False) -> tuple[pd.DataFrame, di
     error naming it (a resume sets it aside); rows of tasks not in meta.json's config are dropped
     unless ``show_all`` (``_visible``). Adds ``experiment`` (meta["name"]), ``source``
     (the runs.csv path) and the derived ``test_error`` = 100 - test_accuracy and
-    ``n_nodes`` = n_leaves + n_internal (the UMT paper's size, Table 3).
+    ``n_nodes`` = n_leaves + n_internal (the UMT paper's size, Table 3); ``flags`` and
+    ``flags_undecided`` are ``degeneracy.read_flags``' (a file written before flags were
+    recorded gets what its columns tell).
     """
     directory = Path(directory)
     runs_path = directory / "runs.csv"
@@ -189,6 +200,7 @@ def read_experiment(directory, show_all: bool = False) -> tuple[pd.DataFrame, di
     meta.setdefault("name", directory.name)
     meta["results_dir"] = str(directory)
     runs = _to_numbers(runs)
+    runs[degeneracy.COLUMN], runs["flags_undecided"] = degeneracy.read_flags(runs)
     if "task" not in runs.columns:
         runs["task"] = ""
     runs = _visible(runs, meta, show_all).reset_index(drop=True)
@@ -315,14 +327,39 @@ def as_single_folds(runs: pd.DataFrame) -> pd.DataFrame:
     return runs.assign(repetition=runs["repetition"] * width + runs["fold"], fold=0)
 
 
+def flag_counts(runs: pd.DataFrame) -> pd.DataFrame:
+    """Per (experiment, dataset, algorithm) with "ok" rows: n_tasks (those rows),
+    n_flagged (those with a ``degeneracy`` code), flags (their codes, ";"-joined in
+    ``degeneracy.CODES`` order) and n_undecided (rows read from a runs.csv without the
+    flags column, whose at_majority is unknown)."""
+    keys = ["experiment", "dataset", "algorithm"]
+    ok = runs[runs["status"] == "ok"]
+    flags = (ok[degeneracy.COLUMN].fillna("").astype(str) if degeneracy.COLUMN in ok.columns
+             else pd.Series("", index=ok.index, dtype=object))
+    undecided = (ok["flags_undecided"].astype(bool) if "flags_undecided" in ok.columns
+                 else pd.Series(False, index=ok.index))
+    rows = ok[keys].assign(_flags=flags, _flagged=flags != "", _undecided=undecided)
+    out = rows.groupby(keys, sort=False).agg(
+        n_tasks=("_flags", "size"), n_flagged=("_flagged", "sum"),
+        n_undecided=("_undecided", "sum")).reset_index()
+    # the codes of the few cells that hold flagged rows (a join per cell, not per row)
+    codes = rows[rows["_flagged"]].groupby(keys, sort=False)["_flags"].agg(
+        lambda f: ";".join(degeneracy.codes_of(f))).rename("flags").reset_index()
+    out = out.merge(codes, on=keys, how="left")
+    out["flags"] = out["flags"].fillna("")
+    return out[keys + ["n_tasks", "n_flagged", "flags", "n_undecided"]]
+
+
 def summarise(runs: pd.DataFrame, metric: str, pooled: bool = False,
               best: bool = False) -> pd.DataFrame:
     """Mean and sd over repetitions per (experiment, dataset, algorithm).
 
     Columns: experiment, dataset, algorithm, mean, sd (sample sd, ddof = 1; NaN with one
-    repetition), n_repetitions, min_folds, max_folds. Groups keep first-seen order.
-    ``best``: the value of the best repetition alone (``best_repetitions``), no sd;
-    n_repetitions still counts the repetitions it was chosen from.
+    repetition), n_repetitions, min_folds, max_folds, and ``flag_counts``' n_tasks,
+    n_flagged, flags and n_undecided of the rows behind the numbers. Groups keep
+    first-seen order. ``best``: the value of the best repetition alone
+    (``best_repetitions``), no sd; n_repetitions still counts the repetitions it was
+    chosen from, the flag counts are those of the best repetition's tasks.
     """
     if best:
         counts = per_repetition(runs, "test_accuracy").groupby(
@@ -337,7 +374,8 @@ def summarise(runs: pd.DataFrame, metric: str, pooled: bool = False,
                       max_folds=("n_folds", "max")).reset_index()
     # pandas' std is already ddof = 1 and NaN for a single value; make that explicit
     out.loc[out["n_repetitions"] < 2, "sd"] = np.nan
-    return out
+    return out.merge(flag_counts(runs), on=["experiment", "dataset", "algorithm"],
+                     how="left")
 
 
 def _count(low: int, high: int, noun: str) -> str:

@@ -30,6 +30,7 @@ from datetime import datetime
 import pandas as pd
 
 from ..errors import ObliqError
+from ..experiment import degeneracy
 from ..experiment.metrics import METRICS
 from .aggregate import check_metric, each_experiment, failed_tasks, load_results
 from .references import (
@@ -39,15 +40,18 @@ from .references import (
     read_reference,
     resolve_reference,
 )
-from .tables import experiment_table, format_number, pipe_table, within_text
+from .tables import experiment_table, flag_mark, format_number, pipe_table, within_text
 
 FORMATS = ("md", "csv")
 BEST = "@best"
 NOT_COMPARED = ("fit_time", "predict_time")  # seconds on the machine that ran them
 # counted: "false" on a reading's cells when the paper's own metric is compared too
-# (each paper cell counts once); within is "true" / "false" (tables.within_text).
+# (each paper cell counts once); within is "true" / "false" (tables.within_text);
+# n_tasks, n_flagged, flags: the cell's finished tasks, those flagged degenerate and their
+# codes (experiment/degeneracy.py).
 CELL_COLUMNS = ["experiment", "dataset", "algorithm", "method", "metric", "mean",
-                "paper_mean", "paper_sd", "delta", "tolerance", "within", "counted"]
+                "paper_mean", "paper_sd", "delta", "tolerance", "within", "counted",
+                "n_tasks", "n_flagged", "flags"]
 NOTHING_COMPARED = "no cell has both a value of ours and the paper's"
 SUMMARY_COLUMNS = ["experiment", "tasks_ok", "tasks_total", "run_time_s", "unfinished_runs",
                    "agreement"]
@@ -322,6 +326,22 @@ def tolerance_rule() -> str:
             f"(`--best`).")
 
 
+def flagged_text(cells: pd.DataFrame) -> str:
+    """"⚠ 2 of 30 cells compared hold tasks flagged degenerate: d1 / A (...)" of one
+    experiment's compared cells (CELL_COLUMNS, as numbers or as the summary's text;
+    cells.csv written before flags has no n_flagged and says nothing), "" when none."""
+    if "n_flagged" not in cells.columns or cells.empty:
+        return ""
+    flagged = cells[[str(v).strip() not in ("", "0", "nan") for v in cells["n_flagged"]]]
+    if flagged.empty:
+        return ""
+    listed = flagged.drop_duplicates(["dataset", "algorithm"])
+    return (f"{degeneracy.MARK} {len(flagged)} of {len(cells)} cells compared hold tasks "
+            f"flagged degenerate: " + degeneracy.cells_text(
+                (r.dataset, r.algorithm, int(float(r.n_flagged)), int(float(r.n_tasks)),
+                 str(r.flags).split(";")) for r in listed.itertuples()))
+
+
 def _total_line(result: ExperimentAgreement) -> str:
     if result.status:
         return f"- {result.name}: {result.status}"
@@ -331,7 +351,9 @@ def _total_line(result: ExperimentAgreement) -> str:
         head = f"{int(counted['within'].sum())} of {len(counted)} cells within tolerance"
     else:
         head = NOTHING_COMPARED
-    return f"- {result.name}: " + "; ".join([head] + result.notes)
+    flagged = flagged_text(cells)
+    return f"- {result.name}: " + "; ".join([head] + result.notes + ([flagged] if flagged
+                                                                     else []))
 
 
 def telling_decimals(delta: float, tolerance: float, decimals: int) -> int:
@@ -350,6 +372,7 @@ def _misses_rows(results: list[ExperimentAgreement]) -> list[list[str]]:
             ours = format_number(c.mean, c.decimals)
             if not pd.isna(c.sd):
                 ours += f" ± {format_number(c.sd, c.decimals)}"
+            ours += flag_mark(c.n_flagged)
             d = telling_decimals(c.delta, c.tolerance, c.decimals)
             rows.append([c.experiment, c.dataset, c.algorithm, c.metric, ours, c.paper_text,
                          format_number(c.delta, d, sign=True), format_number(c.tolerance, d)])

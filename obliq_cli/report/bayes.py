@@ -33,7 +33,7 @@ import pandas as pd
 
 from ..errors import ObliqError
 from ..experiment.seeds import seed_sequence
-from .aggregate import check_metric, with_metric_column
+from .aggregate import check_metric, flag_counts, with_metric_column
 
 SAMPLES = 50000
 """Monte Carlo draws of the signed-rank posterior (baycomp's default): the probabilities'
@@ -284,7 +284,7 @@ def experiment_bayes(runs: pd.DataFrame, meta: dict, metric: str, rope: float,
     """
     from .significance import format_statistic, p_text
     from .stats import dataset_scores, friedman_test, rank_algorithms
-    from .tables import _order
+    from .tables import _order, degenerate_note
 
     m = check_metric(metric)
     rope = check_rope(rope)
@@ -378,6 +378,8 @@ def experiment_bayes(runs: pd.DataFrame, meta: dict, metric: str, rope: float,
         if untested:
             blocks.append(("p", f"no test (fewer than 2 shared folds, or no complete "
                                 f"repetition) for {untested} dataset/pair combination(s)"))
+    # the cells holding tasks flagged degenerate enter these tests like any other
+    blocks += [("p", text) for text in degenerate_note(flag_counts(runs), datasets, algorithms)]
 
     parts = [pd.DataFrame({
         "test": "signed-rank", "dataset": "", "algorithm": pairs["algorithm"],

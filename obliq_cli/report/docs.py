@@ -67,8 +67,10 @@ from pathlib import Path
 import pandas as pd
 
 from ..errors import ObliqError
+from ..experiment import degeneracy
 from .agreement import (
     NOTHING_COMPARED,
+    flagged_text,
     format_duration,
     metric_kind,
     misses_parts,
@@ -79,7 +81,7 @@ from .agreement import (
 from .claims import FAILS, HOLDS, PARTLY, RULES, UNTESTABLE, read_claims, shipped_claims
 from .leaderboard import benchmark_block, read_benchmark, text_csv
 from .summary import FROM_RESULTS
-from .tables import format_number, pipe_table
+from .tables import flag_mark, format_number, pipe_table
 
 BLOCK = re.compile(r"^<!-- (obliq [^\n]*?): begin -->\n(.*?)^<!-- \1: end -->$",
                    re.DOTALL | re.MULTILINE)
@@ -253,6 +255,9 @@ def agreement_block(summary: Summary) -> str:
         if facts.get("source") != FROM_RESULTS:
             notes.append(f"figures from the {facts.get('source')}; of the misses, the "
                          f"summary holds only those below")
+        flagged = flagged_text(summary.cells.get(name, pd.DataFrame()))
+        if flagged:
+            notes.append(flagged)
         lines.append(f"- {name}: " + "; ".join([head] + notes))
     parts.append("\n".join(lines))
     misses = []
@@ -338,12 +343,30 @@ def _cells(summary: Summary, name: str) -> pd.DataFrame:
     return cells
 
 
+def _flagged(c) -> int:
+    """The tasks of a cells.csv row flagged degenerate (0 for a file written before
+    flags)."""
+    return _int(c.get("n_flagged", ""))
+
+
 def _ours(c, d: int | None = None) -> str:
     d = _int(c["decimals"]) if d is None else d
     text = format_number(float(c["mean"]), d)
     if str(c["sd"]).strip():
         text += f" ± {format_number(float(c['sd']), d)}"
-    return text
+    return text + flag_mark(_flagged(c))
+
+
+def _flag_note(part: pd.DataFrame) -> list[str]:
+    """The note under a table block whose cells hold flagged tasks (``degeneracy.note``
+    over its (dataset, algorithm) cells), empty when none do."""
+    if "n_flagged" not in part.columns:
+        return []
+    cells = part.drop_duplicates(["dataset", "algorithm"])
+    flagged = [(r["dataset"], r["algorithm"], _flagged(r), _int(r["n_tasks"]),
+                str(r["flags"]).split(";")) for _, r in cells.iterrows() if _flagged(r)]
+    text = degeneracy.note(flagged, sum(map(_int, cells["n_tasks"])))
+    return [text] if text else []
 
 
 def _delta(c) -> str:
@@ -374,7 +397,7 @@ def table_block(summary: Summary, name: str, metrics: str, dataset: str | None =
                 row += ["", "", ""] if found.empty else [
                     _ours(found.iloc[0]), found.iloc[0]["paper_text"], _delta(found.iloc[0])]
             rows.append(row)
-        return pipe_table(rows, headers)
+        return "\n\n".join([pipe_table(rows, headers)] + _flag_note(part))
     wanted = [m.partition("=") for m in metrics.split(",")]
     part = cells[cells["dataset"] == dataset]
     headers = ["method"]
@@ -390,7 +413,8 @@ def table_block(summary: Summary, name: str, metrics: str, dataset: str | None =
         rows.append(row)
     if not rows:
         raise ObliqError(f"no cells of dataset {dataset!r} in the summary of {name!r}")
-    return pipe_table(rows, headers)
+    chosen = part[part["metric"].isin([metric for metric, _, _ in wanted])]
+    return "\n\n".join([pipe_table(rows, headers)] + _flag_note(chosen))
 
 
 def bench_block(summary: Summary) -> str:
@@ -466,6 +490,8 @@ def _cell(summary: Summary, name, metric, algorithm, dataset, what: str) -> str:
         return c["n"]
     if what == "mean_sd":
         return _ours(c, d)
+    if what == "mean":
+        return format_number(float(c["mean"]), d) + flag_mark(_flagged(c))
     if what == "abs_delta":
         return format_number(abs(float(c["delta"])), d)
     if what in ("mean", "sd", "paper_mean", "delta", "tolerance"):

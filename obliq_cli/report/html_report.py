@@ -27,7 +27,7 @@ import pandas as pd
 from .. import safe_io
 from ..errors import ObliqError
 from ..experiment.tasks import SKIPPED
-from .aggregate import check_metric, each_experiment, load_results, summarise
+from .aggregate import check_metric, each_experiment, load_results, pooled_by_paper, summarise
 from .stats import check_alpha
 
 CSS = """
@@ -48,6 +48,7 @@ details { margin: 1em 0; } summary { cursor: pointer; font-weight: bold; }
 figure img { max-width: 100%; border: 1px solid #ddd; }
 figcaption { font-size: 0.85em; color: #555; max-width: 40em; }
 .note { color: #8a4b00; }
+.degenerate { color: #b00020; font-weight: bold; cursor: help; }
 .meta { color: #555; font-size: 0.9em; }
 table.sortable th { cursor: pointer; user-select: none; }
 table.sortable th[aria-sort="ascending"]::after { content: " \\25B2"; }
@@ -141,12 +142,13 @@ def _note(text: str) -> str:
 # ------------------------------------------------------------ figures from results
 def accuracy_size_table(runs: pd.DataFrame, meta: dict | None = None) -> pd.DataFrame:
     """Mean test accuracy and mean leaves per (dataset, algorithm) of one experiment, as
-    ``obliq table`` computes them (fold means per repetition, then the mean over
-    repetitions). Columns dataset, algorithm, test_accuracy, n_leaves (NaN when the model
-    has no size, e.g. an SVM); rows in the config's order of datasets and algorithms
-    when ``meta`` holds it, else as first seen."""
+    ``obliq table`` computes them (fold means per repetition, or pooled where the paper
+    pools, then the mean over repetitions). Columns dataset, algorithm, test_accuracy,
+    n_leaves (NaN when the model has no size, e.g. an SVM); rows in the config's order of
+    datasets and algorithms when ``meta`` holds it, else as first seen."""
     keys = ["experiment", "dataset", "algorithm"]
-    accuracy = summarise(runs, "test_accuracy")[keys + ["mean"]].rename(
+    pooled = pooled_by_paper(meta or {}, "test_accuracy")
+    accuracy = summarise(runs, "test_accuracy", pooled)[keys + ["mean"]].rename(
         columns={"mean": "test_accuracy"})
     size = summarise(runs, "n_leaves")[keys + ["mean"]].rename(columns={"mean": "n_leaves"})
     both = accuracy.merge(size, on=keys, how="left")
@@ -209,9 +211,24 @@ def _bayes_matrix(pairs: pd.DataFrame, name: str, metric: str, rope: float):
 
 
 # ------------------------------------------------------------------ benchmark view
-def _cell(text, value=None) -> str:
+def _cell(text, value=None, flagged: str = "") -> str:
+    """A td of ``text`` (sorted by ``value``); ``flagged``: the title of the ⚠ of a cell
+    holding tasks flagged degenerate (tables.html_marks makes the span)."""
+    from .tables import flag_mark, html_marks
+
     data = "" if value is None or value != value else f' data-value="{value!r}"'
-    return f"<td{data}>{html.escape(str(text))}</td>"
+    cell = f"<td{data}>{html.escape(str(text))}{flag_mark(1 if flagged else 0)}</td>"
+    return html_marks(cell, [flagged]) if flagged else cell
+
+
+def _flag_title(row) -> str:
+    """The ⚠ title of a ``summarise`` row holding flagged tasks, "" for the others."""
+    from ..experiment.degeneracy import cell_text
+
+    flagged = row.get("n_flagged", 0)
+    if pd.isna(flagged) or not flagged:
+        return ""
+    return cell_text(int(flagged), int(row["n_tasks"]), str(row["flags"]).split(";"))
 
 
 def benchmark_view(index: int, runs: pd.DataFrame, meta: dict, alpha: float = 0.05,
@@ -235,6 +252,9 @@ def benchmark_view(index: int, runs: pd.DataFrame, meta: dict, alpha: float = 0.
         a for a in scores.columns if a not in labels]
     scores = scores[algorithms]
     complete = scores.dropna()
+    summary = summarise(runs, metric)
+    # the ranking rests on every cell: an algorithm holding flagged tasks says so
+    flagged = summary.groupby("algorithm", sort=False)["n_flagged"].sum()
     parts = ["<h3>Benchmark</h3>"]
     if len(complete) >= 1:
         ranks = rank_algorithms(complete, m.higher)
@@ -244,7 +264,10 @@ def benchmark_view(index: int, runs: pd.DataFrame, meta: dict, alpha: float = 0.
         rows = []
         for place, algorithm in enumerate(order, start=1):
             mean_score = float(complete[algorithm].mean())
-            rows.append("<tr>" + _cell(place, place) + _cell(algorithm)
+            mine = int(flagged.get(algorithm, 0))
+            rows.append("<tr>" + _cell(place, place)
+                        + _cell(algorithm, flagged=f"{mine} of its tasks flagged degenerate: "
+                                                   f"see the note below" if mine else "")
                         + _cell(f"{mean_rank[algorithm]:.2f}", float(mean_rank[algorithm]))
                         + _cell(f"{mean_score:.2f}", mean_score)
                         + _cell(int(first[algorithm]), int(first[algorithm])) + "</tr>")
@@ -257,8 +280,7 @@ def benchmark_view(index: int, runs: pd.DataFrame, meta: dict, alpha: float = 0.
         parts.append(f'<table class="sortable" id="ranking-{index}"><thead><tr>'
                      + "".join(f"<th>{html.escape(h)}</th>" for h in head)
                      + "</tr></thead><tbody>" + "".join(rows) + "</tbody></table>")
-    summary = summarise(runs, metric)
-    from .tables import _order
+    from .tables import _order, degenerate_note
 
     datasets = _order([d.get("label") for d in config.get("datasets", [])
                        if isinstance(d, dict)], pd.Series(scores.index))
@@ -278,7 +300,9 @@ def benchmark_view(index: int, runs: pd.DataFrame, meta: dict, alpha: float = 0.
             rank = (float(row_ranks.at[dataset, algorithm])
                     if algorithm in row_ranks.columns else float("nan"))
             spread = f" ± {float(sd):.2f}" if sd == sd else ""
-            rows.append("<tr>" + _cell(algorithm) + _cell(f"{mean:.2f}{spread}", mean)
+            rows.append("<tr>" + _cell(algorithm)
+                        + _cell(f"{mean:.2f}{spread}", mean,
+                                _flag_title(part.loc[algorithm]))
                         + _cell(f"{rank:g}" if rank == rank else "", rank) + "</tr>")
         parts.append(
             f'<table class="sortable dataset-view" data-group="{index}" '
@@ -287,6 +311,7 @@ def benchmark_view(index: int, runs: pd.DataFrame, meta: dict, alpha: float = 0.
             f"<caption>{html.escape(str(dataset))}</caption><thead><tr><th>algorithm</th>"
             f"<th>{html.escape(m.label)}</th><th>rank</th></tr></thead><tbody>"
             + "".join(rows) + "</tbody></table>")
+    parts += [_note(text) for text in degenerate_note(summary, datasets, algorithms)]
     if len(algorithms) >= 2 and len(datasets) >= 2:
         try:
             # computed once for the figure and the tables (the draws take the time)

@@ -13,8 +13,12 @@ so what the docs quote of it is its ranking. ``summarize_benchmark`` writes
     was cut short).
 ``scores.csv``
     per (dataset, algorithm) of the config: mean and sd over the repetitions of test
-    accuracy and of the leaves (as ``obliq table`` prints them), the repetitions, and
-    ``note``: the config's skip reason, "not run" or "failed" for a cell without a result.
+    accuracy and of the leaves (as ``obliq table`` prints them), the repetitions,
+    ``note``: the config's skip reason, "not run" or "failed" for a cell without a result,
+    and the cell's finished tasks, those flagged degenerate and their codes
+    (experiment/degeneracy.py; a scores.csv written before flags lacks these three
+    columns and is read as holding no flagged task). The block marks ⚠ the algorithms
+    whose cells hold flagged tasks and lists those cells.
 ``ranks.csv`` and ``friedman.csv``
     two rankings (Demšar 2006, §3.2.2; ``stats.friedman_test``), as the Friedman test
     needs complete blocks: ``all``, every algorithm over the datasets on which all of
@@ -46,8 +50,9 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..experiment import degeneracy
 from .agreement import format_duration
-from .tables import format_number, pipe_table
+from .tables import flag_mark, format_number, pipe_table
 
 FACT_KEYS = ["config", "kind", "source", "summarized", "started", "finished", "commit",
              "obliq", "tasks_ok", "tasks_total", "tasks_failed", "config_tasks",
@@ -55,7 +60,7 @@ FACT_KEYS = ["config", "kind", "source", "summarized", "started", "finished", "c
              "runs", "fit_seconds", "jobs", "host", "cpu", "cores", "load", "metric",
              "rope", "alpha", "seed", "samples"]
 SCORE_COLUMNS = ["dataset", "algorithm", "accuracy_mean", "accuracy_sd", "leaves_mean",
-                 "leaves_sd", "repetitions", "note"]
+                 "leaves_sd", "repetitions", "note", "n_tasks", "n_flagged", "flags"]
 RANK_COLUMNS = ["scope", "algorithm", "mean_rank", "first", "mean_accuracy", "n_datasets"]
 FRIEDMAN_COLUMNS = ["scope", "k", "n_datasets", "chi2", "chi2_p", "iman_davenport",
                     "iman_davenport_p", "cd", "alpha", "left_out"]
@@ -181,9 +186,10 @@ def score_rows(part: pd.DataFrame, meta: dict) -> pd.DataFrame:
                 # a forest or an external estimator has no single tree: no leaves
                 size = leaves.loc[key] if key in leaves.index else {"mean": "", "sd": ""}
                 rows.append([d, a, _r(acc["mean"]), _r(acc["sd"]), _r(size["mean"]),
-                             _r(size["sd"]), int(acc["n_repetitions"]), ""])
+                             _r(size["sd"]), int(acc["n_repetitions"]), "",
+                             int(acc["n_tasks"]), int(acc["n_flagged"]), acc["flags"]])
             elif key in notes:
-                rows.append([d, a, "", "", "", "", 0, notes[key]])
+                rows.append([d, a, "", "", "", "", 0, notes[key], 0, 0, ""])
     return pd.DataFrame(rows, columns=SCORE_COLUMNS)
 
 
@@ -393,17 +399,40 @@ def _places(ranking: pd.DataFrame) -> list[int]:
     return [1 + sum(m < mine for m in means) for mine in means]
 
 
+def _flagged(scores: pd.DataFrame) -> pd.Series:
+    """The tasks flagged degenerate per row of scores.csv (0 throughout for a file
+    written before flags)."""
+    if "n_flagged" not in scores.columns:
+        return pd.Series(0, index=scores.index)
+    return scores["n_flagged"].map(lambda v: int(float(v)) if str(v).strip() else 0)
+
+
+def _flag_note(bench: dict) -> str:
+    """The note under the ranking naming the cells of scores.csv that hold flagged tasks
+    (``degeneracy.note``), "" when none do."""
+    scores = bench["scores"]
+    flagged = _flagged(scores)
+    if not flagged.any():
+        return ""
+    cells = [(r.dataset, r.algorithm, int(f), int(float(r.n_tasks)), str(r.flags).split(";"))
+             for r, f in zip(scores.itertuples(index=False), flagged) if f]
+    tasks = sum(int(float(v)) for v in scores["n_tasks"] if str(v).strip())
+    return degeneracy.note(cells, tasks)
+
+
 def _ranking_table(bench: dict) -> str:
     ranks = bench["ranks"]
     scope_all = ranks[ranks["scope"] == "all"]
     every = ranks[ranks["scope"] == "everywhere"].set_index("algorithm")
     scores = bench["scores"]
+    flagged = _flagged(scores).groupby(scores["algorithm"]).sum()
     rows = []
     places = _places(scope_all)
     for place, r in zip(places, scope_all.itertuples(index=False)):
         mine = scores[(scores["algorithm"] == r.algorithm) & (scores["accuracy_mean"] != "")]
         leaves = [float(v) for v in mine["leaves_mean"] if v]
-        rows.append([str(place), r.algorithm, format_number(float(r.mean_rank), 2), r.first,
+        rows.append([str(place), r.algorithm + flag_mark(flagged.get(r.algorithm, 0)),
+                     format_number(float(r.mean_rank), 2), r.first,
                      format_number(float(r.mean_accuracy), 2),
                      format_number(float(every.at[r.algorithm, "mean_rank"]), 2)
                      if r.algorithm in every.index else "–",
@@ -520,6 +549,11 @@ def _reading(bench: dict, methods, references) -> str:
         r = scope_all.iloc[found[0]]
         text = (f"- {a} ranks {place} of {k} (mean rank {format_number(float(r['mean_rank']), 2)} "
                 f"over {r['n_datasets']} datasets)")
+        scores = bench["scores"]
+        mine = _flagged(scores)[(scores["algorithm"] == a) & (scores["accuracy_mean"] != "")]
+        if mine.any():
+            text += (f" {degeneracy.MARK} {int((mine > 0).sum())} of its {len(mine)} cells "
+                     f"hold tasks flagged degenerate")
         against = []
         for b in references:
             p = _pair(pairs, a, b)
@@ -575,6 +609,9 @@ def benchmark_block(bench: dict | None, name: str, where: str, methods=PAPER_MET
     parts.append(f"Every cell's mean ± sd over the repetitions (accuracy, leaves) and the "
                  f"reason of each cell left out: [{where}/{name}/scores.csv]"
                  f"({where}/{name}/scores.csv).")
+    flagged = _flag_note(bench)
+    if flagged:
+        parts.append(flagged)
     parts.append(_friedman_text(bench))
     for figure, alt in (("cd_all.svg", "CD diagram, every algorithm"),
                         ("cd_everywhere.svg", "CD diagram, the algorithms run everywhere")):

@@ -14,6 +14,12 @@ c. the Friedman test with Iman & Davenport's F, the average ranks (best first), 
 Formats: md (pipe tables and plain lines), html (tabulate's html tables and <p> notes, no
 page wrapper, for embedding in a report) and csv (one row per ordered pair of algorithms
 of every experiment, with the experiment's Friedman numbers repeated on each row).
+
+Every test here reads the scores of each (dataset, algorithm) cell; a cell holding tasks
+flagged degenerate (experiment/degeneracy.py) enters them like any other, so the text
+names those cells under a note (``tables.degenerate_note``), the algorithms holding them
+carry ⚠ in the w/t/l and rank tables, and csv counts their flagged tasks (n_flagged,
+versus_n_flagged).
 """
 
 from __future__ import annotations
@@ -26,7 +32,7 @@ import pandas as pd
 from tabulate import tabulate
 
 from ..errors import ObliqError
-from .aggregate import check_metric, each_experiment, failed_tasks, load_results
+from .aggregate import check_metric, each_experiment, failed_tasks, flag_counts, load_results
 from .stats import (
     FriedmanResult,
     check_alpha,
@@ -38,7 +44,7 @@ from .stats import (
     protocol_caveat,
     wilcoxon_test,
 )
-from .tables import _order, pipe_table
+from .tables import _order, degenerate_note, flag_mark, html_marks, pipe_table
 
 FORMATS = ("md", "csv", "html")
 CSV_COLUMNS = [
@@ -49,6 +55,7 @@ CSV_COLUMNS = [
     "average_rank", "versus_average_rank", "nemenyi_pvalue", "beyond_cd",
     "friedman_n_datasets", "friedman_chi2", "friedman_pvalue",   # (c) per experiment
     "iman_davenport", "iman_davenport_pvalue", "critical_difference",
+    "n_flagged", "versus_n_flagged",   # tasks flagged degenerate (degeneracy.py) of each
 ]
 
 
@@ -146,6 +153,14 @@ def experiment_stats(runs: pd.DataFrame, meta: dict, metric: str, test: str, alp
                             f"({', '.join(algorithms) or 'none'}): nothing to compare"))
         return pd.DataFrame(columns=CSV_COLUMNS[4:]), blocks
 
+    # the cells holding tasks flagged degenerate: their scores enter every test below
+    cells = flag_counts(runs)
+    flagged = cells.groupby("algorithm", sort=False)["n_flagged"].sum()
+    flagged = flagged.reindex(algorithms).fillna(0).astype(int)
+
+    def label(algorithm):
+        return f"{algorithm}{flag_mark(flagged.get(algorithm, 0))}"
+
     # (a) per-fold tests, dataset by dataset
     counts, untested = _fold_counts(runs, metric, test, alpha, algorithms)
     blocks.append(("p", f"{metric}: {better} is better. Per dataset, {chosen.title} at "
@@ -159,7 +174,7 @@ def experiment_stats(runs: pd.DataFrame, meta: dict, metric: str, test: str, alp
     grid = grid.pivot(index="algorithm", columns="versus", values="cell").reindex(
         index=algorithms, columns=algorithms).fillna("")
     blocks.append(("table", ["w/t/l", *algorithms],
-                   [[a, *grid.loc[a]] for a in algorithms]))
+                   [[label(a), *grid.loc[a]] for a in algorithms]))
     if untested:
         blocks.append(("p", f"no test (too few shared folds) for {untested} dataset/pair "
                             f"combination(s), counted as ties"))
@@ -180,7 +195,9 @@ def experiment_stats(runs: pd.DataFrame, meta: dict, metric: str, test: str, alp
                             f"at least 2 datasets; this experiment has {len(scores)}"))
     else:
         blocks += _across_blocks(friedman, across, complete, dropped, algorithms, metric,
-                                 better, alpha)
+                                 better, alpha, label)
+    datasets = _order([d.get("label") for d in config.get("datasets", [])], ok["dataset"])
+    blocks += [("p", text) for text in degenerate_note(cells, datasets, algorithms)]
     pairs = counts.merge(across.drop(columns=[c for c in ("wilcoxon_mark", "nemenyi_mark")
                                               if c in across.columns]),
                          on=["algorithm", "versus"], how="left")
@@ -190,13 +207,18 @@ def experiment_stats(runs: pd.DataFrame, meta: dict, metric: str, test: str, alp
             friedman_pvalue=friedman.chi2_pvalue, iman_davenport=friedman.iman_davenport,
             iman_davenport_pvalue=friedman.iman_davenport_pvalue,
             critical_difference=friedman.critical_difference)
+    pairs = pairs.assign(n_flagged=pairs["algorithm"].map(flagged),
+                         versus_n_flagged=pairs["versus"].map(flagged))
     order = {a: i for i, a in enumerate(algorithms)}
     pairs = pairs.sort_values(["algorithm", "versus"], key=lambda c: c.map(order),
                               kind="stable", ignore_index=True)
     return pairs.reindex(columns=CSV_COLUMNS[4:]), blocks
 
 
-def _across_blocks(friedman, across, complete, dropped, algorithms, metric, better, alpha):
+def _across_blocks(friedman, across, complete, dropped, algorithms, metric, better, alpha,
+                   label=str):
+    """The blocks of (b) and (c); ``label``: an algorithm's name as the rank table shows
+    it (marked when it holds flagged tasks)."""
     blocks: list[tuple] = []
     n = len(complete)
     if friedman is None:
@@ -222,7 +244,7 @@ def _across_blocks(friedman, across, complete, dropped, algorithms, metric, bett
         blocks.append(("p", f"Average ranks (1 = best, {better} {metric} is better, ties "
                             f"share the average of their ranks):"))
         blocks.append(("table", ["algorithm", "average rank"],
-                       [[a, format_statistic(r, 2)] for a, r in ranks.items()]))
+                       [[label(a), format_statistic(r, 2)] for a, r in ranks.items()]))
         beyond = [f"{a} vs {b} ({format_statistic(abs(ranks[a] - ranks[b]), 2)})"
                   for a, b in itertools.combinations(ranks.index, 2)
                   if abs(ranks[a] - ranks[b]) >= friedman.critical_difference]
@@ -275,8 +297,8 @@ def _render_blocks(blocks, fmt: str, title: str | None) -> str:
             if block[0] == "p":
                 parts.append(f"<p>{html.escape(block[1])}</p>")
             else:
-                parts.append(tabulate(block[2], headers=block[1], tablefmt="html",
-                                      disable_numparse=True))
+                parts.append(html_marks(tabulate(block[2], headers=block[1],
+                                                 tablefmt="html", disable_numparse=True), []))
         return "\n".join(parts)
     if title:
         parts.append(f"### {title}")

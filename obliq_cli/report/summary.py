@@ -20,7 +20,10 @@ quote are read from a summary that is: per experiment (config) a folder
 ``cells.csv``
     every cell compared with the paper (``agreement.compare_experiment``): ours (mean, sd,
     repetitions), the paper's (its printed text, mean, sd), delta, tolerance, within,
-    counted, and the metric's decimals; rounded to four decimals past the metric's own.
+    counted, and the metric's decimals; rounded to four decimals past the metric's own;
+    then the cell's finished tasks, those flagged degenerate and their codes
+    (experiment/degeneracy.py). A cells.csv written before flags lacks the last three
+    (CELL_COLUMNS_BEFORE_FLAGS) and is read as holding no flagged task.
 ``claims.csv``
     ``obliq claims``' verdict of each claim whose experiment this is (id, verdict, counts,
     evidence); the claim's quote and section stay in the shipped claims files.
@@ -57,9 +60,10 @@ RUN_KEYS = ["config", "source", "summarized", "started", "finished", "commit", "
             "agree_notes", "note"]
 AGREE_COLUMNS = ["metric", "algorithm", "within", "compared", "mean_abs_delta", "decimals",
                  "reads"]
-CELL_COLUMNS = ["metric", "algorithm", "dataset", "method", "mean", "sd", "n", "paper_text",
-                "paper_mean", "paper_sd", "delta", "tolerance", "within", "counted",
-                "decimals"]
+CELL_COLUMNS_BEFORE_FLAGS = ["metric", "algorithm", "dataset", "method", "mean", "sd", "n",
+                             "paper_text", "paper_mean", "paper_sd", "delta", "tolerance",
+                             "within", "counted", "decimals"]
+CELL_COLUMNS = CELL_COLUMNS_BEFORE_FLAGS + ["n_tasks", "n_flagged", "flags"]
 CLAIM_COLUMNS = ["claim", "verdict", "unit", "wins", "ties", "losses", "n", "evidence"]
 FROM_RESULTS = "results"
 BENCHMARKS = ("benchmark",)
@@ -151,24 +155,84 @@ def cell_rows(result) -> pd.DataFrame:
                      _round(c.sd, d + 4), int(c.n_repetitions), c.paper_text,
                      _round(c.paper_mean, d + 4), _round(c.paper_sd, d + 4),
                      _round(c.delta, d + 4), _round(c.tolerance, d + 4),
-                     str(bool(c.within)).lower(), str(bool(c.counted)).lower(), d])
+                     str(bool(c.within)).lower(), str(bool(c.counted)).lower(), d,
+                     int(c.n_tasks), int(c.n_flagged), c.flags])
     return pd.DataFrame(rows, columns=CELL_COLUMNS)
+
+
+def _claims_about(name: str, claim_files=()):
+    """The claims of the claims files (default: the shipped ones) on experiment ``name``."""
+    for path in list(claim_files) or shipped_claims():
+        yield from (c for c in read_claims(path) if c.experiment == name)
+
+
+def _claim_row(o) -> list:
+    return [o.claim.id, o.verdict, o.unit, o.wins, o.ties, o.losses, o.n, o.evidence]
+
+
+def _claims_frame(rows: list) -> pd.DataFrame:
+    frame = pd.DataFrame(rows, columns=CLAIM_COLUMNS)
+    for column in ("wins", "ties", "losses", "n"):
+        frame[column] = pd.to_numeric(frame[column], errors="coerce").astype("Int64")
+    return frame
 
 
 def claim_rows(name: str, experiments: dict, claim_files=()) -> pd.DataFrame:
     """claims.csv of experiment ``name``: the verdict of every claim about it."""
-    rows = []
-    for path in list(claim_files) or shipped_claims():
-        for claim in read_claims(path):
-            if claim.experiment != name:
-                continue
-            o = evaluate(claim, experiments)
-            rows.append([claim.id, o.verdict, o.unit, o.wins, o.ties, o.losses, o.n,
-                         o.evidence])
-    frame = pd.DataFrame(rows, columns=CLAIM_COLUMNS)
-    for column in ("wins", "ties", "losses", "n"):
-        frame[column] = frame[column].astype("Int64")
-    return frame
+    return _claims_frame([_claim_row(evaluate(c, experiments))
+                          for c in _claims_about(name, claim_files)])
+
+
+def claims_from_cells(folder, claim_files=()) -> tuple[pd.DataFrame, list[str]]:
+    """claims.csv of one summarised config with its claims evaluated again, on its
+    committed cells.csv (the runs' mean and sd per metric, algorithm and dataset), wherever
+    those carry every number a claim reads (``claims.TableNumbers.carries``); the others
+    (a per-fold test, fit times, a cell the paper has none of) keep the runs' row, and
+    their ids are returned. So a claims file corrected after the runs reaches the docs
+    without a rerun wherever the means decide the claim: the verdicts are still of those
+    runs' numbers."""
+    from ..config import load_config
+    from ..errors import ConfigError
+    from .claims import TableNumbers, evaluate_on
+
+    folder = Path(folder)
+    name = folder.name
+    old = pd.read_csv(folder / "claims.csv", dtype=str, keep_default_na=False)
+    cells = pd.read_csv(folder / "cells.csv")
+    try:
+        datasets = [d.label for d in load_config(name).datasets]
+    except ConfigError:
+        datasets = None          # not a shipped config: no claim names it anyway
+    numbers = TableNumbers(name, cells, datasets, what=f"{name}/cells.csv")
+    rows, kept = [], []
+    for claim in _claims_about(name, claim_files):
+        if datasets is not None and numbers.carries(claim):
+            rows.append(_claim_row(evaluate_on(claim, numbers)))
+            continue
+        before = old[old["claim"] == claim.id]
+        if len(before):
+            rows.append(before.iloc[0][CLAIM_COLUMNS].tolist())
+            kept.append(claim.id)
+    return _claims_frame(rows), kept
+
+
+def reclaim(out, names=(), claim_files=()) -> dict[str, list[str]]:
+    """Rewrite claims.csv of the configs ``names`` (default: every config summarised in
+    ``out``) by ``claims_from_cells``; returns config -> the claim ids kept from the
+    runs."""
+    out = Path(out)
+    names = list(names) or sorted(p.name for p in out.iterdir()
+                                  if (p / "claims.csv").is_file() and (p / "cells.csv").is_file()
+                                  and not p.name.startswith("."))
+    kept = {}
+    for name in names:
+        if not (out / name / "cells.csv").is_file():
+            raise ObliqError(f"{out / name}: no summary of config {name} (cells.csv)")
+        frame, kept[name] = claims_from_cells(out / name, claim_files)
+        fresh = out / name / ".claims.csv.new"
+        frame.to_csv(fresh, index=False, lineterminator="\n")
+        fresh.replace(out / name / "claims.csv")
+    return kept
 
 
 def _write_config(out: Path, name: str, frames: dict, raw: dict | None = None) -> None:
@@ -261,14 +325,33 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m obliq_cli.report.summary",
                                      description="Summarise results folders into "
                                                  "docs/results/<config>/ (see the module doc).")
-    parser.add_argument("results", nargs="+", help="results folders or folders of them")
+    parser.add_argument("results", nargs="*", help="results folders or folders of them "
+                                                   "(with --reclaim: config names)")
     parser.add_argument("-o", "--out", default="docs/results")
+    parser.add_argument("--reclaim", action="store_true",
+                        help="no results: evaluate the claims of the configs summarised in "
+                             "OUT (all, or those named) again on their committed cells, "
+                             "where those decide them")
     parser.add_argument("--partial", action="store_true",
                         help="also summarise a folder whose latest run has not finished")
     parser.add_argument("--benchmarks", default=",".join(BENCHMARKS), metavar="A,B",
                         help="configs without a paper to summarise as benchmarks "
                              "(their ranking; default: %(default)s)")
     args = parser.parse_args(argv)
+    if args.reclaim:
+        try:
+            kept = reclaim(args.out, args.results)
+        except ObliqError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        print(f"claims evaluated again on the cells of {args.out}: {', '.join(kept)}")
+        for name, ids in kept.items():
+            if ids:
+                print(f"kept from the runs of {name} (the cells do not decide them): "
+                      f"{', '.join(ids)}")
+        return 0
+    if not args.results:
+        parser.error("give RESULTS, or --reclaim")
     skipped: list = []
     try:
         names = summarize(args.results, args.out, partial=args.partial, skipped=skipped,

@@ -13,12 +13,14 @@ algorithm it covers (references.py); csv then carries them as columns (CSV_COLUM
 from __future__ import annotations
 
 import html
+import re
 
 import numpy as np
 import pandas as pd
 from tabulate import tabulate
 
 from ..errors import ObliqError
+from ..experiment import degeneracy
 from ..experiment.protocols import measured_per_task
 from .aggregate import (
     POOLABLE,
@@ -28,6 +30,7 @@ from .aggregate import (
     each_experiment,
     failed_tasks,
     load_results,
+    pooled_by_paper,
     summarise,
 )
 from .references import TOLERANCE_POINTS, TOLERANCE_SDS, agrees, paper_values, tolerance
@@ -39,9 +42,11 @@ _TABLEFMT = {"md": "pipe", "latex": "latex_booktabs", "html": "html"}
 # The first seven are the columns csv had before the paper's; keep them first, in this order.
 # method .. within: the paper's value the row is compared with (empty without one).
 # versus .. mark: --sig REF's per-fold test against REF ("v" / "*" / "", empty without it).
+# n_tasks .. flags: the cell's finished tasks, how many are flagged degenerate and their
+# codes (degeneracy.py; "" when none).
 CSV_COLUMNS = ["dataset", "algorithm", "metric", "mean", "sd", "n_repetitions", "experiment",
                "method", "paper_mean", "paper_sd", "delta", "tolerance", "within",
-               "versus", "test", "pvalue", "mark"]
+               "versus", "test", "pvalue", "mark", "n_tasks", "n_flagged", "flags"]
 
 
 def check_table_options(metric: str, fmt: str, layout: str, pooled: bool, alpha: float,
@@ -115,6 +120,41 @@ def cell_summary(cells: dict) -> list[str]:
     return notes
 
 
+def flagged_cells(tidy: pd.DataFrame, datasets=None, algorithms=None) -> list[tuple]:
+    """(dataset, algorithm, flagged, tasks, codes) of each cell of ``tidy`` (rows of
+    ``summarise``) holding tasks flagged degenerate, in the order of ``datasets`` and
+    ``algorithms`` (default: as the rows come)."""
+    if "n_flagged" not in tidy.columns:
+        return []
+    flagged = tidy[tidy["n_flagged"].fillna(0) > 0]
+    if datasets is not None or algorithms is not None:
+        rank = {d: i for i, d in enumerate(datasets or [])}
+        order = {a: i for i, a in enumerate(algorithms or [])}
+        flagged = flagged.assign(
+            _d=flagged["dataset"].map(lambda d: rank.get(d, len(rank))),
+            _a=flagged["algorithm"].map(lambda a: order.get(a, len(order)))).sort_values(
+            ["_d", "_a"], kind="stable")
+    return [(r.dataset, r.algorithm, int(r.n_flagged), int(r.n_tasks),
+             [c for c in str(r.flags).split(";") if c]) for r in flagged.itertuples()]
+
+
+def degenerate_note(tidy: pd.DataFrame, datasets=None, algorithms=None) -> list[str]:
+    """The note under a table whose cells (``tidy``: rows of ``summarise``) hold tasks
+    flagged degenerate or tasks whose flags could not all be decided
+    (``degeneracy.note``); empty when there are none."""
+    if "n_tasks" not in tidy.columns:
+        return []
+    text = degeneracy.note(flagged_cells(tidy, datasets, algorithms),
+                           int(tidy["n_tasks"].fillna(0).sum()),
+                           int(tidy["n_undecided"].fillna(0).sum()))
+    return [text] if text else []
+
+
+def flag_mark(n_flagged) -> str:
+    """" ⚠" after the number of a cell holding flagged tasks, "" otherwise."""
+    return f" {degeneracy.MARK}" if not pd.isna(n_flagged) and n_flagged > 0 else ""
+
+
 def format_number(value, decimals: int, sign: bool = False) -> str:
     """``value`` with ``decimals`` decimals (a leading sign with ``sign``), blank for a
     missing value: every table cell and docs figure of the report is written by it."""
@@ -134,10 +174,12 @@ def experiment_table(runs: pd.DataFrame, meta: dict, metric: str, sig: str | Non
     when the reference covers it paper_mean, paper_sd, paper_text, method, delta,
     tolerance (references.tolerance: max(floor, 2 × paper sd)) and agrees (references.agrees;
     False without a paper value); ``datasets`` and ``algorithms`` are in config order;
-    ``notes`` go under the table.
+    ``notes`` go under the table. Accuracy and error are pooled with ``pooled`` or when
+    the experiment's paper pools them (``aggregate.pooled_by_paper``).
     """
     m = check_metric(metric)
     config = meta.get("config") or {}
+    pooled = pooled or pooled_by_paper(meta, metric)
     # every dataset and algorithm of the config, run or not (a partial folder's table
     # shows the cells still to run), then those only earlier rows name
     datasets = _order([d.get("label") for d in config.get("datasets", [])], runs["dataset"],
@@ -211,6 +253,7 @@ def experiment_table(runs: pd.DataFrame, meta: dict, metric: str, sig: str | Non
                      f"max({floor:g}, {TOLERANCE_SDS:g} × paper sd), in {unit} "
                      f"(a blank paper sd counts as 0)" + "".join(f"; {n}" for n in
                                                                 paper_notes[1:]))
+    notes += degenerate_note(tidy, datasets, algorithms)
     failed = failed_tasks(runs)
     if failed:
         notes.append(f"{failed} task{'s' if failed != 1 else ''} failed (status error in "
@@ -227,24 +270,34 @@ def within_text(tidy: pd.DataFrame) -> pd.Series:
 
 
 def _cells(tidy: pd.DataFrame, decimals: int) -> pd.DataFrame:
-    """Formatted text per tidy row: value ("mean ± sd mark"), paper, delta (with ✓)."""
+    """Formatted text per tidy row: value ("mean ± sd mark ⚠"), paper, delta (with ✓);
+    ``title``: what a flagged cell's ⚠ stands for ("" for the others)."""
     mean = tidy["mean"].map(lambda v: format_number(v, decimals))
     sd = tidy["sd"].map(lambda v: format_number(v, decimals))
     value = mean.where(sd == "", mean + " ± " + sd)
     value = value.where(tidy["mark"] == "", value + " " + tidy["mark"])
+    flagged = tidy["n_flagged"] if "n_flagged" in tidy.columns else pd.Series(
+        0, index=tidy.index)
+    value = value + flagged.map(flag_mark)
+    title = pd.Series([degeneracy.cell_text(int(f), int(t), str(c).split(";"))
+                       if flag_mark(f) else "" for f, t, c in zip(
+                           flagged, tidy.get("n_tasks", flagged), tidy.get("flags", flagged))],
+                      index=tidy.index, dtype=object)
     delta = tidy["delta"].map(lambda v: format_number(v, decimals, sign=True))
     delta = delta.where(~tidy["agrees"], delta + " ✓")
     return pd.DataFrame({"value": value, "mean": mean, "sd": sd,
-                         "paper": tidy["paper_text"].fillna(""), "delta": delta})
+                         "paper": tidy["paper_text"].fillna(""), "delta": delta,
+                         "title": title})
 
 
 NOT_MEASURED = "-"  # the cell of an algorithm that ran but has no such value (no tree)
 
 
 def _wide_rows(tidy, datasets, algorithms, sig, decimals, ran=frozenset(),
-               empty=None) -> tuple[list[str], list[list[str]]]:
-    """The wide table's rows; ``ran``: the (dataset, algorithm) pairs with finished tasks,
-    whose empty value cell reads ``NOT_MEASURED`` (a forest's leaves), not blank;
+               empty=None) -> tuple[list[str], list[list[str]], list[str]]:
+    """The wide table's headers and rows, and the titles of its cells marked ⚠ in
+    reading order (``_cells``); ``ran``: the (dataset, algorithm) pairs with finished
+    tasks, whose empty value cell reads ``NOT_MEASURED`` (a forest's leaves), not blank;
     ``empty``: the text of cells without a result (``empty_cells``)."""
     empty = empty or {}
     cells = _cells(tidy, decimals).set_index([tidy["dataset"], tidy["algorithm"]])
@@ -266,19 +319,23 @@ def _wide_rows(tidy, datasets, algorithms, sig, decimals, ran=frozenset(),
 
     rows = [[d, *(cell(d, a, part, text) for (a, part), text in zip(columns, grid.loc[d]))]
             for d in datasets]
+    titles = [cells.at[(d, a), "title"] for d in datasets for a, part in columns
+              if part == "value" and (d, a) in cells.index and cells.at[(d, a), "title"]]
     if sig is not None:
         counts = tidy[tidy["algorithm"] != sig].groupby("algorithm")["mark"].agg(win_tie_loss)
         row = [f"(w/t/l) vs {sig}"]
         for a, part in columns:
             row.append(counts.get(a, "") if part == "value" and a != sig else "")
         rows.append(row)
-    return headers, rows
+    return headers, rows, titles
 
 
 def _long_rows(tidy, datasets, algorithms, sig, decimals, ran=frozenset(),
-               empty=None) -> tuple[list[str], list[list[str]]]:
-    """The long table's rows: one per (dataset, algorithm) with a result, and one per cell
-    of ``empty`` (``empty_cells``) with its text in place of the mean."""
+               empty=None) -> tuple[list[str], list[list[str]], list[str]]:
+    """The long table's headers and rows: one per (dataset, algorithm) with a result
+    (its mean marked ⚠ when the cell holds flagged tasks), and one per cell of ``empty``
+    (``empty_cells``) with its text in place of the mean; and the titles of the cells
+    marked ⚠ in reading order."""
     missing = pd.DataFrame([{"dataset": d, "algorithm": a, "_text": text}
                             for (d, a), text in (empty or {}).items()],
                            columns=["dataset", "algorithm", "_text"])
@@ -290,8 +347,11 @@ def _long_rows(tidy, datasets, algorithms, sig, decimals, ran=frozenset(),
     tidy = tidy.sort_values(["_d", "_a"], kind="stable")
     cells = _cells(tidy, decimals)
     text = tidy["_text"].fillna("")
+    flagged = tidy["n_flagged"] if "n_flagged" in tidy.columns else pd.Series(
+        0, index=tidy.index)
+    mean = cells["mean"] + flagged.map(flag_mark)
     table = pd.DataFrame({"dataset": tidy["dataset"], "algorithm": tidy["algorithm"],
-                          "mean": cells["mean"].where(text == "", text), "sd": cells["sd"],
+                          "mean": mean.where(text == "", text), "sd": cells["sd"],
                           "n_repetitions": tidy["n_repetitions"].map(
                               lambda v: "" if pd.isna(v) else str(int(v)))})
     if sig is not None:
@@ -299,7 +359,8 @@ def _long_rows(tidy, datasets, algorithms, sig, decimals, ran=frozenset(),
     if tidy["paper_mean"].notna().any():
         table["paper"] = cells["paper"]
         table["Δ"] = cells["delta"]
-    return list(table.columns), table.to_numpy().tolist()
+    titles = [t for t, x in zip(cells["title"], text) if t and not x]
+    return list(table.columns), table.to_numpy().tolist(), titles
 
 
 def pipe_table(rows, headers) -> str:
@@ -312,12 +373,27 @@ def pipe_table(rows, headers) -> str:
                     tablefmt="pipe", disable_numparse=True)
 
 
-def _render(headers, rows, fmt: str, caption: str, notes: list[str], title: str | None) -> str:
+def html_marks(table: str, titles: list[str]) -> str:
+    """An HTML table (tabulate's, cells escaped) with the ⚠ that ends a cell made a span
+    of class "degenerate" whose title is the cell's (``titles``, in reading order)."""
+    pending = iter(titles)
+
+    def span(match):
+        title = next(pending, "holds tasks flagged degenerate (see the ⚠ note)")
+        return (f' <span class="degenerate" title="{html.escape(title)}">{degeneracy.MARK}'
+                f"</span>{match.group(1)}</td>")
+
+    return re.sub(f" {degeneracy.MARK}( *)</td>", span, table)
+
+
+def _render(headers, rows, fmt: str, caption: str, notes: list[str], title: str | None,
+            titles=()) -> str:
     table = pipe_table(rows, headers) if fmt == "md" else tabulate(
         rows, headers=headers, tablefmt=_TABLEFMT[fmt], disable_numparse=True)
     if fmt == "latex":
         # tabulate has escaped the labels; these symbols are ours, so swap them in afterwards
-        for symbol, tex in (("±", r"$\pm$"), ("Δ", r"$\Delta$"), ("✓", r"\checkmark")):
+        for symbol, tex in (("±", r"$\pm$"), ("Δ", r"$\Delta$"), ("✓", r"\checkmark"),
+                            (degeneracy.MARK, r"\textbf{!}")):
             table = table.replace(symbol, tex)
         lines = [f"% {line}" for line in (caption, *notes)]
         parts = [f"% {title}"] if title else []
@@ -325,7 +401,7 @@ def _render(headers, rows, fmt: str, caption: str, notes: list[str], title: str 
         return "\n".join(parts)
     if fmt == "html":
         parts = [f"<h3>{html.escape(title)}</h3>"] if title else []
-        parts += [f"<p>{html.escape(caption)}</p>", table]
+        parts += [f"<p>{html.escape(caption)}</p>", html_marks(table, list(titles))]
         parts += [f"<p>{html.escape(n)}</p>" for n in notes]
         return "\n".join(parts)
     parts = [f"### {title}", ""] if title else []
@@ -384,12 +460,12 @@ def format_tables(runs: pd.DataFrame, metas: list[dict], metric: str = "test_acc
         ran = set(zip(finished["dataset"], finished["algorithm"]))
         empty = empty_cells(part, meta, datasets, algorithms)
         notes += cell_summary(empty)
-        headers, rows = build(tidy, datasets, algorithms, sig, decimals, ran, empty)
+        headers, rows, titles = build(tidy, datasets, algorithms, sig, decimals, ran, empty)
         if layout == "long" and sig is not None:
             counts = tidy[tidy["algorithm"] != sig].groupby("algorithm")["mark"].agg(win_tie_loss)
             notes.insert(1, f"(w/t/l) vs {sig}: " + "; ".join(
                 f"{a} {counts[a]}" for a in algorithms if a in counts))
-        texts.append(_render(headers, rows, fmt, caption, notes, title))
+        texts.append(_render(headers, rows, fmt, caption, notes, title, titles))
     return "\n\n".join(texts)
 
 

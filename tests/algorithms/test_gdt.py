@@ -281,3 +281,116 @@ def test_the_factor_certificate_never_skips_a_rank_decision_it_would_change():
             top = linalg.eigh_generalized(num, den)[1][:, -1]
             assert found and np.array_equal(w, top)
     assert held > 50 and refused > 50  # both sides of the certificate were exercised
+
+
+# ------------------------------------------------------------------ collinear columns
+def _breast_cancer_and_probes():
+    """scikit-learn's breast cancer and as many rows jittered by a tenth of each
+    column's sd (rows no tree was grown on, near its hyperplanes)."""
+    from sklearn.datasets import load_breast_cancer
+
+    X, y = load_breast_cancer(return_X_y=True)
+    rng = np.random.default_rng(0)
+    return X, y, X + rng.normal(size=X.shape) * X.std(axis=0) / 10
+
+
+@pytest.mark.parametrize("extend", [
+    pytest.param(lambda X: np.column_stack([X, np.full(len(X), 3.7)]), id="constant-last"),
+    pytest.param(lambda X: np.column_stack([np.full(len(X), 3.7), X]), id="constant-first"),
+    pytest.param(lambda X: np.column_stack([X, X[:, 4]]), id="duplicate"),
+    pytest.param(lambda X: np.column_stack([X, X[:, 0] - 2.5 * X[:, 3]]), id="combination"),
+    pytest.param(lambda X: np.column_stack([X[:, :10], X[:, 2], X[:, 10:],
+                                            X[:, 7] + X[:, 21], np.zeros(len(X))]),
+                 id="all-three"),
+])
+def test_a_constant_duplicated_or_combined_column_changes_no_tree(extend):
+    """Each of these made the root's G and H share a null space and GDT a
+    single leaf (62.7 % on breast cancer). Placed after the columns it depends on (a
+    constant anywhere), the column is dropped on the training set and every node solves
+    the clean data's problem: the same tree, the same predictions on unseen rows."""
+    X, y, X_test = _breast_cancer_and_probes()
+    clean = make_estimator("gdt").fit(X, y)
+    extended = make_estimator("gdt").fit(extend(X), y)
+    assert clean.n_leaves_ == 12
+    assert extended.n_leaves_ == clean.n_leaves_ and extended.depth_ == clean.depth_
+    np.testing.assert_array_equal(extended.predict(extend(X_test)), clean.predict(X_test))
+    np.testing.assert_array_equal(extended.predict(extend(X)), clean.predict(X))
+
+
+def test_a_column_constant_in_training_moves_no_test_row():
+    # Its weight is exactly 0, so rows reaching a node with another value of it are
+    # sent where the training value would send them.
+    X, y, X_test = _breast_cancer_and_probes()
+    est = make_estimator("gdt").fit(np.column_stack([X, np.full(len(X), 3.7)]), y)
+    assert np.all(est.tree_.weights[:, -1] == 0.0)
+    other = np.column_stack([X_test, np.linspace(-1e6, 1e6, len(X_test))])
+    clean = make_estimator("gdt").fit(X, y)
+    np.testing.assert_array_equal(est.predict(other), clean.predict(X_test))
+
+
+def test_a_one_hot_nominal_column_no_longer_gives_one_leaf():
+    """A 3-level nominal column one-hot encoded (obliq's default ``nominal: onehot``):
+    its levels sum to the bias column, so the last is dropped on the training set. The
+    other two are genuine new columns (random here, so noise) that enter G and H: the
+    clustering hyperplanes and the tree differ from the clean data's, and no equality can
+    hold. What holds: a tree grows, and its 5-fold CV accuracy is within 3 points of the
+    clean data's (before the fix: one leaf, 62.7 %, the majority rate)."""
+    from sklearn.datasets import load_breast_cancer
+    from sklearn.model_selection import StratifiedKFold, cross_val_score
+
+    X, y = load_breast_cancer(return_X_y=True)
+    level = np.random.default_rng(0).integers(0, 3, len(y))
+    encoded = np.column_stack([X, (level[:, None] == np.arange(3)).astype(np.float64)])
+    est = make_estimator("gdt").fit(encoded, y)
+    assert est.n_leaves_ > 5
+    assert np.all(est.tree_.weights[:, -1] == 0.0)  # the dropped level
+    folds = StratifiedKFold(5, shuffle=True, random_state=0)
+    clean = cross_val_score(make_estimator("gdt"), X, y, cv=folds).mean()
+    onehot = cross_val_score(make_estimator("gdt"), encoded, y, cv=folds).mean()
+    assert clean > 0.9 and abs(onehot - clean) < 0.03
+
+
+def test_a_constant_column_by_hand():
+    """One feature and a constant column. A = {-1, 1}, B = {4, 6}: with w~ = (1, 0, b),
+    problem 1 maximises ((4 + b)^2 + (6 + b)^2) / ((b - 1)^2 + (b + 1)^2)
+    = (b^2 + 10 b + 26) / (b^2 + 1), stationary where b^2 + 5 b - 1 = 0: the maximum at
+    b1 = (-5 + sqrt 29) / 2, the minimum (problem 2) at b2 = (-5 - sqrt 29) / 2. Both
+    hyperplanes are x = -b, so the split is midway: x = -(b1 + b2) / 2 = 2.5. The old
+    code found no direction at all: (0, 1, -7) / |.| lies in both null spaces, and H
+    vanishes on G's null space, so the tree was one leaf."""
+    from obliq_cli.algorithms.gdt import GDTSplitFinder
+    from obliq_cli.tree.builder import split_whole
+
+    X = np.array([[-1.0, 7.0], [1.0, 7.0], [4.0, 7.0], [6.0, 7.0]])
+    y = np.array([0, 0, 1, 1])
+    G, H = _augmented_scatter(X[:2]), _augmented_scatter(X[2:])
+    assert most_favoured_direction(H, G) is None and most_favoured_direction(G, H) is None
+    w1, w2 = clustering_hyperplanes(X[:2], X[2:])
+    np.testing.assert_allclose(w1, [1.0, 0.0, (-5 + np.sqrt(29)) / 2], rtol=1e-12)
+    np.testing.assert_allclose(w2, [1.0, 0.0, (-5 - np.sqrt(29)) / 2], rtol=1e-12)
+    split = split_whole(GDTSplitFinder(0.1, 0.9), X, y, 2)
+    assert split.weights[1] == 0.0
+    assert split.threshold / split.weights[0] == pytest.approx(2.5, rel=1e-12)
+    est = make_estimator("gdt").fit(X, y)
+    assert est.n_leaves_ == 2
+    np.testing.assert_array_equal(est.predict([[2.4, 7.0], [2.6, -3.0]]), [0, 1])
+
+
+def test_a_node_drops_its_own_dependent_columns_only_when_the_paper_finds_nothing():
+    # x3 = x1 + x2 on these rows only (no training set says so): the paper's rules find
+    # nothing, x3 is dropped at the node, and the answer is the two-column one, bit for
+    # bit, with weight 0 on x3.
+    rng = np.random.default_rng(7)
+    A, B = rng.normal(size=(12, 2)), rng.normal(size=(9, 2)) * [0.5, 2.0] + [1.0, 0.0]
+    w1, w2 = clustering_hyperplanes(A, B)
+    wide = [np.column_stack([M, M[:, 0] + M[:, 1]]) for M in (A, B)]
+    G, H = _augmented_scatter(wide[0]), _augmented_scatter(wide[1])
+    assert most_favoured_direction(H, G) is None  # the old code's one leaf
+    v1, v2 = clustering_hyperplanes(*wide)
+    np.testing.assert_array_equal(v1, np.insert(w1, 2, 0.0))
+    np.testing.assert_array_equal(v2, np.insert(w2, 2, 0.0))
+    # Fewer rows than columns, where §II-B finds its hyperplanes: no column is dropped
+    # (the minimum-norm solution weights all eight).
+    A, B = rng.normal(size=(3, 8)), rng.normal(size=(4, 8)) + 1.0
+    w1, w2 = clustering_hyperplanes(A, B)
+    assert np.all(w1[:-1] != 0.0) and np.all(w2[:-1] != 0.0)

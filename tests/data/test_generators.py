@@ -94,3 +94,16 @@ def test_rotation_and_labels_are_sums_in_a_fixed_order_not_blas():
     for j in range(11):
         sides += aug[:, j:j + 1] * g.GDT_10D_PLANES[:, j]
     assert (y10 == np.where(np.prod(np.sign(sides), axis=1) > 0, "+1", "-1")).all()
+
+
+def test_ls10_is_split_by_the_two_half_sums():
+    X, y = g.ls10(3000, seed=8)
+    assert X.shape == (3000, 10) and X.min() >= 0.0 and X.max() < 1.0
+    # the paper's rule, x1 + ... + x5 < x6 + ... + x10, written out term by term
+    first = X[:, 0] + X[:, 1] + X[:, 2] + X[:, 3] + X[:, 4]
+    last = X[:, 5] + X[:, 6] + X[:, 7] + X[:, 8] + X[:, 9]
+    np.testing.assert_array_equal(y == "1", first < last)
+    assert set(np.unique(y)) == {"1", "2"}
+    # symmetric halves: about as many of each class; the uniform marginals hold
+    assert abs((y == "1").mean() - 0.5) < 0.03
+    np.testing.assert_allclose(X.mean(axis=0), 0.5, atol=0.03)

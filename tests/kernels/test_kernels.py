@@ -152,6 +152,31 @@ def _hinge(rng):
     return z_pos, z_neg, Cs
 
 
+def _collinear_rows(rng):
+    """(rows,): columns from a few levels with a constant column, a duplicate and a
+    combination of two columns inserted after their sources, on 1 to 12 rows (so columns
+    are also dependent through too few rows), each column then scaled and shifted; one
+    draw in three is full-rank normal rows."""
+    if rng.random() < 1 / 3:
+        rows = rng.normal(size=(int(rng.integers(8, 30)), 3)) * 10.0 ** rng.integers(-2, 3, 3)
+    else:
+        n = int(rng.integers(1, 13))
+        columns = list(_levels(rng, (n, 3)).T)
+        for kind in rng.permutation(3):
+            at = int(rng.integers(0, len(columns) + 1))
+            if kind == 0:
+                new = np.full(n, float(rng.choice([0.0, 0.1, 7.0])))
+            elif kind == 1:
+                new = columns[int(rng.integers(0, at))] if at else np.full(n, 0.1)
+            else:
+                new = (columns[int(rng.integers(0, at))] - 2.5 * columns[int(rng.integers(0, at))]
+                       if at else np.full(n, 3.0))
+            columns.insert(at, new)
+        rows = np.column_stack(columns) * 10.0 ** rng.integers(-2, 3, len(columns))
+        rows = rows + rng.integers(-5, 6, len(columns))
+    return (rows,)
+
+
 # ------------------------------------------------------------------ numpy twins
 def _prefix_counts(ys, total):
     """Left and right class counts after each sorted position but the last."""
@@ -368,6 +393,24 @@ def _split_order_twin(order, goes_left, n_left, keep_left, keep_right):
     return left, right
 
 
+def _independent_columns_twin(rows):
+    """Column by column: constant when its centred norm is at most CONSTANT_TOLERANCE
+    times its norm; else a combination when the residual of its least-squares fit
+    (lstsq) on the kept centred columns is at most COLUMN_TOLERANCE times its centred
+    norm."""
+    tolerance = k_gdt.COLUMN_TOLERANCE
+    centred = rows - rows.mean(axis=0)
+    keep = np.zeros(rows.shape[1], dtype=bool)
+    for j in range(rows.shape[1]):
+        norm = np.linalg.norm(centred[:, j])
+        if norm <= k_gdt.CONSTANT_TOLERANCE * np.linalg.norm(rows[:, j]):
+            continue
+        kept = centred[:, keep]
+        fit = kept @ np.linalg.lstsq(kept, centred[:, j], rcond=None)[0] if kept.size else 0.0
+        keep[j] = np.linalg.norm(centred[:, j] - fit) > tolerance * norm
+    return keep
+
+
 def _same_eigenpairs(got, want, rtol):
     """Eigenvalues close; eigenvectors span the same spaces (any basis of a repeated
     eigenvalue): the projectors onto each cluster of equal eigenvalues agree."""
@@ -578,6 +621,7 @@ CASES = [
                                                  10.0 ** -r.integers(0, 16, 4))),
          lambda L, trace: 1 / np.sum(np.linalg.inv(L) ** 2)
          > k_gdt.CERTAINTY_MARGIN * L.shape[0] * np.finfo(float).eps * trace),
+    Case(k_gdt.independent_columns, _collinear_rows, _independent_columns_twin),
     Case(k_gdt.unit_hyperplane, lambda r: (r.normal(size=4),),
          lambda w: (w / np.linalg.norm(w[:-1]) * canonical_signs(w[:-1]), True), 1e-12,
          "np.linalg.norm sums through BLAS"),

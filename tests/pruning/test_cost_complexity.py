@@ -2,9 +2,12 @@
 
 import numpy as np
 import pytest
+from sklearn.base import clone
 from sklearn.tree import DecisionTreeClassifier
 
 from obliq_cli import make_estimator
+from obliq_cli.config import PrunerSpec
+from obliq_cli.experiment.runner import grow_and_prune_rows
 from obliq_cli.pruning.cost_complexity import (
     cost_complexity_path,
     prune_cost_complexity,
@@ -147,6 +150,29 @@ def test_cross_validated_pruning_without_pruning_set_is_seeded():
     assert results[0] == results[1]
     assert results[0][0] < make_estimator("cart-ap").fit(X, y).n_leaves_
     assert est.pruning_["method"] == "5-fold CV"
+
+
+def test_cc_cv_chooses_by_cross_validation_even_beside_a_pruning_set():
+    # IND's cart0 (the OC1 paper's CART-AP): the subtree comes from V-fold CV on the
+    # growing rows; a pruning set handed in is not read
+    X, y = noisy_problem(4, 400)
+    grown = make_estimator("cart-ap").fit(X[:300], y[:300])
+    by_cv = prune_cost_complexity(clone(grown).fit(X[:300], y[:300]), X[:300], y[:300],
+                                  None, None, random_state=5, cv_folds=5)
+    out = get_pruner("cc-cv")(grown, X[:300], y[:300], X[300:], y[300:], random_state=5,
+                              cv_folds=5)
+    assert out.pruning_["method"] == "5-fold CV" and out.pruning_["n_eval"] == 300
+    assert out.pruning_["errors"] == by_cv.pruning_["errors"]
+    assert out.n_leaves_ == by_cv.n_leaves_ < grown.unpruned_tree_.n_leaves
+
+
+def test_cc_cv_grows_on_the_rows_a_pruning_set_would_take():
+    train, prune = np.arange(0, 90), np.arange(90, 100)
+    grow, held = grow_and_prune_rows(PrunerSpec("cc-cv", {}), train, prune)
+    np.testing.assert_array_equal(grow, np.arange(100))
+    assert held.size == 0
+    grow, held = grow_and_prune_rows(PrunerSpec("cc", {}), train, prune)
+    assert grow is train and held is prune
 
 
 def test_pure_grown_tree_and_single_leaf_are_left_alone():

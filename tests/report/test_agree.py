@@ -19,6 +19,7 @@ from click.testing import CliRunner
 from obliq_cli.cli import main
 from obliq_cli.errors import ObliqError
 from obliq_cli.experiment.schema import RUN_COLUMNS
+from obliq_cli.report.aggregate import pooled_by_paper
 from obliq_cli.report.agreement import (
     CELL_COLUMNS,
     agreement_text,
@@ -28,6 +29,7 @@ from obliq_cli.report.agreement import (
     run_time,
     tally,
 )
+from obliq_cli.report.claims import check_claims
 from obliq_cli.report.tables import render_tables
 
 # Per (dataset, algorithm): test accuracy and leaves of repetitions 0 and 1 (both folds of
@@ -258,13 +260,15 @@ def test_csv_has_one_row_per_cell_enough_to_recompute(results):
     frame = pd.read_csv(io.StringIO(text), float_precision="round_trip")
     assert list(frame.columns) == CELL_COLUMNS == [
         "experiment", "dataset", "algorithm", "method", "metric", "mean", "paper_mean",
-        "paper_sd", "delta", "tolerance", "within", "counted"]
+        "paper_sd", "delta", "tolerance", "within", "counted", "n_tasks", "n_flagged",
+        "flags"]
+    assert frame["n_flagged"].eq(0).all() and frame["flags"].isna().all()
     assert frame["counted"].all()   # no reading here: every cell is a paper cell once
     assert len(frame) == len(EXPECTED) and set(frame["experiment"]) == {"exp"}
     assert (frame["delta"] == frame["mean"] - frame["paper_mean"]).all()
     assert (frame["within"] == (frame["delta"].abs() <= frame["tolerance"])).all()
     assert frame["within"].sum() == 7
-    assert set(text.splitlines()[1].split(",")[-1:]) <= {"true", "false"}
+    assert set(text.splitlines()[1].split(",")[-5:-3]) <= {"true", "false"}
     # nothing compared: the header alone
     empty = render_agreement([results / "plain"], fmt="csv")
     assert empty == ",".join(CELL_COLUMNS) + "\n"
@@ -434,3 +438,58 @@ def test_a_reading_compared_alone_is_the_cell_s_only_reading_and_counts(tmp_path
     assert exp.readings == {} and exp.cells["counted"].all()
     text = render_agreement([d], metrics=["macro_f1_pr_skip"])
     assert "- e: 1 of 2 cells within tolerance" in text and "not counted" not in text
+
+
+
+def test_a_paper_that_pools_is_compared_pooled_in_table_agree_and_claims(tmp_path):
+    # OC1's cross-validation: correct / tested over a repetition's folds. A's folds of 10
+    # and 30 test rows scoring 100 % and 50 % pool to 25 / 40 = 62.5 %, their mean is 75 %;
+    # B's (70 % and 20 / 30) pool to 27 / 40 = 67.5 %, mean 68.33 %. So A is ahead by the
+    # fold means and behind pooled. The paper printed the pooled numbers.
+    reference = tmp_path / "paper.csv"
+    reference.write_text("dataset,method,metric,mean,sd\nd1,A,test_accuracy,62.5,0.1\n"
+                         "d1,B,test_accuracy,67.5,0.1\n")
+    folds = {"A": [(10, 10), (30, 15)], "B": [(10, 7), (30, 20)]}  # (n_test, correct)
+    rows = []
+    for algorithm, parts in folds.items():
+        for repetition in (0, 1):
+            for fold, (n_test, correct) in enumerate(parts):
+                row = dict.fromkeys(RUN_COLUMNS, "")
+                row.update(task="", config_hash="h", dataset="d1", repetition=repetition,
+                           fold=fold, algorithm=algorithm, algorithm_name="x", status="ok",
+                           n_train=40, n_prune=0, n_test=n_test, n_test_correct=correct,
+                           test_accuracy=100.0 * correct / n_test, n_leaves=3,
+                           classes="[]", tpr="[]", tnr="[]", confusion="[]")
+                rows.append(row)
+
+    def experiment(name: str, pooled: bool) -> Path:
+        directory = tmp_path / "results" / name
+        directory.mkdir(parents=True)
+        pd.DataFrame(rows, columns=RUN_COLUMNS).to_csv(directory / "runs.csv", index=False)
+        config = {"name": name, "algorithms": [{"label": "A"}, {"label": "B"}],
+                  "datasets": [{"label": "d1"}], "reference_methods": {},
+                  "reference_pooled": pooled,
+                  "protocol": {"name": "kfold", "folds": 2, "repeats": 2}}
+        (directory / "meta.json").write_text(json.dumps(
+            {"name": name, "reference": str(reference), "config": config, "history": []}))
+        return directory
+
+    pooled, means = experiment("pooled", True), experiment("means", False)
+    (by_pool,), (by_mean,) = compare([pooled]), compare([means])
+    cells = cells_by_key(by_pool.cells)
+    assert [cells[("d1", a, "test_accuracy")].mean for a in "AB"] == [62.5, 67.5]
+    assert cells[("d1", "A", "test_accuracy")].within
+    cell = cells_by_key(by_mean.cells)[("d1", "A", "test_accuracy")]
+    assert (cell.mean, cell.within) == (75.0, False)
+    assert "pooled over the 2 folds" in render_tables([pooled])
+    assert "pooled" not in render_tables([means])
+    meta = {"config": {"reference_pooled": True}}
+    assert pooled_by_paper(meta, "test_error") and not pooled_by_paper(meta, "n_leaves")
+    # a claim on means reads accuracy as the table does: A beats B by the fold means only
+    claims = tmp_path / "c.yaml"
+    claims.write_text("paper: P\nclaims:\n" + "".join(
+        f"  - {{id: {e}, section: §1, quote: q, experiment: {e}, kind: better_means, "
+        f"algorithm: A, versus: B, metric: test_accuracy}}\n" for e in ("pooled", "means")))
+    outcomes = {o.claim.id: o for o in check_claims([tmp_path / "results"], [claims])}
+    assert (outcomes["pooled"].wins, outcomes["pooled"].losses) == (0, 1)
+    assert (outcomes["means"].wins, outcomes["means"].losses) == (1, 0)

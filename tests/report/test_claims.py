@@ -24,17 +24,24 @@ from click.testing import CliRunner
 from obliq_cli.cli import main
 from obliq_cli.errors import ObliqError
 from obliq_cli.experiment.schema import RUN_COLUMNS
+from obliq_cli.report.aggregate import each_experiment, load_results
 from obliq_cli.report.claims import (
     CSV_COLUMNS,
     FAILS,
     HOLDS,
     PARTLY,
     UNTESTABLE,
+    RunNumbers,
+    TableNumbers,
     check_claims,
+    claim_metrics,
+    evaluate_on,
+    parse_claim,
     read_claims,
     render_claims,
     shipped_claims,
 )
+from obliq_cli.report.stats import TESTS
 from obliq_cli.resources import shipped_path
 
 WIN = (11.0, 9.0, 10.0, 10.5, 9.5, 10.0)
@@ -141,6 +148,17 @@ CASES = [
     (claim("intervals", "significantly_better_count", algorithm="A", versus="B",
            metric="n_leaves", test="sd_intervals", sds=1, datasets=["d2", "d3"]),
      HOLDS, (2, 0, 0, 2)),
+    # sd of the difference sqrt(2 + 0) = 1.414: 3 of them (4.24) are below the gap 5
+    (claim("diff3", "significantly_better_count", algorithm="A", versus="B",
+           metric="n_leaves", test="sd_difference", sds=3), HOLDS, (4, 0, 0, 4)),
+    # against each alone: vs B 2/1/1, vs C 1/3/0, both net wins; against both at once
+    # d1 is the one win and d4 the one loss (PARTLY, as "net" first above)
+    (claim("each", "better_means", algorithm="A", versus=["B", "C"],
+           metric="test_accuracy", against="each"), HOLDS, (2, 0, 0, 2)),
+    # with leaves too: vs B d1, d2 won, d3 tied, d4 lost; vs C smaller but as accurate on
+    # d2-d4 and larger on d1: 0/3/1, so one pair of two
+    (claim("each-both", "better_means", algorithm="A", versus=["B", "C"],
+           metric=["test_accuracy", "n_leaves"], against="each"), PARTLY, (1, 0, 1, 2)),
     # average ranks of accuracy: A 1.75, B 2.125, C 2.125
     (claim("rank", "rank_above", algorithm="A", versus=["B", "C"], metric="test_accuracy"),
      HOLDS, (2, 0, 0, 2)),
@@ -185,6 +203,27 @@ def test_every_verdict_and_count_is_the_hand_worked_one(results, tmp_path):
         assert (o.verdict, (o.wins, o.ties, o.losses, o.n)) == (verdict, counts), entry["id"]
 
 
+def test_a_runs_own_means_as_a_table_give_the_runs_verdicts(results):
+    """One evaluator reads runs (RunNumbers) and tables of means (TableNumbers, a paper's
+    own): the runs' means and sds handed over as a table give the same verdict, counts and
+    evidence for every claim that needs neither folds nor fit times."""
+    runs, metas = load_results([results])
+    (meta, part, _), = each_experiment(runs, metas)
+    on_runs = RunNumbers("e", meta, part[part["status"] == "ok"])
+    compared = 0
+    for entry, _, _ in CASES:
+        c = parse_claim(entry, "P", "test")
+        if c.test in TESTS or c.kind in ("time_ratio", "faster"):
+            continue
+        rows = [on_runs.summary(m).assign(metric=m) for m in claim_metrics(c)]
+        table = TableNumbers("e", pd.concat(rows), on_runs.datasets())
+        a, b = evaluate_on(c, on_runs), evaluate_on(c, table)
+        assert (a.verdict, a.wins, a.ties, a.losses, a.n, a.evidence) == (
+            b.verdict, b.wins, b.ties, b.losses, b.n, b.evidence), c.id
+        compared += 1
+    assert compared == 14
+
+
 def test_evidence_says_counts_test_and_paper_in_one_line(results, tmp_path):
     path = claims_file(tmp_path, [c for c, _, _ in CASES])
     outcomes = by_id(check_claims([results], [path]))
@@ -206,6 +245,11 @@ def test_evidence_says_counts_test_and_paper_in_one_line(results, tmp_path):
         outcomes["rank-tpr"].evidence
     assert "A/B median 0.125 over 4 datasets" in outcomes["fast"].evidence
     assert "<= 0.125 on 4 of 4 (dataset, pair)s" in outcomes["fast"].evidence
+    assert ("against each alone vs B 2/1/1, vs C 1/3/0: the claim met against 2 of 2"
+            in outcomes["each"].evidence)
+    assert ("against each alone (test_accuracy and n_leaves together) vs B 2/1/1, vs C "
+            "0/3/1: the claim met against 1 of 2" in outcomes["each-both"].evidence)
+    assert "difference > 3 × √(sd₁² + sd₂²)" in outcomes["diff3"].evidence
     # at least as good also gives the Friedman ranks of the algorithms it names
     assert "average ranks A 1.75" in outcomes["good"].evidence
 
@@ -321,6 +365,14 @@ def test_markdown_quotes_each_claim_with_its_verdict(results, tmp_path):
      "claims[0].metric: the datasets' metrics must all be better higher, or all lower"),
     (claim("k", "rank_above", algorithm="A", versus="B", metric={"d1": "tpr:1"},
            datasets=["d1"]), "claims[0].datasets: not with a per-dataset metric"),
+    (claim("k", "better_means", algorithm="A", versus="B", metric="n_leaves",
+           against="some"), "claims[0].against: must be one of all, each"),
+    (claim("k", "rank_above", algorithm="A", versus="B", metric="n_leaves",
+           against="each"), "claims[0].against: not a field of kind rank_above"),
+    (claim("k", "faster", algorithm="A", versus="B", paper_methods=["A"]),
+     "claims[0].paper_methods: must map our label -> the paper's method"),
+    (claim("k", "faster", algorithm="A", versus="B", own_table=" "),
+     "claims[0].own_table: must be a non-empty text"),
 ])
 def test_a_bad_claim_is_one_error_naming_file_and_field(tmp_path, entry, message):
     path = claims_file(tmp_path, [entry])
@@ -366,7 +418,8 @@ def test_shipped_claims_name_the_shipped_configs_labels_and_datasets():
     """Every paper has at least 3 claims quoted with a section, and every testable claim
     names a shipped config with the algorithms and datasets it compares."""
     files = shipped_claims()
-    assert [f.name for f in files] == ["apdt.yaml", "gdt.yaml", "hhcart.yaml", "umt.yaml"]
+    assert [f.name for f in files] == ["apdt.yaml", "gdt.yaml", "hhcart.yaml", "oc1.yaml",
+                                      "umt.yaml"]
     for path in files:
         claims = read_claims(path)
         assert len(claims) >= 3, path.name

@@ -25,12 +25,16 @@ from obliq_cli.report.leaderboard import stale_figures
 from obliq_cli.report.summary import (
     AGREE_COLUMNS,
     CELL_COLUMNS,
+    CELL_COLUMNS_BEFORE_FLAGS,
     CLAIM_COLUMNS,
     FILES,
     FROM_RESULTS,
     RUN_KEYS,
+    claims_from_cells,
+    reclaim,
     summarize,
 )
+from obliq_cli.report.summary import main as summary_main
 
 ROOT = Path(__file__).resolve().parents[2]
 SUMMARY = ROOT / "docs" / "results"
@@ -77,7 +81,8 @@ def test_every_committed_config_summary_is_whole_and_its_tally_is_its_cells():
         agree = pd.read_csv(folder / "agree.csv")
         assert list(agree.columns) == AGREE_COLUMNS and len(agree), folder.name
         cells = pd.read_csv(folder / "cells.csv", dtype=str, keep_default_na=False)
-        assert list(cells.columns) == CELL_COLUMNS
+        # summaries made before tasks carried degeneracy flags lack their three columns
+        assert list(cells.columns) in (CELL_COLUMNS, CELL_COLUMNS_BEFORE_FLAGS), folder.name
         if facts["source"] != FROM_RESULTS:
             # a seeded summary says where its figures come from, never that they are fresh
             assert "results not kept" in facts["source"], folder.name
@@ -88,6 +93,23 @@ def test_every_committed_config_summary_is_whole_and_its_tally_is_its_cells():
             ["metric", "algorithm"], sort=False)["ok"].agg(["sum", "size"])
         for row in agree.itertuples():
             assert (row.within, row.compared) == tuple(counts.loc[(row.metric, row.algorithm)])
+
+
+def test_committed_claims_are_the_claims_files_verdicts_where_the_cells_decide_them():
+    """A claims file corrected after the runs: every claim the committed cells decide
+    (means, sd rules, ranks) has the verdict the files give on them (summary --reclaim,
+    which `make reproductions` without results runs)."""
+    stale = []
+    for folder in sorted(p for p in SUMMARY.iterdir() if (p / "cells.csv").is_file()):
+        frame, _ = claims_from_cells(folder)
+        committed = pd.read_csv(folder / "claims.csv", dtype=str, keep_default_na=False)
+        fresh = frame.astype(str).replace("<NA>", "")
+        stale += [f"{folder.name}: {row.claim}" for row, old in zip(
+            fresh.itertuples(), committed.itertuples()) if tuple(row) != tuple(old)]
+        if len(fresh) != len(committed):
+            stale.append(f"{folder.name}: {len(committed)} claims, the files give "
+                         f"{len(fresh)}")
+    assert not stale, f"claims.csv differs from the claims files (run `{FIX}`): {stale}"
 
 
 # --- a changed number is caught ----------------------------------------------------------------
@@ -339,6 +361,61 @@ def test_a_claim_on_a_config_whose_results_were_not_kept_says_so(results, tmp_pa
     assert "| exp          | not testable here | exp: README table of 2026-01-01, results " \
            "not kept" in text
     assert "a statement about complexity" in text
+
+
+CELLS = [("test_accuracy", "HHCART(A)", "wisconsin", 97.0, 0.3),
+         ("test_accuracy", "FDT", "wisconsin", 95.7, 0.7),
+         ("test_accuracy", "HHCART(A)", "pima", 73.5, 1.0),
+         ("test_accuracy", "FDT", "pima", 69.04, 1.3)]
+
+
+def test_reclaim_evaluates_what_the_cells_decide_and_keeps_the_runs_rows_of_the_rest(
+        tmp_path):
+    """A summary folder of a shipped config (its datasets are the config's), written by
+    hand: the claims the cells decide are evaluated on them, a per-fold test and a metric
+    without cells keep the runs' row, an undecided claim without one is left out."""
+    folder = tmp_path / "summary" / "hhcart_fdt"
+    folder.mkdir(parents=True)
+    pd.DataFrame([dict(zip(["metric", "algorithm", "dataset", "mean", "sd"], c), n=10)
+                  for c in CELLS], columns=CELL_COLUMNS).to_csv(folder / "cells.csv",
+                                                                index=False)
+    old = [["acc", "does not hold", "datasets", 0, 0, 2, 2, "stale"],
+           ["folds", "holds", "datasets", 1, 0, 0, 1, "from the runs, with a t-test"],
+           ["leaves", "partly", "datasets", 1, 1, 0, 2, "from the runs, by leaves"]]
+    pd.DataFrame(old, columns=CLAIM_COLUMNS).to_csv(folder / "claims.csv", index=False)
+    pair = {"experiment": "hhcart_fdt", "algorithm": "HHCART(A)", "versus": "FDT",
+            "datasets": ["wisconsin", "pima"]}
+    claims = tmp_path / "p.yaml"
+    claims.write_text(yaml.safe_dump({"paper": "P", "claims": [
+        {"id": "acc", "section": "§1", "quote": "q", "kind": "better_means",
+         "metric": "test_accuracy", **pair},
+        {"id": "folds", "section": "§1", "quote": "q", "kind": "significantly_better_count",
+         "metric": "test_accuracy", "test": "t", **pair},
+        {"id": "leaves", "section": "§1", "quote": "q", "kind": "better_means",
+         "metric": "n_leaves", **pair},
+        {"id": "new-leaves", "section": "§1", "quote": "q", "kind": "better_means",
+         "metric": "n_leaves", **pair},
+        # gaps 1.3 and 4.46 against sqrt(0.3² + 0.7²) = 0.76 and sqrt(1 + 1.69) = 1.64
+        {"id": "new-sd", "section": "§1", "quote": "q", "kind": "significantly_better_count",
+         "metric": "test_accuracy", "test": "sd_difference", "sds": 1, **pair},
+        {"id": "away", "section": "§1", "quote": "q", "kind": "better_means",
+         "metric": "test_accuracy", **{**pair, "experiment": "hhcart_uci"}},
+    ]}, sort_keys=False))
+    assert reclaim(tmp_path / "summary", claim_files=[claims]) == {
+        "hhcart_fdt": ["folds", "leaves"]}
+    rows = read(folder / "claims.csv")
+    assert list(rows.columns) == CLAIM_COLUMNS
+    assert rows.values.tolist() == [
+        ["acc", "holds", "datasets", "2", "0", "0", "2",
+         "HHCART(A) better than FDT on 2 of 2 datasets, worse than FDT on 0; w/t/l vs FDT "
+         "2/0/0; test_accuracy by means compared (test_accuracy higher is better)"],
+        ["folds", "holds", "datasets", "1", "0", "0", "1", "from the runs, with a t-test"],
+        ["leaves", "partly", "datasets", "1", "1", "0", "2", "from the runs, by leaves"],
+        ["new-sd", "holds", "datasets", "2", "0", "0", "2",
+         "HHCART(A) better than FDT on 2 of 2 datasets, worse than FDT on 0; w/t/l vs FDT "
+         "2/0/0; test_accuracy by difference > 1 × √(sd₁² + sd₂²) (test_accuracy higher is "
+         "better)"]]
+    assert summary_main(["--reclaim", "nowhere", "-o", str(tmp_path / "summary")]) == 2
 
 
 # --- rendering --------------------------------------------------------------------------------

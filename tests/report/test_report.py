@@ -242,7 +242,8 @@ def test_csv_keeps_the_marks_of_sig_with_the_tests_p(tmp_path):
         warnings.simplefilter("ignore")  # REF vs SAME: zero differences, no t
         rows = pd.read_csv(io.StringIO(render_tables([d], fmt="csv", sig="REF")),
                            keep_default_na=False)
-    assert list(rows.columns[-4:]) == ["versus", "test", "pvalue", "mark"]
+    assert list(rows.columns[-7:]) == ["versus", "test", "pvalue", "mark", "n_tasks",
+                                       "n_flagged", "flags"]
     assert set(rows["versus"]) == {"REF"} and set(rows["test"]) == {"t"}
     for row in rows.itertuples():
         cell = table[row.dataset][row.algorithm]  # "mean ± sd" then the mark, if any
@@ -408,7 +409,10 @@ def test_csv_output_parses_back_into_the_numbers(tmp_path):
     assert list(frame.columns) == ["dataset", "algorithm", "metric", "mean", "sd",
                                    "n_repetitions", "experiment", "method", "paper_mean",
                                    "paper_sd", "delta", "tolerance", "within", "versus",
-                                   "test", "pvalue", "mark"]
+                                   "test", "pvalue", "mark", "n_tasks", "n_flagged", "flags"]
+    # then each cell's finished tasks, none flagged degenerate (an empty flags cell)
+    assert frame["n_tasks"].tolist() == [4, 2] and frame["n_flagged"].eq(0).all()
+    assert frame["flags"].isna().all()
     assert frame[["method", "paper_mean", "paper_sd", "delta", "tolerance",
                   "within", "pvalue", "mark"]].isna().all().all()
     assert frame["versus"].eq("A").all() and frame["test"].eq("t").all()
