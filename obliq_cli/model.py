@@ -33,7 +33,7 @@ from . import registry, safe_io
 from .data.preprocess import Preprocessor, check_columns
 from .errors import DataError, ObliqError
 from .model_schema import check_model, read_model_json
-from .tree.structure import _shown
+from .tree.serialize import _shown
 from .version import __version__
 
 FORMAT = "obliq-model"

@@ -8,11 +8,13 @@ field (``load_model`` prefixes the file):
    read forever) of at most ``MAX_BYTES``, UTF-8 JSON nested at most ``MAX_DEPTH`` levels
    (a model is five deep; a nesting bomb would exhaust the parser's recursion);
 2. the schema (``check_model``): every field's type and length, names that are strings,
-   classes consistent with the tree's class counts, the preprocessing consistent with
-   the feature count;
-3. the tree (``tree.structure.check_tree_dict``, run by ``Tree.from_dict`` so a Python
-   user loading a tree gets the same checks): indices in range, a tree rooted at 0 with
-   every node reached once, finite numbers.
+   the preprocessing consistent with the feature count;
+3. the ``estimator`` section (``tree.serialize.check_estimator_dict``, beside the tree
+   format it holds): classes consistent with the tree's class counts, the qualitative
+   coding and column scaling consistent with its features, and the tree itself
+   (``check_tree_dict``, run by ``Tree.from_dict`` too, so a Python user loading a tree
+   gets the same checks): indices in range, a tree rooted at 0 with every node reached
+   once, finite numbers.
 """
 
 from __future__ import annotations
@@ -25,17 +27,13 @@ from pathlib import Path
 
 from .data.preprocess import ENCODINGS, MISSING_POLICIES
 from .errors import ObliqError
-from .tree.structure import _fail, _shown, _type_name, check_tree_dict
+from .tree.serialize import _fail, _shown, _type_name, check_estimator_dict
 
 MAX_BYTES = 512 << 20
 """Largest model file read: a tree of a million nodes on 50 features is ~400 MiB of JSON."""
 
 MAX_DEPTH = 32
 """Deepest nesting of JSON arrays and objects accepted (obliq writes five levels)."""
-
-MAX_EXPONENT = 2100
-"""Largest power-of-two column scaling (``input_exponents``) a float64 can use."""
-
 
 def read_model_json(path: Path):
     """The parsed JSON of the model file ``path`` after the file checks (module doc)."""
@@ -151,72 +149,12 @@ def check_model(data) -> None:
     if len({(type(c), c) for c in classes}) != len(classes):
         _fail("classes", "a class appears twice")
 
-    estimator = data.get("estimator")
-    if not isinstance(estimator, dict):
-        _fail("estimator", f"must be an object (got {_type_name(estimator)})")
-    if estimator.get("classes") != classes:
-        _fail("estimator.classes", f"{_shown(estimator.get('classes'))} are not the model's "
-              f"classes {_shown(classes)}")
-    tree = check_tree_dict(estimator.get("tree"), "estimator.tree")
-    n_classes = tree["value"].shape[1]
-    if n_classes != len(classes):
-        _fail("classes", f"{len(classes)} classes for a tree whose value array has "
-              f"{n_classes} columns")
-    n_features = tree["weights"].shape[1]
-    coding = estimator.get("qualitative_coding")
-    if coding is not None:
-        n_features = _check_coding(coding, n_features)
-    exponents = estimator.get("input_exponents")
-    if exponents is not None:
-        field = "estimator.input_exponents"
-        if not isinstance(exponents, list) or len(exponents) != n_features:
-            _fail(field, f"must be a list of {n_features} integers (got "
-                  f"{_shown(exponents)})")
-        for i, e in enumerate(exponents):
-            if type(e) is not int or abs(e) > MAX_EXPONENT:
-                _fail(f"{field}[{i}]", f"{_shown(e)} is not a column scaling exponent")
+    n_features = check_estimator_dict(data.get("estimator"), classes)
     if len(names) != n_features:
         _fail("feature_names", f"{len(names)} names for a tree of {n_features} features")
     prep = data.get("preprocess")
     if prep is not None:
         _check_preprocess(prep, names)
-
-
-def _check_coding(coding, n_coded: int) -> int:
-    """The input feature count of a stored ``QualitativeCoding`` whose coded columns must
-    be the tree's ``n_coded``."""
-    where = "estimator.qualitative_coding"
-    if not isinstance(coding, dict):
-        _fail(where, f"must be an object (got {_type_name(coding)})")
-    d = coding.get("n_features")
-    if type(d) is not int or not 1 <= d <= n_coded:
-        _fail(f"{where}.n_features", f"{_shown(d)} is not a feature count (1..{n_coded})")
-    columns = []
-    for key in ("quantitative", "qualitative"):
-        values = coding.get(key)
-        if not isinstance(values, list):
-            _fail(f"{where}.{key}", f"must be a list of column indices (got "
-                  f"{_type_name(values)})")
-        for i, v in enumerate(values):
-            if type(v) is not int or not 0 <= v < d:
-                _fail(f"{where}.{key}[{i}]", f"{_shown(v)} is not a column index (0..{d - 1})")
-        columns += values
-    if sorted(columns) != list(range(d)):
-        _fail(where, f"quantitative and qualitative do not list each of the {d} columns once")
-    levels = coding.get("levels")
-    if not isinstance(levels, list) or len(levels) != len(coding["qualitative"]):
-        _fail(f"{where}.levels", f"must be one list of levels per qualitative column (got "
-              f"{_shown(levels)})")
-    for i, lv in enumerate(levels):
-        if (not isinstance(lv, list) or not lv
-                or not all(type(v) in (int, float) and math.isfinite(v) for v in lv)
-                or any(b <= a for a, b in zip(lv, lv[1:]))):
-            _fail(f"{where}.levels[{i}]", "must be a non-empty increasing list of finite "
-                  f"numbers (got {_shown(lv)})")
-    coded = len(coding["quantitative"]) + sum(len(lv) for lv in levels)
-    if coded != n_coded:
-        _fail(where, f"codes {coded} columns for a tree of {n_coded}")
-    return d
 
 
 def _check_preprocess(prep, feature_names: list) -> None:

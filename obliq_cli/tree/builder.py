@@ -61,8 +61,6 @@ import numpy as np
 from ..kernels.linalg import matvec, rows_matvec
 from ..kernels.presort import root_order, split_order
 from .structure import (
-    LEAF,
-    LINEAR,
     MISSING_DEFAULT,
     MISSING_DISTRIBUTE,
     NOMINAL,
@@ -302,8 +300,8 @@ def build_tree(
     ``y`` holds class codes 0..n_classes-1. The loop runs once per node; all per-sample
     work happens in numpy inside the split finder and the partition. A child's class
     counts come from its parent's partition (one bincount per split, the right child's
-    of a binary split by difference), and the node arrays grow by doubling rather than
-    per node.
+    of a binary split by difference). The tree keeps the nodes as they are decided
+    (``Tree.add_node``, whose arrays grow by doubling).
     """
     X = np.ascontiguousarray(X, dtype=np.float64)
     y = np.ascontiguousarray(y, dtype=np.int64)
@@ -311,17 +309,7 @@ def build_tree(
     finder.prepare(X, y, n_classes, rng)
     n_samples, n_features = X.shape
     is_leaf = stopping.leaf_rule(finder)
-
-    capacity = 64
-    children = np.full((capacity, 2), LEAF, dtype=np.int64)
-    features = np.full(capacity, LEAF, dtype=np.int64)
-    thresholds = np.zeros(capacity)
-    values = np.zeros((capacity, n_classes))
-    kinds = np.full(capacity, LINEAR, dtype=np.int8)
-    missing = np.full(capacity, MISSING_DEFAULT, dtype=np.int64)
-    oblique: dict[int, np.ndarray] = {}  # node id -> weights of its oblique split
-    multiway: dict[int, np.ndarray] = {}  # node id -> child ids of its nominal split
-    n_nodes = 0
+    tree = Tree.empty(n_features, n_classes)
 
     presort = bool(getattr(finder, "presort", False))
     mark = np.zeros(n_samples, dtype=bool) if presort else None
@@ -334,86 +322,37 @@ def build_tree(
     stack: list[tuple[Node, int, int]] = [(root, -1, 0)]
     while stack:
         node, parent, slot = stack.pop()
-        if n_nodes == capacity:
-            capacity *= 2
-            children = _grown(children, capacity, LEAF)
-            features = _grown(features, capacity, LEAF)
-            thresholds = _grown(thresholds, capacity, 0.0)
-            values = _grown(values, capacity, 0.0)
-            kinds = _grown(kinds, capacity, LINEAR)
-            missing = _grown(missing, capacity, MISSING_DEFAULT)
-        node_id = n_nodes
-        n_nodes += 1
-        if parent >= 0:
-            if parent in multiway:
-                branches = multiway[parent]
-                branches[slot] = node_id
-                if slot == 0:
-                    children[parent, 0] = node_id
-                if slot == branches.size - 1:
-                    children[parent, 1] = node_id
-            else:
-                children[parent, slot] = node_id
-        counts = node.counts
-        values[node_id] = counts
-        if is_leaf(node):
+        split = None if is_leaf(node) else finder.split(node)
+        parts = None
+        if split is not None:
+            if XT is None and split.feature >= 0:
+                XT = np.ascontiguousarray(X.T)
+            parts = _partition(X, XT, y, n_classes, node, split, any_nan)
+        if parts is None:  # a leaf; a split that separates nothing is no split
+            tree.add_node(parent, slot, node.counts)
             continue
-        split = finder.split(node)
-        if split is None:
-            continue
-        if XT is None and split.feature >= 0:
-            XT = np.ascontiguousarray(X.T)
-        parts = _partition(X, XT, y, n_classes, node, split, any_nan)
-        if parts is None:
-            continue  # a split that separates nothing is no split
         child_rows, child_weights, child_counts, rule, left_mask = parts
-        if split.categories > 0:
-            kinds[node_id] = NOMINAL
-            features[node_id] = split.feature
-            multiway[node_id] = np.full(split.categories, LEAF, dtype=np.int64)
-        elif split.feature >= 0:
-            features[node_id] = split.feature
-            thresholds[node_id] = split.threshold
-        else:
-            features[node_id] = OBLIQUE
-            oblique[node_id] = np.asarray(split.weights, dtype=np.float64)
-            thresholds[node_id] = split.threshold
-        missing[node_id] = rule
+        node_id = tree.add_node(parent, slot, node.counts, missing=rule, **_node_test(split))
         m = len(child_rows)
         states = split.child_states or (None,) * m
         depth = node.depth + 1
         orders = _child_orders(node, child_rows, mark, left_mask)
         # Pushed last branch first, so the first branch is numbered next (preorder).
         for b in range(m - 1, -1, -1):
-            stack.append((Node(child_rows[b], child_counts[b], depth, counts, states[b],
+            stack.append((Node(child_rows[b], child_counts[b], depth, node.counts, states[b],
                                orders[b], child_weights[b]), node_id, b))
+    return tree.trim()
 
-    features = features[:n_nodes]
-    kinds = kinds[:n_nodes].copy()
-    weights = np.zeros((n_nodes, n_features))
-    axis = np.flatnonzero(features >= 0)
-    weights[axis, features[axis]] = 1.0
-    for node_id, w in oblique.items():
-        weights[node_id] = w
-    left = children[:n_nodes, 0].copy()
-    right = children[:n_nodes, 1].copy()
-    branch_ptr = branch_child = None
-    if multiway:
-        internal = left != LEAF
-        n_branches = np.where(internal, 2, 0)
-        for node_id, ids in multiway.items():
-            n_branches[node_id] = ids.size
-        branch_ptr = np.zeros(n_nodes + 1, dtype=np.int64)
-        np.cumsum(n_branches, out=branch_ptr[1:])
-        branch_child = np.empty(int(branch_ptr[-1]), dtype=np.int64)
-        for node_id in np.flatnonzero(internal):  # a loop over nodes
-            ids = multiway.get(int(node_id))
-            if ids is None:
-                ids = (left[node_id], right[node_id])
-            branch_child[branch_ptr[node_id]:branch_ptr[node_id + 1]] = ids
-    return Tree(left, right, features.copy(), weights, thresholds[:n_nodes].copy(),
-                values[:n_nodes].copy(), kinds, branch_ptr, branch_child,
-                missing[:n_nodes].copy())
+
+def _node_test(split: Split) -> dict:
+    """The test ``Tree.add_node`` stores for ``split``: a nominal column's codes, an
+    axis-parallel threshold, or an oblique hyperplane."""
+    if split.categories > 0:
+        return {"n_branches": split.categories, "feature": split.feature, "kind": NOMINAL}
+    if split.feature >= 0:
+        return {"n_branches": 2, "feature": split.feature, "threshold": split.threshold}
+    return {"n_branches": 2, "feature": OBLIQUE, "threshold": split.threshold,
+            "weights": np.asarray(split.weights, dtype=np.float64)}
 
 
 def split_branches(X: np.ndarray, XT: np.ndarray | None, rows: np.ndarray,
@@ -507,8 +446,3 @@ def _child_orders(node: Node, child_rows: list, mark, left_mask=None) -> list:
         out.append(node.order[mark[node.order]].reshape(d, -1))
     return out
 
-
-def _grown(array: np.ndarray, capacity: int, fill) -> np.ndarray:
-    out = np.full((capacity,) + array.shape[1:], fill, dtype=array.dtype)
-    out[: array.shape[0]] = array
-    return out

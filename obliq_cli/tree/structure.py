@@ -35,36 +35,53 @@ child id is larger than its parent's. Predict, apply, size, depth, export and pr
 all read these arrays through one routing step (``Tree._walk``), whatever algorithm
 grew the tree, and every branch is decided by ``route``, the rule the builder
 partitions by when it grows the tree.
+
+The tree owns its growth, as scikit-learn's ``Tree`` does (``_add_node``, ``_resize``):
+``Tree.empty`` makes a tree of no node, ``add_node`` appends one node at a time into
+arrays that double when full, and ``trim`` cuts them to the nodes grown. The builder
+decides what each node is; the tree keeps it.
+
+The codes stored in the arrays are ``node_codes``'; the text export is ``export``'s and
+the ``obliq-tree`` format (to and from plain data, checked as a whole before use) is
+``serialize``'s. ``Tree``'s methods of those names call them, and every name this
+module gave before they moved is still importable from here.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
-from typing import NamedTuple
 
 import numpy as np
 
-from ..errors import ObliqError
 from ..kernels.linalg import rowwise_dot
+from . import export, serialize
+from .export import Condition, linear_text
+from .node_codes import (
+    LEAF,
+    LINEAR,
+    MISSING_DEFAULT,
+    MISSING_DISTRIBUTE,
+    NOMINAL,
+    OBLIQUE,
+    binary_branches,
+)
+from .serialize import MAX_NODES, check_tree_dict
 
-LEAF = -1
-"""Value of ``children_left``/``children_right`` and of ``feature`` at a leaf."""
+__all__ = [
+    "LEAF", "LINEAR", "MISSING_DEFAULT", "MISSING_DISTRIBUTE", "MAX_NODES", "NOMINAL",
+    "OBLIQUE", "Condition", "Tree", "check_tree_dict", "go_left", "linear_text",
+    "node_class_counts", "route",
+]
 
-OBLIQUE = -2
-"""Value of ``feature`` at an internal node whose hyperplane has several weights."""
+INITIAL_CAPACITY = 64
+"""Nodes a tree grown by ``add_node`` has room for before its arrays first double."""
 
-LINEAR = 0
-"""``kind`` of a binary node ``w . x <= threshold`` (axis-parallel or oblique)."""
+_FILL = {"children_left": LEAF, "children_right": LEAF, "feature": LEAF, "weights": 0.0,
+         "threshold": 0.0, "value": 0.0, "kind": LINEAR, "missing": MISSING_DEFAULT}
+"""Every per-node array and its entry at a node not yet grown (a leaf's entries)."""
 
-NOMINAL = 1
-"""``kind`` of a multiway node: one branch per category code of column ``feature``."""
-
-MISSING_DEFAULT = -2
-"""``missing`` rule: the branch with the most training weight (ties to the last)."""
-
-MISSING_DISTRIBUTE = -1
-"""``missing`` rule: down every branch, weighted by its share of the training weight."""
+_ARRAYS = (*_FILL, "branch_ptr", "branch_child")
+"""The public arrays of a tree (the CSR of its branches besides the per-node ones)."""
 
 
 def go_left(values, threshold):
@@ -109,49 +126,6 @@ def _category_branch(codes: np.ndarray, categories) -> np.ndarray:
     return np.where(known, np.where(known, codes, 0).astype(np.int64), -1)
 
 
-def linear_text(w, names, digits: int = 4, negligible: float = 1e-4) -> str:
-    """``w . x`` as text: the terms largest coefficient first, those below ``negligible``
-    times the largest left out (numerical dust of a search, not part of the rule a
-    reader wants), signs written as ``a - b``; ``"0"`` when every coefficient is 0."""
-    w = np.asarray(w, dtype=np.float64)
-    size = np.abs(w)
-    largest = size.max() if size.size else 0.0
-    if largest == 0.0:
-        return "0"
-    keep = np.flatnonzero(size >= negligible * largest)
-    order = keep[np.argsort(-size[keep], kind="stable")]  # ties keep feature order
-    text = " ".join(f"{'-' if w[i] < 0 else '+'} {size[i]:.{digits}g}*{names[i]}"
-                    for i in order)
-    return text[2:] if text.startswith("+ ") else "-" + text[2:]
-
-
-class Condition(NamedTuple):
-    """One test on the path to a leaf (``Tree.rules``).
-
-    ``test`` is ``"<="`` or ``">"`` for a linear node (``weights . x`` against
-    ``threshold``) or ``"=="`` for a nominal node (column ``feature`` equals the code
-    ``threshold``; ``weights`` is that column's unit vector). ``missing`` True means the
-    branch also takes the rows whose value is unknown there (a fixed missing branch); at a
-    distributing node an unknown row follows no single rule (it is spread over all).
-    """
-
-    weights: np.ndarray
-    threshold: float
-    test: str
-    feature: int = LEAF
-    missing: bool = False
-
-
-def _binary_branches(children_left: np.ndarray, children_right: np.ndarray):
-    """The CSR children of a tree whose internal nodes are all binary."""
-    internal = children_left != LEAF
-    ptr = np.zeros(children_left.shape[0] + 1, dtype=np.int64)
-    np.cumsum(np.where(internal, 2, 0), out=ptr[1:])
-    child = np.column_stack([children_left[internal], children_right[internal]]).ravel()
-    return ptr, child.astype(np.int64)
-
-
-@dataclass(eq=False)
 class Tree:
     """A fitted decision tree as parallel arrays.
 
@@ -178,26 +152,134 @@ class Tree:
         docstring; default MISSING_DEFAULT everywhere).
     """
 
-    children_left: np.ndarray
-    children_right: np.ndarray
-    feature: np.ndarray
-    weights: np.ndarray
-    threshold: np.ndarray
-    value: np.ndarray
-    kind: np.ndarray | None = None
-    branch_ptr: np.ndarray | None = None
-    branch_child: np.ndarray | None = None
-    missing: np.ndarray | None = None
+    def __init__(self, children_left: np.ndarray, children_right: np.ndarray,
+                 feature: np.ndarray, weights: np.ndarray, threshold: np.ndarray,
+                 value: np.ndarray, kind: np.ndarray | None = None,
+                 branch_ptr: np.ndarray | None = None, branch_child: np.ndarray | None = None,
+                 missing: np.ndarray | None = None):
+        n = children_left.shape[0]
+        self.children_left, self.children_right = children_left, children_right
+        self.feature, self.weights, self.threshold, self.value = (feature, weights,
+                                                                  threshold, value)
+        self.kind = np.zeros(n, dtype=np.int8) if kind is None else kind
+        if branch_ptr is None or branch_child is None:
+            branch_ptr, branch_child = binary_branches(children_left, children_right)
+        self.branch_ptr, self.branch_child = branch_ptr, branch_child
+        self.missing = np.full(n, MISSING_DEFAULT, dtype=np.int64) if missing is None else missing
 
-    def __post_init__(self):
-        n = self.children_left.shape[0]
-        if self.kind is None:
-            self.kind = np.zeros(n, dtype=np.int8)
-        if self.branch_ptr is None or self.branch_child is None:
-            self.branch_ptr, self.branch_child = _binary_branches(self.children_left,
-                                                                  self.children_right)
-        if self.missing is None:
-            self.missing = np.full(n, MISSING_DEFAULT, dtype=np.int64)
+    # ---------------------------------------------------------------- growth
+    # While the tree grows, ``_store`` holds every array at full capacity and ``_count``
+    # the nodes added. The public arrays (views of the store's first ``_count`` entries)
+    # are made on the first read after an ``add_node`` (``__getattr__``), not on every
+    # add: a builder adds thousands of nodes and reads none of them.
+    _store = None
+    _count = 0
+    _published = True
+
+    @classmethod
+    def empty(cls, n_features: int, n_classes: int,
+              capacity: int = INITIAL_CAPACITY) -> Tree:
+        """A tree of no node with room for ``capacity`` nodes, grown by ``add_node``."""
+        tree = cls(np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0, np.int64),
+                   np.zeros((0, n_features)), np.zeros(0), np.zeros((0, n_classes)),
+                   np.zeros(0, np.int8), np.zeros(1, np.int64), np.empty(0, np.int64),
+                   np.empty(0, np.int64))
+        tree._resize(max(int(capacity), 1))
+        return tree
+
+    def add_node(self, parent: int, branch: int, value, *, n_branches: int = 0,
+                 feature: int = LEAF, threshold: float = 0.0, weights=None,
+                 kind: int = LINEAR, missing: int = MISSING_DEFAULT) -> int:
+        """Append a node as branch ``branch`` of ``parent`` (-1: the root) and return its
+        id, the next in preorder when the caller adds a node's branches depth first.
+
+        ``value`` is its class counts. A leaf takes the defaults; a split gives its
+        ``n_branches`` (2 for a linear test, the category count for a nominal one) and its
+        test: ``feature`` >= 0 (axis-parallel or nominal: its unit vector becomes the
+        node's weights) or ``OBLIQUE`` with ``weights``, ``threshold`` (linear only),
+        ``kind`` and the ``missing`` rule. The split's branches are left for the children
+        to fill as they are added (``LEAF`` until then). The arrays double when full
+        (``_resize``), so growing n nodes copies O(n) entries in all.
+        """
+        store = self._store
+        node = self._count if store is not None else self.n_nodes
+        if store is None or node == store["value"].shape[0]:
+            self._resize(max(2 * node, INITIAL_CAPACITY))
+            store = self._store
+        if self._published:
+            self._unpublish()
+        ptr = store["branch_ptr"]
+        end = ptr[node] + n_branches
+        if end > store["branch_child"].shape[0]:
+            store["branch_child"] = _grown(store["branch_child"], 2 * end, LEAF)
+        store["value"][node] = value
+        if n_branches:
+            store["feature"][node] = feature if feature >= 0 else OBLIQUE
+            store["threshold"][node] = threshold
+            store["kind"][node] = kind
+            store["missing"][node] = missing
+            if feature >= 0:
+                store["weights"][node, feature] = 1.0
+            else:
+                store["weights"][node] = weights
+        ptr[node + 1] = end
+        if parent >= 0:  # children_left/right keep the first and the last branch
+            slot = ptr[parent] + branch
+            store["branch_child"][slot] = node
+            if branch == 0:
+                store["children_left"][parent] = node
+            if slot == ptr[parent + 1] - 1:
+                store["children_right"][parent] = node
+        self._count = node + 1
+        return node
+
+    def trim(self) -> Tree:
+        """Cut the arrays to the nodes grown, each then owning its memory (as
+        scikit-learn's builder ends with ``_resize(node_count)``); returns the tree."""
+        if self._store is not None:
+            for name, array in self._views().items():
+                setattr(self, name, array.copy())
+            self._store = None
+            self._published = True
+        return self
+
+    def _resize(self, capacity: int) -> None:
+        """Room for ``capacity`` nodes (at least the ones grown): every array copied into
+        one of that length, the entries past the nodes those of a leaf."""
+        current = self._views() if self._store is not None else {
+            name: getattr(self, name) for name in _ARRAYS}
+        n = current["children_left"].shape[0]
+        capacity = max(capacity, n)
+        store = {name: _grown(current[name], capacity, fill) for name, fill in _FILL.items()}
+        store["branch_ptr"] = _grown(current["branch_ptr"], capacity + 1, 0)
+        store["branch_child"] = _grown(current["branch_child"], 2 * capacity, LEAF)
+        self._store, self._count = store, n
+        self._publish()
+
+    def _views(self) -> dict:
+        """The arrays of the nodes grown, as views of the store."""
+        store, n = self._store, self._count
+        out = {name: store[name][:n] for name in _FILL}
+        out["branch_ptr"] = store["branch_ptr"][:n + 1]
+        out["branch_child"] = store["branch_child"][:store["branch_ptr"][n]]
+        return out
+
+    def _publish(self) -> None:
+        self.__dict__.update(self._views())
+        self._published = True
+
+    def _unpublish(self) -> None:
+        for name in _ARRAYS:
+            self.__dict__.pop(name, None)
+        self._published = False
+
+    def __getattr__(self, name):
+        # Reached only for a name the instance lacks: a public array of a tree that has
+        # grown since it was last read.
+        if name in _ARRAYS and self.__dict__.get("_store") is not None:
+            self._publish()
+            return self.__dict__[name]
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     # ------------------------------------------------------------------ sizes
     @property
@@ -515,41 +597,18 @@ class Tree:
             missing[keep],
         )
 
-    # ----------------------------------------------------------------- export
+
+    # ---------------------------------------------------- export and serialisation
     def to_dict(self) -> dict:
-        """Plain data (lists) for JSON; ``Tree.from_dict`` inverts it exactly. The
-        fields of the extensions are written only when the tree uses them, so a binary
-        tree's JSON is the ``obliq-tree/1`` of old."""
-        out = {
-            "format": "obliq-tree/1",
-            "children_left": self.children_left.tolist(),
-            "children_right": self.children_right.tolist(),
-            "feature": self.feature.tolist(),
-            "weights": self.weights.tolist(),
-            # +inf (scikit-learn's "every known value left, the missing ones right") is
-            # written as the largest float: the same test for every finite input, and
-            # strict JSON
-            "threshold": np.minimum(self.threshold, np.finfo(np.float64).max).tolist(),
-            "value": self.value.tolist(),
-        }
-        if (self.kind != LINEAR).any():
-            out["format"] = "obliq-tree/2"
-            out["kind"] = self.kind.tolist()
-            out["branch_ptr"] = self.branch_ptr.tolist()
-            out["branch_child"] = self.branch_child.tolist()
-        if (self.missing != MISSING_DEFAULT).any():
-            out["format"] = "obliq-tree/2"
-            out["missing"] = self.missing.tolist()
-        return out
+        """Plain data (lists) for JSON (``serialize.tree_to_dict``); ``Tree.from_dict``
+        inverts it exactly."""
+        return serialize.tree_to_dict(self)
 
     @classmethod
     def from_dict(cls, data: dict, where: str = "tree") -> Tree:
         """The tree of ``to_dict``'s data, checked as a whole first (``check_tree_dict``:
         an ObliqError naming ``where`` and the field for anything else)."""
-        a = check_tree_dict(data, where)
-        return cls(a["children_left"], a["children_right"], a["feature"], a["weights"],
-                   a["threshold"], a["value"], a["kind"], a["branch_ptr"],
-                   a["branch_child"], a["missing"])
+        return cls(**check_tree_dict(data, where))
 
     def to_json(self) -> str:
         # repr-exact floats: json writes the shortest string that round-trips.
@@ -559,329 +618,20 @@ class Tree:
     def from_json(cls, text: str) -> Tree:
         return cls.from_dict(json.loads(text))
 
-    def _conditions(self, node: int, rule: int) -> list[Condition]:
-        """The condition of each branch of internal ``node`` (``rule`` its resolved
-        missing rule)."""
-        w, t, f = self.weights[node], float(self.threshold[node]), int(self.feature[node])
-        if self.kind[node] == NOMINAL:
-            return [Condition(w, float(v), "==", f, rule == v)
-                    for v in range(int(self.n_branches[node]))]
-        return [Condition(w, t, "<=", f, rule == 0), Condition(w, t, ">", f, rule == 1)]
-
     def rules(self) -> list[tuple[list[Condition], int]]:
-        """Every leaf as (conditions, node id), leaves in preorder; see ``Condition``.
-
-        A row whose values are all known satisfies the conditions of exactly one leaf.
-        """
-        rule = self.missing_branch()
-        out = []
-        stack: list[tuple[int, list]] = [(0, [])]
-        while stack:
-            node, conds = stack.pop()
-            if self.children_left[node] == LEAF:
-                out.append((conds, node))
-                continue
-            branch = list(zip(self.children(node).tolist(), self._conditions(node, rule[node])))
-            for child, cond in branch[::-1]:
-                stack.append((child, conds + [cond]))
-        return out
+        """Every leaf as (conditions, node id), leaves in preorder (``export.rules``)."""
+        return export.rules(self)
 
     def hyperplane_text(self, node: int, feature_names=None, digits: int = 4,
                         negligible: float = 1e-4) -> str:
-        """``w . x`` of a node as text, e.g. ``x3`` or ``-2*dose + 0.5*age``.
-
-        An oblique node lists its terms largest coefficient first and leaves out those
-        below ``negligible`` times the largest (a coefficient of 1e-06 beside ones of
-        order 1 is numerical dust of the search, not part of the rule a reader wants);
-        the stored hyperplane, which predicts, keeps every coefficient."""
-        names = feature_names if feature_names is not None else [
-            f"x{i + 1}" for i in range(self.n_features)]
-        if self.feature[node] >= 0:
-            return str(names[self.feature[node]])
-        return linear_text(self.weights[node], names, digits, negligible)
+        """``w . x`` of a node as text, e.g. ``x3`` or ``-2*dose + 0.5*age``
+        (``export.hyperplane_text``)."""
+        return export.hyperplane_text(self, node, feature_names, digits, negligible)
 
     def to_text(self, feature_names=None, class_names=None, digits: int = 4,
                 category_names=None) -> str:
-        """The tree as indented readable rules, one line per node.
-
-        A nominal node shows one line per branch, ``outlook = sunny``, the category
-        names read from ``category_names`` (feature index -> list of names by code; the
-        code itself when absent). A branch that takes the rows with an unknown value by
-        a learned (explicit) rule says ``or missing``; the default rule and C4.5's
-        distribution are not printed."""
-        classes = class_names if class_names is not None else list(range(self.n_classes))
-        categories = category_names or {}
-        effective = self.effective_value()
-        lines = []
-        stack: list[tuple[int, int, str]] = [(0, 0, "")]
-        while stack:
-            node, level, prefix = stack.pop()
-            pad = "|   " * level
-            counts = ", ".join(f"{c:g}" for c in self.value[node])
-            if self.children_left[node] == LEAF:
-                label = classes[int(np.argmax(effective[node]))]
-                lines.append(f"{pad}{prefix}class {label} [{counts}]")
-                continue
-            # An internal node's line carries the condition that leads to it.
-            lines.append(f"{pad}{prefix}[{counts}]" if prefix else f"root [{counts}]")
-            lhs = self.hyperplane_text(node, feature_names, digits)
-            explicit = int(self.missing[node])
-            texts = []
-            if self.kind[node] == NOMINAL:
-                names = categories.get(int(self.feature[node]))
-                for v in range(int(self.n_branches[node])):
-                    texts.append(f"{lhs} = {names[v] if names is not None else v}")
-            else:
-                t = f"{self.threshold[node] + 0.0:.{digits}g}"  # -0.0 prints as 0
-                texts = [f"{lhs} <= {t}", f"{lhs} > {t}"]
-            for b, (child, text) in reversed(list(enumerate(zip(self.children(node), texts)))):
-                extra = " or missing" if explicit == b else ""
-                stack.append((int(child), level + 1, f"{text}{extra}: "))
-        return "\n".join(lines)
-
-
-# ------------------------------------------------------------- checking stored trees
-MAX_NODES = 10_000_000
-"""More nodes than any tree obliq grows on a million rows; a stored tree beyond it is
-refused before arrays are built from it."""
-
-
-def _shown(value, limit: int = 60) -> str:
-    text = repr(value)
-    return text if len(text) <= limit else text[:limit] + "..."
-
-
-def _type_name(value) -> str:
-    return {dict: "an object", list: "a list", str: "a string", bool: "a boolean",
-            type(None): "null", int: "an integer", float: "a number"}.get(type(value),
-                                                                         type(value).__name__)
-
-
-def _fail(field: str, message: str):
-    raise ObliqError(f"{field}: {message}")
-
-
-def _int_list(data: dict, key: str, where: str, n: int | None) -> np.ndarray:
-    """``data[key]`` as int64: a list of JSON integers (``n`` of them unless None)."""
-    field = f"{where}.{key}"
-    values = data.get(key)
-    if not isinstance(values, list):
-        _fail(field, f"must be a list of integers (got {_type_name(values)})")
-    if n is not None and len(values) != n:
-        _fail(field, f"has {len(values)} entries for a tree of {n} nodes")
-    for i, v in enumerate(values):  # a loop over nodes, once per load
-        if type(v) is not int or not -2**62 < v < 2**62:
-            _fail(f"{field}[{i}]", f"{_shown(v)} is not an integer in range")
-    return np.asarray(values, dtype=np.int64).reshape(len(values))
-
-
-def _float_array(data: dict, key: str, where: str, shape: tuple) -> np.ndarray:
-    """``data[key]`` as a finite float64 array of ``shape`` (None: any length there)."""
-    field = f"{where}.{key}"
-    values = data.get(key)
-    if not isinstance(values, list):
-        _fail(field, f"must be a list of numbers (got {_type_name(values)})")
-    if len(values) != shape[0]:
-        _fail(field, f"has {len(values)} entries for a tree of {shape[0]} nodes")
-    if len(shape) == 2:
-        for i, row in enumerate(values):
-            if not isinstance(row, list):
-                _fail(f"{field}[{i}]", f"must be a list of numbers (got {_type_name(row)})")
-            if len(row) != shape[1]:
-                _fail(f"{field}[{i}]", f"has {len(row)} entries where {field}[0] has "
-                      f"{shape[1]}")
-    try:
-        array = np.asarray(values)
-    except (ValueError, TypeError, OverflowError):  # refused below, entry by entry
-        array = np.empty(0, dtype=object)
-    if array.dtype.kind not in "if" or array.shape != shape:
-        flat = values if len(shape) == 1 else [v for row in values for v in row]
-        for i, v in enumerate(flat):
-            at = f"[{i}]" if len(shape) == 1 else f"[{i // shape[1]}][{i % shape[1]}]"
-            if type(v) not in (int, float):
-                _fail(field + at, f"{_shown(v)} is not a number")
-            if type(v) is int and abs(v) > 2**1023:
-                _fail(field + at, f"{_shown(v)} is not a finite number")
-    array = array.astype(np.float64) if array.dtype.kind in "if" else np.asarray(
-        values, dtype=np.float64)
-    bad = np.argwhere(~np.isfinite(array))
-    if bad.size:
-        at = "".join(f"[{i}]" for i in bad[0])
-        _fail(field + at, f"{array[tuple(bad[0])]} is not a finite number")
-    return array
-
-
-def check_tree_dict(data, where: str = "tree") -> dict:
-    """The arrays of a stored tree (``Tree.to_dict``) after checking them as a whole;
-    an ObliqError naming the field (``where``.key[i]) for anything that is not a tree
-    obliq could have written: wrong types or lengths, a child that is no node, a node
-    reached twice or never (a cycle, a shared child), nodes out of preorder, a feature
-    index past the weights' columns, NaN or infinite numbers, a missing-value rule that
-    names no branch. Predicting with such arrays would loop, fail deep inside numpy, or
-    answer from a tree that is not the one fitted."""
-    if not isinstance(data, dict):
-        _fail(where, f"must be an object (got {_type_name(data)})")
-    fmt = data.get("format", "obliq-tree/1")
-    if fmt not in ("obliq-tree/1", "obliq-tree/2"):
-        _fail(f"{where}.format", f"{_shown(fmt)} is not obliq-tree/1 or obliq-tree/2")
-    raw = data.get("children_left")
-    if not isinstance(raw, list) or not raw:
-        _fail(f"{where}.children_left", "must be a non-empty list of integers (got "
-              f"{'an empty list' if raw == [] else _type_name(raw)})")
-    n = len(raw)
-    if n > MAX_NODES:
-        _fail(f"{where}.children_left", f"{n} nodes, more than {MAX_NODES}")
-    left = _int_list(data, "children_left", where, n)
-    right = _int_list(data, "children_right", where, n)
-    feature = _int_list(data, "feature", where, n)
-    rows = data.get("weights")
-    first = rows[0] if isinstance(rows, list) and rows else None
-    if not isinstance(first, list) or not first:
-        _fail(f"{where}.weights[0]", "must be a non-empty list of numbers (got "
-              f"{'an empty list' if first == [] else _type_name(first)})")
-    d = len(first)
-    weights = _float_array(data, "weights", where, (n, d))
-    threshold = _float_array(data, "threshold", where, (n,))
-    vrows = data.get("value")
-    vfirst = vrows[0] if isinstance(vrows, list) and vrows else None
-    if not isinstance(vfirst, list) or not vfirst:
-        _fail(f"{where}.value[0]", "must be a non-empty list of class counts (got "
-              f"{'an empty list' if vfirst == [] else _type_name(vfirst)})")
-    value = _float_array(data, "value", where, (n, len(vfirst)))
-    negative = np.argwhere(value < 0)
-    if negative.size:
-        i, j = negative[0]
-        _fail(f"{where}.value[{i}][{j}]", f"{value[i, j]} is not a class count (negative)")
-
-    for key, child in (("children_left", left), ("children_right", right)):
-        bad = np.flatnonzero((child != LEAF) & ((child < 0) | (child >= n)))
-        if bad.size:
-            i = bad[0]
-            _fail(f"{where}.{key}[{i}]", f"{child[i]} is not a node (the tree has {n})")
-    odd = np.flatnonzero((left == LEAF) != (right == LEAF))
-    if odd.size:
-        i = odd[0]
-        _fail(f"{where}.children_left[{i}]", f"{left[i]} with children_right {right[i]}: "
-              "a node is a leaf on both sides or on neither")
-    leaf = left == LEAF
-
-    kind = _int_list(data, "kind", where, n) if "kind" in data else np.zeros(n, np.int64)
-    bad = np.flatnonzero((kind != LINEAR) & (kind != NOMINAL))
-    if bad.size:
-        _fail(f"{where}.kind[{bad[0]}]", f"{kind[bad[0]]} is not {LINEAR} (linear) or "
-              f"{NOMINAL} (nominal)")
-    bad = np.flatnonzero(leaf & (kind != LINEAR))
-    if bad.size:
-        _fail(f"{where}.kind[{bad[0]}]", "a leaf cannot be a nominal split")
-
-    if ("branch_ptr" in data) != ("branch_child" in data):
-        _fail(f"{where}.{'branch_child' if 'branch_ptr' in data else 'branch_ptr'}",
-              "missing (branch_ptr and branch_child come together)")
-    if "branch_ptr" in data:
-        ptr = _int_list(data, "branch_ptr", where, None)
-        if ptr.size != n + 1:
-            _fail(f"{where}.branch_ptr", f"has {ptr.size} entries for a tree of {n} nodes "
-                  f"(needs {n + 1})")
-        child = _int_list(data, "branch_child", where, None)
-        if ptr[0] != 0:
-            _fail(f"{where}.branch_ptr[0]", f"{ptr[0]} is not 0")
-        down = np.flatnonzero(np.diff(ptr) < 0)
-        if down.size:
-            i = down[0] + 1
-            _fail(f"{where}.branch_ptr[{i}]", f"{ptr[i]} is below branch_ptr[{i - 1}] "
-                  f"({ptr[i - 1]})")
-        if ptr[-1] != child.size:
-            _fail(f"{where}.branch_ptr[{n}]", f"{ptr[-1]} is not the length of branch_child "
-                  f"({child.size})")
-        bad = np.flatnonzero((child < 0) | (child >= n))
-        if bad.size:
-            i = bad[0]
-            _fail(f"{where}.branch_child[{i}]", f"{child[i]} is not a node (the tree has {n})")
-    else:
-        if (kind == NOMINAL).any():
-            _fail(f"{where}.branch_ptr", "missing (a nominal split lists its children there)")
-        ptr, child = _binary_branches(left, right)
-    nb = np.diff(ptr)
-    for bad, message in (
-            (np.flatnonzero(leaf & (nb != 0)), "branches at a leaf"),
-            (np.flatnonzero(~leaf & (nb < 2)), "branches at a split (it needs 2 or more)"),
-            (np.flatnonzero((kind == LINEAR) & ~leaf & (nb != 2)),
-             "branches at a linear split (it has 2)")):
-        if bad.size:
-            i = bad[0]
-            _fail(f"{where}.branch_ptr[{i}]", f"node {i} has {nb[i]} {message}")
-    internal = np.flatnonzero(~leaf)
-    firsts, lasts = child[ptr[internal]], child[ptr[internal + 1] - 1]
-    for key, side, ends in (("children_left", left, firsts), ("children_right", right, lasts)):
-        bad = np.flatnonzero(side[internal] != ends)
-        if bad.size:
-            i = internal[bad[0]]
-            _fail(f"{where}.{key}[{i}]", f"{side[i]} is not node {i}'s "
-                  f"{'first' if key == 'children_left' else 'last'} branch in branch_child "
-                  f"({ends[bad[0]]})")
-    # A tree rooted at 0 in preorder: every child follows its parent (no cycle), the
-    # first child right after it, each next child where its elder sibling's subtree
-    # ends, and the root's subtree is every node (each reached exactly once).
-    parent = np.repeat(np.arange(n), nb)
-    bad = np.flatnonzero(child <= parent)
-    if bad.size:
-        b = bad[0]
-        _fail(f"{where}.branch_child[{b}]" if "branch_ptr" in data
-              else f"{where}.children_{'left' if left[parent[b]] == child[b] else 'right'}"
-              f"[{parent[b]}]",
-              f"{child[b]} does not come after its parent {parent[b]} (a cycle, or nodes "
-              "out of preorder)")
-    seen = np.bincount(child, minlength=n)
-    twice = np.flatnonzero(seen > 1)
-    if twice.size:
-        c = twice[0]
-        parents = parent[child == c][:2].tolist()
-        _fail(f"{where}.branch_child" if "branch_ptr" in data else f"{where}.children_left",
-              f"node {c} is a child of nodes {parents[0]} and {parents[1]} (a tree reaches "
-              "each node once)")
-    end = np.arange(1, n + 1)
-    for i in internal[::-1]:  # a loop over splits, children (larger ids) first
-        kids = child[ptr[i]:ptr[i + 1]]
-        expected = i + 1
-        for kid in kids:
-            if kid != expected:
-                _fail(f"{where}.branch_child" if "branch_ptr" in data
-                      else f"{where}.children_{'left' if kid == left[i] else 'right'}[{i}]",
-                      f"node {i}'s child {kid} is not where preorder puts it (node "
-                      f"{expected})")
-            expected = end[kid]
-        end[i] = expected
-    if end[0] != n:
-        _fail(f"{where}.children_left", f"the tree from node 0 reaches {end[0]} of its {n} "
-              "nodes")
-
-    bad = np.flatnonzero(leaf & (feature != LEAF))
-    if bad.size:
-        i = bad[0]
-        _fail(f"{where}.feature[{i}]", f"{feature[i]} at a leaf (it is {LEAF} there)")
-    bad = np.flatnonzero(~leaf & (feature >= d) | ~leaf & (feature < 0) & (
-        (feature != OBLIQUE) | (kind == NOMINAL)))
-    if bad.size:
-        i = bad[0]
-        _fail(f"{where}.feature[{i}]", f"{feature[i]} is not a feature index (the tree has "
-              f"{d} features)")
-
-    if "missing" in data:
-        missing = _int_list(data, "missing", where, n)
-        bad = np.flatnonzero((missing < MISSING_DEFAULT) | (missing >= np.maximum(nb, 1)))
-        if bad.size:
-            i = bad[0]
-            _fail(f"{where}.missing[{i}]", f"{missing[i]} is not a missing-value rule of "
-                  f"node {i} ({MISSING_DEFAULT}, {MISSING_DISTRIBUTE} or a branch 0.."
-                  f"{max(nb[i], 1) - 1})")
-    else:
-        missing = None
-    out = {"children_left": left, "children_right": right, "feature": feature,
-           "weights": weights, "threshold": threshold, "value": value,
-           "kind": kind.astype(np.int8) if "kind" in data else None,
-           "branch_ptr": ptr if "branch_ptr" in data else None,
-           "branch_child": child if "branch_ptr" in data else None, "missing": missing}
-    return out
+        """The tree as indented readable rules, one line per node (``export.tree_text``)."""
+        return export.tree_text(self, feature_names, class_names, digits, category_names)
 
 
 def node_class_counts(tree: Tree, X: np.ndarray, y: np.ndarray,
@@ -907,3 +657,10 @@ def node_class_counts(tree: Tree, X: np.ndarray, y: np.ndarray,
                               minlength=counts.size)
     counts = counts.reshape(tree.n_nodes, k + 1)
     return counts if spread else counts.astype(np.int64)
+
+
+def _grown(array: np.ndarray, length: int, fill) -> np.ndarray:
+    """``array`` in one of ``length`` entries (at least its own), the new ones ``fill``."""
+    out = np.full((max(length, array.shape[0]),) + array.shape[1:], fill, dtype=array.dtype)
+    out[: array.shape[0]] = array
+    return out

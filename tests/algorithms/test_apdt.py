@@ -386,6 +386,7 @@ json.dump([np.asarray(tree.children_left).tolist(), np.asarray(tree.weights).tol
 """
 
 
+@pytest.mark.slow
 def test_compiled_and_pure_python_kernels_grow_the_same_tree():
     # APDT has one code path, compiled; NUMBA_DISABLE_JIT=1 (for debugging) runs the
     # same kernels as Python with the same draws, so the tree is the same bit for bit.

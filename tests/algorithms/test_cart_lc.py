@@ -1,6 +1,7 @@
 """CART-LC: the exact delta search, oblique recovery, backward elimination."""
 
 import numpy as np
+import pytest
 
 from obliq_cli import make_estimator
 from obliq_cli.algorithms.cart_lc import best_shift
@@ -19,6 +20,7 @@ def brute_force(slack, d, onehot, deltas):
     return np.array(scores)
 
 
+@pytest.mark.slow
 def test_delta_search_is_exact_against_brute_force():
     rng = np.random.default_rng(0)
     for _ in range(20):
@@ -36,6 +38,7 @@ def test_delta_search_is_exact_against_brute_force():
         assert brute_force(slack, d, onehot, [delta])[0] == score
 
 
+@pytest.mark.slow
 def test_an_oblique_boundary_takes_one_split():
     rng = np.random.default_rng(1)
     X = rng.uniform(-1, 1, size=(400, 2))

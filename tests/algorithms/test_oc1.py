@@ -290,6 +290,7 @@ json.dump(out, sys.stdout)
 """
 
 
+@pytest.mark.slow
 def test_compiled_and_pure_python_kernels_grow_identical_trees():
     # NUMBA_DISABLE_JIT=1 runs the same kernels as plain Python (the debugging path):
     # same draws from the Generator, same arithmetic, so the same trees bit for bit.

@@ -39,6 +39,7 @@ def test_proximal_planes_match_the_full_generalized_solve(shape, delta):
     np.testing.assert_allclose(z @ F.T @ F @ z, values[-1], rtol=1e-6)
 
 
+@pytest.mark.slow
 def test_gepsvm_grid_selects_what_gridsearchcv_selects():
     # One kernel per split and width shared by every delta: the same choice as
     # scikit-learn's search over single fits, and the same refitted model.

@@ -66,6 +66,7 @@ def test_example_pyproject_declares_the_three_groups():
         assert f'[project.entry-points."{group}"]\ntoy = "obliq_toy"' in text
 
 
+@pytest.mark.slow
 def test_an_installed_distribution_registers_and_runs_in_workers(installed_toy, tmp_path):
     listed = obliq(["algorithms"], installed_toy, tmp_path)
     assert listed.returncode == 0, listed.stderr

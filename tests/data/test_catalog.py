@@ -6,6 +6,7 @@ import threading
 
 import numpy as np
 import pytest
+from conftest import needs_data_package
 
 from obliq_cli import load_dataset
 from obliq_cli.data import catalog
@@ -16,7 +17,8 @@ ENTRIES = catalog.read_catalog()
 OFFLINE = sorted(n for n, e in ENTRIES.items() if e["source"]["kind"] not in ("none", "url"))
 
 
-@pytest.mark.parametrize("name", OFFLINE)
+@pytest.mark.parametrize("name", [pytest.param(n, marks=needs_data_package(n))
+                                  for n in OFFLINE])
 def test_every_offline_entry_loads_with_its_expected_counts(name):
     X, y, info = load_dataset(name)
     expected = ENTRIES[name]["expected"]
@@ -51,6 +53,7 @@ def test_wine_matches_scikit_learns_copy():
     np.testing.assert_allclose(ours, theirs, rtol=0, atol=1e-9)
 
 
+@needs_data_package("adult")
 def test_fixed_splits():
     _, y, info = load_dataset("adult")
     train, test = info["fixed_split"]
@@ -117,6 +120,7 @@ def _load_in_worker(cache, name):
     return X.sum(), len(y)
 
 
+@pytest.mark.slow
 def test_two_workers_filling_one_cache(tmp_path):
     from joblib import Parallel, delayed
 

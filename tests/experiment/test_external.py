@@ -48,6 +48,7 @@ def three_runs(tmp_path_factory):
     return out
 
 
+@pytest.mark.slow
 def test_the_rows_are_the_same_for_every_backend(three_runs):
     one = rows_without_times(three_runs["j1"] / "runs.csv")
     assert len(one) == 36

@@ -330,6 +330,7 @@ def _warm_up() -> None:
     registry.make_estimator("oc1", n_restarts=2, random_state=0).fit(X, y)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="fork backend, ps")
 def test_runs_killed_at_random_moments_resume_to_the_same_rows(tmp_path):
     import random

@@ -208,6 +208,7 @@ def test_dask_backend_without_dask_is_a_clear_error(small_config, tmp_path):
     assert not out.exists()
 
 
+@pytest.mark.slow
 def test_dask_backend_gives_the_same_runs(small_config, tmp_path):
     import importlib.util
 

@@ -4,7 +4,10 @@ import pytest
 from corpus import CASES, run_case
 
 
-@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+# The signal cases run real processes for seconds each: slow (make test-slow)
+@pytest.mark.parametrize("case", [
+    pytest.param(c, id=c.id, marks=[pytest.mark.slow] if c.id.startswith("signal-") else [])
+    for c in CASES])
 def test_case(case, tmp_path):
     outcome, detail = run_case(case, tmp_path / "work")
     assert outcome == case.expect, detail

@@ -48,6 +48,7 @@ def _group_members(pgid):
     return [int(p) for p, g in (line.split() for line in out.splitlines()) if int(g) == pgid]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("backend", ["fork", "loky", "dask"])
 def test_ctrl_c_prints_one_line_and_keeps_whole_rows(tmp_path, backend):
     if backend == "dask":
@@ -70,6 +71,7 @@ def test_ctrl_c_prints_one_line_and_keeps_whole_rows(tmp_path, backend):
     assert not _group_members(proc.pid)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="ps/process groups")
 @pytest.mark.parametrize("backend", ["fork", "loky"])
 def test_kill_9_leaves_no_worker_behind(tmp_path, backend):

@@ -150,6 +150,7 @@ def test_exact_twoing_equals_the_textbook_formula():
     assert criteria.count_score(np.zeros(3), np.array([1.0, 2.0, 3.0]), criteria.TWOING) == 0.0
 
 
+@pytest.mark.slow
 def test_compiled_and_pure_python_searches_agree_on_large_nodes():
     # NUMBA_DISABLE_JIT=1 (the debugging path) must run the radix sort and the running
     # sums as the compiled kernel does: the same step and score to the bit.

@@ -271,6 +271,7 @@ def tiny(tmp_path_factory):
     return out
 
 
+@pytest.mark.slow
 def test_stored_scores_equal_baycomp_called_directly(tiny):
     import baycomp
 
@@ -314,6 +315,7 @@ def test_error_gives_the_accuracys_probabilities(tiny):
                                atol=1e-9)
 
 
+@pytest.mark.slow
 def test_markdown_output_is_reproducible_and_complete(tiny):
     first, lines = invoke(["stats", tiny, "--bayes"])
     second, _ = invoke(["stats", tiny, "--bayes"])
@@ -338,6 +340,7 @@ def test_api_gives_the_commands_frame(tiny):
     np.testing.assert_allclose(frame["p_better"].astype(float), printed["p_better"])
 
 
+@pytest.mark.slow
 def test_plot_bayes_draws_every_pair_and_saves_the_same_bytes(tiny, tmp_path):
     from obliq_cli.report.bayes import probability_matrix, signed_rank_pairs
     from obliq_cli.report.plots import plot_bayes_matrix
@@ -392,6 +395,7 @@ def test_one_algorithm_in_one_of_several_experiments_is_a_note(tmp_path):
     assert set(out["experiment"]) == {"pair"}
 
 
+@pytest.mark.slow
 def test_the_order_of_runs_csv_rows_changes_nothing(tiny, tmp_path):
     """With -j the rows arrive in any order; the signed-rank draws are handed to the
     datasets in name order, so the probabilities stay the same."""

@@ -142,8 +142,10 @@ PERTURBATIONS = [
 ]
 
 
-@pytest.mark.parametrize("file, column, where, new, named", PERTURBATIONS,
-                         ids=[p[0] for p in PERTURBATIONS])
+# the first perturbation in the fast set, the others (the same check on other files) slow
+@pytest.mark.parametrize("file, column, where, new, named", [
+    pytest.param(*p, id=p[0], marks=[pytest.mark.slow] if i else [])
+    for i, p in enumerate(PERTURBATIONS)])
 def test_a_number_changed_in_a_copy_of_the_summary_fails_the_check(tmp_path, file, column,
                                                                    where, new, named):
     copy = tmp_path / "results"

@@ -96,6 +96,7 @@ def test_rankings_match_scipy(piece):
     assert friedman.set_index("scope").at["everywhere", "left_out"] == "FDT"
 
 
+@pytest.mark.slow
 def test_pairs_are_obliq_stats_bayes(piece):
     results, out = piece
     csv = invoke(["stats", results, "--bayes", "--format", "csv"])
@@ -116,6 +117,7 @@ def test_pairs_are_obliq_stats_bayes(piece):
             int((gain > 1).sum()), int((gain.abs() <= 1).sum()), int((gain < -1).sum()))
 
 
+@pytest.mark.slow
 def test_summary_bytes_are_deterministic(piece, tmp_path):
     results, out = piece
     again = tmp_path / "again"

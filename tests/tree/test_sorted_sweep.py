@@ -155,6 +155,7 @@ json.dump(out, sys.stdout)
 """
 
 
+@pytest.mark.slow
 def test_compiled_and_pure_python_sweeps_grow_identical_trees():
     compiled = json_from_python(_TREES_SCRIPT)
     python = json_from_python(_TREES_SCRIPT, compiled=False)
