@@ -1,6 +1,7 @@
 """The runner: same results for any number of jobs, resume after a kill, failures kept."""
 
 import io
+import os
 import re
 from pathlib import Path
 
@@ -33,11 +34,15 @@ def test_jobs_and_backends_give_identical_runs(small_config, tmp_path):
         summary = run_experiment(config, progress=False)
         assert summary.ran == 2 * 2 * 3 * 2 and not summary.failed
         outs[label] = runs_of(out)
-        # every backend's clock (the process's, or the thread's under threading): a fit on
-        # one thread spends CPU seconds within its wall seconds
+        # every backend's clock (the process's, or the thread's under threading) measures
+        # this fit alone: positive, and no more than every core busy for its wall time
+        # (the process clock also counts a worker's BLAS helper threads, so a fit's CPU
+        # seconds may exceed its wall seconds: seen at -j 2; a clock that accumulated
+        # across tasks would break the bound as the run goes on)
         times = pd.read_csv(out / "runs.csv")[TIME_COLUMNS]
         assert (times["fit_cpu"] > 0).all(), label
-        assert (times["fit_cpu"] <= times["fit_time"]).all(), label
+        cores = os.cpu_count() or 1
+        assert (times["fit_cpu"] <= cores * times["fit_time"] + 1e-3).all(), label
     pd.testing.assert_frame_equal(outs["j1"], outs["j2"])
     pd.testing.assert_frame_equal(outs["j1"], outs["threads"])
 
