@@ -142,17 +142,22 @@ def clustering_hyperplanes(A: np.ndarray, B: np.ndarray, columns: np.ndarray | N
     keep = np.ones(A.shape[1], dtype=bool) if columns is None else columns.copy()
     if not keep.all():
         A, B = A[:, keep], B[:, keep]
-    G, H = _augmented_scatter(A), _augmented_scatter(B)
-    w1 = _unit(most_favoured_direction(H, G))  # close to A, far from B
-    w2 = _unit(most_favoured_direction(G, H))  # close to B, far from A
+    w1, w2 = _paper_hyperplanes(A, B)
     if w1 is None or w2 is None:
         more = kept_columns(np.vstack([A, B]))
         if not more.all():
-            G, H = _augmented_scatter(A[:, more]), _augmented_scatter(B[:, more])
             keep[keep] = more
-            w1 = _unit(most_favoured_direction(H, G))
-            w2 = _unit(most_favoured_direction(G, H))
+            w1, w2 = _paper_hyperplanes(A[:, more], B[:, more])
     return _on_columns(w1, keep), _on_columns(w2, keep)
+
+
+def _paper_hyperplanes(A: np.ndarray, B: np.ndarray):
+    """(w1, w2) of eqs. 1-3 and §II-B on all the columns of A and B, each None where the
+    paper's rules find none."""
+    G, H = _augmented_scatter(A), _augmented_scatter(B)
+    w1 = _unit(most_favoured_direction(H, G))  # close to A, far from B
+    w2 = _unit(most_favoured_direction(G, H))  # close to B, far from A
+    return w1, w2
 
 
 def _on_columns(w: np.ndarray | None, keep: np.ndarray) -> np.ndarray | None:
