@@ -53,8 +53,12 @@ Kinds (the parameters each takes are in KINDS):
     load. Results written before ``fit_cpu`` existed are read by their wall-clock
     ``fit_time`` instead, and the evidence says so. Holds when every dataset's ratio lies
     in ``between`` ([low, high], either may be null; ``over: most`` asks for more than
-    half), partly when some do. ``faster``: ratio <= 1 / ``factor`` (default 1). On a
-    paper's own table (below) a dataset's ratio is that of the table's mean fit times.
+    half), partly when some do. ``faster``: ratio <= 1 / ``factor`` (default 1). A ratio
+    within ``TIME_NOISE`` (a factor 1.25) of a bound could fall on either side of it in
+    another run, so it counts as a tie, and the verdict is the one given whichever side
+    such ratios fall on, else partly: a verdict does not turn over with the machine's
+    load. On a paper's own table (below) a dataset's ratio is that of the table's mean
+    fit times.
 ``not_testable``
     A claim quoted for completeness that these runs cannot test; ``why`` says why.
 
@@ -605,6 +609,14 @@ def _test_text(claim: Claim) -> str:
 
 _SLACK = 1e-9
 
+# How far a speed claim's ratio may move between two runs of the same fits: CPU time
+# leaves out the machine's other work but not all of its effect (shared caches, memory
+# bandwidth, frequency). Measured here on 2026-11-27, the same tasks on a fresh clone and
+# on a warm rerun under load 8-11 on 2 cores: a dataset's median ratio GDT/CART-LC on
+# wisconsin 0.0957 and 0.107 (12 %), APDT/CART-LC on apdt_problem2 and apdt_problem3
+# within 17 %. A ratio within this factor of a bound is "within timing noise" of it.
+TIME_NOISE = 1.25
+
 # the spread an sd rule multiplies by sds, from the two sds (columns a, b)
 _SPREADS = {
     "sd_gap": lambda sds: sds.max(axis=1),
@@ -833,12 +845,26 @@ def _time_claim(numbers, claim: Claim) -> Outcome:
         raise NotTestable(f"no fit times of {', '.join(claim.algorithms)} and "
                           f"{', '.join(claim.versus)} on the same tasks")
     values = np.array(list(ratios.values()))
-    # a bound met up to rounding is met (a table's 0.012 / 0.12 is 0.1)
-    inside = (values >= (low * (1 - _SLACK) if low is not None else -np.inf)) & (
-        values <= (high * (1 + _SLACK) if high is not None else np.inf))
-    n, k = len(values), int(inside.sum())
-    enough = k == n if claim.over == "all" else k > n / 2 if claim.over == "most" else k > n - k
-    verdict = HOLDS if enough else PARTLY if k else FAILS
+
+    def within(shrink: float) -> np.ndarray:
+        # the bounds moved inwards (shrink > 1) or outwards (< 1) by a factor; a bound met
+        # up to rounding is met (a table's 0.012 / 0.12 is 0.1)
+        return (values >= (low * shrink * (1 - _SLACK) if low is not None else -np.inf)) & (
+            values <= (high / shrink * (1 + _SLACK) if high is not None else np.inf))
+
+    clear, near = within(TIME_NOISE), within(1 / TIME_NOISE)
+    n, k, k_near = len(values), int(clear.sum()), int((near & ~clear).sum())
+
+    def verdict_of(k_in: int) -> str:
+        enough = (k_in == n if claim.over == "all" else k_in > n / 2 if claim.over == "most"
+                  else k_in > n - k_in)
+        return HOLDS if enough else PARTLY if k_in else FAILS
+
+    # a ratio within timing noise of a bound could fall on either side of it in another
+    # run: the verdict is the one both sides give, else partly
+    verdict = verdict_of(k)
+    if verdict_of(k + k_near) != verdict:
+        verdict = PARTLY
     bound = ("<= " + _g(high) if low is None else ">= " + _g(low) if high is None
              else f"in [{_g(low)}, {_g(high)}]")
     per_pair = []
@@ -849,10 +875,13 @@ def _time_claim(numbers, claim: Claim) -> Outcome:
             per_pair.append(f"{a}/{b} median {_g(float(np.median(mine)))}{spread} over "
                             f"{len(mine)} dataset{'s' if len(mine) != 1 else ''}")
     bits = [f"{clock} ratio {', '.join(per_pair)}",
-            f"{bound} on {k} of {n} (dataset, pair)s", basis]
+            f"{bound} on {k} of {n} (dataset, pair)s"
+            + (f", within timing noise (a factor {_g(TIME_NOISE)}) of the bound on {k_near}"
+               if k_near else ""), basis]
     if missing:
         bits.append(missing)
-    return Outcome(claim, verdict, "; ".join(bits), "dataset pairs", k, 0, n - k, n)
+    return Outcome(claim, verdict, "; ".join(bits), "dataset pairs", k, k_near,
+                   n - k - k_near, n)
 
 
 def _g(value: float) -> str:

@@ -180,8 +180,16 @@ CASES = [
     # d4: B 1, A 2.5, C 2.5; average ranks B 1.5, A 2.0, C 2.5
     (claim("rank-tpr", "rank_above", algorithm="B", versus=["A", "C"],
            metric={"d1": "tpr:1", "d2": "tpr:2", "d4": "tpr:1"}), HOLDS, (2, 0, 0, 2)),
-    # fit times: A / B = 0.125 (faster by a factor of 8, the bound included), A / C = 2
-    (claim("fast", "faster", algorithm="A", versus="B", factor=8), HOLDS, (4, 0, 0, 4)),
+    # fit times: A / B = 0.125 (faster by a factor of 8), A / C = 2. Factor 4: 0.125 is
+    # below 0.25 / 1.25 = 0.2, clear of timing noise (TIME_NOISE); factor 8: 0.125 is the
+    # bound itself, a tie on every dataset, so partly whichever side the next run puts it
+    (claim("fast", "faster", algorithm="A", versus="B", factor=4), HOLDS, (4, 0, 0, 4)),
+    (claim("at-bound", "faster", algorithm="A", versus="B", factor=8), PARTLY, (0, 4, 0, 4)),
+    # factor 6.5: bound 0.154, 0.125 within its noise (0.123-0.192): a tie, partly
+    (claim("near-bound", "faster", algorithm="A", versus="B", factor=6.5), PARTLY,
+     (0, 4, 0, 4)),
+    # factor 6: bound 0.167, 0.125 below 0.167 / 1.25 = 0.133: clear, holds
+    (claim("clear-bound", "faster", algorithm="A", versus="B", factor=6), HOLDS, (4, 0, 0, 4)),
     (claim("slow", "faster", algorithm="A", versus="C"), FAILS, (0, 0, 4, 4)),
     (claim("twice", "time_ratio", algorithm="A", versus=["B", "C"], between=[1.5, 3]),
      PARTLY, (4, 0, 4, 8)),
@@ -254,9 +262,11 @@ def test_evidence_says_counts_test_and_paper_in_one_line(results, tmp_path):
         outcomes["rank-tpr"].evidence
     fast = outcomes["fast"].evidence
     assert fast.startswith("fit CPU time ratio A/B median 0.125 over 4 datasets; "
-                           "<= 0.125 on 4 of 4 (dataset, pair)s; a dataset's ratio is the "
+                           "<= 0.25 on 4 of 4 (dataset, pair)s; a dataset's ratio is the "
                            "median of the per-task ratios of fit_cpu over the 6 (repetition, "
                            "fold) tasks both finished in the same run")
+    assert ("<= 0.125 on 0 of 4 (dataset, pair)s, within timing noise (a factor 1.25) of "
+            "the bound on 4;") in outcomes["at-bound"].evidence
     assert "wall" not in fast
     assert ("against each alone vs B 2/1/1, vs C 1/3/0: the claim met against 2 of 2"
             in outcomes["each"].evidence)
@@ -272,7 +282,7 @@ def test_a_speed_claim_is_the_median_of_per_task_ratios_not_a_ratio_of_sums(tmp_
     kernels, had it been timed): summed, A / B would be (100 + 5) x 0.125 / 6 = 2.19, and
     A no faster than B; the median of the six per-task ratios is still 0.125."""
     write_experiment(tmp_path / "r" / "e", first_task_slower=100.0)
-    entries = [claim("fast", "faster", algorithm="A", versus="B", factor=8)]
+    entries = [claim("fast", "faster", algorithm="A", versus="B", factor=4)]
     o = check_claims([tmp_path / "r"], [claims_file(tmp_path, entries)])[0]
     assert (o.verdict, o.wins, o.n) == (HOLDS, 4, 4)
     assert "A/B median 0.125 over 4 datasets" in o.evidence
@@ -299,7 +309,8 @@ def test_a_folder_written_before_fit_cpu_still_reads(tmp_path):
     folder = write_experiment(tmp_path / "r" / "e")
     runs = pd.read_csv(folder / "runs.csv", dtype=str, keep_default_na=False)
     runs.drop(columns=["fit_cpu"]).to_csv(folder / "runs.csv", index=False)
-    entries = [claim("fast", "faster", algorithm="A", versus="B", factor=2)]
+    # wall A / B = 0.5, clear of factor 1.5's bound 0.667 by more than timing noise
+    entries = [claim("fast", "faster", algorithm="A", versus="B", factor=1.5)]
     o = check_claims([tmp_path / "r"], [claims_file(tmp_path, entries)])[0]
     assert o.verdict == HOLDS and "(these results predate it)" in o.evidence
     result = CliRunner().invoke(main, ["table", str(tmp_path / "r"), "--metric", "fit_cpu"])

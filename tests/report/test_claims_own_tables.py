@@ -183,10 +183,11 @@ def test_a_label_of_ours_is_read_as_the_papers_method_by_paper_methods():
                     versus="CART-LC", factor=10,
                     paper_methods={"GDT e1=0.1": "Geometric DT"})
     # Table II: GDT / CART times; bupa 0.016 / 0.09 and votes 0.003 / 0.023 exceed 0.1;
-    # wisconsin 0.01 / 0.1, wine 0.004 / 0.04 and balance 0.012 / 0.12 are 0.1 up to
-    # rounding, which meets the bound
+    # wisconsin 0.01 / 0.1, wine 0.004 / 0.04 and balance 0.012 / 0.12 are the bound 0.1
+    # itself, within timing noise of it (claims.TIME_NOISE): ties; the other four below
+    # 0.08 meet it
     o = evaluate_on_paper(mapped)
-    assert (o.verdict, o.wins, o.losses, o.n) == (PARTLY, 7, 2, 9)
+    assert (o.verdict, o.wins, o.ties, o.losses, o.n) == (PARTLY, 4, 3, 2, 9)
 
 
 def _table(rows):
