@@ -530,7 +530,7 @@ def _figure_base(output: str | None, default: str):
 def _save_figure(fig, base, root=None) -> None:
     """Write ``base``.png and ``base``.svg (``safe_io.write_bytes``: a temporary file of an
     unpredictable name, renamed; no link followed below ``root``, default the figure's
-    folder) and print the two paths."""
+    folder) and print the two paths, then the figure's caption line if it has one."""
     import io
 
     from matplotlib import rc_context
@@ -549,6 +549,9 @@ def _save_figure(fig, base, root=None) -> None:
             fig.savefig(buffer, format=ext, dpi=120 if ext == "png" else None, **options)
         safe_io.write_bytes(path, buffer.getvalue(), root)
         click.echo(str(path))
+    note = getattr(fig, "obliq_note", "")  # plots._caption's line, e.g. the ⚠ methods
+    if note:
+        click.echo(note)
 
 
 def _plot_fit(dataset: str, algorithm: str, params: dict, pruner: str | None,

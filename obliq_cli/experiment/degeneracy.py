@@ -142,6 +142,23 @@ def cells_text(cells) -> str:
                      for d, a, f, t, codes in cells)
 
 
+def marked(label, methods) -> str:
+    """``label`` with the mark after it when it is one of ``methods`` (the methods whose
+    cells hold flagged tasks), as a figure's tick or legend label."""
+    return f"{label} {MARK}" if str(label) in methods else str(label)
+
+
+def figure_note(methods) -> str:
+    """The caption line of a figure marking ``methods`` ({label: (cells holding flagged
+    tasks, cells shown)}): "⚠ cells holding tasks flagged degenerate (runs.csv's flags):
+    A 2 of 4, B 1 of 4", "" when none."""
+    if not methods:
+        return ""
+    return (f"{MARK} cells holding tasks flagged degenerate (runs.csv's {COLUMN}): "
+            + ", ".join(f"{label} {flagged} of {cells}"
+                        for label, (flagged, cells) in methods.items()))
+
+
 def note(cells, total_tasks: int, undecided: int = 0) -> str:
     """The line under a table. ``cells``: (dataset, algorithm, flagged, tasks, codes) of
     each cell holding flagged tasks, in the table's order; ``total_tasks``: the tasks

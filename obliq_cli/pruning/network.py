@@ -52,24 +52,50 @@ Pruning (§IV, Tables V-VII)
     ``uses_prune_set=False`` (the runner grows on every non-test row and passes no
     pruning set); an ``X_prune`` given anyway is ignored.
 
-    Starting point, and why the paper's can fail (``q0`` / ``initial_density``): the
-    paper starts every q_li at 0.5 (§IV-A) and a simple GA starts from uniform random bits.
-    For any pattern exactly H of the 2H first-layer units output 0 (a hyperplane or its
-    complement), so an AND unit drawn with selection probability q fires with probability
-    (1 - q)^H: 0.5^H at the paper's start, about 1e-7 for the 23 hyperplanes of an
-    unpruned OC1 tree on our Problem 2. The network then answers class code 0 on every
-    pattern; reward-inaction rewards only the code-0 patterns, whatever was drawn, so q
-    random-walks without drift to a corner that selects about half of the units and never
-    fires (measured: 3M patterns on such a tree converge to the majority-class network).
-    The GA sees equal fitness for its whole population and drifts likewise. The paper's
-    trees were smaller (Table VI: 16 and 8 internal nodes), where 0.5^H is not yet
-    hopeless. ``q0="sparse"`` (LA) and ``initial_density="sparse"`` (GA) start instead at
-    1/H, i.e. two selected inputs per AND unit on average, so that (1 - 1/H)^H ~ e^-1 of
-    the units fire on a pattern whatever H is. This is OUR extension, not the paper's;
-    the defaults stay 0.5. The ablation (docs/ablations/apdt.md) locates the collapse:
-    from 0.5, LA and GA reach 91 % on a CART-LC tree of our Problem 2 cut to 7
-    hyperplanes and 85-89 % at 13, and give the majority answer from about 21 on; a
-    longer LA run (10^6 patterns) or Goldberg's fitness scaling does not change that.
+    Starting point, and why the paper's collapses on our Problem 2 (``q0`` /
+    ``initial_density``): the paper starts every q_li at 0.5 (§IV-A, "All of these
+    probabilities are initialized to 0.5") and a simple GA starts from uniform random
+    bits. For any pattern exactly H of the 2H first-layer units output 0 (a hyperplane or
+    its complement), so an AND unit drawn with selection probability q fires with
+    probability (1 - q)^H: 0.5^H at the paper's start. Once that is far below 1/(patterns
+    of a run), the network answers class code 0 on every pattern whatever was drawn, beta
+    (step 7) no longer depends on V, and eq. (9)'s reward-inaction step has expectation
+    lambda beta (E[v] - q) = 0: q random-walks on a plateau of E[beta] (the local maxima
+    §IV-A promises are all on it) and every network scores the code-0 share. The GA sees
+    one fitness for its whole population and drifts likewise. One fold by hand (config
+    apdt_pruning, repetition 0: 1000 training rows, 555 of class 0, 500 test rows, 273 of
+    class 0):
+
+    - OC1's unpruned tree: 21 internal nodes, 21 distinct hyperplanes, 10 class-1 leaves
+      (the network with 10 AND units predicts as the tree on every row), 100 % training
+      and 97.6 % test accuracy; 0.5^21 = 4.8e-7 per unit. The task's LA ran its 50 000
+      patterns without converging (q ended at mean 0.52, 1 % of the q within 0.01 of 0
+      or 1) and its learning curve (best accuracy kept) was 55.5 % from the first chunk
+      to the last; a traced rerun of the same loop saw the sampled network fire on none
+      of its 50 000 patterns and all 27 750 rewards fall on class-0 patterns.
+      All 50 chromosomes of the GA's first generation scored 55.50 %. Both kept a network
+      with no live AND unit: N = 0, the runner's one leaf, 55.5 % training and 54.6 %
+      test accuracy, the class-0 shares, which the flags at_majority, one_leaf and
+      constant_predictions then mark.
+    - CART-LC's: 31 hyperplanes, 13 class-1 leaves, 0.5^31 = 4.7e-10; the same trace.
+    - The same pruners on Problem 1 (OC1's tree: 3 hyperplanes, 0.5^3 = 0.125) fire on
+      12 609 of 50 000 patterns, the modal network reaches 100 % by 10 000, and LA and GA
+      keep the 3-hyperplane network (100 % test).
+
+    So this is what the printed algorithm does on a tree of 20 or more hyperplanes, not
+    a defect of ours: the start, the objective (accuracy on the training sample, §IV-B),
+    the update (eq. (9), lambda = 0.003) and the network (§IV: every distinct hyperplane
+    and its complement, one AND unit per class-1 leaf) are the paper's, and no stopping
+    rule or tie rule can find a network that was never sampled. The paper's trees were
+    smaller (Table VI: 16 and 8 internal nodes), where 0.5^H is not yet hopeless.
+    ``q0="sparse"`` (LA) and ``initial_density="sparse"`` (GA) start instead at 1/H,
+    i.e. two selected inputs per AND unit on average, so that (1 - 1/H)^H ~ e^-1 of the
+    units fire on a pattern whatever H is. This is OUR extension, not the paper's; the
+    defaults stay 0.5. The ablation (docs/ablations/apdt.md) locates the collapse: from
+    0.5, LA and GA reach 91 % on a CART-LC tree of our Problem 2 cut to 7 hyperplanes
+    and 85-89 % at 13, and give the majority answer from about 21 on; a longer LA run
+    (10^6 patterns; 3M patterns on such a tree also end at the majority network) or
+    Goldberg's fitness scaling does not change that.
 
     Keep-the-best: the paper returns the converged network (LA) or the final population
     (GA) and is silent about which network is kept. Both pruners return the network with

@@ -302,14 +302,47 @@ def agreement_text(result: ExperimentAgreement) -> str:
     # The per-class rates of a kind (tpr:1, tpr:2, ...) count together as "tpr:*", so a
     # table of rates reads as one entry per algorithm.
     counts["kind"] = counts["metric"].map(metric_kind)
+    flagged = flagged_tally(result.cells)
     parts = []
     for kind in dict.fromkeys(map(metric_kind, result.metrics)):
         rows = counts[counts["kind"] == kind].groupby("algorithm", sort=False)[
             ["within", "compared"]].sum()
-        kind = reading_text(kind, result.readings.get(kind))
-        parts.append(f"{kind}: " + ", ".join(
-            f"{a} {r.within}/{r.compared}" for a, r in rows.iterrows()))
+        parts.append(f"{reading_text(kind, result.readings.get(kind))}: " + ", ".join(
+            tally_entry(a, r.within, r.compared, flagged.get((kind, a)))
+            for a, r in rows.iterrows()))
     return "; ".join(parts)
+
+
+def _holds_flags(n_flagged) -> bool:
+    """A cell's n_flagged (a number, or cells.csv's text; blank in a file written before
+    flags) counts one or more tasks flagged degenerate."""
+    try:
+        return float(n_flagged) > 0
+    except (TypeError, ValueError):
+        return False
+
+
+def flagged_tally(cells: pd.DataFrame) -> dict[tuple[str, str], tuple[int, int]]:
+    """{(metric kind, algorithm): (cells within tolerance, cells outside it) holding
+    tasks flagged degenerate} of compared cells (CELL_COLUMNS as numbers, or as a
+    summary's cells.csv text), only where there is one; {} for cells without n_flagged."""
+    if "n_flagged" not in cells.columns or cells.empty:
+        return {}
+    rows = cells[[_holds_flags(v) for v in cells["n_flagged"]]]
+    within = [str(v).strip().lower() == "true" for v in rows["within"]]
+    counted = rows.assign(kind=rows["metric"].map(metric_kind), _in=within).groupby(
+        ["kind", "algorithm"], sort=False)["_in"].agg(["sum", "size"])
+    return {key: (int(r["sum"]), int(r["size"] - r["sum"])) for key, r in counted.iterrows()}
+
+
+def tally_entry(algorithm, within: int, compared: int, flagged=None) -> str:
+    """"A 8/9" of ``agreement_text``, and when some of those cells hold tasks flagged
+    degenerate (``flagged``: (within, outside) of ``flagged_tally``) how many on each
+    side: "A 8/9 (⚠ flagged: 1 within, 1 outside)"."""
+    text = f"{algorithm} {within}/{compared}"
+    if flagged:
+        text += f" ({degeneracy.MARK} flagged: {flagged[0]} within, {flagged[1]} outside)"
+    return text
 
 
 def metric_kind(metric: str) -> str:
@@ -333,7 +366,7 @@ def flagged_text(cells: pd.DataFrame) -> str:
     cells.csv written before flags has no n_flagged and says nothing), "" when none."""
     if "n_flagged" not in cells.columns or cells.empty:
         return ""
-    flagged = cells[[str(v).strip() not in ("", "0", "nan") for v in cells["n_flagged"]]]
+    flagged = cells[[_holds_flags(v) for v in cells["n_flagged"]]]
     if flagged.empty:
         return ""
     listed = flagged.drop_duplicates(["dataset", "algorithm"])

@@ -77,11 +77,13 @@ from ..experiment import degeneracy
 from ..invariances import ROUNDING_TOLERANCE, invariance_table
 from .agreement import (
     NOTHING_COMPARED,
+    flagged_tally,
     flagged_text,
     format_duration,
     metric_kind,
     misses_parts,
     reading_text,
+    tally_entry,
     telling_decimals,
     tolerance_rule,
 )
@@ -206,12 +208,14 @@ def agreement_text(summary: Summary, name: str) -> str:
         return facts.get("note") or NOTHING_COMPARED
     kinds = agree.assign(kind=agree["metric"].map(metric_kind),
                          within=agree["within"].map(_int), compared=agree["compared"].map(_int))
+    flagged = flagged_tally(summary.cells.get(name, pd.DataFrame()))
     parts = []
     for kind, rows in kinds.groupby("kind", sort=False):
         counts = rows.groupby("algorithm", sort=False)[["within", "compared"]].sum()
         reads = next((r for r in rows["reads"] if r), None)
         parts.append(f"{reading_text(kind, reads)}: " + ", ".join(
-            f"{a} {r.within}/{r.compared}" for a, r in counts.iterrows()))
+            tally_entry(a, r.within, r.compared, flagged.get((kind, a)))
+            for a, r in counts.iterrows()))
     return "; ".join(parts)
 
 

@@ -130,6 +130,8 @@ def figure_png(fig, dpi: int = 100) -> bytes:
 
 
 def _img(fig, caption: str, alt: str) -> str:
+    # the figure's own line (plots._caption: e.g. its ⚠ methods) ends the caption too
+    caption = " ".join(filter(None, [caption, getattr(fig, "obliq_note", "")]))
     data = base64.b64encode(figure_png(fig)).decode("ascii")
     return (f'<figure><img alt="{html.escape(alt)}" src="data:image/png;base64,{data}">'
             f"<figcaption>{html.escape(caption)}</figcaption></figure>")
@@ -164,27 +166,49 @@ def accuracy_size_table(runs: pd.DataFrame, meta: dict | None = None) -> pd.Data
     return both[["dataset", "algorithm", "test_accuracy", "n_leaves"]].reset_index(drop=True)
 
 
+def flagged_methods(runs: pd.DataFrame, metric: str, datasets=None) -> dict:
+    """{algorithm: (cells holding flagged tasks, cells)} of one experiment's runs on
+    ``datasets`` (default all; ``tables.flagged_methods``): the methods a figure of
+    ``metric`` marks with ⚠, and its caption line (``degeneracy.figure_note``)."""
+    from .tables import flagged_methods as counted
+
+    return counted(summarise(runs, metric), datasets)
+
+
 def size_figure(runs: pd.DataFrame, meta: dict):
-    """Accuracy against size for one experiment's runs (``meta``: its meta.json)."""
+    """Accuracy against size for one experiment's runs (``meta``: its meta.json); a
+    method whose cells hold flagged tasks is marked in the legend and counted under it."""
+    from ..experiment.degeneracy import figure_note, marked
     from .plots import plot_accuracy_vs_size
 
-    return plot_accuracy_vs_size(accuracy_size_table(runs, meta),
-                                 title=f"{meta['name']}: test accuracy against tree size")
+    tidy = accuracy_size_table(runs, meta)
+    drawn = tidy.dropna(subset=["test_accuracy", "n_leaves"])  # as plot_accuracy_vs_size
+    methods = {a: counts for a, counts in flagged_methods(
+        runs, "test_accuracy", set(drawn["dataset"])).items() if a in set(drawn["algorithm"])}
+    tidy = tidy.assign(algorithm=[marked(a, methods) for a in tidy["algorithm"]])
+    return plot_accuracy_vs_size(tidy, title=f"{meta['name']}: test accuracy against tree size",
+                                 note=figure_note(methods))
 
 
 def cd_figure(runs: pd.DataFrame, name: str, metric: str = "test_accuracy",
               alpha: float = 0.05):
     """(CD diagram, Friedman result) for one experiment's runs; ObliqError when fewer
-    than 2 datasets or algorithms have complete results (``friedman_test``)."""
+    than 2 datasets or algorithms have complete results (``friedman_test``). A method
+    whose cells on the ranked datasets hold flagged tasks is marked and counted."""
+    from ..experiment.degeneracy import figure_note, marked
     from .plots import plot_critical_difference
     from .stats import dataset_scores, friedman_test
 
     higher = check_metric(metric).higher
-    result = friedman_test(dataset_scores(runs, metric), higher, alpha)
+    scores = dataset_scores(runs, metric)
+    result = friedman_test(scores, higher, alpha)
+    # the ranks rest on the datasets with a score for every algorithm (friedman_test)
+    methods = flagged_methods(runs, metric, scores.dropna().index)
     # Short enough for one line; the test statistics go to the caption.
     title = f"{name}: average rank, {check_metric(metric).label}"
-    return plot_critical_difference(result.average_ranks, result.critical_difference,
-                                    title), result
+    ranks = result.average_ranks.rename(index=lambda a: marked(a, methods))
+    return plot_critical_difference(ranks, result.critical_difference, title,
+                                    figure_note(methods)), result
 
 
 def bayes_figure(runs: pd.DataFrame, meta: dict, metric: str = "test_accuracy",
@@ -196,18 +220,23 @@ def bayes_figure(runs: pd.DataFrame, meta: dict, metric: str = "test_accuracy",
 
     rope = default_rope(metric) if rope is None else rope
     _, _, pairs, _ = experiment_bayes(runs, meta, metric, rope, alpha)
-    return _bayes_matrix(pairs, str(meta["name"]), metric, rope), pairs, rope
+    return (_bayes_matrix(pairs, str(meta["name"]), metric, rope,
+                          flagged_methods(runs, metric)), pairs, rope)
 
 
-def _bayes_matrix(pairs: pd.DataFrame, name: str, metric: str, rope: float):
-    """The probability matrix of ``bayes.signed_rank_pairs`` rows."""
+def _bayes_matrix(pairs: pd.DataFrame, name: str, metric: str, rope: float,
+                  methods: dict):
+    """The probability matrix of ``bayes.signed_rank_pairs`` rows; ``methods``
+    (``flagged_methods``) marked and counted."""
+    from ..experiment.degeneracy import figure_note, marked
     from .bayes import probability_matrix
     from .plots import plot_bayes_matrix
 
     algorithms = list(dict.fromkeys([*pairs["algorithm"], *pairs["versus"]]))
     matrix = probability_matrix(pairs, algorithms)
     title = f"{name}: Bayesian signed-rank, {check_metric(metric).label}"
-    return plot_bayes_matrix(algorithms, *matrix, title=title, rope_width=rope)
+    return plot_bayes_matrix([marked(a, methods) for a in algorithms], *matrix, title=title,
+                             rope_width=rope, note=figure_note(methods))
 
 
 # ------------------------------------------------------------------ benchmark view
@@ -317,7 +346,8 @@ def benchmark_view(index: int, runs: pd.DataFrame, meta: dict, alpha: float = 0.
             # computed once for the figure and the tables (the draws take the time)
             used = default_rope(metric) if rope is None else rope
             _, blocks, pairs, _ = experiment_bayes(runs, meta, metric, used, alpha)
-            fig = _bayes_matrix(pairs, str(meta["name"]), metric, used)
+            fig = _bayes_matrix(pairs, str(meta["name"]), metric, used,
+                                flagged_methods(runs, metric))
             parts.append(_img(fig, f"Bayesian signed-rank test across datasets (Benavoli et "
                                    f"al. 2017, baycomp), rope {used:g} points: each cell "
                                    f"gives P(row better), P(practically equivalent), "

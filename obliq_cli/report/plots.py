@@ -56,6 +56,20 @@ def missing_glyphs_quiet():
         yield
 
 
+def _caption(fig: Figure, note: str | None) -> Figure:
+    """``note`` (a line such as ``degeneracy.figure_note``'s) under the figure, wrapped to
+    its width, so a saved picture carries it; also ``fig.obliq_note`` for a page's caption
+    and the command line ("" without one). It is the figure's x label, for which the
+    constrained layout keeps room (a figure legend below the panels would share that
+    room: ``plot_accuracy_vs_size`` puts its legend beside them when there is a note)."""
+    fig.obliq_note = note or ""
+    if note:
+        width = fig.get_size_inches()[0]
+        fig.supxlabel(textwrap.fill(note, max(40, int(width * 15))),  # ~15 a inch at 7.5 pt
+                      x=0.01, ha="left", fontsize=7.5, color="#8a4b00")
+    return fig
+
+
 def class_colours(n_classes: int) -> np.ndarray:
     """One RGB row per class: tab10 up to 10 classes, tab20 up to 20, then a hue wheel."""
     from matplotlib import colormaps
@@ -326,13 +340,13 @@ def cd_groups(average_ranks: pd.Series, cd: float) -> list[tuple[str, ...]]:
 
 @plain_text
 def plot_critical_difference(average_ranks: pd.Series, cd: float,
-                             title: str | None = None) -> Figure:
+                             title: str | None = None, note: str | None = None) -> Figure:
     """Demsar's critical-difference diagram (2006, Fig. 1).
 
     A rank axis from 1 to k (best on the left), each algorithm joined to its average
     rank, the better half labelled on the left and the rest on the right, thick bars
     under the groups of ``cd_groups`` (gids ``cd-group-<i>``), and the CD interval above
-    the axis.
+    the axis; ``note``: a line under it (``_caption``).
     """
     if len(average_ranks) < 2:
         raise ObliqError("a CD diagram needs at least 2 algorithms")
@@ -389,19 +403,19 @@ def plot_critical_difference(average_ranks: pd.Series, cd: float,
         width_chars = (axis_inches + 2 * label_inches) * 11
         ax.set_title(title, fontsize=min(10.0, 10.0 * width_chars / max(len(title), 1)))
     fig.obliq_groups = groups
-    return fig
+    return _caption(fig, note)
 
 
 # ------------------------------------------------------------- Bayesian probabilities
 @plain_text
 def plot_bayes_matrix(algorithms, better, rope, worse, title: str | None = None,
-                      rope_width: float | None = None) -> Figure:
+                      rope_width: float | None = None, note: str | None = None) -> Figure:
     """The pairwise probabilities of a Bayesian comparison (Benavoli et al. 2017) as a
     k x k matrix: cell (row i, column j) holds P(i better than j), P(rope), P(j better)
     and is coloured by P(i better) - P(j better) (blue: the row algorithm is better, red:
     worse, white: equivalent or undecided). ``better``, ``rope``, ``worse``: k x k
     arrays from the row's side (``bayes.probability_matrix``), NaN where untested; each
-    cell's text artist has gid ``bayes-<i>-<j>``."""
+    cell's text artist has gid ``bayes-<i>-<j>``; ``note``: a line under it (``_caption``)."""
     from matplotlib import colormaps
 
     names = [str(a) for a in algorithms]
@@ -437,13 +451,14 @@ def plot_bayes_matrix(algorithms, better, rope, worse, title: str | None = None,
     if title:
         ax.set_title(title + (f" (rope {rope_width:g})" if rope_width is not None else ""),
                      fontsize=9)
-    return fig
+    return _caption(fig, note)
 
 
 # ------------------------------------------------------------- accuracy vs size
 @plain_text
 def plot_accuracy_vs_size(tidy: pd.DataFrame, accuracy: str = "test_accuracy",
-                          size: str = "n_leaves", title: str | None = None) -> Figure:
+                          size: str = "n_leaves", title: str | None = None,
+                          note: str | None = None) -> Figure:
     """Mean test accuracy against mean tree size (leaves), one panel per dataset, one
     marker and colour per algorithm across all panels.
 
@@ -451,7 +466,7 @@ def plot_accuracy_vs_size(tidy: pd.DataFrame, accuracy: str = "test_accuracy",
     ``accuracy`` and ``size`` (their names given). Models without a size (an SVM: NaN)
     are left out of their panel. Every panel has the same kind of size axis: logarithmic
     on all when the sizes of some dataset span more than a factor of 20, else linear on
-    all; axis labels carry the metrics' units.
+    all; axis labels carry the metrics' units. ``note``: a line under it (``_caption``).
     """
     from ..experiment.metrics import check_metric
 
@@ -505,7 +520,7 @@ def plot_accuracy_vs_size(tidy: pd.DataFrame, accuracy: str = "test_accuracy",
             if lab not in labels:
                 handles.append(h)
                 labels.append(lab)
-    if n_cols == 1:  # one narrow panel: the legend beside it, one column
+    if n_cols == 1 or note:  # one narrow panel (or a note below): the legend beside them
         fig.legend(handles, labels, loc="outside right center", fontsize=8, frameon=False)
     else:  # as many columns as fit under the panels (about 2 inches a label)
         width = fig.get_size_inches()[0]
@@ -513,7 +528,7 @@ def plot_accuracy_vs_size(tidy: pd.DataFrame, accuracy: str = "test_accuracy",
                    ncols=max(1, min(len(labels), int(width // 2.0))))
     if title:
         fig.suptitle(title, fontsize=10)
-    return fig
+    return _caption(fig, note)
 
 
 # ------------------------------------------------------------- learning curves

@@ -138,6 +138,21 @@ def flagged_cells(tidy: pd.DataFrame, datasets=None, algorithms=None) -> list[tu
              [c for c in str(r.flags).split(";") if c]) for r in flagged.itertuples()]
 
 
+def flagged_methods(tidy: pd.DataFrame, datasets=None) -> dict[str, tuple[int, int]]:
+    """{algorithm: (its cells holding tasks flagged degenerate, its cells)} of ``tidy``
+    (rows of ``summarise``) on ``datasets`` (default: every dataset), for the algorithms
+    with at least one such cell, in the order of their first row: what a figure that
+    shows one mark per method (a CD diagram, a legend) says about the cells behind it."""
+    if "n_flagged" not in tidy.columns or tidy.empty:
+        return {}
+    if datasets is not None:
+        tidy = tidy[tidy["dataset"].isin(list(datasets))]
+    counts = tidy.assign(_flagged=tidy["n_flagged"].fillna(0) > 0).groupby(
+        "algorithm", sort=False)["_flagged"].agg(["sum", "size"])
+    return {str(a): (int(r["sum"]), int(r["size"])) for a, r in counts.iterrows()
+            if r["sum"] > 0}
+
+
 def degenerate_note(tidy: pd.DataFrame, datasets=None, algorithms=None) -> list[str]:
     """The note under a table whose cells (``tidy``: rows of ``summarise``) hold tasks
     flagged degenerate or tasks whose flags could not all be decided

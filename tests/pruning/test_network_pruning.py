@@ -222,6 +222,39 @@ def test_paper_start_starves_a_large_tree_and_sparse_start_does_not():
         assert 0 < out.n_internal_ < h
 
 
+def test_paper_start_is_a_plateau_on_a_large_tree_and_learns_on_a_small_one():
+    # The root cause of the flagged LA / GA rows of apdt_pruning (module docstring): on a
+    # tree of H >= 20 hyperplanes no network drawn at q = 0.5 ever answers class code 1,
+    # so every network scores the code-0 share from the first chunk on (a flat learning
+    # curve), and what is kept uses no hyperplane: one leaf, which the runner flags. On a
+    # tree of 3 hyperplanes (0.5^3 = 1/8 of the units fire) the same start learns the
+    # tree's exact network.
+    from obliq_cli.experiment.degeneracy import majority_rate, task_flags
+
+    X, y = problem(400, seed=8, noise=0.15)
+    est = make_estimator("cart-lc").fit(X, y)
+    assert network_from_tree(est.tree_).n_hyperplanes >= 20
+    code0 = np.mean(est.encode(y) == 0)
+    common = dict(random_state=np.random.default_rng(0), n_timing_vectors=0)
+    la = prune_learning_automata(est, X, y, None, None, max_iterations=5000, **common)
+    ga = prune_genetic(est, X, y, None, None, n_generations=50, **common)
+    for out in (la, ga):
+        assert out.pruning_["learning_curve"] == [code0] * len(out.pruning_["learning_curve"])
+        assert out.n_internal_ == 0 and out.n_leaves_ == 1
+        assert (out.predict(X) == est.classes_[0]).all()
+        flags = task_flags(100 * np.mean(out.predict(X) == y), majority_rate(y),
+                           out.n_leaves_, None).split(";")
+        assert {"one_leaf"} <= set(flags)
+    rng = np.random.default_rng(1)
+    X = rng.uniform(0, 1, size=(400, 2))
+    y = ((X[:, 0] > 0.25) & (X[:, 0] <= 0.75) & (X[:, 1] > 0.4)).astype(int)  # Problem 1
+    small = make_estimator("cart-ap").fit(X, y)
+    assert network_from_tree(small.tree_).n_hyperplanes == 3
+    for out in (prune_learning_automata(small, X, y, None, None, **common),
+                prune_genetic(small, X, y, None, None, **common)):
+        assert out.pruning_["train_accuracy"] == 1.0 and out.n_internal_ == 3
+
+
 @pytest.mark.parametrize("pruner, key", [(prune_learning_automata, "q0"),
                                          (prune_genetic, "initial_density")])
 @pytest.mark.parametrize("value", ["dense", 0, 1, True])

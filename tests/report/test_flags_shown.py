@@ -232,3 +232,98 @@ def test_a_paper_config_s_published_cells_carry_the_flag():
     old = _summary(cells.drop(columns=["n_tasks", "n_flagged", "flags"]))
     assert "⚠" not in docs.table_block(old, "paper", "test_accuracy")
     assert flagged_text(old.cells["paper"]) == ""
+
+
+def _flagless(out, tmp_path):
+    """A copy of the run whose runs.csv says no task is flagged: the same numbers, so the
+    same figures, without a mark."""
+    import shutil
+
+    copy = tmp_path / "flagless"
+    shutil.copytree(out, copy)
+    runs = pd.read_csv(copy / "runs.csv", keep_default_na=False, dtype=str)
+    runs["flags"] = ""
+    runs.to_csv(copy / "runs.csv", index=False)
+    return copy
+
+
+FIGURE_NOTE = "⚠ cells holding tasks flagged degenerate (runs.csv's flags): "
+
+
+def test_the_figures_mark_the_flagged_methods_and_count_their_cells(flagged_run, tmp_path):
+    from obliq_cli.report.html_report import bayes_figure, cd_figure, size_figure
+
+    _, out = flagged_run
+    runs, (meta,) = obliq_cli.report.aggregate.load_results([out])
+
+    def texts(fig):
+        return [t.get_text() for ax in fig.axes for t in ax.texts]
+
+    # CD diagram: every algorithm is ranked on both datasets; its labels are "NAME (rank)"
+    cd, _ = cd_figure(runs, "degenerate")
+    names = {t.rsplit(" (", 1)[0] for t in texts(cd) if t.endswith(")") and " (" in t}
+    assert names == {"FULL", "STUMP ⚠", "DUMMY ⚠"}
+    note = FIGURE_NOTE + "STUMP 2 of 2, DUMMY 2 of 2"
+    assert cd.obliq_note == note and cd._supxlabel.get_text().replace("\n", " ") == note
+    # Bayesian matrix: the row and column labels
+    bayes, _, _ = bayes_figure(runs, meta)
+    ticks = [t.get_text() for t in bayes.axes[0].get_yticklabels()]
+    assert ticks == [t.get_text() for t in bayes.axes[0].get_xticklabels()] == [
+        "FULL", "STUMP ⚠", "DUMMY ⚠"]
+    assert bayes.obliq_note == note
+    # accuracy against size: the dummy has no size, so it is neither drawn nor counted
+    size = size_figure(runs, meta)
+    assert [t.get_text() for t in size.legends[0].get_texts()] == ["FULL", "STUMP ⚠"]
+    assert size.obliq_note == FIGURE_NOTE + "STUMP 2 of 2"
+    # the same numbers without flags: no mark, no line
+    plain, (plain_meta,) = obliq_cli.report.aggregate.load_results([_flagless(out, tmp_path)])
+    for fig in (cd_figure(plain, "degenerate")[0], bayes_figure(plain, plain_meta)[0],
+                size_figure(plain, plain_meta)):
+        assert fig.obliq_note == "" and fig._supxlabel is None
+        assert not any("⚠" in t for t in texts(fig))
+    # obliq plot prints the line after the two paths; the page puts it in the captions
+    shown = CliRunner().invoke(main, ["plot", "cd", str(out), "-o", str(tmp_path / "cd")])
+    assert shown.exit_code == 0, shown.output
+    assert shown.output.splitlines()[-1] == note
+    captions = re.findall(r"<figcaption>([^<]*)</figcaption>", build_report([out]))
+    assert sum(c.endswith(" " + note.replace("'", "&#x27;")) for c in captions) == 2  # CD, Bayes
+    assert sum(c.endswith(" " + FIGURE_NOTE.replace("'", "&#x27;") + "STUMP 2 of 2")
+               for c in captions) == 1
+
+
+def test_agree_summary_says_how_many_agreeing_and_missing_cells_hold_flagged_tasks(
+        flagged_run, tmp_path):
+    import json
+    import shutil
+
+    from obliq_cli.report.agreement import render_agreement
+
+    _, out = flagged_run
+    copy = tmp_path / "degenerate"
+    shutil.copytree(out, copy)
+    # a paper whose FULL agrees on both datasets, STUMP on iris only, DUMMY on neither
+    # (an sd of 100 makes the tolerance 200 points; a mean of -100 is missed by any)
+    reference = tmp_path / "paper.csv"
+    reference.write_text("dataset,method,metric,mean,sd\n"
+                         "test-iris,FULL,test_accuracy,50,100\n"
+                         "test-wine,FULL,test_accuracy,50,100\n"
+                         "test-iris,STUMP,test_accuracy,50,100\n"
+                         "test-wine,STUMP,test_accuracy,-100,\n"
+                         "test-iris,DUMMY,test_accuracy,-100,\n")
+    meta = json.loads((copy / "meta.json").read_text())
+    meta["reference"], meta["results_dir"] = str(reference), str(copy)
+    (copy / "meta.json").write_text(json.dumps(meta))
+    row = md_cells(render_agreement([copy], summary=True))["degenerate"]
+    assert row["agreement"] == (
+        "test_accuracy: FULL 2/2, STUMP 1/2 (⚠ flagged: 1 within, 1 outside), "
+        "DUMMY 0/1 (⚠ flagged: 0 within, 1 outside)")
+    # the README's block, rendered from the committed summary, reads the same
+    assert summarize([copy], tmp_path / "summary", today="2026-01-02") == ["degenerate"]
+    summary = docs.read_summary(tmp_path / "summary")
+    assert docs.agree_block(summary) == render_agreement([copy], summary=True)
+    # results written before flags: the tally as it was
+    plain = _flagless(copy, tmp_path)
+    meta["results_dir"] = str(plain)
+    (plain / "meta.json").write_text(json.dumps(meta))
+    assert md_cells(render_agreement([plain], summary=True))["degenerate"]["agreement"] == (
+        "test_accuracy: FULL 2/2, STUMP 1/2, DUMMY 0/1")
