@@ -24,9 +24,10 @@ def linear_text(w, names, digits: int = 4, negligible: float = 1e-4, terms: int 
 
     The terms are ranked by ``|w_j|``, or by ``|w_j| * scale[j]`` when ``scale`` (e.g.
     each column's standard deviation) is given, so that a coefficient on a column of
-    large values is not outranked by a larger one on a column of small values; what is
-    negligible is judged on ``|w|`` alone (a term on a column that happens to be constant
-    still shifts the rule). ``terms`` = k keeps the k first and counts the rest,
+    large values is not outranked by a larger one on a column of small values; a term is
+    then negligible only when it is so by both measures (a small coefficient on a column
+    of large values matters; a large one on a column that happens to be constant still
+    shifts the rule). ``terms`` = k keeps the k first and counts the rest,
     ``"... (+27 more)"``: a 30-term hyperplane printed in full is not a rule anyone reads
     (the stored hyperplane, which predicts, keeps every coefficient)."""
     w = np.asarray(w, dtype=np.float64)
@@ -34,8 +35,13 @@ def linear_text(w, names, digits: int = 4, negligible: float = 1e-4, terms: int 
     largest = size.max() if size.size else 0.0
     if largest == 0.0:
         return "0"
-    keep = np.flatnonzero(size >= negligible * largest)
-    rank = size if scale is None else size * np.asarray(scale, dtype=np.float64)
+    keep = size >= negligible * largest
+    rank = size
+    spread = None if scale is None else size * np.asarray(scale, dtype=np.float64)
+    if spread is not None and spread.max() > 0:  # no spread at all: ranked by |w|
+        rank = spread
+        keep |= spread >= negligible * spread.max()
+    keep = np.flatnonzero(keep)
     order = keep[np.argsort(-rank[keep], kind="stable")]  # ties keep feature order
     shown = order if terms is None else order[:max(int(terms), 1)]
     text = " ".join(f"{'-' if w[i] < 0 else '+'} {_coefficient(abs(w[i]), digits)}{names[i]}"

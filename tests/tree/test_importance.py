@@ -199,3 +199,12 @@ def test_importances_of_a_loaded_tree_need_a_fit(oc1_tree):
     with pytest.raises(AttributeError, match="load_tree"):
         again.feature_importances_  # noqa: B018
     assert again.n_oblique_ == oc1_tree.n_oblique_
+
+
+def test_the_text_export_takes_the_largest_terms(oc1_tree):
+    full = oc1_tree.export_text().splitlines()
+    short = oc1_tree.export_text(terms=2).splitlines()
+    assert len(full) == len(short) and not any("more)" in line for line in full)
+    oblique = [line for line in short if "more)" in line]
+    assert len(oblique) == 2 * oc1_tree.n_oblique_  # each split's <= and > lines
+    assert all(line.count("*") <= 2 for line in oblique)
