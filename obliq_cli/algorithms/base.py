@@ -292,9 +292,9 @@ class TreeClassifier(ObliqClassifier):
         spread = getattr(self, "tree_input_std_", None)
         if spread is None:
             raise AttributeError(
-                f"{type(self).__name__}.feature_importances_: the tree was restored by "
-                f"load_tree, which keeps no spread of the training columns; fit the "
-                f"estimator to have them")
+                f"{type(self).__name__}.feature_importances_: the tree was restored from "
+                f"data without input_std (the spread of its training columns, written "
+                f"by export_json since obliq kept it); fit the estimator to have them")
         name = self._importance_impurity or getattr(self, "criterion", None)
         criterion = CRITERIA.get(name) if isinstance(name, str) else None
         impurity = criterion.node_impurity if criterion is not None else None
@@ -356,6 +356,8 @@ class TreeClassifier(ObliqClassifier):
             data["qualitative_coding"] = self.coding_.to_dict()
         if self.input_exponents_ is not None:
             data["input_exponents"] = self.input_exponents_.tolist()
+        if getattr(self, "tree_input_std_", None) is not None:
+            data["input_std"] = self.tree_input_std_.tolist()
         return data
 
     def load_tree(self, data: dict) -> TreeClassifier:
@@ -366,7 +368,11 @@ class TreeClassifier(ObliqClassifier):
         self.coding_ = QualitativeCoding.from_dict(coding) if coding else None
         exponents = data.get("input_exponents")
         self.input_exponents_ = None if exponents is None else np.asarray(exponents, np.int64)
-        self.__dict__.pop("tree_input_std_", None)  # not stored: it was another fit's
+        spread = data.get("input_std")
+        if spread is not None:
+            self.tree_input_std_ = np.asarray(spread, dtype=np.float64)
+        else:  # a file written before it was kept: no importances (not another fit's)
+            self.__dict__.pop("tree_input_std_", None)
         self.n_features_in_ = (self.coding_.n_features if self.coding_ is not None
                                else self.tree_.n_features)
         return self

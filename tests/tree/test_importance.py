@@ -194,11 +194,24 @@ def test_importances_before_fit_of_a_wrapper_and_of_a_network(cancer):
     assert network.n_oblique_ == grown.n_oblique_  # the unpruned network uses every plane
 
 
-def test_importances_of_a_loaded_tree_need_a_fit(oc1_tree):
-    again = make_estimator("oc1").load_tree(oc1_tree.export_json())
-    with pytest.raises(AttributeError, match="load_tree"):
-        again.feature_importances_  # noqa: B018
+def test_a_stored_tree_keeps_its_importances(oc1_tree):
+    import json
+
+    from obliq_cli.tree.serialize import check_estimator_dict
+
+    data = json.loads(json.dumps(oc1_tree.export_json()))
+    again = make_estimator("oc1").load_tree(data)
+    np.testing.assert_array_equal(again.feature_importances_, oc1_tree.feature_importances_)
     assert again.n_oblique_ == oc1_tree.n_oblique_
+    del data["input_std"]  # a file written before the spread was kept
+    older = make_estimator("oc1").load_tree(data)
+    with pytest.raises(AttributeError, match="without input_std"):
+        older.feature_importances_  # noqa: B018
+    assert older.n_oblique_ == oc1_tree.n_oblique_
+    for bad, message in [([1.0], "must be a list of 30 numbers"),
+                         ([0.5] * 29 + [-1.0], r"input_std\[29\]: -1.0 is not a standard")]:
+        with pytest.raises(ObliqError, match=message):
+            check_estimator_dict({**data, "input_std": bad}, data["classes"])
 
 
 def test_the_text_export_takes_the_largest_terms(oc1_tree):
