@@ -593,6 +593,16 @@ def _picture_source(dataset, data_path, target, categorical, missing, nominal, d
     return None
 
 
+def _terms(ctx, param, value):
+    """``--terms``: a count >= 1, or ``all`` (None)."""
+    text = str(value).strip().lower()
+    if text == "all":
+        return None
+    if text.isascii() and text.isdigit() and int(text) >= 1:
+        return int(text)
+    raise ObliqError(f"--terms: must be an integer >= 1 or 'all' (got {value!r})")
+
+
 def _fit_options(func):
     """The options shared by the commands that fit one tree for a picture."""
     options = [
@@ -740,11 +750,15 @@ def plot_boundary(dataset, data_path, target, categorical, missing, nominal, del
 @plot.command("tree", short_help="A fitted tree as a diagram of its rules and class counts.")
 @_fit_options
 @click.option("--max-depth", type=int, help="Draw the nodes down to this depth only.")
+@click.option("--terms", default="3", show_default=True, metavar="K|all", callback=_terms,
+              help="Terms of each oblique rule shown (the largest |w_j| x sd_j; the "
+                   "rest counted as '(+N more)'), or all.")
 def plot_tree(dataset, data_path, target, categorical, missing, nominal, delimiter, algorithm,
               params, pruner, pruner_params, seed, results, repetition, fold, output,
-              max_depth):
+              max_depth, terms):
     """A fitted tree as a diagram of its rules and class counts, fitted on all rows of
-    DATASET (or your file, --data), or a stored task replayed (--results)."""
+    DATASET (or your file, --data), or a stored task replayed (--results). The canvas is
+    sized to the tree, so every box and the title lie inside it."""
     from .report.plots import plot_tree_diagram
     from .tree.structure import Tree
 
@@ -766,8 +780,9 @@ def plot_tree(dataset, data_path, target, categorical, missing, nominal, delimit
     # a multiway split (C4.5, ID3) tests a nominal column as loaded: name its levels
     levels = dict(zip(info.get("categorical") or [], info.get("categories") or []))
     fig = plot_tree_diagram(tree, names, [str(c) for c in estimator.classes_], max_depth,
-                            category_names=levels)
-    fig.suptitle(_fit_title(dataset, algorithm, pruner, task, seed, results), fontsize=9)
+                            category_names=levels, terms=terms,
+                            scale=getattr(estimator, "tree_input_std_", None),
+                            title=_fit_title(dataset, algorithm, pruner, task, seed, results))
     suffix = f"_{pruner}" if pruner else ""
     _save_figure(fig, _figure_base(output, f"figures/{dataset}_{algorithm}{suffix}_tree"))
 

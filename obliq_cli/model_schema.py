@@ -11,7 +11,8 @@ field (``load_model`` prefixes the file):
    the preprocessing consistent with the feature count;
 3. the ``estimator`` section (``tree.serialize.check_estimator_dict``, beside the tree
    format it holds): classes consistent with the tree's class counts, the qualitative
-   coding and column scaling consistent with its features, and the tree itself
+   coding, column scaling and column spread (``input_std``) consistent with its
+   features, and the tree itself
    (``check_tree_dict``, run by ``Tree.from_dict`` too, so a Python user loading a tree
    gets the same checks): indices in range, a tree rooted at 0 with every node reached
    once, finite numbers.

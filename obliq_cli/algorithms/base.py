@@ -27,6 +27,8 @@ from ..parameters import (
 from ..tree.builder import SplitFinder, StoppingRules, build_tree
 from ..tree.conditioning import column_exponents, scale_columns
 from ..tree.crimcoord import CrimcoordFinder, QualitativeCoding
+from ..tree.importance import feature_importances
+from ..tree.impurity import CRITERIA, gini_of_counts
 from ..tree.structure import Tree
 
 
@@ -57,6 +59,17 @@ def check_X(X, n_features: int | None = None) -> np.ndarray:
     if n_features is not None and X.shape[1] != n_features:
         raise DataError(f"X has {X.shape[1]} features, the tree was grown on {n_features}")
     return X
+
+
+def column_spread(X: np.ndarray) -> np.ndarray:
+    """The standard deviation (ddof 0) of every column of ``X`` over its known values (NaN
+    is a missing value); 0 for a column with none."""
+    known = ~np.isnan(X)
+    count = known.sum(axis=0)
+    filled = np.where(known, X, 0.0)
+    mean = filled.sum(axis=0) / np.maximum(count, 1)
+    squares = (np.where(known, X - mean, 0.0) ** 2).sum(axis=0)
+    return np.sqrt(squares / np.maximum(count, 1))
 
 
 def as_rng(random_state) -> np.random.Generator:
@@ -145,9 +158,11 @@ class ObliqClassifier(DeclaredParameters, ClassifierMixin, BaseEstimator):
 class TreeClassifier(ObliqClassifier):
     """Base of the single-tree classifiers: subclasses implement ``_make_split_finder``.
 
-    Fitted attributes: ``classes_``, ``tree_`` (a ``Tree``), ``n_features_in_``; the
-    sizes ``n_leaves_``, ``n_nodes_``, ``depth_`` are read from ``tree_``, so a pruner
-    that replaces ``tree_`` updates them too.
+    Fitted attributes: ``classes_``, ``tree_`` (a ``Tree``), ``n_features_in_``,
+    ``tree_input_std_`` (the standard deviation of each column the tree reads, over the
+    training rows); the sizes ``n_leaves_``, ``n_nodes_``, ``depth_``, ``n_oblique_`` and
+    ``feature_importances_`` are read from ``tree_``, so a pruner that replaces ``tree_``
+    updates them too. ``hyperplane(node)`` gives a node's split in the input's units.
 
     A subclass with ``_native_nominal = True`` (C4.5, ID3) hands the columns of its
     ``categorical_features`` parameter to its split finder as nominal columns (attribute
@@ -178,6 +193,10 @@ class TreeClassifier(ObliqClassifier):
     coding_: QualitativeCoding | None = None
     input_exponents_: np.ndarray | None = None
     _native_nominal = False
+    _importance_impurity: str | None = None
+    """The impurity (an ``impurity.CRITERIA`` name) whose decrease ``feature_importances_``
+    credits; None: the estimator's ``criterion`` when that names one with a node impurity
+    (gini, entropy, misclassification), else gini (twoing scores splits, not nodes)."""
 
     def _make_split_finder(self) -> SplitFinder:  # pragma: no cover
         """A fresh finder for one fit; it sees the data in its ``prepare``."""
@@ -207,6 +226,7 @@ class TreeClassifier(ObliqClassifier):
             X = self.coding_.transform(X)
             finder = CrimcoordFinder(finder, self.coding_)
         self.tree_ = build_tree(X, codes, n_classes, finder, self._stopping_rules(), rng)
+        self.tree_input_std_ = column_spread(X)
         return self
 
     def encode(self, y) -> np.ndarray:
@@ -238,6 +258,69 @@ class TreeClassifier(ObliqClassifier):
     def n_leaves_(self) -> int:
         return self.tree_.n_leaves
 
+    def tree_columns(self) -> np.ndarray:
+        """The input column each of ``tree_``'s columns reads (a qualitative column's
+        dummies all read that column; without qualitative coding, column j reads j)."""
+        check_is_fitted(self)
+        if self.coding_ is not None:
+            return self.coding_.source_columns
+        return np.arange(self.tree_.n_features)
+
+    @property
+    def n_oblique_(self) -> int:
+        """Internal nodes whose split weighs more than one input column
+        (``Tree.oblique_nodes``): the oblique splits the search kept."""
+        check_is_fitted(self)
+        columns = self.coding_.source_columns if self.coding_ is not None else None
+        return int(np.count_nonzero(self.tree_.oblique_nodes(columns)))
+
+    @property
+    def feature_importances_(self) -> np.ndarray:
+        """Impurity-based importance of every input column, summing to 1 (all zeros for a
+        one-leaf tree).
+
+        Each internal node's weighted impurity decrease ``N_t i(t) - sum_c N_c i(c)``
+        (counts of the growing data in ``tree_.value``; ``i`` the impurity named by
+        ``_importance_impurity``) is shared among the columns of its split in proportion
+        to ``|w_j| * s_j``, ``s_j`` = ``tree_input_std_[j]`` (the column's standard
+        deviation over the training rows), then summed per column and normalised
+        (``obliq_cli.tree.importance``). So rescaling a column leaves it unchanged, and
+        an axis-parallel tree gets scikit-learn's ``DecisionTreeClassifier``
+        ``feature_importances_`` (Breiman et al. 1984, §5.3.4: the whole decrease goes
+        to the split's one feature). A qualitative column's dummies count for it."""
+        check_is_fitted(self)
+        spread = getattr(self, "tree_input_std_", None)
+        if spread is None:
+            raise AttributeError(
+                f"{type(self).__name__}.feature_importances_: the tree was restored from "
+                f"data without input_std (the spread of its training columns, written "
+                f"by export_json since obliq kept it); fit the estimator to have them")
+        name = self._importance_impurity or getattr(self, "criterion", None)
+        criterion = CRITERIA.get(name) if isinstance(name, str) else None
+        impurity = criterion.node_impurity if criterion is not None else None
+        credit = feature_importances(self.tree_, impurity or gini_of_counts, spread)
+        return np.bincount(self.tree_columns(), weights=credit, minlength=self.n_features_in_)
+
+    def hyperplane(self, node: int) -> tuple[np.ndarray, float]:
+        """``(weights, threshold)`` of internal node ``node`` in the units of the input:
+        a row ``x`` goes left iff ``weights . x <= threshold`` (summed in column order,
+        the tree's partition rule ``tree.structure.route``). ``weights`` has one entry
+        per input column, or, for an estimator with qualitative ``categorical_features``,
+        one per column of ``coding_.transform(x)`` (quantitative columns, then each
+        qualitative column's dummies). A column the fit scaled by a power of two
+        (``input_exponents_``) has its weight scaled back, exactly. ObliqError for a leaf
+        or a multiway node (``Tree.hyperplane``)."""
+        check_is_fitted(self)
+        weights, threshold = self.tree_.hyperplane(node)
+        exponents = self.input_exponents_
+        if exponents is not None:
+            if self.coding_ is not None:  # dummies are 0/1, never scaled
+                coded = np.zeros(self.coding_.n_coded, dtype=np.int64)
+                coded[:self.coding_.quantitative.size] = exponents[self.coding_.quantitative]
+                exponents = coded
+            weights = np.ldexp(weights, exponents.astype(np.int32))
+        return weights, threshold
+
     @property
     def n_nodes_(self) -> int:
         return self.tree_.n_nodes
@@ -246,13 +329,16 @@ class TreeClassifier(ObliqClassifier):
     def depth_(self) -> int:
         return self.tree_.max_depth
 
-    def export_text(self, feature_names=None, class_names=None, category_names=None) -> str:
+    def export_text(self, feature_names=None, class_names=None, category_names=None,
+                    terms: int | None = None) -> str:
         """The fitted tree as indented rules with class names; the features are named
         by ``feature_names``, else by the DataFrame columns it was fitted on
         (``feature_names_in_``), else x1, x2, ... ``class_names`` (one per entry of
         ``classes_``) replaces the labels in the leaves; a multiclass wrapper passes the
         names of the classes its member's codes 0 and 1 stand for. ``category_names``
-        (column index -> names by code) names the branches of a nominal split."""
+        (column index -> names by code) names the branches of a nominal split. ``terms``
+        = k prints the k terms of each oblique rule of largest ``|w_j| * s_j`` (as
+        ``feature_importances_`` weighs them) and counts the rest; None prints all."""
         if feature_names is None and hasattr(self, "feature_names_in_"):
             feature_names = [str(n) for n in self.feature_names_in_]
         if self.coding_ is not None:
@@ -260,7 +346,8 @@ class TreeClassifier(ObliqClassifier):
         if class_names is None:
             class_names = [str(c) for c in self.classes_]
         return self.tree_.to_text(feature_names, list(class_names),
-                                  category_names=category_names)
+                                  category_names=category_names, terms=terms,
+                                  scale=getattr(self, "tree_input_std_", None))
 
     def export_json(self) -> dict:
         """The fitted tree and class labels as plain data (see ``load_tree``)."""
@@ -269,6 +356,8 @@ class TreeClassifier(ObliqClassifier):
             data["qualitative_coding"] = self.coding_.to_dict()
         if self.input_exponents_ is not None:
             data["input_exponents"] = self.input_exponents_.tolist()
+        if getattr(self, "tree_input_std_", None) is not None:
+            data["input_std"] = self.tree_input_std_.tolist()
         return data
 
     def load_tree(self, data: dict) -> TreeClassifier:
@@ -279,6 +368,11 @@ class TreeClassifier(ObliqClassifier):
         self.coding_ = QualitativeCoding.from_dict(coding) if coding else None
         exponents = data.get("input_exponents")
         self.input_exponents_ = None if exponents is None else np.asarray(exponents, np.int64)
+        spread = data.get("input_std")
+        if spread is not None:
+            self.tree_input_std_ = np.asarray(spread, dtype=np.float64)
+        else:  # a file written before it was kept: no importances (not another fit's)
+            self.__dict__.pop("tree_input_std_", None)
         self.n_features_in_ = (self.coding_.n_features if self.coding_ is not None
                                else self.tree_.n_features)
         return self

@@ -289,6 +289,7 @@ class C45Classifier(TreeClassifier):
     _parameter_constraints = {"threshold": [StrOptions({"c45", "midpoint"})]}
     _allow_nan = True
     _native_nominal = True
+    _importance_impurity = "entropy"  # its splits are chosen by information gain
 
     def __init__(self, threshold: str = "c45", min_samples_split: int = 4,
                  max_depth: int | None = None, categorical_features=None,

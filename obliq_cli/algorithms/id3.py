@@ -140,6 +140,7 @@ class ID3Classifier(TreeClassifier):
     """
 
     _native_nominal = True
+    _importance_impurity = "entropy"  # its splits are chosen by information gain
 
     def __init__(self, min_samples_split: int = 2, max_depth: int | None = None,
                  categorical_features=None, random_state=None):

@@ -40,6 +40,7 @@ import inspect
 import numpy as np
 from sklearn.base import clone
 from sklearn.utils._param_validation import HasMethods
+from sklearn.utils.validation import check_is_fitted
 
 from ..errors import ObliqError
 from ..invariances import NotKept
@@ -164,6 +165,18 @@ class _DecompositionTrees(ObliqClassifier):
     @property
     def depth_(self) -> int:
         return int(max(m.depth_ for m in self.estimators_))
+
+    @property
+    def n_oblique_(self) -> int:
+        """Oblique splits over every member tree (as ``n_nodes_`` counts their nodes)."""
+        return int(sum(m.n_oblique_ for m in self.estimators_))
+
+    @property
+    def feature_importances_(self) -> np.ndarray:
+        """The mean of the member trees' ``feature_importances_`` (each sums to 1, so the
+        mean does too; a member of another kind without them: AttributeError)."""
+        check_is_fitted(self)
+        return np.mean([m.feature_importances_ for m in self.estimators_], axis=0)
 
     def export_text(self, feature_names=None) -> str:
         """Every member tree's rules under a title line naming its problem. The features

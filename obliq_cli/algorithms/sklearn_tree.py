@@ -118,3 +118,15 @@ class CostComplexityTreeClassifier(ClassifierMixin, BaseEstimator):
     @property
     def depth_(self) -> int:
         return int(self.tree_model_.get_depth())
+
+    @property
+    def n_oblique_(self) -> int:
+        """scikit-learn's splits are all axis-parallel."""
+        check_is_fitted(self, "tree_model_")
+        return 0
+
+    @property
+    def feature_importances_(self) -> np.ndarray:
+        """The pruned tree's (scikit-learn's mean decrease in impurity)."""
+        check_is_fitted(self, "tree_model_")
+        return self.tree_model_.feature_importances_

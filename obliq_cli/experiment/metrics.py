@@ -137,6 +137,19 @@ def _internal(m: Measured) -> int | None:
     return None if nodes is None or leaves is None else _size(nodes - leaves)
 
 
+def _oblique_fraction(m: Measured) -> float | None:
+    """The share of internal nodes whose split weighs more than one column (the
+    estimator's ``n_oblique_`` over its internal nodes): 0 for a tree whose oblique
+    search never beat or never ran before the axis-parallel split (OC1 and HHCART search
+    obliquely only at nodes of more than 2 x features rows). None (a blank cell) for a
+    one-leaf tree and for a model without ``n_oblique_`` (no tree)."""
+    internal = _internal(m)
+    oblique = getattr(m.estimator, "n_oblique_", None)
+    if not internal or oblique is None:
+        return None
+    return float(oblique) / internal
+
+
 def _correct(m: Measured) -> int:
     return int(np.trace(m.matrix))
 
@@ -213,6 +226,10 @@ for _metric in (
     Metric("n_nodes", "nodes incl. leaves", False, 1,
            derive=lambda runs: runs["n_leaves"] + runs["n_internal"], title="nodes"),
     Metric("depth", "levels", False, 1, column="depth", compute=_size_of("depth_")),
+    # "lower is better" as for the sizes: fewer multi-column rules read more simply; it
+    # says whether a method's oblique search ever won, not how good the tree is
+    Metric("oblique_fraction", "", False, 2, fraction=True, column="oblique_fraction",
+           compute=_oblique_fraction, title="oblique splits (share of internal nodes)"),
     # the runner times growing + pruning and stores both itself (schema: Times)
     Metric("fit_time", "s", False, 3, column="fit_time", title="wall fit time"),
     Metric("fit_cpu", "s", False, 3, column="fit_cpu", title="fit CPU time"),

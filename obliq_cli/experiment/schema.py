@@ -29,7 +29,8 @@ process (``runner.warm_up``), so neither is in it. ``fit_time`` is the same fit 
 seconds and ``predict_time`` predicting the test rows in wall seconds: both also measure
 whatever else the machine was doing. Folders written before ``fit_cpu`` existed lack the
 column; they are read with it blank, and a resume keeps their header (its new rows have no
-``fit_cpu`` either), so they stay one table.
+``fit_cpu`` either), so they stay one table. The same holds for ``oblique_fraction``
+(tree shape), added later still.
 """
 
 # What identifies a stored row: the task identity hash. The readable key columns follow it.
@@ -50,6 +51,8 @@ RUN_COLUMNS = ["task", "config_hash"] + LABEL_COLUMNS + [
     "n_leaves",
     "n_internal",
     "depth",
+    "oblique_fraction", # internal nodes splitting on more than one column / internal nodes
+                        # (blank: one leaf, or no tree); files written before it lack it
     "fit_time",         # seconds, growing + pruning (wall clock)
     "fit_cpu",          # CPU seconds, growing + pruning (see Times above)
     "predict_time",     # seconds, predicting the test rows (wall clock)
@@ -68,7 +71,7 @@ NUMERIC_COLUMNS = ["n_test", "n_test_correct", "test_accuracy", "train_accuracy"
                    "n_internal", "depth", "fit_time", "predict_time", "macro_f1"]
 # Numbers added to RUN_COLUMNS later: numeric in every "ok" row that has them, blank when
 # read from a folder written before them.
-LATER_NUMERIC_COLUMNS = ["fit_cpu"]
+LATER_NUMERIC_COLUMNS = ["fit_cpu", "oblique_fraction"]
 # Measured times: they differ between two runs of the same task (every other column of
 # an "ok" row is the same for any backend, n_jobs or machine).
 TIME_COLUMNS = ["fit_time", "fit_cpu", "predict_time"]

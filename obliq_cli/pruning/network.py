@@ -138,7 +138,7 @@ from ..kernels import linalg
 from ..parameters import Integral, Interval, Real, StrOptions, pruner_parameters
 from ..registry import register_pruner
 from ..timing import Stopwatch
-from ..tree.structure import NOMINAL, Tree, linear_text
+from ..tree.structure import NOMINAL, Tree, linear_text, weighs_several
 
 
 # --------------------------------------------------------------------------- network
@@ -346,6 +346,23 @@ class NetworkClassifier(ClassifierMixin):
     def depth_(self) -> int:
         lengths = self.network_.conjunction_lengths()
         return int(lengths.max()) if lengths.size else 0
+
+    @property
+    def n_oblique_(self) -> int:
+        """The hyperplanes still used that weigh more than one input column (as
+        ``n_internal_`` counts the used ones)."""
+        coding = getattr(self.estimator_, "coding_", None)
+        columns = coding.source_columns if coding is not None else None
+        used = self.network_.weights[self.network_.used_hyperplanes()]
+        return int(np.count_nonzero(weighs_several(used, columns)))
+
+    @property
+    def feature_importances_(self):
+        """Not defined: a pruned network keeps hyperplanes in AND units, not a tree whose
+        nodes hold the class counts an impurity decrease is measured on."""
+        raise AttributeError("a network-pruned model (la, ga) has no feature_importances_: "
+                             "its AND units keep no class counts per split; read "
+                             "unpruned_tree_'s through estimator_")
 
     def export_text(self, feature_names=None) -> str:
         """The pruned network's rules; features named as the grown tree names them

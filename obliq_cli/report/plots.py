@@ -15,13 +15,14 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import textwrap
+import re
 import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 from matplotlib import rc_context
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.colors import ListedColormap, to_rgb
 from matplotlib.contour import ContourSet
 from matplotlib.figure import Figure
@@ -241,81 +242,141 @@ def tree_layout(tree: Tree, max_depth: int | None = None):
 
 
 def _wrap_rule(text: str, width: int = 28) -> str:
-    """Break a long hyperplane between its terms, never inside one."""
-    return "\n".join(textwrap.wrap(text, width, break_long_words=False,
-                                   break_on_hyphens=False)) or text
+    """Break a long hyperplane between its terms, never inside one (a feature name may
+    hold spaces): terms are joined on a line while it stays within ``width``."""
+    lines: list[str] = []
+    for term in re.split(r" (?=[+-] |\(\+\d+ more\))", text):
+        if lines and len(lines[-1]) + 1 + len(term) <= width:
+            lines[-1] += " " + term
+        else:
+            lines.append(term)
+    return "\n".join(lines)
 
 
 def node_label(tree: Tree, node: int, feature_names=None, class_names=None,
-               digits: int = 4) -> str:
-    """A node's box text: its id; the rule ``w.x <= t`` (Tree.hyperplane_text) or the
-    leaf's class; the node's class counts of the growing data."""
+               digits: int = 4, terms: int | None = None, scale=None) -> str:
+    """A node's box text: its id; the rule ``w.x <= t`` (Tree.hyperplane_text: the
+    ``terms`` largest terms, ranked by ``scale``, and a count of the rest) or the leaf's
+    class; the node's class counts of the growing data."""
     counts = "[" + ", ".join(f"{c:g}" for c in tree.value[node]) + "]"
     if tree.children_left[node] == LEAF:
         classes = class_names if class_names is not None else list(range(tree.n_classes))
         return f"#{node}\nclass {classes[int(np.argmax(tree.value[node]))]}\n{counts}"
-    if tree.kind[node] == NOMINAL:  # the edges name the categories
-        rule = tree.hyperplane_text(node, feature_names, digits)
-    else:
-        rule = (f"{tree.hyperplane_text(node, feature_names, digits)} <= "
-                f"{tree.threshold[node]:.{digits}g}")
+    rule = tree.hyperplane_text(node, feature_names, digits, terms=terms, scale=scale)
+    if tree.kind[node] != NOMINAL:  # a multiway node's edges name the categories
+        rule = f"{rule} <= {tree.threshold[node] + 0.0:.{digits}g}"  # -0.0 prints as 0
     return f"#{node}\n{_wrap_rule(rule)}\n{counts}"
+
+
+TREE_FONT = 6.5
+"""Point size of a node's box text; the canvas is sized to the boxes, not the reverse."""
+TREE_GAP = (0.2, 0.3)
+"""Inches between the widest boxes of neighbouring columns, and between the tallest
+boxes of neighbouring levels (room for the edge's "true" / "false")."""
+TREE_MAX_INCHES = 500.0
+"""The largest side of a tree figure (PNG at 120 dpi stays under Agg's 65 536 pixels);
+a tree that needs more is drawn in smaller type."""
+
+
+def _measure(fig: Figure, artists) -> np.ndarray:
+    """Width and height in inches of each text artist's box (its text, the pad and the
+    frame of its bbox patch, when it has one)."""
+    renderer = fig.canvas.get_renderer()
+    out = np.zeros((len(artists), 2))
+    for i, artist in enumerate(artists):
+        extent = artist.get_window_extent(renderer)
+        pad = 0.0
+        if artist.get_bbox_patch() is not None:  # boxstyle pad 0.3 of the font, the frame
+            pad = 2 * (0.3 * artist.get_fontsize() + 0.8) * fig.dpi / 72
+        out[i] = (extent.width + pad) / fig.dpi, (extent.height + pad) / fig.dpi
+    return out
 
 
 @plain_text
 def plot_tree_diagram(tree: Tree, feature_names=None, class_names=None,
-                      max_depth: int | None = None, category_names=None) -> Figure:
+                      max_depth: int | None = None, category_names=None,
+                      terms: int | None = 3, scale=None, title: str | None = None) -> Figure:
     """A fitted tree as boxes and edges, no Graphviz.
 
     Internal boxes hold the rule (left branch = rule true), leaves their class; every box
     its class counts; the edges of a multiway node name its categories
-    (``category_names``: column -> names by code; the codes without it).
-    ``max_depth`` stops the drawing at that depth: a cut node's box gets
-    a "..." below it. The figure widens with the leaves drawn. Each box is a text artist
-    with gid ``node-<id>``.
+    (``category_names``: column -> names by code; the codes without it). An oblique rule
+    shows its ``terms`` largest terms (None: all), ranked by ``|w_j| * scale[j]`` when
+    ``scale`` (each column's spread, e.g. an estimator's ``tree_input_std_``) is given,
+    and counts the others (``... (+27 more)``). ``max_depth`` stops the drawing at that
+    depth: a cut node's box gets a "..." below it.
+
+    The canvas is sized to what it holds: every box is measured, the columns are as wide
+    as the widest box and the levels as tall as the tallest, and ``title`` (drawn above)
+    widens it when longer, so no text leaves the figure (a tree that would need more
+    than ``TREE_MAX_INCHES`` is drawn in smaller type instead). Each box is a text
+    artist with gid ``node-<id>``.
     """
     if not isinstance(tree, Tree):
         raise ObliqError("a tree diagram needs an obliq Tree (a single-tree estimator's tree_)")
     if max_depth is not None and (isinstance(max_depth, bool) or not isinstance(max_depth, int)
                                   or max_depth < 0):
         raise ObliqError(f"max_depth must be an integer >= 0 (got {max_depth!r})")
+    if terms is not None and (isinstance(terms, bool) or not isinstance(terms, int)
+                              or terms < 1):
+        raise ObliqError(f"terms must be an integer >= 1 or None for all (got {terms!r})")
     shown, x, depth, cut = tree_layout(tree, max_depth)
     n_columns = int(x[shown].max()) + 1 if shown.size else 1
     levels = int(depth[shown].max()) + 1
-    fig = Figure(figsize=(min(80.0, max(4.0, 1.9 * n_columns)), 0.6 + 1.35 * levels),
-                 layout="constrained")
-    ax = fig.subplots()
+    fig = Figure()
+    FigureCanvasAgg(fig)  # the renderer that measures the boxes (and saves, as before)
+    ax = fig.add_axes((0.0, 0.0, 1.0, 1.0))
     ax.set_axis_off()
-    ax.set_xlim(-0.6, n_columns - 0.4)
-    ax.set_ylim(-(levels - 1) - 0.55 - (0.3 if cut.any() else 0), 0.45)
     leaf_colours = class_colours(tree.n_classes)
+    boxes, small = [], []
     for node in shown:
         xn, yn = x[node], -depth[node]
         if not tree.is_leaf[node] and not cut[node]:
             if tree.kind[node] == NOMINAL:
-                levels = (category_names or {}).get(int(tree.feature[node]))
-                words = [f"= {levels[v] if levels is not None else v}"
+                names = (category_names or {}).get(int(tree.feature[node]))
+                words = [f"= {names[v] if names is not None else v}"
                          for v in range(int(tree.n_branches[node]))]
             else:
                 words = ["true", "false"]
             for child, word in zip(tree.children(node), words):
                 xc, yc = x[child], -depth[child]
                 ax.plot([xn, xc], [yn, yc], color="0.45", linewidth=0.9, zorder=1)
-                ax.text((xn + xc) / 2, (yn + yc) / 2, word, fontsize=6, color="0.35",
-                        ha="center", va="center", zorder=2)
+                small.append(ax.text((xn + xc) / 2, (yn + yc) / 2, word, fontsize=6,
+                                     color="0.35", ha="center", va="center", zorder=2))
         if tree.is_leaf[node]:
             face = _lighter(np.asarray(to_rgb(leaf_colours[int(np.argmax(tree.value[node]))])),
                             0.55)
         else:
             face = "white"
-        text = ax.text(xn, yn, node_label(tree, node, feature_names, class_names),
-                       fontsize=6.5, ha="center", va="center", zorder=3, family="monospace",
-                       bbox={"boxstyle": "round,pad=0.3", "fc": face, "ec": "0.3",
-                             "lw": 0.8})
+        text = ax.text(xn, yn, node_label(tree, node, feature_names, class_names,
+                                          terms=terms, scale=scale),
+                       fontsize=TREE_FONT, ha="center", va="center", zorder=3,
+                       family="monospace", bbox={"boxstyle": "round,pad=0.3", "fc": face,
+                                                 "ec": "0.3", "lw": 0.8})
         text.set_gid(f"node-{node}")
+        boxes.append(text)
         if cut[node]:
-            ax.text(xn, yn - 0.5, "...", fontsize=10, ha="center", va="center",
-                    gid=f"cut-{node}")
+            small.append(ax.text(xn, yn - 0.5, "...", fontsize=10, ha="center",
+                                 va="center", gid=f"cut-{node}"))
+    heading = fig.suptitle(title, fontsize=9) if title else None
+    size = _measure(fig, boxes)
+    column = size[:, 0].max() + TREE_GAP[0]
+    level = size[:, 1].max() + TREE_GAP[1]
+    title_size = _measure(fig, [heading])[0] + 0.1 if heading is not None else np.zeros(2)
+    width = max(n_columns * column, title_size[0], 1.0)
+    height = levels * level + (0.35 * level if cut.any() else 0.0) + title_size[1]
+    shrink = min(1.0, TREE_MAX_INCHES / max(width, height))
+    if shrink < 1.0:  # smaller type, the same layout: every length scales alike
+        for artist in [*boxes, *small] + ([heading] if heading is not None else []):
+            artist.set_fontsize(artist.get_fontsize() * shrink)
+        width, height, title_size = width * shrink, height * shrink, title_size * shrink
+    fig.set_size_inches(width, height)
+    ax.set_position((0.0, 0.0, 1.0, 1.0 - title_size[1] / height))
+    ax.set_xlim(-0.5, n_columns - 0.5)
+    ax.set_ylim(-(levels - 1) - 0.5 - (0.35 if cut.any() else 0.0), 0.5)
+    if heading is not None:
+        heading.set_y(1.0 - 0.05 / height)
+        heading.set_verticalalignment("top")
     return fig
 
 

@@ -120,6 +120,14 @@ class QualitativeCoding:
             out[rows[seen], start + pos[seen]] = 1.0
         return out
 
+    @property
+    def source_columns(self) -> np.ndarray:
+        """The input column each coded column comes from (a dummy: its qualitative
+        column)."""
+        sizes = [len(lv) for lv in self.levels]
+        return np.concatenate([self.quantitative, np.repeat(self.qualitative, sizes)]
+                              ).astype(np.int64)
+
     def feature_names(self, names=None) -> list[str]:
         names = list(names) if names is not None else [f"x{j}" for j in range(self.n_features)]
         out = [names[j] for j in self.quantitative]

@@ -15,20 +15,47 @@ import numpy as np
 from .node_codes import LEAF, NOMINAL
 
 
-def linear_text(w, names, digits: int = 4, negligible: float = 1e-4) -> str:
-    """``w . x`` as text: the terms largest coefficient first, those below ``negligible``
-    times the largest left out (numerical dust of a search, not part of the rule a
-    reader wants), signs written as ``a - b``; ``"0"`` when every coefficient is 0."""
+def linear_text(w, names, digits: int = 4, negligible: float = 1e-4, terms: int | None = None,
+                scale=None) -> str:
+    """``w . x`` as text: the terms largest first, those below ``negligible`` times the
+    largest left out (numerical dust of a search, not part of the rule a reader wants),
+    signs written as ``a - b``, a coefficient of magnitude 1 as the bare name (``x3``, not
+    ``1*x3``); ``"0"`` when every coefficient is 0.
+
+    The terms are ranked by ``|w_j|``, or by ``|w_j| * scale[j]`` when ``scale`` (e.g.
+    each column's standard deviation) is given, so that a coefficient on a column of
+    large values is not outranked by a larger one on a column of small values; a term is
+    then negligible only when it is so by both measures (a small coefficient on a column
+    of large values matters; a large one on a column that happens to be constant still
+    shifts the rule). ``terms`` = k keeps the k first and counts the rest,
+    ``"... (+27 more)"``: a 30-term hyperplane printed in full is not a rule anyone reads
+    (the stored hyperplane, which predicts, keeps every coefficient)."""
     w = np.asarray(w, dtype=np.float64)
     size = np.abs(w)
     largest = size.max() if size.size else 0.0
     if largest == 0.0:
         return "0"
-    keep = np.flatnonzero(size >= negligible * largest)
-    order = keep[np.argsort(-size[keep], kind="stable")]  # ties keep feature order
-    text = " ".join(f"{'-' if w[i] < 0 else '+'} {size[i]:.{digits}g}*{names[i]}"
-                    for i in order)
+    keep = size >= negligible * largest
+    rank = size
+    spread = None if scale is None else size * np.asarray(scale, dtype=np.float64)
+    if spread is not None and spread.max() > 0:  # no spread at all: ranked by |w|
+        rank = spread
+        keep |= spread >= negligible * spread.max()
+    keep = np.flatnonzero(keep)
+    order = keep[np.argsort(-rank[keep], kind="stable")]  # ties keep feature order
+    shown = order if terms is None else order[:max(int(terms), 1)]
+    text = " ".join(f"{'-' if w[i] < 0 else '+'} {_coefficient(abs(w[i]), digits)}{names[i]}"
+                    for i in shown)
+    if shown.size < order.size:
+        text += f" (+{order.size - shown.size} more)"
     return text[2:] if text.startswith("+ ") else "-" + text[2:]
+
+
+def _coefficient(value: float, digits: int) -> str:
+    """A coefficient's text before its name: ``0.52*``, or nothing for one that prints
+    as 1 (a unit weight reads as the feature itself)."""
+    text = f"{value:.{digits}g}"
+    return "" if text == "1" else f"{text}*"
 
 
 class Condition(NamedTuple):
@@ -79,29 +106,31 @@ def rules(tree) -> list[tuple[list[Condition], int]]:
 
 
 def hyperplane_text(tree, node: int, feature_names=None, digits: int = 4,
-                    negligible: float = 1e-4) -> str:
+                    negligible: float = 1e-4, terms: int | None = None, scale=None) -> str:
     """``w . x`` of a node as text, e.g. ``x3`` or ``-2*dose + 0.5*age``.
 
-    An oblique node lists its terms largest coefficient first and leaves out those
-    below ``negligible`` times the largest (a coefficient of 1e-06 beside ones of
-    order 1 is numerical dust of the search, not part of the rule a reader wants);
-    the stored hyperplane, which predicts, keeps every coefficient."""
+    An oblique node lists its terms largest first and leaves out those below
+    ``negligible`` times the largest (a coefficient of 1e-06 beside ones of order 1 is
+    numerical dust of the search, not part of the rule a reader wants); ``terms`` and
+    ``scale`` as ``linear_text``. The stored hyperplane, which predicts, keeps every
+    coefficient."""
     names = feature_names if feature_names is not None else [
         f"x{i + 1}" for i in range(tree.n_features)]
     if tree.feature[node] >= 0:
         return str(names[tree.feature[node]])
-    return linear_text(tree.weights[node], names, digits, negligible)
+    return linear_text(tree.weights[node], names, digits, negligible, terms, scale)
 
 
 def tree_text(tree, feature_names=None, class_names=None, digits: int = 4,
-              category_names=None) -> str:
+              category_names=None, terms: int | None = None, scale=None) -> str:
     """``tree`` as indented readable rules, one line per node.
 
     A nominal node shows one line per branch, ``outlook = sunny``, the category
     names read from ``category_names`` (feature index -> list of names by code; the
     code itself when absent). A branch that takes the rows with an unknown value by
     a learned (explicit) rule says ``or missing``; the default rule and C4.5's
-    distribution are not printed."""
+    distribution are not printed. ``terms`` = k prints the k largest terms of each
+    oblique rule and counts the rest (``linear_text``; ``scale`` ranks them)."""
     classes = class_names if class_names is not None else list(range(tree.n_classes))
     categories = category_names or {}
     effective = tree.effective_value()
@@ -117,7 +146,7 @@ def tree_text(tree, feature_names=None, class_names=None, digits: int = 4,
             continue
         # An internal node's line carries the condition that leads to it.
         lines.append(f"{pad}{prefix}[{counts}]" if prefix else f"root [{counts}]")
-        lhs = hyperplane_text(tree, node, feature_names, digits)
+        lhs = hyperplane_text(tree, node, feature_names, digits, terms=terms, scale=scale)
         explicit = int(tree.missing[node])
         texts = []
         if tree.kind[node] == NOMINAL:

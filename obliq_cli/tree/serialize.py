@@ -335,6 +335,15 @@ def check_estimator_dict(estimator, classes: list) -> int:
         for i, e in enumerate(exponents):
             if type(e) is not int or abs(e) > MAX_EXPONENT:
                 _fail(f"{field}[{i}]", f"{_shown(e)} is not a column scaling exponent")
+    spread = estimator.get("input_std")
+    if spread is not None:  # the spread feature_importances_ weighs oblique splits by
+        field, n_coded = "estimator.input_std", tree["weights"].shape[1]
+        if not isinstance(spread, list) or len(spread) != n_coded:
+            _fail(field, f"must be a list of {n_coded} numbers (got {_shown(spread)})")
+        for i, v in enumerate(spread):
+            if type(v) not in (int, float) or not math.isfinite(v) or v < 0:
+                _fail(f"{field}[{i}]", f"{_shown(v)} is not a standard deviation (a finite "
+                      f"number >= 0)")
     return n_features
 
 

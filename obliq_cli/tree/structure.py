@@ -53,6 +53,7 @@ import json
 
 import numpy as np
 
+from ..errors import ObliqError
 from ..kernels.linalg import rowwise_dot
 from . import export, serialize
 from .export import Condition, linear_text
@@ -70,7 +71,7 @@ from .serialize import MAX_NODES, check_tree_dict
 __all__ = [
     "LEAF", "LINEAR", "MISSING_DEFAULT", "MISSING_DISTRIBUTE", "MAX_NODES", "NOMINAL",
     "OBLIQUE", "Condition", "Tree", "check_tree_dict", "go_left", "linear_text",
-    "node_class_counts", "route",
+    "node_class_counts", "route", "weighs_several",
 ]
 
 INITIAL_CAPACITY = 64
@@ -118,6 +119,20 @@ def route(values: np.ndarray, threshold, categories=0) -> np.ndarray:
             branch[nominal] = _category_branch(values[nominal], categories[nominal])
     branch[np.isnan(values)] = -1
     return branch
+
+
+def weighs_several(weights: np.ndarray, columns=None) -> np.ndarray:
+    """Whether each row of ``weights`` (one hyperplane per row) has more than one
+    non-zero weight. ``columns`` (the input column each weight's column was derived from,
+    e.g. a qualitative column's dummies) counts distinct input columns instead, so a
+    split on one column's dummies weighs one column."""
+    used = np.asarray(weights) != 0
+    if columns is not None:
+        columns = np.asarray(columns, dtype=np.int64)
+        source = np.zeros((columns.size, int(columns.max()) + 1 if columns.size else 0))
+        source[np.arange(columns.size), columns] = 1.0
+        used = (used @ source) > 0
+    return np.count_nonzero(used, axis=1) > 1
 
 
 def _category_branch(codes: np.ndarray, categories) -> np.ndarray:
@@ -315,6 +330,29 @@ class Tree:
     def has_extensions(self) -> bool:
         """Whether the tree uses a nominal split or a non-default missing rule."""
         return bool((self.kind != LINEAR).any() or (self.missing != MISSING_DEFAULT).any())
+
+    def hyperplane(self, node: int) -> tuple[np.ndarray, float]:
+        """``(weights, threshold)`` of internal linear ``node``: a row ``x`` (in the
+        columns the tree reads) goes left iff ``weights . x <= threshold`` (``route``),
+        summed in feature order as ``branch_of`` sums it. ``weights`` is a copy with
+        ``n_features`` entries (an axis-parallel split's is the unit vector of its
+        feature). ObliqError for a leaf or a nominal (multiway) node, which have none."""
+        node = int(node)
+        if not 0 <= node < self.n_nodes:
+            raise ObliqError(f"node {node} is not a node of this tree (0..{self.n_nodes - 1})")
+        if self.is_leaf[node]:
+            raise ObliqError(f"node {node} is a leaf: it has no hyperplane")
+        if self.kind[node] == NOMINAL:
+            raise ObliqError(f"node {node} is a multiway test of feature "
+                             f"{int(self.feature[node])}'s categories, not a hyperplane")
+        return self.weights[node].copy(), float(self.threshold[node])
+
+    def oblique_nodes(self, columns=None) -> np.ndarray:
+        """Whether each node is a linear split with more than one non-zero weight: an
+        oblique split in fact, whatever search proposed it (``columns`` as
+        ``weighs_several``)."""
+        split = ~self.is_leaf & (self.kind == LINEAR)
+        return split & weighs_several(self.weights, columns)
 
     def children(self, node: int) -> np.ndarray:
         """Child ids of ``node`` in branch order (empty at a leaf)."""
@@ -623,15 +661,18 @@ class Tree:
         return export.rules(self)
 
     def hyperplane_text(self, node: int, feature_names=None, digits: int = 4,
-                        negligible: float = 1e-4) -> str:
-        """``w . x`` of a node as text, e.g. ``x3`` or ``-2*dose + 0.5*age``
-        (``export.hyperplane_text``)."""
-        return export.hyperplane_text(self, node, feature_names, digits, negligible)
+                        negligible: float = 1e-4, terms: int | None = None,
+                        scale=None) -> str:
+        """``w . x`` of a node as text, e.g. ``x3`` or ``-2*dose + 0.5*age``; ``terms`` =
+        k shows the k largest terms and counts the rest (``export.hyperplane_text``)."""
+        return export.hyperplane_text(self, node, feature_names, digits, negligible, terms,
+                                      scale)
 
     def to_text(self, feature_names=None, class_names=None, digits: int = 4,
-                category_names=None) -> str:
+                category_names=None, terms: int | None = None, scale=None) -> str:
         """The tree as indented readable rules, one line per node (``export.tree_text``)."""
-        return export.tree_text(self, feature_names, class_names, digits, category_names)
+        return export.tree_text(self, feature_names, class_names, digits, category_names,
+                                terms, scale)
 
 
 def node_class_counts(tree: Tree, X: np.ndarray, y: np.ndarray,

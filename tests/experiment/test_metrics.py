@@ -135,3 +135,27 @@ def test_train_accuracy_uses_the_fit_rows_and_the_timer_only_the_test_rows():
     # predicting the 2 test rows sleeps 20 ms, the 40 fit rows would add 400 ms
     assert 0.02 <= m["predict_time"] < 0.3
     assert (m["n_leaves"], m["n_internal"], m["depth"]) == (2, 1, 1)
+
+
+def test_oblique_fraction_counts_splits_on_several_columns():
+    """n_oblique_ over internal nodes; blank (None) for one leaf and for a model without
+    the count (no tree)."""
+    est = Fixed(["a", "b"], ["a", "b", "a", "b"])
+    y = np.array(["a", "b", "a", "b"])
+    X = np.zeros((4, 2))
+    assert task_metrics(est, X, y, X, y)["oblique_fraction"] is None  # no n_oblique_
+    est.n_oblique_ = 1
+    assert task_metrics(est, X, y, X, y)["oblique_fraction"] == 0.5  # 1 of 5 - 3 internal
+    est.n_leaves_, est.n_nodes_, est.depth_, est.n_oblique_ = 1, 1, 0, 0
+    assert task_metrics(est, X, y, X, y)["oblique_fraction"] is None  # one leaf: no split
+
+    from obliq_cli import make_estimator
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 3))
+    y = (X[:, 0] + X[:, 1] > 0).astype(int)
+    axis = make_estimator("cart-ap", max_depth=3).fit(X, y)
+    oblique = make_estimator("cart-lc", random_state=0, max_depth=1).fit(X, y)
+    assert task_metrics(axis, X, y, X, y)["oblique_fraction"] == 0.0
+    assert oblique.n_leaves_ == 2
+    assert task_metrics(oblique, X, y, X, y)["oblique_fraction"] == 1.0  # its one split

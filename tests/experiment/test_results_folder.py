@@ -105,6 +105,30 @@ def test_a_folder_written_before_fit_cpu_resumes_in_its_own_columns(write_config
     assert "3 repetitions" in invoke(["table", out, "--metric", "fit_time"]).output
 
 
+def test_a_folder_written_before_oblique_fraction_reads_it_blank(write_config, tmp_path):
+    """runs.csv of an obliq that had no oblique_fraction column: the folder still loads,
+    its table of the metric says it has none, and a resume keeps the file's columns."""
+    out = tmp_path / "grow"
+    cart = "  - {name: cart-ap, label: CART, params: {max_depth: 2}}"
+    first = grow_config(write_config, out, more=cart)
+    assert invoke(["run", first, "--no-progress"]).exit_code == 0
+    frame = pd.read_csv(out / "runs.csv", dtype=str, keep_default_na=False)
+    by_algorithm = frame.groupby("algorithm")["oblique_fraction"].agg(set).to_dict()
+    # CART-AP splits on one column at a time; the test double is no obliq tree: blank
+    assert by_algorithm == {"CART": {"0.0"}, "DEEP": {""}}
+    shown = invoke(["table", out, "--metric", "oblique_fraction"])
+    assert shown.exit_code == 0 and "0.00 ± 0.00" in shown.output, shown.output
+    old = frame.drop(columns=["oblique_fraction"])
+    old.to_csv(out / "runs.csv", index=False)
+    table = invoke(["table", out, "--metric", "oblique_fraction"])
+    assert (table.exit_code, table.output.strip()) == (
+        0, "grow: oblique_fraction: no values in the finished tasks")
+    grown = grow_config(write_config, out, repeats=3, more=cart, file="grown.yaml")
+    assert invoke(["run", grown, "--resume", "--no-progress"]).exit_code == 0
+    resumed = pd.read_csv(out / "runs.csv", dtype=str, keep_default_na=False)
+    assert list(resumed.columns) == list(old.columns) and len(resumed) == 18
+
+
 def test_tasks_that_left_the_config_are_kept_but_shown_only_with_all(write_config, tmp_path):
     out = tmp_path / "grow"
     two = grow_config(write_config, out, more="  - {name: test-tree, label: STUMP, params: "

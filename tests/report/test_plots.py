@@ -7,6 +7,7 @@ midpoints between neighbouring lattice values.
 """
 
 import itertools
+import re
 import xml.etree.ElementTree as ET
 
 import numpy as np
@@ -229,6 +230,84 @@ def test_tree_diagram_of_a_multiway_split():
     assert positions[0][0] == (positions[kids[0]][0] + positions[kids[-1]][0]) / 2
 
 
+def outside(fig) -> list[str]:
+    """The texts of ``fig`` whose drawn extent (the box around it, for a node) leaves the
+    figure, after a full draw."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    canvas = fig.canvas if isinstance(fig.canvas, FigureCanvasAgg) else FigureCanvasAgg(fig)
+    canvas.draw()
+    renderer = canvas.get_renderer()
+    width, height = fig.bbox.width, fig.bbox.height
+    out = []
+    for text in [*fig.texts, *(t for ax in fig.axes for t in ax.texts)]:
+        if not text.get_text():
+            continue
+        box = text.get_window_extent(renderer)
+        if text.get_bbox_patch() is not None:
+            box = box.union([box, text.get_bbox_patch().get_window_extent(renderer)])
+        if box.x0 < 0 or box.y0 < 0 or box.x1 > width or box.y1 > height:
+            out.append(text.get_text())
+    return out
+
+
+@pytest.fixture(scope="module")
+def wide_oblique():
+    """OC1 on 300 rows of the breast-cancer data: hyperplanes of up to 30 terms."""
+    from sklearn.datasets import load_breast_cancer
+
+    data = load_breast_cancer()
+    rows = np.random.default_rng(0).permutation(data.target.size)[:300]
+    est = make_estimator("oc1", random_state=0, n_restarts=2).fit(data.data[rows],
+                                                                 data.target[rows])
+    assert est.n_oblique_ >= 2
+    return est, list(data.feature_names)
+
+
+def test_tree_diagram_shows_three_terms_and_fits_its_canvas(wide_oblique):
+    est, names = wide_oblique
+    tree = est.tree_
+    title = "oc1 on wdbc: fitted on all 300 rows (seed 0, many leaves), a long title " * 2
+    fig = plot_tree_diagram(tree, names, ["malignant", "benign"], title=title,
+                            scale=est.tree_input_std_)
+    assert outside(fig) == []
+    for node in np.flatnonzero(tree.oblique_nodes()):
+        rule = box_texts(fig)[node].get_text().splitlines()[1:-1]
+        assert sum(line.count("*") for line in rule) <= 3 and " more) <= " in rule[-1], rule
+        hidden = int(rule[-1].split("(+")[1].split(" ")[0])
+        size = np.abs(tree.weights[node])
+        spread = size * est.tree_input_std_
+        # left out as dust: only a term small both in |w_j| and in |w_j| sd_j
+        shown = (size >= 1e-4 * size.max()) | (spread >= 1e-4 * spread.max())
+        assert 3 + hidden == np.count_nonzero(shown)
+        first = re.split(r" [+-] ", rule[0])[0].lstrip("-").split("*")[-1]
+        assert first == names[int(np.argmax(spread))]  # the largest |w_j| sd_j comes first
+    # every term: the boxes grow, the canvas with them, and still nothing leaves it
+    full = plot_tree_diagram(tree, names, terms=None)
+    assert outside(full) == []
+    assert full.get_size_inches()[1] > fig.get_size_inches()[1] - 0.3
+    assert not any("more)" in t.get_text() for t in full.axes[0].texts)
+    with pytest.raises(ObliqError, match="terms must be an integer >= 1"):
+        plot_tree_diagram(tree, terms=0)
+
+
+def test_a_tree_too_wide_for_the_canvas_is_drawn_smaller(monkeypatch):
+    from obliq_cli.report import plots
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(600, 2))
+    y = rng.integers(0, 2, size=600)  # noise: a leaf for every few rows
+    tree = make_estimator("cart-ap").fit(X, y).tree_
+    natural = plot_tree_diagram(tree).get_size_inches()
+    assert natural[0] > 100  # the 500-inch limit, lowered to 100 to keep the test quick
+    monkeypatch.setattr(plots, "TREE_MAX_INCHES", 100.0)
+    fig = plot_tree_diagram(tree)
+    assert max(fig.get_size_inches()) == pytest.approx(100.0)
+    np.testing.assert_allclose(fig.get_size_inches(), natural * 100.0 / natural[0])
+    assert box_texts(fig)[0].get_fontsize() == pytest.approx(6.5 * 100.0 / natural[0])
+    assert outside(fig) == []
+
+
 def brute_force_groups(ranks: pd.Series, cd: float):
     """Maximal sets (size >= 2) whose every pair differs by less than cd, by enumeration."""
     names = list(ranks.sort_values(kind="stable").index)
@@ -323,6 +402,8 @@ def test_cli_boundary_writes_png_and_svg(tmp_path):
       "se_rule=1"], "--pruner-param needs --pruner"),
     (["tree", "--dataset", "test-iris", "--algorithm", "test-tree"],
      "test-tree gives no single tree to draw"),
+    (["tree", "--dataset", "test-iris", "--algorithm", "cart-ap", "--terms", "0"],
+     "--terms: must be an integer >= 1 or 'all' (got '0')"),
 ])
 def test_cli_bad_input_is_one_line_exit_2(tmp_path, args, fragment):
     result, lines = invoke(["plot", *args, "-o", tmp_path / "y"])
@@ -333,7 +414,8 @@ def test_cli_bad_input_is_one_line_exit_2(tmp_path, args, fragment):
 
 def test_cli_tree_writes_the_diagram(tmp_path):
     result, lines = invoke(["plot", "tree", "--dataset", "checker2x2", "--algorithm",
-                            "cart-ap", "--param", "max_depth=3", "--max-depth", "2", "-o",
+                            "cart-ap", "--param", "max_depth=3", "--max-depth", "2",
+                            "--terms", "all", "-o",
                             tmp_path / "t.png"])
     assert result.exit_code == 0, result.output
     assert lines == [str(tmp_path / "t.png"), str(tmp_path / "t.svg")]

@@ -405,6 +405,25 @@ def test_oblique_rule_text_lists_the_large_coefficients_largest_first():
     assert tree.apply(X)[0] == 2
 
 
+def test_rule_text_shows_the_largest_terms_and_counts_the_rest():
+    from obliq_cli.tree.export import linear_text
+
+    names = ["a", "b", "c", "d", "e"]
+    w = np.array([1.0, -0.25, 3.0, -1.0, 0.5])
+    # a unit weight is the name itself, never 1*a
+    assert linear_text(w, names) == "3*c + a - d + 0.5*e - 0.25*b"
+    assert linear_text(-w, names) == "-3*c - a + d - 0.5*e + 0.25*b"
+    assert linear_text(w, names, terms=2) == "3*c + a (+3 more)"
+    assert linear_text(w, names, terms=5) == linear_text(w, names)
+    # ranked by |w_j| x spread: b's column varies 100 times more than the others
+    spread = np.array([1.0, 100.0, 1.0, 1.0, 1.0])
+    assert linear_text(w, names, terms=1, scale=spread) == "-0.25*b (+4 more)"
+    # dust is small both ways: a spread of 0 drops no term, a large one keeps a tiny weight
+    assert linear_text(w, names, scale=np.zeros(5)) == linear_text(w, names)
+    assert linear_text(np.array([1e-6, 2.0]), ["x", "y"], scale=[1e7, 1.0]) == "1e-06*x + 2*y"
+    assert linear_text(np.array([1e-6, 2.0]), ["x", "y"], terms=3) == "2*y"
+
+
 def test_crimcoord_wrapper_shows_the_inner_finder_the_node():
     from obliq_cli.tree.crimcoord import CrimcoordFinder, QualitativeCoding
 
