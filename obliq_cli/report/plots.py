@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import re
+import textwrap
 import warnings
 from dataclasses import dataclass, field
 
