@@ -870,7 +870,7 @@ def plot_pruning(dataset, algorithm, params, pruners, pruner_params, seed, outpu
     import numpy as np
 
     from .config import PrunerSpec
-    from .experiment.runner import prune_task_estimator
+    from .experiment.fit import prune_task_estimator
     from .report.plots import plot_learning_curves
 
     names = [p.strip() for p in pruners.split(",") if p.strip()]

@@ -19,7 +19,7 @@ from obliq_cli.cli import main
 from obliq_cli.config import AlgorithmSpec
 from obliq_cli.data.preprocess import Preprocessor
 from obliq_cli.errors import ObliqError
-from obliq_cli.experiment.runner import fit_task
+from obliq_cli.experiment.fit import fit_task
 from obliq_cli.registry import register_algorithm
 
 

@@ -526,7 +526,7 @@ def test_a_dataset_may_set_its_own_split_sizes(write_config, tmp_path):
 
 def test_the_runner_hands_c45_and_id3_the_qualitative_columns():
     from obliq_cli.config import AlgorithmSpec
-    from obliq_cli.experiment.runner import make_task_estimator
+    from obliq_cli.experiment.fit import make_task_estimator
 
     info = {"categorical": [0, 3]}
     names = (1, "golf", 0, 0, "x")
