@@ -9,7 +9,7 @@ import click
 
 from . import registry
 from .errors import ObliqError
-from .experiment.backends import BACKENDS, DEFAULT_BACKEND
+from .registry import BACKENDS, DEFAULT_BACKEND
 
 log = logging.getLogger("obliq")
 
