@@ -330,7 +330,7 @@ def benchmark_rows(cells=BENCHMARK_CELLS) -> list[Row]:
     from cell_costs import task_cpu_seconds, warm_up
 
     from obliq_cli.config import load_config
-    from obliq_cli.experiment.runner import plan, select_tasks
+    from obliq_cli.experiment.plan import plan, select_tasks
 
     config = load_config("benchmark")
     datasets = sorted({d for d, _, _ in cells})

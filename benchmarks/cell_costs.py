@@ -87,12 +87,13 @@ def task_cpu_seconds(task, limit: float) -> tuple[float, str]:
 
 def cell_costs(config, limit: float, datasets=None, algorithms=None, out=sys.stderr):
     """One ``Cell`` per (dataset, algorithm) task group of ``config`` that
-    ``runner.plan`` plans (optionally only ``datasets`` / ``algorithms``, labels or names
+    ``plan.plan`` plans (optionally only ``datasets`` / ``algorithms``, labels or names
     as ``obliq run --datasets --algorithms`` takes them)."""
-    from obliq_cli.experiment.runner import _chosen, load_dataset_spec, plan, select_tasks
+    from obliq_cli.experiment.fit import load_dataset_spec
+    from obliq_cli.experiment.plan import chosen_labels, plan, select_tasks
 
-    labels = None if datasets is None else _chosen(config, "datasets", config.datasets,
-                                                   datasets)
+    labels = None if datasets is None else chosen_labels(config, "datasets", config.datasets,
+                                                         datasets)
     tasks = select_tasks(config, plan(config, labels)[0], datasets, algorithms)
     groups: dict = {}
     for task in tasks:

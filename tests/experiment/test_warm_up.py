@@ -17,13 +17,13 @@ import numpy as np
 
 from obliq_cli.config import load_config
 from obliq_cli.experiment import fit
-from obliq_cli.experiment.runner import plan, select_tasks
+from obliq_cli.experiment.plan import plan, select_tasks
 
 FIRST_TWICE = """
 import json, time
 from obliq_cli.config import load_config
 from obliq_cli.experiment.fit import run_task
-from obliq_cli.experiment.runner import plan, select_tasks
+from obliq_cli.experiment.plan import plan, select_tasks
 
 config = load_config("apdt_synthetic")
 task = select_tasks(config, plan(config, {"apdt_problem2"})[0], ["apdt_problem2"],
@@ -57,7 +57,8 @@ import importlib, json, pkgutil, sys
 import numba.core.dispatcher
 import obliq_cli.kernels
 from obliq_cli.config import load_config
-from obliq_cli.experiment import fit, runner
+from obliq_cli.experiment import fit
+from obliq_cli.experiment.plan import plan
 
 def overloads():
     out = {}
@@ -69,7 +70,7 @@ def overloads():
     return out
 
 config = load_config(sys.argv[1])
-tasks, _, _ = runner.plan(config)
+tasks, _, _ = plan(config)
 first = {}
 for task in tasks:
     first.setdefault(task.algorithm.label, task)
