@@ -25,7 +25,6 @@ between runs (algorithms, datasets, repetitions); see ``results`` for what is re
 from __future__ import annotations
 
 import contextlib
-import csv
 import functools
 import logging
 import os
@@ -37,17 +36,16 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from .. import interrupts, safe_io
+from .. import interrupts
 from ..data.preprocess import (
     encoding_for,
     missing_policy,
 )
-from ..errors import Interrupted, ObliqError, Terminated, naming_file
+from ..errors import Interrupted, ObliqError, Terminated
 from ..version import __version__
 from . import pools, provenance, results
 from .fit import load_dataset_spec
 from .plan import chosen_labels, plan, select_tasks, selection_notes
-from .schema import RUN_COLUMNS
 from .tasks import IDENTITIES, SKIPPED, Task, unplanned_identities
 
 log = logging.getLogger("obliq")
@@ -265,14 +263,8 @@ def _run(config, out: Path, records, tasks, todo, summary, start, n_jobs, backen
     """Write folds/ and meta.json (a new history entry), then one runs.csv row per task as
     it finishes, then the entry's finish and outcome: "finished", "interrupted" (Ctrl-C),
     "terminated" (SIGTERM) or "failed" (an error such as a full disk)."""
-    for label, record in records.items():
-        path = results.fold_file(out, label)
-        if not (path.is_file() and results.fold_record_to_keep(path, record)):
-            results.write_folds(path, record)
+    results.store_folds(out, records)
     meta = _meta(config, start.meta, tasks, skipped, set(records))
-    runs_path = out / results.RUNS
-    new_file = not runs_path.exists() or runs_path.stat().st_size == 0
-    header = RUN_COLUMNS if new_file or not start.header else start.header
     from tqdm import tqdm
 
     outcome = "failed"
@@ -281,23 +273,14 @@ def _run(config, out: Path, records, tasks, todo, summary, start, n_jobs, backen
         # would leave it unfinished ("finished": null) for ever
         meta["history"].append(entry)
         results.write_json(out / results.META, meta)
-        with safe_io.open_append(runs_path, out, text=True) as handle, tqdm(
+        with results.runs_appender(out, start.header) as append, tqdm(
             total=len(todo), disable=not progress, file=sys.stderr, unit="task",
             desc=config.name, dynamic_ncols=True, smoothing=0.1,
             # In a log file (no terminal) each refresh is a new line: refresh rarely there.
             mininterval=0.1 if sys.stderr.isatty() else 10.0,
         ) as bar:
-            # Rows follow the file's own header, so an older file stays one table.
-            writer = csv.DictWriter(handle, fieldnames=header, extrasaction="ignore")
-            if new_file:
-                with naming_file(runs_path):
-                    writer.writeheader()
-                    handle.flush()
             for row in pools.parallel_results(todo, n_jobs, backend):
-                with naming_file(runs_path):  # a full disk names the file
-                    writer.writerow(row)
-                    handle.flush()
-                    results._step("row appended")
+                append(row)
                 summary.ran += 1
                 if row["status"] != "ok":
                     summary.failed.append(f"{row['dataset']} rep {row['repetition']} fold "
