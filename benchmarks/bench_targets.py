@@ -426,11 +426,11 @@ def _met_text(row: Row) -> str:
 
 def _facts() -> dict:
     """When, from which commit and on which machine the bench ran (the runner's words)."""
-    from obliq_cli.experiment.runner import _versions, machine
+    from obliq_cli.experiment.provenance import machine, versions
 
     cpu = machine()
     return {"date": datetime.now().strftime("%Y-%m-%d"),
-            "commit": str(_versions().get("git_commit") or "")[:7],
+            "commit": str(versions().get("git_commit") or "")[:7],
             "machine": f"{cpu['cpu']}, {cpu['cores']} cores".strip(", ")}
 
 

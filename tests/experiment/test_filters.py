@@ -165,7 +165,7 @@ def test_a_subset_then_a_resume_gives_the_rows_of_one_full_run(skipping, tmp_pat
 
 
 def test_a_piece_loads_only_its_datasets(skipping, monkeypatch):
-    from obliq_cli.experiment import fit, runner
+    from obliq_cli.experiment import fit, provenance
     from obliq_cli.experiment import plan as planning
 
     loaded = []
@@ -175,7 +175,7 @@ def test_a_piece_loads_only_its_datasets(skipping, monkeypatch):
         loaded.append(spec.label)
         return real(spec)
 
-    for module in (planning, runner):  # the plan's loads, the history entry's data notes
+    for module in (planning, provenance):  # the plan's loads, the history entry's data notes
         monkeypatch.setattr(module, "load_dataset_spec", spy)
     config = load_config(skipping())
     summary = run_experiment(config, progress=False, datasets=["wine2"])
