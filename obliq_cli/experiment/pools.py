@@ -24,6 +24,11 @@ had no reader), where it now dies with the run.
 SIGTERM: the run handles it as Ctrl-C (``obliq_cli.interrupts``); a worker forked from
 it puts back the default action (die at once, silently), which the pool's ``terminate``
 relies on.
+
+This module imports the fit and the results folder late, in the functions that use them:
+a loky or dask worker imports it to run ``worker_setup`` (its initializer) and should
+watch its parent from the start, not after seconds of imports that a kill -9 of the run
+could fall into.
 """
 
 from __future__ import annotations
@@ -38,8 +43,6 @@ import time
 from .. import interrupts, registry
 from ..errors import ObliqError, one_line
 from ..registry import BACKENDS, FORK_AVAILABLE
-from . import results
-from .fit import run_task
 
 WATCH_INTERVAL = 1.0  # seconds between two looks at the parent's pid
 
@@ -219,8 +222,10 @@ _warming: list = []  # the thread of start_workers, joined before the tasks go o
 
 
 def run_tasks(tasks) -> list[dict]:
-    """``run_task`` over a chunk of tasks, in one call to a worker."""
-    return [run_task(task) for task in tasks]
+    """``fit.run_task`` over a chunk of tasks, in one call to a worker."""
+    from . import fit
+
+    return [fit.run_task(task) for task in tasks]
 
 
 MAX_CHUNK = 8
@@ -290,7 +295,9 @@ def parallel_results(tasks, n_jobs: int, backend: str):
     import joblib
 
     if n_jobs == 1 and backend != "dask":
-        yield from map(run_task, tasks)  # no pool: same rows, plain tracebacks when debugging
+        from . import fit
+
+        yield from map(fit.run_task, tasks)  # no pool: same rows, plain tracebacks when debugging
         return
     if backend == "fork":
         yield from _forked_results(tasks, n_jobs)
@@ -320,6 +327,8 @@ def _forked_results(tasks, n_jobs: int):
     import multiprocessing
 
     import joblib
+
+    from . import results
 
     workers = joblib.effective_n_jobs(n_jobs)
     pool = None

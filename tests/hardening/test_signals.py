@@ -93,7 +93,7 @@ def test_kill_9_leaves_no_worker_behind(tmp_path, backend):
 def test_forked_workers_do_not_hold_the_run_folder_lock(monkeypatch, tmp_path):
     # A flock lives while any process holds the file open: a forked worker still in a
     # task after kill -9 of the run would keep the folder locked (--resume refused).
-    from obliq_cli.experiment import pools, results
+    from obliq_cli.experiment import fit, pools, results
 
     lock = str((tmp_path / results.LOCK).resolve())
 
@@ -101,7 +101,7 @@ def test_forked_workers_do_not_hold_the_run_folder_lock(monkeypatch, tmp_path):
         return [fd for fd in map(int, os.listdir("/proc/self/fd"))
                 if os.path.realpath(f"/proc/self/fd/{fd}") == lock]
 
-    monkeypatch.setattr(pools, "run_task", fds_on_the_lock)
+    monkeypatch.setattr(fit, "run_task", fds_on_the_lock)
     with results.folder_lock(tmp_path):
         assert fds_on_the_lock(None)  # the run holds it
         rows = list(pools._forked_results(list(range(6)), 2))
