@@ -31,7 +31,6 @@ def load_dataset_spec(spec):
     return registry.load_dataset(spec.name, **spec.params)
 
 
-
 @dataclass
 class FittedTask:
     """One grown (and pruned) estimator: the rows it grew on, the rows its pruner got

@@ -50,8 +50,6 @@ def _plugin_modules(config) -> tuple[str, ...]:
                         if m and m != "__main__" and m.split(".")[0] != "obliq_cli"))
 
 
-
-
 def _check_pruners(config) -> None:
     """Every pruner resolves (the config checked the names; this also covers configs
     built in code)."""
@@ -206,7 +204,6 @@ def chosen_labels(config, option: str, specs, names) -> set[str]:
                              f"its {option}: {known}")
         out |= hits
     return out
-
 
 
 def selection_notes(config, tasks, selected, skipped: dict, datasets, algorithms) -> list:
