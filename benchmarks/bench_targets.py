@@ -330,7 +330,7 @@ def benchmark_rows(cells=BENCHMARK_CELLS) -> list[Row]:
     from cell_costs import task_cpu_seconds, warm_up
 
     from obliq_cli.config import load_config
-    from obliq_cli.experiment.runner import plan, select_tasks
+    from obliq_cli.experiment.plan import plan, select_tasks
 
     config = load_config("benchmark")
     datasets = sorted({d for d, _, _ in cells})
@@ -426,11 +426,11 @@ def _met_text(row: Row) -> str:
 
 def _facts() -> dict:
     """When, from which commit and on which machine the bench ran (the runner's words)."""
-    from obliq_cli.experiment.runner import _versions, machine
+    from obliq_cli.experiment.provenance import machine, versions
 
     cpu = machine()
     return {"date": datetime.now().strftime("%Y-%m-%d"),
-            "commit": str(_versions().get("git_commit") or "")[:7],
+            "commit": str(versions().get("git_commit") or "")[:7],
             "machine": f"{cpu['cpu']}, {cpu['cores']} cores".strip(", ")}
 
 

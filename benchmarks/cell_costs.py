@@ -2,7 +2,7 @@
 config's CPU time extrapolated from them.
 
 Each cell runs its first task (repetition 0, fold 0) exactly as ``obliq run`` would
-(``runner.run_task``: the same split, parameters, seeds, pruning and inner searches), in
+(``fit.run_task``: the same split, parameters, seeds, pruning and inner searches), in
 this process with one BLAS thread, timed in CPU seconds (``time.process_time``: on a
 shared machine wall time measures the other users). A cell's estimate is that time times
 its number of tasks (repetitions x folds); the config's is the sum. A task over
@@ -53,19 +53,19 @@ class Cell:
 
 
 def warm_up(task) -> None:
-    """The runner's warm-up of ``task``'s algorithm (``runner.warm_up``: once per process,
+    """The runner's warm-up of ``task``'s algorithm (``fit.warm_up``: once per process,
     an untimed run on a few of its rows), here before the timing starts: the first fit of
     an algorithm in a process loads (or compiles) its numba kernels, seconds that a run
     pays once per worker, not once per task."""
-    from obliq_cli.experiment.runner import load_dataset_spec
-    from obliq_cli.experiment.runner import warm_up as runner_warm_up
+    from obliq_cli.experiment.fit import load_dataset_spec
+    from obliq_cli.experiment.fit import warm_up as runner_warm_up
 
     runner_warm_up(task, load_dataset_spec(task.dataset)[1])
 
 
 def task_cpu_seconds(task, limit: float) -> tuple[float, str]:
     """(CPU seconds of ``run_task(task)``, its status: ok, error: ..., or overtime)."""
-    from obliq_cli.experiment.runner import run_task
+    from obliq_cli.experiment.fit import run_task
 
     previous = signal.signal(signal.SIGPROF, _overtime)
     signal.setitimer(signal.ITIMER_PROF, limit)
@@ -87,12 +87,13 @@ def task_cpu_seconds(task, limit: float) -> tuple[float, str]:
 
 def cell_costs(config, limit: float, datasets=None, algorithms=None, out=sys.stderr):
     """One ``Cell`` per (dataset, algorithm) task group of ``config`` that
-    ``runner.plan`` plans (optionally only ``datasets`` / ``algorithms``, labels or names
+    ``plan.plan`` plans (optionally only ``datasets`` / ``algorithms``, labels or names
     as ``obliq run --datasets --algorithms`` takes them)."""
-    from obliq_cli.experiment.runner import _chosen, load_dataset_spec, plan, select_tasks
+    from obliq_cli.experiment.fit import load_dataset_spec
+    from obliq_cli.experiment.plan import chosen_labels, plan, select_tasks
 
-    labels = None if datasets is None else _chosen(config, "datasets", config.datasets,
-                                                   datasets)
+    labels = None if datasets is None else chosen_labels(config, "datasets", config.datasets,
+                                                         datasets)
     tasks = select_tasks(config, plan(config, labels)[0], datasets, algorithms)
     groups: dict = {}
     for task in tasks:

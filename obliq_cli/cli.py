@@ -9,7 +9,7 @@ import click
 
 from . import registry
 from .errors import ObliqError
-from .experiment.backends import BACKENDS, DEFAULT_BACKEND
+from .registry import BACKENDS, DEFAULT_BACKEND
 
 log = logging.getLogger("obliq")
 
@@ -888,7 +888,7 @@ def plot_pruning(dataset, algorithm, params, pruners, pruner_params, seed, outpu
     import numpy as np
 
     from .config import PrunerSpec
-    from .experiment.runner import prune_task_estimator
+    from .experiment.fit import prune_task_estimator
     from .report.plots import plot_learning_curves
 
     names = [p.strip() for p in pruners.split(",") if p.strip()]

@@ -47,7 +47,7 @@ class PrunerSpec:
 
 
 # What a ``skip`` rule's ``when`` may compare: facts of a dataset as loaded (before any
-# split or one-hot coding), known once the run has loaded it (``runner.plan``).
+# split or one-hot coding), known once the run has loaded it (``plan.plan``).
 SKIP_FACTS = ("rows", "features", "classes")
 _SKIP_OPERATORS = {"<": lambda a, b: a < b, "<=": lambda a, b: a <= b,
                    ">": lambda a, b: a > b, ">=": lambda a, b: a >= b,

@@ -62,3 +62,10 @@ def naming_file(path):
         yield
     except OSError as exc:
         raise OSError(exc.errno, exc.strerror or str(exc), str(path)) from None
+
+
+def one_line(exc: BaseException) -> str:
+    """``exc`` as its type and the first line of its message, e.g. "ValueError: bad k":
+    what a failed task's row and a refused check show of an exception from other code."""
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0] if text else ''}".rstrip(": ")

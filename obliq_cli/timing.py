@@ -22,7 +22,7 @@ Which CPU clock depends on who else runs in the process:
 
 Either way a kernel's compilation or its first load from numba's cache is not the fit's
 work. The runner warms each algorithm's kernels once per process before timing any of its
-tasks (``experiment.runner.warm_up``), which keeps them out of the wall time too; and a
+tasks (``experiment.fit.warm_up``), which keeps them out of the wall time too; and a
 kernel that a fit still compiles or loads (a signature the warm-up did not meet) is taken
 off its CPU time: numba announces every hold of its compiler lock (the event
 ``numba:compiler_lock``, the one numba times its own compilations by), and ``Stopwatch``

@@ -11,7 +11,7 @@ import pytest
 
 from obliq_cli.config import ExperimentConfig, load_config
 from obliq_cli.errors import ConfigError
-from obliq_cli.experiment.backends import DEFAULT_BACKEND
+from obliq_cli.registry import DEFAULT_BACKEND
 from obliq_cli.resources import shipped_configs
 
 MINIMAL = """

@@ -71,10 +71,10 @@ def test_fit_then_predict_equals_the_python_api(tmp_path, wisconsin, algorithm, 
 
 def _python_fit(algorithm, params, X, y, info):
     """What `obliq fit` does, through the Python API: make, seed and grow on all rows as
-    an experiment's task does (runner.fit_task) under the names (0, dataset, 'plot', 0,
+    an experiment's task does (fit.fit_task) under the names (0, dataset, 'plot', 0,
     algorithm)."""
     from obliq_cli.config import AlgorithmSpec
-    from obliq_cli.experiment.runner import fit_task
+    from obliq_cli.experiment.fit import fit_task
 
     values = {k: int(v) for k, v in (p.split("=") for p in params)}
     rows = np.arange(len(y))

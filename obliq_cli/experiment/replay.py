@@ -2,7 +2,7 @@
 
 ``replay_task`` reads a results folder's meta.json (the config as run) and the stored
 split of one (dataset, repetition, fold) in ``folds/``, applies the task's label noise,
-and grows (and prunes) the algorithm with the task's seed names through ``runner.fit_task``,
+and grows (and prunes) the algorithm with the task's seed names through ``fit.fit_task``,
 so the replayed tree is the stored task's tree: it predicts the stored test accuracy
 exactly. ``fit_on_all_rows`` is the one other way a picture fits a tree: one task whose
 grow part is the whole dataset (``obliq plot`` without results).
@@ -21,8 +21,8 @@ from ..config import AlgorithmSpec, ExperimentConfig, PrunerSpec
 from ..data.preprocess import check_missing_support
 from ..errors import ObliqError
 from . import results
+from .fit import fit_task, load_dataset_spec, task_labels
 from .protocols import ROLE_PRUNE, ROLE_TEST, ROLE_TRAIN, Split
-from .runner import fit_task, load_dataset_spec, task_labels
 from .tasks import SKIPPED
 
 

@@ -1,5 +1,6 @@
-"""A results folder as the runner keeps it: the lock, safe file names, reading and
-repairing runs.csv, the compatibility of a changed config, and the run history.
+"""A results folder as the runner keeps it: the lock, safe file names, reading,
+repairing and appending to runs.csv (its one reader and its writer), the folds, the
+compatibility of a changed config, and the run history.
 
 Rows are keyed by task identity (``tasks.task_identity``), so a config may grow and
 ``--resume`` runs exactly the tasks not yet stored. A change that would alter the folds of
@@ -35,7 +36,7 @@ from .. import interrupts, safe_io
 from ..config import ExperimentConfig
 from ..csvio import check_header_names
 from ..errors import ObliqError, naming_file
-from .schema import LABEL_COLUMNS, LATER_NUMERIC_COLUMNS, NUMERIC_COLUMNS, STATUSES
+from .schema import LABEL_COLUMNS, LATER_NUMERIC_COLUMNS, NUMERIC_COLUMNS, RUN_COLUMNS, STATUSES
 from .tasks import config_of, drop_none, split_identity
 
 RUNS = "runs.csv"
@@ -133,6 +134,15 @@ def write_folds(path: Path, record: dict) -> None:
     with interrupts.deferred():
         np.savez_compressed(buffer, **record)
     atomic_write_bytes(path, buffer.getvalue(), root=path.parent.parent)
+
+
+def store_folds(results_dir: Path, records: dict) -> None:
+    """Write each dataset's fold record (label -> record) to folds/, unless the file
+    there already holds it (``fold_record_to_keep``: a resume keeps its file)."""
+    for label, record in records.items():
+        path = fold_file(results_dir, label)
+        if not (path.is_file() and fold_record_to_keep(path, record)):
+            write_folds(path, record)
 
 
 def check_own_files(out: Path, labels=()) -> None:
@@ -306,6 +316,32 @@ def repair_runs_file(path: Path, runs: RunsFile) -> str | None:
 def done_tasks(rows: list[dict]) -> set[str]:
     """Tasks whose latest row is "ok" (an "error" row is run again)."""
     return {row_key(row) for row in latest_rows(rows) if row["status"] == "ok"}
+
+
+# --------------------------------------------------------------- writing runs.csv
+@contextlib.contextmanager
+def runs_appender(results_dir: Path, header: list[str] | None):
+    """A function that appends one row (a dict) to ``results_dir``'s runs.csv and flushes
+    it, so a kill loses no finished task. A new or empty file gets ``RUN_COLUMNS`` as its
+    header; an existing one keeps its own ``header`` (read by ``prepare``), so an older
+    file stays one table. A full disk names the file (``naming_file``)."""
+    path = results_dir / RUNS
+    new_file = not path.exists() or path.stat().st_size == 0
+    columns = RUN_COLUMNS if new_file or not header else header
+    with safe_io.open_append(path, results_dir, text=True) as handle:
+        writer = csv.DictWriter(handle, fieldnames=columns, extrasaction="ignore")
+        if new_file:
+            with naming_file(path):
+                writer.writeheader()
+                handle.flush()
+
+        def append(row: dict) -> None:
+            with naming_file(path):
+                writer.writerow(row)
+                handle.flush()
+                _step("row appended")
+
+        yield append
 
 
 # ------------------------------------------------------------------------ meta.json

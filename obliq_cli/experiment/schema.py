@@ -25,7 +25,7 @@ every claim and ``make bench`` compares: the process's CPU time for a task alone
 process (no pool, fork, loky), the thread's for a task that shares it (threading, dask),
 which then leaves out work handed to BLAS's threads (``obliq_cli.timing`` says when that
 is). The algorithm's kernels are compiled or loaded before its first timed fit in each
-process (``runner.warm_up``), so neither is in it. ``fit_time`` is the same fit in wall
+process (``fit.warm_up``), so neither is in it. ``fit_time`` is the same fit in wall
 seconds and ``predict_time`` predicting the test rows in wall seconds: both also measure
 whatever else the machine was doing. Folders written before ``fit_cpu`` existed lack the
 column; they are read with it blank, and a resume keeps their header (its new rows have no

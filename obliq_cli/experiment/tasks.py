@@ -8,7 +8,7 @@ dataset, the pruner), the repetition and the fold. So a config may grow (algorit
 datasets, repetitions added) and ``--resume`` runs exactly the tasks not yet stored; rows
 of tasks that left the config stay in runs.csv and readers skip them.
 
-``runner.plan`` makes the ``Task`` list and the run stores its identities in meta.json
+``plan.plan`` makes the ``Task`` list and the run stores its identities in meta.json
 (``task_identities``); readers take them from there (``stored_identities``) and recompute
 them from the config only for folders written before that key existed.
 """
@@ -25,7 +25,7 @@ from .protocols import Split
 
 IDENTITIES = "task_identities"  # meta.json's key: the identities of the config's tasks
 # meta.json's key: the (dataset, algorithm) cells the config's ``skip`` rules leave out,
-# {dataset label: {algorithm label: reason}} (known once the data is loaded: runner.plan)
+# {dataset label: {algorithm label: reason}} (known once the data is loaded: plan.plan)
 SKIPPED = "skipped_cells"
 
 

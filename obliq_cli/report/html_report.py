@@ -368,8 +368,8 @@ def boundary_figures(meta: dict, resolution: int = 300) -> list[str]:
     dataset of the experiment: the task of repetition 0, fold 0, replayed
     (``replay.replay_task``)."""
     from ..config import ExperimentConfig
+    from ..experiment.fit import load_dataset_spec
     from ..experiment.replay import replay_task
-    from ..experiment.runner import load_dataset_spec
     from .plots import plot_decision_regions
 
     config = ExperimentConfig.from_dict(meta["config"])

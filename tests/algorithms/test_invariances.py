@@ -38,7 +38,7 @@ from obliq_cli.algorithms.base import TreeClassifier
 from obliq_cli.config import AlgorithmSpec
 from obliq_cli.data.preprocess import takes_nominal
 from obliq_cli.experiment import degeneracy
-from obliq_cli.experiment.runner import fit_task
+from obliq_cli.experiment.fit import fit_task
 from obliq_cli.invariances import Kept, NotApplicable, NotKept
 from obliq_cli.tree.builder import Node
 from obliq_cli.tree.structure import NOMINAL
@@ -225,7 +225,7 @@ def variants(key: str, d: Data) -> int:
 def fitted_nominal(name: str, rule: str, recoded: bool):
     """(model, test rows, training rows (as the model takes them), their classes):
     ``name`` fitted as a run's task fits it
-    (``runner.fit_task``: the dataset's nominal rule, categorical_features filled in, a seed
+    (``fit.fit_task``: the dataset's nominal rule, categorical_features filled in, a seed
     from the task's names) on the nominal data, its level codes permuted if ``recoded``."""
     X, y, levels, train, test = nominal_data()
     X = X.copy()

@@ -62,6 +62,15 @@ def test_obliq_help_loads_no_heavy_package():
     assert [m for m in seen["obliq"] if m.startswith("obliq_cli.algorithms")] == []
 
 
+def test_a_workers_initializer_loads_no_heavy_package():
+    # loky and dask workers import experiment.pools to run worker_setup, which starts the
+    # watch on the run's pid: a kill -9 of the run during seconds of imports before it
+    # would leave the worker behind (pools imports the fit and results late for this)
+    seen = loaded_after("import obliq_cli.experiment.pools")
+    assert [p for p in HEAVY + ("numpy", "joblib") if p in seen["top"]] == []
+    assert "obliq_cli.experiment.fit" not in seen["obliq"]
+
+
 def test_a_run_loads_only_the_algorithms_its_config_names(tmp_path):
     (tmp_path / "c.yaml").write_text(textwrap.dedent("""
         name: c

@@ -19,7 +19,7 @@ from obliq_cli.cli import main
 from obliq_cli.config import AlgorithmSpec
 from obliq_cli.data.preprocess import Preprocessor
 from obliq_cli.errors import ObliqError
-from obliq_cli.experiment.runner import fit_task
+from obliq_cli.experiment.fit import fit_task
 from obliq_cli.registry import register_algorithm
 
 
@@ -164,7 +164,7 @@ def test_the_papers_qualitative_datasets_keep_their_codes():
         prep = Preprocessor.for_task(obliq_cli.make_estimator(name), info, X.shape[1])
         assert prep.encoding == encoding and prep.fit(X).transform(X) is X
     from obliq_cli.config import load_config
-    from obliq_cli.experiment.runner import data_notes
+    from obliq_cli.experiment.provenance import data_notes
 
     notes = data_notes(load_config("hhcart_mixed"))["australian"]
     assert set(notes["nominal"].values()) <= {"native", "codes"}

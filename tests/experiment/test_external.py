@@ -12,8 +12,9 @@ from conftest import invoke, rows_without_times
 
 from obliq_cli import registry
 from obliq_cli.config import load_config
+from obliq_cli.experiment.fit import make_task_estimator
 from obliq_cli.experiment.replay import replay_task
-from obliq_cli.experiment.runner import make_task_estimator, run_experiment
+from obliq_cli.experiment.runner import run_experiment
 from obliq_cli.experiment.seeds import rng_for
 
 CONFIG = """

@@ -13,7 +13,8 @@ import obliq_cli
 from obliq_cli.config import SkipRule, dataset_facts, load_config, skip_terms
 from obliq_cli.errors import ObliqError
 from obliq_cli.experiment import results
-from obliq_cli.experiment.runner import plan, run_experiment, select_tasks
+from obliq_cli.experiment.plan import plan, select_tasks
+from obliq_cli.experiment.runner import run_experiment
 from obliq_cli.experiment.tasks import IDENTITIES, SKIPPED
 
 # test-iris: 150 rows, 4 features, 3 classes; wine2: 130 rows, 13 features, 2 classes
@@ -164,16 +165,18 @@ def test_a_subset_then_a_resume_gives_the_rows_of_one_full_run(skipping, tmp_pat
 
 
 def test_a_piece_loads_only_its_datasets(skipping, monkeypatch):
-    from obliq_cli.experiment import runner
+    from obliq_cli.experiment import fit, provenance
+    from obliq_cli.experiment import plan as planning
 
     loaded = []
-    real = runner.load_dataset_spec
+    real = fit.load_dataset_spec
 
     def spy(spec):
         loaded.append(spec.label)
         return real(spec)
 
-    monkeypatch.setattr(runner, "load_dataset_spec", spy)
+    for module in (planning, provenance):  # the plan's loads, the history entry's data notes
+        monkeypatch.setattr(module, "load_dataset_spec", spy)
     config = load_config(skipping())
     summary = run_experiment(config, progress=False, datasets=["wine2"])
     assert set(loaded) == {"wine2"} and summary.ran == 12

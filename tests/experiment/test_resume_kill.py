@@ -321,9 +321,9 @@ def _warm_up() -> None:
     import numpy as np
 
     from obliq_cli import registry
-    from obliq_cli.experiment import runner
+    from obliq_cli.experiment import provenance
 
-    runner._versions()
+    provenance.versions()
     X = np.random.default_rng(0).normal(size=(60, 3))
     y = (X[:, 0] + X[:, 1] > 0).astype(int)
     registry.make_estimator("cart-ap").fit(X, y)

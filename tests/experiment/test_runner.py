@@ -48,7 +48,7 @@ def test_jobs_and_backends_give_identical_runs(small_config, tmp_path):
 
 
 def test_task_chunks_keep_every_task_once_in_order():
-    from obliq_cli.experiment.runner import CHUNKS_PER_WORKER, MAX_CHUNK, task_chunks
+    from obliq_cli.experiment.pools import CHUNKS_PER_WORKER, MAX_CHUNK, task_chunks
 
     tasks = list(range(200))
     chunks = task_chunks(tasks, 2)
@@ -65,9 +65,9 @@ def test_task_chunks_keep_every_task_once_in_order():
 
 def test_chunked_dispatch_gives_the_rows_of_a_serial_run(small_config, tmp_path,
                                                          monkeypatch):
-    from obliq_cli.experiment import runner
+    from obliq_cli.experiment import pools
 
-    monkeypatch.setattr(runner, "CHUNKS_PER_WORKER", 2)  # 24 tasks in chunks of 6
+    monkeypatch.setattr(pools, "CHUNKS_PER_WORKER", 2)  # 24 tasks in chunks of 6
     outs = {}
     for label, jobs in (("j1", 1), ("j2", 2)):
         out = tmp_path / label
@@ -526,7 +526,7 @@ def test_a_dataset_may_set_its_own_split_sizes(write_config, tmp_path):
 
 def test_the_runner_hands_c45_and_id3_the_qualitative_columns():
     from obliq_cli.config import AlgorithmSpec
-    from obliq_cli.experiment.runner import make_task_estimator
+    from obliq_cli.experiment.fit import make_task_estimator
 
     info = {"categorical": [0, 3]}
     names = (1, "golf", 0, 0, "x")

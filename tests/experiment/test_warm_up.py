@@ -16,13 +16,14 @@ import sys
 import numpy as np
 
 from obliq_cli.config import load_config
-from obliq_cli.experiment import runner
-from obliq_cli.experiment.runner import plan, select_tasks
+from obliq_cli.experiment import fit
+from obliq_cli.experiment.plan import plan, select_tasks
 
 FIRST_TWICE = """
 import json, time
 from obliq_cli.config import load_config
-from obliq_cli.experiment.runner import plan, run_task, select_tasks
+from obliq_cli.experiment.fit import run_task
+from obliq_cli.experiment.plan import plan, select_tasks
 
 config = load_config("apdt_synthetic")
 task = select_tasks(config, plan(config, {"apdt_problem2"})[0], ["apdt_problem2"],
@@ -56,7 +57,8 @@ import importlib, json, pkgutil, sys
 import numba.core.dispatcher
 import obliq_cli.kernels
 from obliq_cli.config import load_config
-from obliq_cli.experiment import runner
+from obliq_cli.experiment import fit
+from obliq_cli.experiment.plan import plan
 
 def overloads():
     out = {}
@@ -68,16 +70,16 @@ def overloads():
     return out
 
 config = load_config(sys.argv[1])
-tasks, _, _ = runner.plan(config)
+tasks, _, _ = plan(config)
 first = {}
 for task in tasks:
     first.setdefault(task.algorithm.label, task)
 grew = {}
 for label, task in first.items():
-    _, y, _ = runner.load_dataset_spec(task.dataset)
-    runner.warm_up(task, y)
+    _, y, _ = fit.load_dataset_spec(task.dataset)
+    fit.warm_up(task, y)
     before = overloads()
-    row = runner.run_task(task)
+    row = fit.run_task(task)
     assert row["status"] == "ok", (label, row["error"])
     after = overloads()
     grew[label] = sorted(k for k in after if after[k] != before.get(k, 0))
@@ -145,22 +147,22 @@ def test_warm_up_runs_once_per_algorithm_on_a_stratified_few_rows(write_config, 
     config = load_config(path)
     tasks = select_tasks(config, plan(config)[0], None, ["OC1 cc", "cart-ap"])
     seen = []
-    real = runner.run_task
+    real = fit.run_task
 
     def spy(task):
         seen.append((task.algorithm.label, task.split.train.copy(), task.split.prune.size))
         return real(task)
 
-    monkeypatch.setattr(runner, "_warmed", set())
-    monkeypatch.setattr(runner, "run_task", spy)
-    _, y, _ = runner.load_dataset_spec(tasks[0].dataset)
-    rows = [runner.run_task(task) for task in tasks]
+    monkeypatch.setattr(fit, "_warmed", set())
+    monkeypatch.setattr(fit, "run_task", spy)
+    _, y, _ = fit.load_dataset_spec(tasks[0].dataset)
+    rows = [fit.run_task(task) for task in tasks]
     assert len(tasks) == 6 and all(r["status"] == "ok" for r in rows)
     warm = [(label, train, prune) for label, train, prune in seen if train.size < 300]
     assert [label for label, _, _ in warm] == ["cart-ap", "OC1 cc"]  # the config's order
     for _, train, prune in warm:
         counts = np.bincount(np.searchsorted(np.unique(y), y[train]))
-        assert abs(train.size - runner.WARM_ROWS) <= 1  # rounded per class
-        assert counts.size == 2 and counts.min() > 50 and prune == runner.WARM_ROWS // 10
+        assert abs(train.size - fit.WARM_ROWS) <= 1  # rounded per class
+        assert counts.size == 2 and counts.min() > 50 and prune == fit.WARM_ROWS // 10
     assert len(seen) == len(tasks) + len(warm)
     assert [r["n_test"] for r in rows] == [t.split.test.size for t in tasks]

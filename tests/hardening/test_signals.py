@@ -80,7 +80,7 @@ def test_kill_9_leaves_no_worker_behind(tmp_path, backend):
     assert len(_group_members(proc.pid)) > 1  # the run, its workers and trackers
     os.kill(proc.pid, signal.SIGKILL)
     proc.communicate(timeout=60)
-    for _ in range(300):  # workers watch their parent (children.WATCH_INTERVAL)
+    for _ in range(300):  # workers watch their parent (pools.WATCH_INTERVAL)
         left = _group_members(proc.pid)
         if not left:
             break
@@ -93,7 +93,7 @@ def test_kill_9_leaves_no_worker_behind(tmp_path, backend):
 def test_forked_workers_do_not_hold_the_run_folder_lock(monkeypatch, tmp_path):
     # A flock lives while any process holds the file open: a forked worker still in a
     # task after kill -9 of the run would keep the folder locked (--resume refused).
-    from obliq_cli.experiment import results, runner
+    from obliq_cli.experiment import fit, pools, results
 
     lock = str((tmp_path / results.LOCK).resolve())
 
@@ -101,10 +101,10 @@ def test_forked_workers_do_not_hold_the_run_folder_lock(monkeypatch, tmp_path):
         return [fd for fd in map(int, os.listdir("/proc/self/fd"))
                 if os.path.realpath(f"/proc/self/fd/{fd}") == lock]
 
-    monkeypatch.setattr(runner, "run_task", fds_on_the_lock)
+    monkeypatch.setattr(fit, "run_task", fds_on_the_lock)
     with results.folder_lock(tmp_path):
         assert fds_on_the_lock(None)  # the run holds it
-        rows = list(runner._forked_results(list(range(6)), 2))
+        rows = list(pools._forked_results(list(range(6)), 2))
     assert rows == [[]] * 6
 
 
@@ -114,17 +114,17 @@ def test_a_run_stopped_early_closes_the_pool_without_a_warning(monkeypatch):
     # lines (1 run in 5 of the loky test above). Deterministic here: stop after one row.
     import warnings
 
-    from obliq_cli.experiment import runner
+    from obliq_cli.experiment import pools
 
     def slow(chunk):
         time.sleep(0.2)
         return list(chunk)
 
-    monkeypatch.setattr(runner, "run_tasks", slow)
-    monkeypatch.setattr(runner, "task_chunks", lambda tasks, n: [[t] for t in tasks])
+    monkeypatch.setattr(pools, "run_tasks", slow)
+    monkeypatch.setattr(pools, "task_chunks", lambda tasks, n: [[t] for t in tasks])
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        rows = runner._parallel_results(list(range(20)), 2, "threading")
+        rows = pools.parallel_results(list(range(20)), 2, "threading")
         assert next(rows) in range(20)
         rows.close()
     assert [str(w.message) for w in caught] == []

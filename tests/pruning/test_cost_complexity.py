@@ -7,7 +7,7 @@ from sklearn.tree import DecisionTreeClassifier
 
 from obliq_cli import make_estimator
 from obliq_cli.config import PrunerSpec
-from obliq_cli.experiment.runner import grow_and_prune_rows
+from obliq_cli.experiment.fit import grow_and_prune_rows
 from obliq_cli.pruning.cost_complexity import (
     cost_complexity_path,
     prune_cost_complexity,

@@ -501,7 +501,7 @@ def test_bench_csv_is_replaced_by_a_whole_run_and_merged_by_a_partial_one(tmp_pa
 def test_the_runner_records_the_machine_a_run_starts_on():
     import os
 
-    from obliq_cli.experiment.runner import machine
+    from obliq_cli.experiment.provenance import machine
 
     facts = machine()
     assert facts["cores"] == os.cpu_count()
