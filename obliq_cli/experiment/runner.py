@@ -48,9 +48,11 @@ from ..data.preprocess import (
     missing_policy,
 )
 from ..errors import Interrupted, ObliqError, Terminated, naming_file
+from ..errors import one_line as _one_line
+from ..logs import captured
 from ..timing import Stopwatch
 from ..version import __version__
-from . import provenance, results
+from . import provenance, results, trial
 from .backends import BACKENDS, FORK_AVAILABLE
 from .children import sigint_ignored, signals_blocked, worker_setup
 from .metrics import METRICS, task_metrics
@@ -84,24 +86,23 @@ def load_dataset_spec(spec):
 def _plugin_modules(config) -> tuple[str, ...]:
     """Modules outside obliq_cli whose import registers a name the config uses."""
     objs = [registry.dataset_entry(d.name).obj for d in config.datasets]
+    files = set()
     for algo in config.algorithms:
-        if algo.estimator is not None:
-            continue  # imported by its dotted path wherever it is made
+        if algo.estimator is not None:  # imported by its dotted path wherever it is made,
+            adapter = registry.external_estimators()  # a class of an imports: file after it
+            files.update(adapter.plugin_file(path) for path in adapter.paths(
+                algo.estimator, algo.params))
+            continue
         objs.append(registry.algorithm_entry(algo.name).obj)
         if algo.pruner is not None:
             objs.append(registry.pruner_entry(algo.pruner.name).obj)
     # the config's registered metrics are measured by every task (in the workers too)
     objs += [METRICS[m].compute for m in config.metrics
              if m in METRICS and METRICS[m].compute is not None]
-    modules = {getattr(obj, "__module__", "") or "" for obj in objs}
+    modules = {getattr(obj, "__module__", "") or "" for obj in objs} | (files - {None})
     # a plugin loaded from a file (a config's imports) travels as its path
     return tuple(sorted(registry.plugin_ref(m) for m in modules
                         if m and m != "__main__" and m.split(".")[0] != "obliq_cli"))
-
-
-def _one_line(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()
-    return f"{type(exc).__name__}: {text[0] if text else ''}".rstrip(": ")
 
 
 @dataclass
@@ -128,10 +129,10 @@ def make_task_estimator(algo, dataset_label: str, info: dict, names: tuple):
     algorithm handles them and the config leaves it to the runner."""
     estimator = algo.make_estimator(dataset_label)
     params = estimator.get_params()
-    if "random_state" in params:
-        rng = rng_for(*names)
-        estimator.set_params(random_state=rng if algo.estimator is None else
-                             registry.external_estimators().random_state_from(rng))
+    if algo.estimator is not None:  # its own random_state, or each pipeline step's
+        registry.external_estimators().seed(estimator, rng_for(*names))
+    elif "random_state" in params:
+        estimator.set_params(random_state=rng_for(*names))
     if params.get("categorical_features", False) is None and info.get("categorical"):
         # Algorithms that handle qualitative features learn which columns are.
         estimator.set_params(categorical_features=list(info["categorical"]))
@@ -262,14 +263,19 @@ def run_task(task: Task) -> dict:
         warm_up(task, y)
         y = task_labels(task.seed, task.dataset.label, split, task.label_noise, y)
         names = (task.seed, task.dataset.label, split.repetition, split.fold, algo.label)
-        fitted = fit_task(algo, task.dataset.label, X, y, info, split.train, split.prune,
-                          names)
-        grow, prune, X = fitted.grow, fitted.prune, fitted.X
-        row.update(task_metrics(fitted.estimator, X[grow], y[grow], X[split.test],
-                                y[split.test], task.extra_metrics))
+        with captured(f"task {task.identity} ({algo.label})"):  # prints: the log's
+            fitted = fit_task(algo, task.dataset.label, X, y, info, split.train,
+                              split.prune, names)
+            grow, prune, X = fitted.grow, fitted.prune, fitted.X
+            row.update(task_metrics(fitted.estimator, X[grow], y[grow], X[split.test],
+                                    y[split.test], task.extra_metrics))
         row.update(status="ok", error="", fit_time=fitted.fit_time, fit_cpu=fitted.fit_cpu,
                    n_train=int(grow.size), n_prune=int(prune.size))
-    except Exception as exc:  # a failing task is recorded; the run goes on
+    except BaseException as exc:  # a failing task is recorded; the run goes on
+        # an estimator's own sys.exit() or KeyboardInterrupt too (which once ended -j 1
+        # with exit 0 and no rows, and hung the fork pool); the user's Ctrl-C stops the run
+        if interrupts.from_signal(exc):
+            raise
         row.update(status="error", error=_one_line(exc))
     return row
 
@@ -368,6 +374,8 @@ def plan(config, labels=None) -> tuple[list[Task], dict[str, dict], dict[str, di
     extra = tuple(m for m in config.metrics if m in METRICS and METRICS[m].column is None
                   and METRICS[m].compute is not None)
     modules = _plugin_modules(config)
+    for module in modules:  # this config's imports: files are the ones estimator: names
+        registry.import_plugin(module)
     for i, spec in enumerate(config.datasets):
         if labels is not None and spec.label not in labels:
             continue
@@ -406,6 +414,8 @@ def plan(config, labels=None) -> tuple[list[Task], dict[str, dict], dict[str, di
                 continue
             _check_estimator(config, j, algo, spec.label, info, n_classes, X.shape[1], where)
             _check_pruner_rows(config.path, j, algo, spec.label, splits)
+            if algo.estimator is not None:  # code obliq does not know: one trial fit
+                trial.check(config, j, algo, spec.label, X, y, info, splits)
             running.append(algo)
         pairs = [(split.repetition, split.fold) for split in splits]
         keys = {algo.label: identities(config, spec, algo, pairs) for algo in running}
