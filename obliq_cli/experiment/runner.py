@@ -415,7 +415,9 @@ def plan(config, labels=None) -> tuple[list[Task], dict[str, dict], dict[str, di
             _check_estimator(config, j, algo, spec.label, info, n_classes, X.shape[1], where)
             _check_pruner_rows(config.path, j, algo, spec.label, splits)
             if algo.estimator is not None:  # code obliq does not know: one trial fit
-                trial.check(config, j, algo, spec.label, X, y, info, splits)
+                parts = [(grow_and_prune_rows(algo.pruner, s.train, s.prune)[0], s.test)
+                         for s in splits]
+                trial.check(config, j, algo, spec.label, X, y, info, parts, fit_task)
             running.append(algo)
         pairs = [(split.repetition, split.fold) for split in splits]
         keys = {algo.label: identities(config, spec, algo, pairs) for algo in running}

@@ -33,24 +33,21 @@ enough that a slow estimator (an SVM grid, a forest of hundreds of trees) costs 
 TRIAL_TEST_ROWS = 5
 
 
-def _fit_once(algo, label: str, X, y, info: dict, grow: np.ndarray, test: np.ndarray,
-              names: tuple) -> None:
-    from .runner import fit_task  # runner imports this module
-
+def _fit_once(fit_task, algo, label: str, X, y, info: dict, grow: np.ndarray,
+              test: np.ndarray, names: tuple) -> None:
     with captured(f"trial fit of {algo.label} on {label}"):
         fitted = fit_task(algo, label, X, y, info, grow, grow[:0], names)
         fitted.estimator.predict(fitted.X[test])
 
 
-def failure(algo, label: str, X, y, info: dict, splits, seed: int) -> str | None:
+def failure(fit_task, algo, label: str, X, y, info: dict, parts, seed: int) -> str | None:
     """Why a task of ``algo`` (an AlgorithmSpec) on dataset ``label`` cannot succeed, as
-    the trial fit found it (``Type: message``, with the rows it had), or None."""
-    from .runner import grow_and_prune_rows
-
-    grows = [(grow_and_prune_rows(algo.pruner, s.train, s.prune)[0], s) for s in splits]
-    grow, split = min(grows, key=lambda pair: pair[0].size)
+    the trial fit found it (``Type: message``, with the rows it had), or None. ``parts``:
+    the (grow rows, test rows) of each of its tasks; ``fit_task``: ``runner.fit_task``
+    (handed in: the runner imports this module)."""
+    grow, test = min(parts, key=lambda part: part[0].size)
     names = (seed, label, "trial", algo.label)
-    test = split.test[:TRIAL_TEST_ROWS]
+    test = test[:TRIAL_TEST_ROWS]
     rows = grow
     if grow.size > TRIAL_ROWS:
         drawn = take_count(grow, y, TRIAL_ROWS, True, rng_for(*names))[1]
@@ -58,7 +55,7 @@ def failure(algo, label: str, X, y, info: dict, splits, seed: int) -> str | None
             rows = drawn
     for attempt in ([rows, grow] if rows.size < grow.size else [grow]):
         try:
-            _fit_once(algo, label, X, y, info, attempt, test, names)
+            _fit_once(fit_task, algo, label, X, y, info, attempt, test, names)
             return None
         except BaseException as exc:  # whatever the estimator raises, exits included
             if interrupts.from_signal(exc):
@@ -67,10 +64,10 @@ def failure(algo, label: str, X, y, info: dict, splits, seed: int) -> str | None
     return f"a trial fit on {grow.size} training rows (its smallest task's) failed: {reason}"
 
 
-def check(config, j: int, algo, label: str, X, y, info: dict, splits) -> None:
+def check(config, j: int, algo, label: str, X, y, info: dict, parts, fit_task) -> None:
     """``failure`` as the plan's ObliqError naming the config, ``algorithms[j]`` and the
     dataset."""
-    reason = failure(algo, label, X, y, info, splits, config.seed)
+    reason = failure(fit_task, algo, label, X, y, info, parts, config.seed)
     if reason is not None:
         raise ObliqError(f"{config.path}: algorithms[{j}] ({algo.label}) on {label}: "
                          f"{reason}")
