@@ -224,3 +224,19 @@ def test_the_trial_reports_an_exit_and_lets_the_users_ctrl_c_through(monkeypatch
 
     with pytest.raises(Interrupt):
         trial.failure(stopped, spec, "t", X, y, info, [_split(100)], 0)
+
+
+def test_provenance_names_each_pipeline_steps_package(tmp_path):
+    from obliq_cli.config import load_config
+    from obliq_cli.experiment import provenance
+
+    path = tmp_path / "p.yaml"
+    path.write_text("name: p\ndatasets: [iris]\nalgorithms:\n  - pipeline:\n"
+                    "    - {estimator: sklearn.preprocessing.StandardScaler}\n"
+                    "    - {estimator: obliq_cli.algorithms.sklearn_tree."
+                    "CostComplexityTreeClassifier}\nprotocol: {name: kfold}\n")
+    import sklearn
+
+    estimators = provenance.collect(load_config(path))["estimators"]
+    assert set(estimators) == {"sklearn", "obliq_cli"}  # the pipeline's own: sklearn's
+    assert estimators["sklearn"] == sklearn.__version__

@@ -50,7 +50,8 @@ datasets: [iris, wine]
 algorithms:
   - pipeline:
       - {{estimator: sklearn.preprocessing.StandardScaler}}
-      - {{estimator: sklearn.decomposition.PCA, params: {{n_components: 2, svd_solver: randomized}}}}
+      - estimator: sklearn.decomposition.PCA
+        params: {{n_components: 2, svd_solver: randomized}}
       - {{estimator: sklearn.ensemble.RandomForestClassifier, params: {{n_estimators: 5}}}}
     label: scaled RF
     dataset_params: {{wine: {{randomforestclassifier__max_depth: 3}}}}
