@@ -151,3 +151,55 @@ def test_an_estimators_own_keyboard_interrupt_is_its_tasks_error(tmp_path, monke
     monkeypatch.setattr(runner, "fit_task", users_ctrl_c)
     with pytest.raises(Interrupt):
         runner.run_task(task)
+
+
+SLEEPER = '''import time
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+
+
+class Sleeper(ClassifierMixin, BaseEstimator):
+    """Passes the trial (5 rows predicted), then sleeps in a task's predict."""
+
+    def fit(self, X, y):
+        self.classes_ = np.unique(y)
+        return self
+
+    def predict(self, X):
+        if len(X) > 5:
+            time.sleep(60)
+        return np.full(len(X), self.classes_[0])
+'''
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("signum, code, how", [(2, 130, "interrupted"),
+                                               (15, 143, "terminated")])
+def test_the_users_ctrl_c_inside_an_estimators_code_still_stops_the_run(tmp_path, signum,
+                                                                        code, how):
+    """A real `obliq run -j 1` whose task sleeps in the estimator's predict: SIGINT or
+    SIGTERM there is the user's (obliq's Interrupt), not the task's error."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    (tmp_path / "sleeper.py").write_text(SLEEPER)
+    (tmp_path / "e.yaml").write_text(
+        "name: e\nimports: [sleeper.py]\ndatasets: [iris]\n"
+        "algorithms: [{estimator: sleeper.Sleeper}]\nprotocol: {name: kfold, folds: 2}\n")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "obliq_cli", "run", "e.yaml", "-o", "out", "--no-progress",
+         "-j", "1"], cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        text=True, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    deadline = time.time() + 60
+    while not (tmp_path / "out" / "runs.csv").exists() and time.time() < deadline:
+        time.sleep(0.2)
+    time.sleep(1.0)  # inside the first task's predict
+    proc.send_signal(signum)
+    out, _ = proc.communicate(timeout=60)
+    assert proc.returncode == code, out
+    assert out.splitlines() == [f"error: {how}: 0 task(s) finished and kept in "
+                                f"out/runs.csv; --resume continues"]
+    meta = json.loads((tmp_path / "out" / "meta.json").read_text())
+    assert meta["history"][-1]["outcome"] == how
