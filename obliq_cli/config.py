@@ -498,16 +498,19 @@ def _algorithm(r: _Reader, i: int, item, labels: list[str] | None) -> AlgorithmS
     where = f"algorithms[{i}]"
     if isinstance(item, str):
         item = {"name": item}
-    item = r.mapping(item, where, ("name", "estimator", "label", "params", "pruner",
-                                   "dataset_params", "only", "missing", "skip"))
-    if "name" in item and "estimator" in item:
-        r.fail(where, "give either name (a registered algorithm) or estimator (a "
-                      "scikit-learn classifier's dotted path), not both")
+    item = r.mapping(item, where, ("name", "estimator", "pipeline", "label", "params",
+                                   "pruner", "dataset_params", "only", "missing", "skip"))
+    if sum(key in item for key in ("name", "estimator", "pipeline")) > 1:
+        r.fail(where, "give one of name (a registered algorithm), estimator (a "
+                      "scikit-learn classifier's dotted path) or pipeline (a list of "
+                      "{estimator, params} steps)")
     if "estimator" in item:
         return _external_algorithm(r, where, item, labels)
+    if "pipeline" in item:
+        return _pipeline_algorithm(r, where, item, labels)
     if "name" not in item:
         r.fail(f"{where}.name", "required (or estimator: the dotted path of a scikit-learn "
-                                "classifier)")
+                                f"classifier, or {PIPELINE_FORM})")
     name = r.string(item["name"], f"{where}.name")
     params = r.params(item.get("params"), f"{where}.params")
     try:
@@ -604,19 +607,18 @@ def _skip(r: _Reader, where: str, value, labels: list[str] | None) -> tuple[Skip
 def _external_algorithm(r: _Reader, where: str, item: dict,
                         labels: list[str] | None) -> AlgorithmSpec:
     """``{estimator: a.b.Classifier, label, params, dataset_params, only}``: any
-    scikit-learn classifier by dotted path, checked now: importable, a classifier, every
-    parameter one its ``get_params()`` has (and scikit-learn's check of the values where
-    the class declares them). Not prunable: it is not one of obliq's trees."""
+    scikit-learn classifier by dotted path (or a class of an ``imports:`` file, by the
+    file's stem), checked now: importable, a classifier, every parameter one its
+    ``get_params()`` has, finite, and taken by the class and ``sklearn.base.clone``
+    (the values' ranges: a trial fit before the run, ``experiment.trial``). Not
+    prunable: it is not one of obliq's trees."""
     path = r.string(item["estimator"], f"{where}.estimator")
     adapter = registry.external_estimators()
     try:
         cls = adapter.estimator_class(path)
     except ObliqError as exc:
         r.fail(f"{where}.estimator", str(exc))
-    if item.get("pruner") is not None:
-        r.fail(f"{where}.pruner", f"{cls.__name__} is not one of obliq's trees, so it cannot "
-                                  f"be pruned; remove the pruner (pruners work on obliq's "
-                                  f"algorithms)")
+    _refuse_pruner(r, where, item, cls.__name__)
     params = r.params(item.get("params"), f"{where}.params")
     per_dataset = r.params(item.get("dataset_params"), f"{where}.dataset_params")
     checks = [(params, f"{where}.params")]
@@ -626,19 +628,89 @@ def _external_algorithm(r: _Reader, where: str, item: dict,
             r.fail(dw, f"no dataset labelled {brief(wanted)}{suggest(str(wanted), labels)}")
         checks.append(({**params, **r.params(extra, dw)}, dw))
     for values, field_name in checks:
-        bad = adapter.unknown_parameter(cls, values)
-        if bad:
-            r.fail(f"{field_name}.{bad[0]}", bad[1])
-        try:
-            adapter.check_values(cls, values)
-        except ObliqError as exc:
-            r.fail(field_name, str(exc))
-    label = r.label(item.get("label", cls.__name__), f"{where}.label")
+        _check_external_params(r, adapter, cls, values, field_name)
+    return _external_spec(r, where, item, labels, path, cls.__name__, params, per_dataset)
+
+
+def _check_external_params(r: _Reader, adapter, cls, values: dict, where: str) -> None:
+    try:
+        bad = adapter.check_params(cls, values)
+    except ObliqError as exc:
+        r.fail(where, str(exc))
+    if bad:
+        r.fail(where if bad[0] is None else f"{where}.{bad[0]}", bad[1])
+
+
+def _refuse_pruner(r: _Reader, where: str, item: dict, what: str) -> None:
+    if item.get("pruner") is not None:
+        r.fail(f"{where}.pruner", f"{what} is not one of obliq's trees, so it cannot "
+                                  f"be pruned; remove the pruner (pruners work on obliq's "
+                                  f"algorithms)")
+
+
+def _external_spec(r: _Reader, where: str, item: dict, labels, path: str, default: str,
+                   params: dict, per_dataset: dict) -> AlgorithmSpec:
+    label = r.label(item.get("label", default), f"{where}.label")
     only = _only(r, where, item.get("only"), labels)
     return AlgorithmSpec(path, label, params, None,
                          {str(k): dict(v) for k, v in per_dataset.items()}, only, path,
                          _missing_override(r, where, item),
                          _skip(r, where, item.get("skip"), labels))
+
+
+PIPELINE_FORM = ("pipeline: [{estimator: sklearn.preprocessing.StandardScaler}, "
+                 "{estimator: sklearn.linear_model.LogisticRegression, params: {C: 1.0}}]")
+
+
+def _pipeline_algorithm(r: _Reader, where: str, item: dict,
+                        labels: list[str] | None) -> AlgorithmSpec:
+    """``{pipeline: [{estimator, params}, ...], label, dataset_params, only}``: scikit-
+    learn's ``make_pipeline`` of the steps, each checked as an ``estimator:`` entry is
+    (the last a classifier, the others transformers); ``dataset_params`` set the steps'
+    parameters as ``step__parameter`` (``logisticregression__C``), the pipeline's own
+    names. The spec is ``external.PIPELINE`` with the steps in ``params["steps"]``."""
+    adapter = registry.external_estimators()
+    steps = item["pipeline"]
+    if not isinstance(steps, list) or not steps:
+        r.fail(f"{where}.pipeline", f"must be a non-empty list of {{estimator, params}} "
+                                    f"steps, e.g. {PIPELINE_FORM}")
+    if "params" in item:
+        r.fail(f"{where}.params", "a pipeline's parameters are its steps' (pipeline[i]."
+                                  "params)")
+    plain = []
+    for i, step in enumerate(steps):
+        at = f"{where}.pipeline[{i}]"
+        step = r.mapping(step, at, ("estimator", "params"), required=("estimator",))
+        path = r.string(step["estimator"], f"{at}.estimator")
+        try:
+            cls = adapter.estimator_class(path, classifier=i == len(steps) - 1)
+        except ObliqError as exc:
+            r.fail(f"{at}.estimator", str(exc))
+        step_params = r.params(step.get("params"), f"{at}.params")
+        _check_external_params(r, adapter, cls, step_params, f"{at}.params")
+        plain.append({"estimator": path, "params": step_params})
+    _refuse_pruner(r, where, item, "a pipeline")
+    params = {adapter.STEPS: plain}
+    per_dataset = r.params(item.get("dataset_params"), f"{where}.dataset_params")
+    if per_dataset:
+        try:
+            known = adapter.make(adapter.PIPELINE, params).get_params(deep=True)
+        except ObliqError as exc:
+            r.fail(f"{where}.pipeline", str(exc))
+    for wanted, extra in per_dataset.items():
+        dw = f"{where}.dataset_params.{wanted}"
+        if labels is not None and wanted not in labels:
+            r.fail(dw, f"no dataset labelled {brief(wanted)}{suggest(str(wanted), labels)}")
+        for key, value in r.params(extra, dw).items():
+            if key == adapter.STEPS or key not in known:
+                r.fail(f"{dw}.{key}", f"the pipeline has no parameter {brief(key)}"
+                                      f"{suggest(str(key), known)} (a step's is "
+                                      f"step__parameter, e.g. logisticregression__C)")
+            bad = adapter.non_finite(value)
+            if bad is not None:
+                r.fail(f"{dw}.{key}", f"must be a finite number (got {bad})")
+    return _external_spec(r, where, item, labels, adapter.PIPELINE,
+                          adapter.pipeline_label(plain), params, per_dataset)
 
 
 def _missing_override(r: _Reader, where: str, item: dict) -> str | None:

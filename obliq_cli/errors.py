@@ -48,10 +48,24 @@ class Interrupted(ObliqError):
         self.exit_code = exit_code
 
 
-class Terminated(KeyboardInterrupt):
+class Interrupt(KeyboardInterrupt):
+    """Ctrl-C as the handler of ``obliq_cli.interrupts`` raises it: told apart from a
+    KeyboardInterrupt that code obliq runs raises itself (an estimator's ``fit``), which
+    is that task's error rather than the user stopping the run
+    (``interrupts.from_signal``)."""
+
+
+class Terminated(Interrupt):
     """SIGTERM, raised by the handler of ``obliq_cli.interrupts`` so that everything that
     stops a run on Ctrl-C (a KeyboardInterrupt) stops it on SIGTERM too: the pool
     stopped, the finished rows kept, the history entry closed."""
+
+
+def one_line(exc: BaseException) -> str:
+    """``Type: first line of the message`` of ``exc`` (``SystemExit: 3``, ``KeyboardInterrupt``):
+    what a task's row and a one-line error say of an exception."""
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0] if text else ''}".rstrip(": ")
 
 
 @contextlib.contextmanager
@@ -62,10 +76,3 @@ def naming_file(path):
         yield
     except OSError as exc:
         raise OSError(exc.errno, exc.strerror or str(exc), str(path)) from None
-
-
-def one_line(exc: BaseException) -> str:
-    """``exc`` as its type and the first line of its message, e.g. "ValueError: bad k":
-    what a failed task's row and a refused check show of an exception from other code."""
-    text = str(exc).strip().splitlines()
-    return f"{type(exc).__name__}: {text[0] if text else ''}".rstrip(": ")

@@ -28,7 +28,7 @@ import signal
 import sys
 import threading
 
-from .errors import Terminated
+from .errors import Interrupt, Terminated
 
 _held: list[int] = []
 _deferring = 0
@@ -38,7 +38,7 @@ def _raise(signum: int, frame) -> None:
     if _deferring:
         _held.append(signum)
         return
-    raise Terminated() if signum == signal.SIGTERM else KeyboardInterrupt()
+    raise Terminated() if signum == signal.SIGTERM else Interrupt()
 
 
 def _ours(signum: int) -> bool:
@@ -88,7 +88,25 @@ def deferred():
         _held.clear()
         if isinstance(sys.exc_info()[1], KeyboardInterrupt):
             return  # a cleanup (``finally``) of an interrupt already on its way out
-        raise Terminated() if signum == signal.SIGTERM else KeyboardInterrupt()
+        raise Terminated() if signum == signal.SIGTERM else Interrupt()
+
+
+def from_signal(exc: BaseException) -> bool:
+    """Whether the KeyboardInterrupt ``exc`` is the user's Ctrl-C (or SIGTERM) rather
+    than one that code obliq runs raised itself (a ``raise KeyboardInterrupt`` in an
+    estimator's ``fit``, which is that task's error and must not stop the run). Ours are
+    ``Interrupt``s. Any other is a signal's only where Python's own or a foreign handler
+    could have raised it: in the main thread while SIGINT is handled neither by obliq
+    (``handled``, ``guard_exit``) nor ignored (a worker, a background job); signals
+    reach no other thread."""
+    if isinstance(exc, Interrupt):
+        return True
+    if not isinstance(exc, KeyboardInterrupt):
+        return False
+    if threading.current_thread() is not threading.main_thread():
+        return False
+    return signal.getsignal(signal.SIGINT) not in (_raise, _exit_now, signal.SIG_IGN,
+                                                   signal.SIG_DFL)
 
 
 _when = ["while starting"]

@@ -8,8 +8,11 @@ imports obliq decides for itself. Progress bars are drawn only on a terminal.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import logging
 import sys
+import threading
 
 LOGGER = "obliq"
 
@@ -45,3 +48,56 @@ def show_progress(requested: bool = True) -> bool:
     file or a pipe gets no carriage-return frames)."""
     return (requested and logging.getLogger(LOGGER).isEnabledFor(logging.INFO)
             and sys.stderr.isatty())
+
+
+class _ThreadStdout:
+    """``sys.stdout`` while some thread captures (``captured``): a thread's writes go to
+    its own buffer when it has one, everyone else's to the stream it replaced. Per
+    thread, because the threading backend runs tasks side by side and a plain swap of
+    ``sys.stdout`` by each would put back another task's buffer."""
+
+    def __init__(self, stream):
+        self.stream = stream
+        self.local = threading.local()
+
+    def write(self, text):
+        buffer = getattr(self.local, "buffer", None)
+        return (self.stream if buffer is None else buffer).write(text)
+
+    def flush(self):
+        if getattr(self.local, "buffer", None) is None:
+            self.stream.flush()
+
+    def __getattr__(self, name):
+        return getattr(self.stream, name)
+
+
+_router_lock = threading.Lock()
+_router_users = [0]
+
+
+@contextlib.contextmanager
+def captured(what: str):
+    """What code obliq does not own prints inside the block (an estimator's import, its
+    ``fit``: a module that greets, a verbose solver) goes to the ``obliq`` log at DEBUG,
+    one record naming ``what``, and not to standard output, where obliq's tables and
+    error line are. Python-level writes only: a C library writing to file descriptor 1
+    is not seen."""
+    with _router_lock:
+        if not isinstance(sys.stdout, _ThreadStdout):
+            sys.stdout = _ThreadStdout(sys.stdout)
+        router = sys.stdout
+        _router_users[0] += 1
+    previous = getattr(router.local, "buffer", None)
+    router.local.buffer = buffer = io.StringIO()
+    try:
+        yield
+    finally:
+        router.local.buffer = previous
+        with _router_lock:
+            _router_users[0] -= 1
+            if not _router_users[0] and sys.stdout is router:
+                sys.stdout = router.stream
+        text = buffer.getvalue().strip()
+        if text:
+            logging.getLogger(LOGGER).debug("%s printed: %s", what, text)

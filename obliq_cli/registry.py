@@ -113,6 +113,9 @@ ENTRY_POINT_GROUPS = ("obliq.algorithms", "obliq.pruners", "obliq.datasets")
 _builtins_loaded = False
 # module name given to a plugin loaded from a file -> that file (workers import it again)
 _PLUGIN_FILES: dict[str, str] = {}
+# a plugin file's stem ("mine" of mine.py) -> the module name of the file of that stem
+# imported last: what ``estimator: mine.MyClassifier`` names (``plugin_file_module``)
+_PLUGIN_STEMS: dict[str, str] = {}
 
 
 def _ensure_builtins() -> None:
@@ -180,7 +183,16 @@ def import_plugin(ref: str) -> str:
             del sys.modules[name]
             raise
         _PLUGIN_FILES[name] = str(path)
+    # every import, not only the first: a run's (or a task's) own imports name the file
+    _PLUGIN_STEMS[path.stem] = name
     return name
+
+
+def plugin_file_module(stem: str) -> str | None:
+    """The module of the ``imports:`` file called ``stem``.py, as this process imported
+    it last (a config's imports when it is read, a task's in a worker before its
+    estimator is made); None when no such file was imported."""
+    return _PLUGIN_STEMS.get(stem)
 
 
 def plugin_ref(module: str) -> str:

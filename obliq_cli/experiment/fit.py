@@ -15,9 +15,10 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from .. import registry
+from .. import interrupts, registry
 from ..data.preprocess import Preprocessor
 from ..errors import one_line
+from ..logs import captured
 from ..timing import Stopwatch
 from .metrics import task_metrics
 from .protocols import Split, flip_labels, take_count
@@ -55,10 +56,10 @@ def make_task_estimator(algo, dataset_label: str, info: dict, names: tuple):
     algorithm handles them and the config leaves it to the runner."""
     estimator = algo.make_estimator(dataset_label)
     params = estimator.get_params()
-    if "random_state" in params:
-        rng = rng_for(*names)
-        estimator.set_params(random_state=rng if algo.estimator is None else
-                             registry.external_estimators().random_state_from(rng))
+    if algo.estimator is not None:  # its own random_state, or each pipeline step's
+        registry.external_estimators().seed(estimator, rng_for(*names))
+    elif "random_state" in params:
+        estimator.set_params(random_state=rng_for(*names))
     if params.get("categorical_features", False) is None and info.get("categorical"):
         # Algorithms that handle qualitative features learn which columns are.
         estimator.set_params(categorical_features=list(info["categorical"]))
@@ -189,13 +190,18 @@ def run_task(task: Task) -> dict:
         warm_up(task, y)
         y = task_labels(task.seed, task.dataset.label, split, task.label_noise, y)
         names = (task.seed, task.dataset.label, split.repetition, split.fold, algo.label)
-        fitted = fit_task(algo, task.dataset.label, X, y, info, split.train, split.prune,
-                          names)
-        grow, prune, X = fitted.grow, fitted.prune, fitted.X
-        row.update(task_metrics(fitted.estimator, X[grow], y[grow], X[split.test],
-                                y[split.test], task.extra_metrics))
+        with captured(f"task {task.identity} ({algo.label})"):  # prints: the log's
+            fitted = fit_task(algo, task.dataset.label, X, y, info, split.train,
+                              split.prune, names)
+            grow, prune, X = fitted.grow, fitted.prune, fitted.X
+            row.update(task_metrics(fitted.estimator, X[grow], y[grow], X[split.test],
+                                    y[split.test], task.extra_metrics))
         row.update(status="ok", error="", fit_time=fitted.fit_time, fit_cpu=fitted.fit_cpu,
                    n_train=int(grow.size), n_prune=int(prune.size))
-    except Exception as exc:  # a failing task is recorded; the run goes on
+    except BaseException as exc:  # a failing task is recorded; the run goes on
+        # an estimator's own sys.exit() or KeyboardInterrupt too (which once ended -j 1
+        # with exit 0 and no rows, and hung the fork pool); the user's Ctrl-C stops the run
+        if interrupts.from_signal(exc):
+            raise
         row.update(status="error", error=one_line(exc))
     return row

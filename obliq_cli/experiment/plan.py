@@ -16,7 +16,8 @@ from .. import registry
 from ..config import dataset_facts
 from ..data.preprocess import check_missing_support
 from ..errors import ObliqError, one_line
-from .fit import grow_and_prune_rows, load_dataset_spec
+from . import trial
+from .fit import fit_task, grow_and_prune_rows, load_dataset_spec
 from .metrics import METRICS
 from .protocols import fold_record, make_splits
 from .tasks import Task, identities
@@ -35,16 +36,20 @@ class Plan(NamedTuple):
 def _plugin_modules(config) -> tuple[str, ...]:
     """Modules outside obliq_cli whose import registers a name the config uses."""
     objs = [registry.dataset_entry(d.name).obj for d in config.datasets]
+    files = set()
     for algo in config.algorithms:
-        if algo.estimator is not None:
-            continue  # imported by its dotted path wherever it is made
+        if algo.estimator is not None:  # imported by its dotted path wherever it is made,
+            adapter = registry.external_estimators()  # a class of an imports: file after it
+            files.update(adapter.plugin_file(path) for path in adapter.paths(
+                algo.estimator, algo.params))
+            continue
         objs.append(registry.algorithm_entry(algo.name).obj)
         if algo.pruner is not None:
             objs.append(registry.pruner_entry(algo.pruner.name).obj)
     # the config's registered metrics are measured by every task (in the workers too)
     objs += [METRICS[m].compute for m in config.metrics
              if m in METRICS and METRICS[m].compute is not None]
-    modules = {getattr(obj, "__module__", "") or "" for obj in objs}
+    modules = {getattr(obj, "__module__", "") or "" for obj in objs} | (files - {None})
     # a plugin loaded from a file (a config's imports) travels as its path
     return tuple(sorted(registry.plugin_ref(m) for m in modules
                         if m and m != "__main__" and m.split(".")[0] != "obliq_cli"))
@@ -126,6 +131,8 @@ def plan(config, labels=None) -> Plan:
     extra = tuple(m for m in config.metrics if m in METRICS and METRICS[m].column is None
                   and METRICS[m].compute is not None)
     modules = _plugin_modules(config)
+    for module in modules:  # this config's imports: files are the ones estimator: names
+        registry.import_plugin(module)
     for i, spec in enumerate(config.datasets):
         if labels is not None and spec.label not in labels:
             continue
@@ -164,6 +171,10 @@ def plan(config, labels=None) -> Plan:
                 continue
             _check_estimator(config, j, algo, spec.label, info, n_classes, X.shape[1], where)
             _check_pruner_rows(config.path, j, algo, spec.label, splits)
+            if algo.estimator is not None:  # code obliq does not know: one trial fit
+                parts = [(grow_and_prune_rows(algo.pruner, s.train, s.prune)[0], s.test)
+                         for s in splits]
+                trial.check(config, j, algo, spec.label, X, y, info, parts, fit_task)
             running.append(algo)
         pairs = [(split.repetition, split.fold) for split in splits]
         keys = {algo.label: identities(config, spec, algo, pairs) for algo in running}

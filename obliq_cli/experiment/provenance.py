@@ -8,10 +8,10 @@ The code beyond obliq that a run's rows come from is kept in each history entry,
 
 Per run: the version of every installed plugin distribution (the entry points of the
 groups ``obliq.algorithms``, ``obliq.pruners``, ``obliq.datasets``), of the top-level
-package of each ``estimator:`` class the config names, and the sha256 digest of each
-``imports:`` file. A resume whose stored rows were made under other values is refused
-(``changes`` names what changed) unless the user accepts it (``--accept-changed-code``);
-the history entry then lists what was accepted.
+package of each ``estimator:`` class the config names (of each step of a ``pipeline:``),
+and the sha256 digest of each ``imports:`` file. A resume whose stored rows were made
+under other values is refused (``changes`` names what changed) unless the user accepts it
+(``--accept-changed-code``); the history entry then lists what was accepted.
 """
 
 from __future__ import annotations
@@ -65,9 +65,10 @@ def collect(config) -> dict:
         a.estimator is not None for a in config.algorithms) else None
     estimators = {}
     for algo in config.algorithms:
-        if algo.estimator is not None:
-            package, version = adapter.package_version(algo.estimator)
-            estimators[package] = version
+        if algo.estimator is not None:  # a pipeline: each step's package
+            for path in adapter.paths(algo.estimator, algo.params):
+                package, version = adapter.package_version(path)
+                estimators[package] = version
     imports = {ref: _digest(ref) for ref in config.imports if ref.endswith(".py")}
     return {"plugins": _plugins(), "estimators": estimators, "imports": imports}
 

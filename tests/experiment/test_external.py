@@ -112,15 +112,18 @@ BAD = {
                       "parameter 'n_estimatorz' (did you mean 'n_estimators'?)"),
     "bad value": ("  - estimator: sklearn.ensemble.RandomForestClassifier\n"
                   "    params: {n_estimators: -3}\n",
-                  "algorithms[1].params: The 'n_estimators' parameter of "
-                  "RandomForestClassifier must be an int in the range [1, inf)"),
+                  # scikit-learn checks the values in fit: the trial fit before the run
+                  "algorithms[1] (RandomForestClassifier) on heart: a trial fit on 180 "
+                  "training rows (its smallest task's) failed: InvalidParameterError: The "
+                  "'n_estimators' parameter of RandomForestClassifier must be an int in the "
+                  "range [1, inf)"),
     "pruner given": ("  - estimator: sklearn.tree.DecisionTreeClassifier\n"
                      "    pruner: cc\n",
                      "algorithms[1].pruner: DecisionTreeClassifier is not one of obliq's "
                      "trees, so it cannot be pruned"),
     "name and estimator": ("  - name: cart-ap\n"
                            "    estimator: sklearn.tree.DecisionTreeClassifier\n",
-                           "algorithms[1]: give either name (a registered algorithm) or "
+                           "algorithms[1]: give one of name (a registered algorithm), "
                            "estimator"),
 }
 

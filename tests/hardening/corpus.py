@@ -981,6 +981,171 @@ CASES += [
                   ("its folds differ from the ones stored",), names="exp.yaml: datasets[0]"),
 ]
 
+# ---- external estimators (``estimator:`` / ``pipeline:`` entries): code obliq does not
+# own. Each was a traceback, a false success (exit 0, no rows), a hang (fork) or a task
+# failure repeated in every task on main; now one error line before the run (the config's
+# check, or the trial fit on each dataset: experiment/trial.py) or the task's recorded
+# error, under every backend. plug.py's Late* classes pass the trial (which predicts 5
+# rows) and fail in the tasks (which predict 20).
+PLUG = """import sys
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+
+
+class Base(ClassifierMixin, BaseEstimator):
+    def fit(self, X, y):
+        self.classes_ = np.unique(y)
+        return self
+
+    def predict(self, X):
+        return np.full(len(X), self.classes_[0])
+
+
+class Exits(Base):
+    def __init__(self, code=0):
+        self.code = code
+
+    def fit(self, X, y):
+        sys.exit(self.code)
+
+
+class Interrupts(Base):
+    def fit(self, X, y):
+        raise KeyboardInterrupt
+
+
+class PredictExits(Base):
+    def predict(self, X):
+        sys.exit(0)
+
+
+class Picky(Base):
+    def __init__(self, k=1):
+        if k < 0:
+            raise ValueError("k must be >= 0")
+        self.k = k
+
+    def get_params(self, deep=True):
+        if self.k == 7:
+            raise RuntimeError("get_params broke")
+        return {"k": self.k}
+
+
+class Chatty(Base):
+    def fit(self, X, y):
+        print("hello from fit\\n" * 30)
+        return super().fit(X, y)
+
+
+class Late(Base):
+    def __init__(self, how="exit0"):
+        self.how = how
+
+    def predict(self, X):
+        if len(X) > 5:
+            if self.how == "exit0":
+                sys.exit(0)
+            if self.how == "exit3":
+                raise SystemExit(3)
+            if self.how == "interrupt":
+                raise KeyboardInterrupt
+            raise RuntimeError("late")
+        return super().predict(X)
+"""
+
+
+def external(id_: str, entry: str, fragments=(), expect="clean", more: str = "") -> Case:
+    """The small config with cart-ap and ``entry`` (plug.py imported beside it)."""
+    return Case(f"external-{id_}", swap("algorithms: [cart-ap]",
+                                        f"algorithms: [cart-ap, {entry}]",
+                                        "imports: [plug.py]\n" + more),
+                fragments, expect, files={"plug.py": PLUG})
+
+
+def _has_dask() -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec("dask") is not None and \
+        importlib.util.find_spec("dask.distributed") is not None
+
+
+BACKEND_LINES = {"j1": "", "fork": "n_jobs: 2\nbackend: fork\n",
+                 "loky": "n_jobs: 2\nbackend: loky\n"}
+if _has_dask():  # dask only where it is installed (pip install "obliq[dask]")
+    BACKEND_LINES["dask"] = "n_jobs: 2\nbackend: dask\n"
+TRIED = "on small: a trial fit on 20 training rows"
+CASES += [
+    *[external(f"fit-exits-{code}-{b}", f"{{estimator: plug.Exits, params: {{code: {code}}}}}",
+               ("algorithms[1] (Exits)", TRIED, f"SystemExit: {code}"), more=lines)
+      for code in (0, 3) for b, lines in BACKEND_LINES.items()],
+    *[external(f"fit-interrupts-{b}", "{estimator: plug.Interrupts}",
+               ("algorithms[1] (Interrupts)", TRIED, "failed: KeyboardInterrupt"), more=lines)
+      for b, lines in BACKEND_LINES.items()],
+    external("predict-exits", "{estimator: plug.PredictExits}", (TRIED, "SystemExit: 0")),
+    external("get-params-raises", "{estimator: plug.Picky, params: {k: 7}}",
+             ("algorithms[1].params", "RuntimeError: get_params broke")),
+    external("init-raises-on-bad-parameter", "{estimator: plug.Picky, params: {k: -1}}",
+             ("algorithms[1].params", "ValueError: k must be >= 0")),
+    external("unknown-parameter", "{estimator: plug.Picky, params: {kk: 1}}",
+             ("algorithms[1].params.kk", "Picky has no parameter 'kk' (did you mean 'k'?)")),
+    external("no-parameter-constraints", "{estimator: plug.Picky, params: {k: 2}}",
+             expect="handled"),
+    external("prints-in-fit", "{estimator: plug.Chatty}", expect="handled"),
+    external("knn-neighbors-above-rows",
+             "{estimator: sklearn.neighbors.KNeighborsClassifier, params: {n_neighbors: 25}}",
+             ("algorithms[1] (KNeighborsClassifier)", TRIED, "n_neighbors = 25")),
+    external("svc-c-inf", "{estimator: sklearn.svm.SVC, params: {C: .inf}}",
+             ("algorithms[1].params.C", "must be a finite number (got inf)")),
+    external("svc-gamma-nan", "{estimator: sklearn.svm.SVC, params: {gamma: .nan}}",
+             ("algorithms[1].params.gamma", "(got nan)")),
+    external("svc-per-dataset-c-inf", "{estimator: sklearn.svm.SVC, dataset_params: "
+                                      "{small: {C: -.inf}}}",
+             ("algorithms[1].dataset_params.small.C", "(got -inf)")),
+    external("nested-nan", "{estimator: sklearn.neural_network.MLPClassifier, params: "
+                           "{hidden_layer_sizes: [3, .nan]}}",
+             ("algorithms[1].params.hidden_layer_sizes", "(got nan)")),
+    external("import-prints", "{estimator: this.Nope}",
+             ("algorithms[1].estimator", "module this has no 'Nope'")),
+    external("value-refused-by-fit",
+             "{estimator: sklearn.ensemble.RandomForestClassifier, params: {n_estimators: -3}}",
+             (TRIED, "'n_estimators' parameter of RandomForestClassifier")),
+    *[external(f"late-{how}-{b}", f"{{estimator: plug.Late, params: {{how: {how}}}}}",
+               expect="recorded", more=lines)
+      for how in ("exit0", "exit3", "interrupt", "raise") for b, lines in BACKEND_LINES.items()],
+    external("imports-file-class-by-stem", "{estimator: plug.Picky, label: P}",
+             expect="handled"),
+    external("imports-file-class-unknown", "{estimator: plug.Nope}",
+             ("algorithms[1].estimator", "module plug has no 'Nope'")),
+    *[external(f"pipeline-{b}", "{pipeline: [{estimator: sklearn.preprocessing.StandardScaler},"
+                                " {estimator: sklearn.linear_model.LogisticRegression}]}",
+               expect="handled", more=lines) for b, lines in BACKEND_LINES.items()],
+    external("pipeline-empty", "{pipeline: []}", ("algorithms[1].pipeline",
+                                                  "must be a non-empty list")),
+    external("pipeline-classifier-first",
+             "{pipeline: [{estimator: sklearn.svm.SVC}, {estimator: sklearn.svm.SVC}]}",
+             ("algorithms[1].pipeline[0].estimator", "is not a transformer")),
+    external("pipeline-last-not-classifier",
+             "{pipeline: [{estimator: sklearn.preprocessing.StandardScaler}]}",
+             ("algorithms[1].pipeline[0].estimator", "is not a scikit-learn classifier")),
+    external("pipeline-step-c-inf", "{pipeline: [{estimator: sklearn.preprocessing.StandardScaler},"
+                                    " {estimator: sklearn.svm.SVC, params: {C: .inf}}]}",
+             ("algorithms[1].pipeline[1].params.C", "(got inf)")),
+    external("pipeline-pca-wider-than-data",
+             "{pipeline: [{estimator: sklearn.decomposition.PCA, params: {n_components: 5}}, "
+             "{estimator: sklearn.linear_model.LogisticRegression}]}",
+             ("algorithms[1] (PCA+LogisticRegression)", TRIED, "n_components=5")),
+    external("pipeline-step-exits",
+             "{pipeline: [{estimator: sklearn.preprocessing.StandardScaler}, "
+             "{estimator: plug.Exits}]}", (TRIED, "SystemExit: 0")),
+    external("pipeline-with-params", "{pipeline: [{estimator: sklearn.svm.SVC}], params: {C: 1}}",
+             ("algorithms[1].params", "its steps'")),
+    external("pipeline-unknown-step-parameter",
+             "{pipeline: [{estimator: sklearn.preprocessing.StandardScaler}, {estimator: "
+             "sklearn.svm.SVC}], dataset_params: {small: {svc__CC: 2}}}",
+             ("algorithms[1].dataset_params.small.svc__CC", "did you mean 'svc__C'?")),
+]
+
+
 # Links planted in the output folder, and signals (corpus_io.py)
 from corpus_io import io_cases  # noqa: E402
 

@@ -4,10 +4,15 @@ import pytest
 from corpus import CASES, run_case
 
 
-# The signal cases run real processes for seconds each: slow (make test-slow)
+def _slow(case) -> bool:
+    """The signal cases run real processes for seconds each, and the external family's
+    loky and dask cases start a pool each: slow (make test-slow)."""
+    return case.id.startswith("signal-") or (case.id.startswith("external-")
+                                             and case.id.endswith(("-loky", "-dask")))
+
+
 @pytest.mark.parametrize("case", [
-    pytest.param(c, id=c.id, marks=[pytest.mark.slow] if c.id.startswith("signal-") else [])
-    for c in CASES])
+    pytest.param(c, id=c.id, marks=[pytest.mark.slow] if _slow(c) else []) for c in CASES])
 def test_case(case, tmp_path):
     outcome, detail = run_case(case, tmp_path / "work")
     assert outcome == case.expect, detail
