@@ -258,3 +258,43 @@ def test_sign_sweep_and_validation_choice_grow_valid_trees():
         assert (a.predict(X) == y).mean() > 0.8
     with pytest.raises(ObliqError, match="sweep"):
         make_estimator("umt", sweep="isell").fit(X, y)
+
+
+def test_no_cut_lowers_the_split_error_so_the_sign_sweep_stops_at_the_root():
+    """APDT Problem 1 on a 20 x 20 grid of cell centres (module docstring, "Where UMT
+    falls behind"): class 1 is the band 0.25 < x1 <= 0.75 above x2 = 0.4, 120 of 400
+    cells. A side of a cut on x1 holds at most 40 % class 1 (the 10 band columns, 12 of
+    20 cells each, among 15 columns); the side x2 > t at most 50 % (10 of each row's 20
+    cells above 0.4). So class 0 stays the majority of both sides or ties, and
+    error_of_split is the unsplit 0.3 for every axis cut: every (C, feature)
+    ties, the first margin C = -2.0 wins, and the program's sign sweep puts its
+    threshold below every row, so the root is a leaf. Eq. 4 puts that threshold inside
+    the data and the tree grows on; an impurity split sees the pure side x2 <= 0.4."""
+    from sklearn.tree import DecisionTreeClassifier
+
+    from obliq_cli.data.apdt_problems import problem_labels
+
+    g = (np.arange(20) + 0.5) / 20
+    X = np.array([(a, b) for a in g for b in g])
+    y = problem_labels(1, X)
+    assert np.bincount(y).tolist() == [280, 120]
+    for f in range(2):
+        for t in g[:-1]:
+            left = X[:, f] <= t
+            err = error_of_split(np.bincount(y[left], minlength=2),
+                                 np.bincount(y[~left], minlength=2))
+            assert err == pytest.approx(0.3)
+    learn = np.ones(400, bool)
+    learn[::4] = False
+    args = (X, y, X.mean(0), X.std(0), margin_grid(-2, 2, 0.1), learn)
+    feature, threshold, C = best_margin_split(*args)
+    assert C == -2.0 and threshold < X[:, feature].min()
+    _, inside, C = best_margin_split(*args, sweep="eq4")
+    assert C == -2.0 and 0 < inside < 1
+    for seed in range(3):
+        assert make_estimator("umt", random_state=seed).fit(X, y).n_leaves_ == 1
+        grown = make_estimator("umt", sweep="eq4", random_state=seed).fit(X, y)
+        assert grown.n_leaves_ > 4 and (grown.predict(X) == y).mean() > 0.99
+    stump = DecisionTreeClassifier(max_depth=1).fit(X, y).tree_
+    assert stump.feature[0] == 1 and stump.threshold[0] == pytest.approx(0.4)
+    assert stump.value[stump.children_left[0]].ravel()[1] == 0  # x2 <= 0.4: class 0 only
