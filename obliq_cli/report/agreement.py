@@ -405,7 +405,7 @@ def misses_parts(misses: list[list]) -> list[str]:
     """The misses paragraph of ``obliq agree``'s full text: a count and a table of the
     cells outside tolerance (rows: experiment, dataset, algorithm, metric, ours, paper,
     delta, tolerance), or one line saying there are none; shared with the text that
-    ``report.docs`` renders from the committed summary, which must read the same."""
+    ``tools/docs.py`` renders from the committed summary, which must read the same."""
     if not misses:
         return ["Misses: none."]
     return [f"Misses ({len(misses)}):",

@@ -1,6 +1,6 @@
 """obliq agree: per (experiment, algorithm, metric) the cells within tolerance of the paper's,
 the mean |ours - paper|, the misses, the per-cell csv and the per-experiment summary (make
-reproductions renders README.md's table from its summary: tests/report/test_docs_generated.py).
+reproductions renders README.md's table from its summary: tests/tools/test_docs_generated.py).
 
 The results are written here by hand in the runner's layout (schema.RUN_COLUMNS in
 runs.csv, meta.json with the config's labels, the reference and the run history), with

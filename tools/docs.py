@@ -58,7 +58,7 @@ Inline figures: ``<!--= EXPRESSION -->VALUE<!--/-->``, VALUE rewritten from EXPR
   ROWS FIELD``: a cell of bench_fits.csv (seconds, s_per_1000_rows, ms_per_node, nodes).
 
 ``render`` is the one pure function (text, summary -> text); ``stale`` names what differs
-from the committed file, which tests/report/test_docs_generated.py asserts is nothing.
+from the committed file, which tests/tools/test_docs_generated.py asserts is nothing.
 """
 
 from __future__ import annotations
@@ -71,11 +71,11 @@ from pathlib import Path
 
 import pandas as pd
 
-from .. import registry
-from ..errors import ObliqError
-from ..experiment import degeneracy
-from ..invariances import ROUNDING_TOLERANCE, invariance_table
-from .agreement import (
+from obliq_cli import registry
+from obliq_cli.errors import ObliqError
+from obliq_cli.experiment import degeneracy
+from obliq_cli.invariances import ROUNDING_TOLERANCE, invariance_table
+from obliq_cli.report.agreement import (
     NOTHING_COMPARED,
     flagged_text,
     format_duration,
@@ -85,10 +85,18 @@ from .agreement import (
     telling_decimals,
     tolerance_rule,
 )
-from .claims import FAILS, HOLDS, PARTLY, RULES, UNTESTABLE, read_claims, shipped_claims
-from .leaderboard import benchmark_block, read_benchmark, text_csv
-from .summary import FROM_RESULTS
-from .tables import flag_mark, format_number, pipe_table
+from obliq_cli.report.claims import (
+    FAILS,
+    HOLDS,
+    PARTLY,
+    RULES,
+    UNTESTABLE,
+    read_claims,
+    shipped_claims,
+)
+from obliq_cli.report.tables import flag_mark, format_number, pipe_table
+from tools.leaderboard import benchmark_block, read_benchmark, text_csv
+from tools.summary import FROM_RESULTS
 
 BLOCK = re.compile(r"^<!-- (obliq [^\n]*?): begin -->\n(.*?)^<!-- \1: end -->$",
                    re.DOTALL | re.MULTILINE)
@@ -675,11 +683,11 @@ def stale(text: str, summary: Summary) -> list[str]:
 
 
 def main(argv=None) -> int:
-    """``python -m obliq_cli.report.docs [--check] [--summary docs/results] FILE...``:
+    """``python -m tools.docs [--check] [--summary docs/results] FILE...``:
     render the files in place, or with --check only say which are stale (exit 1)."""
     import argparse
 
-    parser = argparse.ArgumentParser(prog="python -m obliq_cli.report.docs")
+    parser = argparse.ArgumentParser(prog="python -m tools.docs")
     parser.add_argument("files", nargs="*", default=list(DOCS))
     parser.add_argument("--summary", default="docs/results")
     parser.add_argument("--check", action="store_true")

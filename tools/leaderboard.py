@@ -50,9 +50,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..experiment import degeneracy
-from .agreement import format_duration
-from .tables import flag_mark, format_number, pipe_table
+from obliq_cli.experiment import degeneracy
+from obliq_cli.report.agreement import format_duration
+from obliq_cli.report.tables import flag_mark, format_number, pipe_table
 
 FACT_KEYS = ["config", "kind", "source", "summarized", "started", "finished", "commit",
              "obliq", "tasks_ok", "tasks_total", "tasks_failed", "config_tasks",
@@ -97,7 +97,7 @@ def config_tasks(meta: dict) -> int | None:
     ``skipped_cells`` names taken out. A skip rule on a dataset's facts is known only
     once a run has loaded that dataset, so before then its cells are counted (the count
     is an upper bound until every dataset was planned). None without a readable config."""
-    from ..experiment.tasks import SKIPPED, config_of, unplanned_identities
+    from obliq_cli.experiment.tasks import SKIPPED, config_of, unplanned_identities
 
     config = config_of(meta.get("config"))
     if config is None:
@@ -122,7 +122,7 @@ def paper_baselines(meta: dict, methods=PAPER_METHODS, configs=None) -> pd.DataF
     path (default ``resources.shipped_configs``)."""
     import yaml
 
-    from ..resources import shipped_configs
+    from obliq_cli.resources import shipped_configs
 
     bench = _names((meta.get("config") or {}).get("algorithms"))
     by_name: dict = {}
@@ -149,7 +149,7 @@ def paper_baselines(meta: dict, methods=PAPER_METHODS, configs=None) -> pd.DataF
 
 
 def _algorithms(meta: dict, ok: pd.DataFrame) -> list[str]:
-    from .tables import _order
+    from obliq_cli.report.tables import _order
 
     config = meta.get("config") or {}
     return _order([a.get("label") for a in config.get("algorithms", [])
@@ -157,7 +157,7 @@ def _algorithms(meta: dict, ok: pd.DataFrame) -> list[str]:
 
 
 def _datasets(meta: dict, present) -> list[str]:
-    from .tables import _order
+    from obliq_cli.report.tables import _order
 
     config = meta.get("config") or {}
     return _order([d.get("label") for d in config.get("datasets", [])
@@ -166,8 +166,8 @@ def _datasets(meta: dict, present) -> list[str]:
 
 def score_rows(part: pd.DataFrame, meta: dict) -> pd.DataFrame:
     """scores.csv: every (dataset, algorithm) of the config, in its order."""
-    from .aggregate import summarise
-    from .tables import empty_cells
+    from obliq_cli.report.aggregate import summarise
+    from obliq_cli.report.tables import empty_cells
 
     ok = part[part["status"] == "ok"]
     config = meta.get("config") or {}
@@ -196,8 +196,8 @@ def score_rows(part: pd.DataFrame, meta: dict) -> pd.DataFrame:
 def rankings(scores: pd.DataFrame, higher: bool, alpha: float):
     """{scope: (FriedmanResult or None, the table it ranked, what it left out)} of the
     two scopes of the module doc."""
-    from ..errors import ObliqError
-    from .stats import friedman_test
+    from obliq_cli.errors import ObliqError
+    from obliq_cli.report.stats import friedman_test
 
     everywhere = [a for a in scores.columns if scores[a].notna().all()]
     scoped = {
@@ -221,7 +221,7 @@ def _svg(fig) -> bytes:
     1 MB to commit, as text about a tenth of that."""
     from matplotlib import rc_context
 
-    from .plots import missing_glyphs_quiet
+    from obliq_cli.report.plots import missing_glyphs_quiet
 
     buffer = io.BytesIO()
     with missing_glyphs_quiet(), rc_context({"svg.hashsalt": "obliq", "svg.fonttype": "none"}):
@@ -233,9 +233,9 @@ def summarize_benchmark(meta: dict, part: pd.DataFrame, facts: dict, rope: float
                         alpha: float = 0.05) -> tuple[dict, dict]:
     """(frames by file name, SVG bytes by file name) of one benchmark's results:
     ``facts`` are summary.run_facts' (extended here), ``part`` its rows of runs.csv."""
-    from .aggregate import check_metric
-    from .bayes import SAMPLES, default_rope, signed_rank_pairs
-    from .stats import dataset_scores, rank_algorithms
+    from obliq_cli.report.aggregate import check_metric
+    from obliq_cli.report.bayes import SAMPLES, default_rope, signed_rank_pairs
+    from obliq_cli.report.stats import dataset_scores, rank_algorithms
 
     m = check_metric(METRIC)
     rope = default_rope(METRIC) if rope is None else rope
@@ -300,9 +300,9 @@ def _read_back(frames: dict) -> dict:
 def draw_figures(bench: dict) -> dict:
     """SVG bytes by file name (FIGURES) from a benchmark summary's numbers: a CD diagram
     per scope with a ranking, and the probability matrix of the pairs."""
-    from .aggregate import check_metric
-    from .bayes import probability_matrix
-    from .plots import plot_bayes_matrix, plot_critical_difference
+    from obliq_cli.report.aggregate import check_metric
+    from obliq_cli.report.bayes import probability_matrix
+    from obliq_cli.report.plots import plot_bayes_matrix, plot_critical_difference
 
     facts = bench["facts"]
     name, label = facts.get("config", ""), check_metric(facts.get("metric") or METRIC).label
@@ -343,7 +343,7 @@ def stale_figures(folder) -> list[str]:
 
 def text_csv(path: Path) -> pd.DataFrame:
     """A summary CSV with every cell as text ("" for empty), or an ObliqError naming it."""
-    from ..errors import ObliqError
+    from obliq_cli.errors import ObliqError
 
     try:
         return pd.read_csv(path, dtype=str, keep_default_na=False)
