@@ -52,7 +52,8 @@ import pandas as pd
 
 from obliq_cli.experiment import degeneracy
 from obliq_cli.report.agreement import format_duration
-from obliq_cli.report.tables import flag_mark, format_number, pipe_table
+from obliq_cli.report.render import md_table
+from obliq_cli.report.tables import flag_mark, format_number
 
 FACT_KEYS = ["config", "kind", "source", "summarized", "started", "finished", "commit",
              "obliq", "tasks_ok", "tasks_total", "tasks_failed", "config_tasks",
@@ -438,7 +439,7 @@ def _ranking_table(bench: dict) -> str:
                      if r.algorithm in every.index else "–",
                      str(len(mine)),
                      format_number(sum(leaves) / len(leaves), 1) if leaves else "–"])
-    return pipe_table(rows, ["place", "algorithm", "mean rank", "ranked first",
+    return md_table(rows, ["place", "algorithm", "mean rank", "ranked first",
                              "mean accuracy (%)", "mean rank (everywhere)",
                              "datasets with a result", "mean leaves"])
 
@@ -520,7 +521,7 @@ def _bayes_table(bench: dict, methods, references) -> str:
                      decision])
     if not rows:
         return "None of the papers' methods has results in this summary."
-    return pipe_table(rows, ["method", "versus", "baseline of", "P(better)", "P(rope)",
+    return md_table(rows, ["method", "versus", "baseline of", "P(better)", "P(rope)",
                              "P(worse)", "w/t/l", "decision"])
 
 

@@ -213,8 +213,9 @@ def _bayes_matrix(pairs: pd.DataFrame, name: str, metric: str, rope: float):
 # ------------------------------------------------------------------ benchmark view
 def _cell(text, value=None, flagged: str = "") -> str:
     """A td of ``text`` (sorted by ``value``); ``flagged``: the title of the ⚠ of a cell
-    holding tasks flagged degenerate (tables.html_marks makes the span)."""
-    from .tables import flag_mark, html_marks
+    holding tasks flagged degenerate (render.html_marks makes the span)."""
+    from .render import html_marks
+    from .tables import flag_mark
 
     data = "" if value is None or value != value else f' data-value="{value!r}"'
     cell = f"<td{data}>{html.escape(str(text))}{flag_mark(1 if flagged else 0)}</td>"
@@ -240,7 +241,7 @@ def benchmark_view(index: int, runs: pd.DataFrame, meta: dict, alpha: float = 0.
     signed-rank probabilities (``bayes_figure``) with their table. Test accuracy
     throughout, as the rest of the page."""
     from .bayes import default_rope, experiment_bayes
-    from .significance import _render_blocks
+    from .render import render
     from .stats import dataset_scores, rank_algorithms
 
     metric = "test_accuracy"
@@ -325,7 +326,7 @@ def benchmark_view(index: int, runs: pd.DataFrame, meta: dict, alpha: float = 0.
                               "Bayesian signed-rank probabilities"))
             parts.append("<details><summary>Bayesian analysis (obliq stats --bayes)"
                          "</summary>")
-            parts.append(_render_blocks(blocks, "html", None))
+            parts.append(render([blocks], "html"))
             parts.append("</details>")
         except ObliqError as exc:
             parts.append(_note(f"Bayesian comparison: {exc}"))
