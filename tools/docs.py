@@ -73,7 +73,6 @@ import pandas as pd
 
 from obliq_cli import registry
 from obliq_cli.errors import ObliqError
-from obliq_cli.experiment import degeneracy
 from obliq_cli.invariances import ROUNDING_TOLERANCE, invariance_table
 from obliq_cli.report.agreement import (
     NOTHING_COMPARED,
@@ -93,7 +92,7 @@ from obliq_cli.report.agreement import (
 from obliq_cli.report.claims import UNTESTABLE, claim_row, claims_page, read_claims, shipped_claims
 from obliq_cli.report.render import md_table
 from obliq_cli.report.render import render as render_page
-from obliq_cli.report.tables import flag_mark, format_number
+from obliq_cli.report.tables import degenerate_note, flag_mark, format_number, wide_rows
 from tools.leaderboard import benchmark_block, read_benchmark, text_csv
 from tools.summary import FROM_RESULTS
 
@@ -334,16 +333,23 @@ def _ours(c, d: int | None = None) -> str:
                      _flagged(c))
 
 
-def _flag_note(part: pd.DataFrame) -> list[str]:
-    """The note under a table block whose cells hold flagged tasks (``degeneracy.note``
-    over its (dataset, algorithm) cells), empty when none do."""
-    if "n_flagged" not in part.columns:
-        return []
-    cells = part.drop_duplicates(["dataset", "algorithm"])
-    flagged = [(r["dataset"], r["algorithm"], _flagged(r), _int(r["n_tasks"]),
-                str(r["flags"]).split(";")) for _, r in cells.iterrows() if _flagged(r)]
-    text = degeneracy.note(flagged, sum(map(_int, cells["n_tasks"])))
-    return [text] if text else []
+def _tidy(part: pd.DataFrame) -> pd.DataFrame:
+    """cells.csv rows of one metric as the tidy rows of ``tables.experiment_table`` (numbers,
+    the ✓ as agrees, no test marks), which ``tables.wide_rows`` lays out as ``obliq table``
+    does."""
+    def numbers(column):
+        return part[column].map(lambda t: float(t) if str(t).strip() else float("nan"))
+
+    tidy = pd.DataFrame({"dataset": part["dataset"], "algorithm": part["algorithm"],
+                         "method": part["method"], "mean": numbers("mean"),
+                         "sd": numbers("sd"), "mark": "", "paper_text": part["paper_text"],
+                         "paper_mean": numbers("paper_mean"), "delta": numbers("delta"),
+                         "agrees": part["within"] == "true"})
+    if "n_flagged" in part.columns:
+        tidy = tidy.assign(n_flagged=[_flagged(r) for _, r in part.iterrows()],
+                           n_tasks=part["n_tasks"].map(_int), flags=part["flags"],
+                           n_undecided=0)
+    return tidy.reset_index(drop=True)
 
 
 def _delta(c) -> str:
@@ -361,20 +367,12 @@ def table_block(summary: Summary, name: str, metrics: str, dataset: str | None =
         part = cells[cells["metric"] == metrics]
         if part.empty:
             raise ObliqError(f"no cells of metric {metrics!r} in the summary of {name!r}")
-        algorithms = list(dict.fromkeys(part["algorithm"]))
-        headers = ["dataset"]
-        for a in algorithms:
-            method = part.loc[part["algorithm"] == a, "method"].iloc[0]
-            headers += [a, f"{method} (paper)", "Δ"]
-        rows = []
-        for d in dict.fromkeys(part["dataset"]):
-            row = [d]
-            for a in algorithms:
-                found = part[(part["dataset"] == d) & (part["algorithm"] == a)]
-                row += ["", "", ""] if found.empty else [
-                    _ours(found.iloc[0]), found.iloc[0]["paper_text"], _delta(found.iloc[0])]
-            rows.append(row)
-        return "\n\n".join([md_table(rows, headers)] + _flag_note(part))
+        tidy = _tidy(part)
+        headers, rows, _ = wide_rows(tidy, list(dict.fromkeys(tidy["dataset"])),
+                                     list(dict.fromkeys(tidy["algorithm"])), None,
+                                     _int(part["decimals"].iloc[0]))
+        # the note lists the flagged cells as the file holds them (by algorithm)
+        return "\n\n".join([md_table(rows, headers)] + degenerate_note(tidy))
     wanted = [m.partition("=") for m in metrics.split(",")]
     part = cells[cells["dataset"] == dataset]
     headers = ["method"]
@@ -391,7 +389,8 @@ def table_block(summary: Summary, name: str, metrics: str, dataset: str | None =
     if not rows:
         raise ObliqError(f"no cells of dataset {dataset!r} in the summary of {name!r}")
     chosen = part[part["metric"].isin([metric for metric, _, _ in wanted])]
-    return "\n\n".join([md_table(rows, headers)] + _flag_note(chosen))
+    once = chosen.drop_duplicates(["dataset", "algorithm"])
+    return "\n\n".join([md_table(rows, headers)] + degenerate_note(_tidy(once)))
 
 
 def bench_block(summary: Summary) -> str:

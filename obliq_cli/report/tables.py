@@ -287,7 +287,7 @@ def _cells(tidy: pd.DataFrame, decimals: int) -> pd.DataFrame:
 NOT_MEASURED = "-"  # the cell of an algorithm that ran but has no such value (no tree)
 
 
-def _wide_rows(tidy, datasets, algorithms, sig, decimals, ran=frozenset(),
+def wide_rows(tidy, datasets, algorithms, sig, decimals, ran=frozenset(),
                empty=None) -> tuple[list[str], list[list[str]], list[str]]:
     """The wide table's headers and rows, and the titles of its cells marked ⚠ in
     reading order (``_cells``); ``ran``: the (dataset, algorithm) pairs with finished
@@ -410,7 +410,7 @@ def format_tables(runs: pd.DataFrame, metas: list[dict], metric: str = "test_acc
         if tidy.empty:
             page.append([Plain(f"{meta['name']}: {caption}")])
             continue
-        build = _wide_rows if layout == "wide" else _long_rows
+        build = wide_rows if layout == "wide" else _long_rows
         finished = part[part["status"] == "ok"]
         ran = set(zip(finished["dataset"], finished["algorithm"]))
         empty = empty_cells(part, meta, datasets, algorithms)
