@@ -72,11 +72,13 @@ class Results:
         first seen)."""
         import pandas as pd
 
+        from .report.aggregate import label_order
+
         rank = {}
         for column, field in (("dataset", "datasets"), ("algorithm", "algorithms")):
             preferred = [item.get("label") for meta in self.metas
                          for item in (meta.get("config") or {}).get(field, [])]
-            seen = list(dict.fromkeys([*preferred, *self.runs[column], *frame[column]]))
+            seen = label_order(preferred, [*self.runs[column], *frame[column]], keep_all=True)
             rank[column] = frame[column].map({label: i for i, label in enumerate(seen)})
         experiments = {str(m["name"]): i for i, m in enumerate(self.metas)}
         keys = pd.DataFrame({"e": frame["experiment"].map(experiments),

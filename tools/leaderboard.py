@@ -150,19 +150,15 @@ def paper_baselines(meta: dict, methods=PAPER_METHODS, configs=None) -> pd.DataF
 
 
 def _algorithms(meta: dict, ok: pd.DataFrame) -> list[str]:
-    from obliq_cli.report.tables import _order
+    from obliq_cli.report.aggregate import config_order
 
-    config = meta.get("config") or {}
-    return _order([a.get("label") for a in config.get("algorithms", [])
-                   if isinstance(a, dict)], ok["algorithm"])
+    return config_order(meta, "algorithms", ok["algorithm"])
 
 
 def _datasets(meta: dict, present) -> list[str]:
-    from obliq_cli.report.tables import _order
+    from obliq_cli.report.aggregate import config_order
 
-    config = meta.get("config") or {}
-    return _order([d.get("label") for d in config.get("datasets", [])
-                   if isinstance(d, dict)], pd.Series(list(present)), keep_all=True)
+    return config_order(meta, "datasets", list(present), keep_all=True)
 
 
 def score_rows(part: pd.DataFrame, meta: dict) -> pd.DataFrame:

@@ -283,17 +283,17 @@ def experiment_bayes(runs: pd.DataFrame, meta: dict, metric: str, rope: float,
     ``significance.experiment_stats`` gives them; ``pairs``: the signed-rank rows
     (``signed_rank_pairs``); ``friedman``: its FriedmanResult or None.
     """
+    from .aggregate import config_order
     from .significance import format_statistic, p_text
     from .stats import dataset_scores, friedman_test, rank_algorithms
-    from .tables import _order, degenerate_note
+    from .tables import degenerate_note
 
     m = check_metric(metric)
     rope = check_rope(rope)
     config = meta.get("config") or {}
     seed = int(config.get("seed") or 0)
     ok = runs[runs["status"] == "ok"]
-    algorithms = _order([a.get("label") for a in config.get("algorithms", [])],
-                        ok["algorithm"])
+    algorithms = config_order(meta, "algorithms", ok["algorithm"])
     if len(algorithms) < 2:
         raise ObliqError(f"{meta.get('name', '?')}: the Bayesian comparison needs at least "
                          f"2 algorithms with results (got {len(algorithms)}: "

@@ -281,10 +281,10 @@ def benchmark_view(index: int, runs: pd.DataFrame, meta: dict, alpha: float = 0.
         parts.append(f'<table class="sortable" id="ranking-{index}"><thead><tr>'
                      + "".join(f"<th>{html.escape(h)}</th>" for h in head)
                      + "</tr></thead><tbody>" + "".join(rows) + "</tbody></table>")
-    from .tables import _order, degenerate_note
+    from .aggregate import config_order
+    from .tables import degenerate_note
 
-    datasets = _order([d.get("label") for d in config.get("datasets", [])
-                       if isinstance(d, dict)], pd.Series(scores.index))
+    datasets = config_order(meta, "datasets", scores.index)
     options = "".join(f'<option value="{html.escape(str(d))}">{html.escape(str(d))}'
                       f"</option>" for d in datasets)
     parts.append(f'<p><label for="datasets-{index}">Per dataset:</label> '

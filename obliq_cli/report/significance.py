@@ -29,7 +29,14 @@ import math
 
 import pandas as pd
 
-from .aggregate import check_metric, each_experiment, failed_tasks, flag_counts, load_results
+from .aggregate import (
+    check_metric,
+    config_order,
+    each_experiment,
+    failed_tasks,
+    flag_counts,
+    load_results,
+)
 from .render import Table, Text, check_format, render, section
 from .stats import (
     FriedmanResult,
@@ -42,7 +49,7 @@ from .stats import (
     protocol_caveat,
     wilcoxon_test,
 )
-from .tables import _order, degenerate_note, flag_mark
+from .tables import degenerate_note, flag_mark
 
 CSV_COLUMNS = [
     "experiment", "metric", "test", "alpha", "algorithm", "versus",
@@ -137,8 +144,7 @@ def experiment_stats(runs: pd.DataFrame, meta: dict, metric: str, test: str, alp
     m = check_metric(metric)
     config = meta.get("config") or {}
     ok = runs[runs["status"] == "ok"]
-    algorithms = _order([a.get("label") for a in config.get("algorithms", [])],
-                        ok["algorithm"])
+    algorithms = config_order(meta, "algorithms", ok["algorithm"])
     better = "higher" if m.higher else "lower"
     blocks: list = []
     failed = failed_tasks(runs)
@@ -193,7 +199,7 @@ def experiment_stats(runs: pd.DataFrame, meta: dict, metric: str, test: str, alp
     else:
         blocks += _across_blocks(friedman, across, complete, dropped, algorithms, metric,
                                  better, alpha, label)
-    datasets = _order([d.get("label") for d in config.get("datasets", [])], ok["dataset"])
+    datasets = config_order(meta, "datasets", ok["dataset"])
     blocks += [Text(text) for text in degenerate_note(cells, datasets, algorithms)]
     pairs = counts.merge(across.drop(columns=[c for c in ("wilcoxon_mark", "nemenyi_mark")
                                               if c in across.columns]),

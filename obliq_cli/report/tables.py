@@ -22,6 +22,7 @@ from .aggregate import (
     POOLABLE,
     as_single_folds,
     check_metric,
+    config_order,
     describe,
     each_experiment,
     failed_tasks,
@@ -57,14 +58,6 @@ def check_table_options(metric: str, fmt: str, layout: str, pooled: bool, alpha:
     if pooled and metric not in POOLABLE:
         raise ObliqError(f"--pooled applies to {' and '.join(POOLABLE)} only (not {metric})")
     check_alpha(alpha)
-
-
-def _order(preferred, present: pd.Series, keep_all: bool = False) -> list[str]:
-    """The config's order for names that occur (all of the config's with ``keep_all``),
-    then the rest as first seen in runs.csv."""
-    seen = list(dict.fromkeys(present))
-    return [x for x in dict.fromkeys(preferred) if keep_all or x in seen] + \
-        [x for x in seen if x not in preferred]
 
 
 NOT_RUN = "not run"  # a cell of the config whose tasks have no row yet
@@ -176,10 +169,8 @@ def experiment_table(runs: pd.DataFrame, meta: dict, metric: str, sig: str | Non
     pooled = pooled or pooled_by_paper(meta, metric)
     # every dataset and algorithm of the config, run or not (a partial folder's table
     # shows the cells still to run), then those only earlier rows name
-    datasets = _order([d.get("label") for d in config.get("datasets", [])], runs["dataset"],
-                      keep_all=True)
-    algorithms = _order([a.get("label") for a in config.get("algorithms", [])],
-                        runs["algorithm"], keep_all=True)
+    datasets = config_order(meta, "datasets", runs["dataset"], keep_all=True)
+    algorithms = config_order(meta, "algorithms", runs["algorithm"], keep_all=True)
     # A protocol whose tasks share one test part (holdout_cv, the UMT paper): each of the
     # k x r trees is one measurement (its declaration says so).
     per_fold = measured_per_task(config.get("protocol")) and not pooled and not best
