@@ -771,7 +771,7 @@ def plot_tree(dataset, data_path, target, categorical, missing, nominal, delimit
 
 
 def _one_experiment(results: str):
-    from .report.aggregate import load_results
+    from .analysis.aggregate import load_results
 
     runs, metas = load_results([results])
     if len(metas) != 1:

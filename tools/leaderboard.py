@@ -150,20 +150,20 @@ def paper_baselines(meta: dict, methods=PAPER_METHODS, configs=None) -> pd.DataF
 
 
 def _algorithms(meta: dict, ok: pd.DataFrame) -> list[str]:
-    from obliq_cli.report.aggregate import config_order
+    from obliq_cli.analysis.aggregate import config_order
 
     return config_order(meta, "algorithms", ok["algorithm"])
 
 
 def _datasets(meta: dict, present) -> list[str]:
-    from obliq_cli.report.aggregate import config_order
+    from obliq_cli.analysis.aggregate import config_order
 
     return config_order(meta, "datasets", list(present), keep_all=True)
 
 
 def score_rows(part: pd.DataFrame, meta: dict) -> pd.DataFrame:
     """scores.csv: every (dataset, algorithm) of the config, in its order."""
-    from obliq_cli.report.aggregate import summarise
+    from obliq_cli.analysis.aggregate import summarise
     from obliq_cli.report.tables import empty_cells
 
     ok = part[part["status"] == "ok"]
@@ -193,8 +193,8 @@ def score_rows(part: pd.DataFrame, meta: dict) -> pd.DataFrame:
 def rankings(scores: pd.DataFrame, higher: bool, alpha: float):
     """{scope: (FriedmanResult or None, the table it ranked, what it left out)} of the
     two scopes of the module doc."""
+    from obliq_cli.analysis.stats import friedman_test
     from obliq_cli.errors import ObliqError
-    from obliq_cli.report.stats import friedman_test
 
     everywhere = [a for a in scores.columns if scores[a].notna().all()]
     scoped = {
@@ -230,9 +230,9 @@ def summarize_benchmark(meta: dict, part: pd.DataFrame, facts: dict, rope: float
                         alpha: float = 0.05) -> tuple[dict, dict]:
     """(frames by file name, SVG bytes by file name) of one benchmark's results:
     ``facts`` are summary.run_facts' (extended here), ``part`` its rows of runs.csv."""
-    from obliq_cli.report.aggregate import check_metric
+    from obliq_cli.analysis.aggregate import check_metric
+    from obliq_cli.analysis.stats import dataset_scores, rank_algorithms
     from obliq_cli.report.bayes import SAMPLES, default_rope, signed_rank_pairs
-    from obliq_cli.report.stats import dataset_scores, rank_algorithms
 
     m = check_metric(METRIC)
     rope = default_rope(METRIC) if rope is None else rope
@@ -297,7 +297,7 @@ def _read_back(frames: dict) -> dict:
 def draw_figures(bench: dict) -> dict:
     """SVG bytes by file name (FIGURES) from a benchmark summary's numbers: a CD diagram
     per scope with a ranking, and the probability matrix of the pairs."""
-    from obliq_cli.report.aggregate import check_metric
+    from obliq_cli.analysis.aggregate import check_metric
     from obliq_cli.report.bayes import probability_matrix
     from obliq_cli.report.plots import plot_bayes_matrix, plot_critical_difference
 

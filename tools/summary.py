@@ -49,8 +49,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from obliq_cli.analysis.aggregate import each_experiment, load_results
 from obliq_cli.errors import ObliqError
-from obliq_cli.report.aggregate import each_experiment, load_results
 from obliq_cli.report.agreement import compare_experiment, run_time, tally
 from obliq_cli.report.claims import evaluate, read_claims, shipped_claims
 

@@ -29,11 +29,11 @@ from datetime import datetime
 
 import pandas as pd
 
+from ..analysis.aggregate import check_metric, each_experiment, failed_tasks, load_results
 from ..errors import ObliqError
 from ..experiment import degeneracy
 from ..experiment.metrics import METRICS
 from ..experiment.schema import TIME_COLUMNS
-from .aggregate import check_metric, each_experiment, failed_tasks, load_results
 from .references import (
     TOLERANCE_POINTS,
     TOLERANCE_SDS,

@@ -31,9 +31,9 @@ import math
 import numpy as np
 import pandas as pd
 
+from ..analysis.aggregate import check_metric, flag_counts, with_metric_column
 from ..errors import ObliqError
 from ..experiment.seeds import seed_sequence
-from .aggregate import check_metric, flag_counts, with_metric_column
 from .render import Table, Text
 
 SAMPLES = 50000
@@ -283,9 +283,9 @@ def experiment_bayes(runs: pd.DataFrame, meta: dict, metric: str, rope: float,
     ``significance.experiment_stats`` gives them; ``pairs``: the signed-rank rows
     (``signed_rank_pairs``); ``friedman``: its FriedmanResult or None.
     """
-    from .aggregate import config_order
+    from ..analysis.aggregate import config_order
+    from ..analysis.stats import dataset_scores, friedman_test, rank_algorithms
     from .significance import format_statistic, p_text
-    from .stats import dataset_scores, friedman_test, rank_algorithms
     from .tables import degenerate_note
 
     m = check_metric(metric)
@@ -401,7 +401,7 @@ def format_bayes(runs: pd.DataFrame, metas: list[dict], metric: str = "test_accu
                  samples: int = SAMPLES) -> str:
     """``obliq stats --bayes``: every experiment's ``experiment_bayes`` as md, html (no
     page wrapper) or csv (BAYES_CSV_COLUMNS). ``rope`` None: ``default_rope(metric)``."""
-    from .aggregate import each_experiment
+    from ..analysis.aggregate import each_experiment
     from .render import render, section
 
     rope = default_rope(metric) if rope is None else check_rope(rope)
@@ -427,7 +427,7 @@ def bayes_frame(runs: pd.DataFrame, metas: list[dict], metric: str = "test_accur
                 rope: float | None = None, alpha: float = 0.05,
                 samples: int = SAMPLES) -> pd.DataFrame:
     """The numbers of ``format_bayes`` as one frame (BAYES_CSV_COLUMNS)."""
-    from .aggregate import each_experiment
+    from ..analysis.aggregate import each_experiment
 
     rope = default_rope(metric) if rope is None else check_rope(rope)
     frames = []

@@ -81,12 +81,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..errors import ObliqError
-from ..experiment.degeneracy import cells_text
-from ..experiment.protocols import measured_per_task
-from ..resources import shipped_path
-from ..yaml_input import load_yaml
-from .aggregate import (
+from ..analysis.aggregate import (
     as_single_folds,
     check_metric,
     each_experiment,
@@ -95,8 +90,13 @@ from .aggregate import (
     pooled_by_paper,
     summarise,
 )
+from ..analysis.stats import TESTS, check_alpha, compare_to, dataset_scores, friedman_test
+from ..errors import ObliqError
+from ..experiment.degeneracy import cells_text
+from ..experiment.protocols import measured_per_task
+from ..resources import shipped_path
+from ..yaml_input import load_yaml
 from .render import Table, Text, check_format, render
-from .stats import TESTS, check_alpha, compare_to, dataset_scores, friedman_test
 from .tables import flagged_cells
 
 HOLDS, PARTLY, FAILS, UNTESTABLE = "holds", "partly", "does not hold", "not testable here"

@@ -25,10 +25,16 @@ from pathlib import Path
 import pandas as pd
 
 from .. import safe_io
+from ..analysis.aggregate import (
+    check_metric,
+    each_experiment,
+    load_results,
+    pooled_by_paper,
+    summarise,
+)
+from ..analysis.stats import check_alpha
 from ..errors import ObliqError
 from ..experiment.tasks import SKIPPED
-from .aggregate import check_metric, each_experiment, load_results, pooled_by_paper, summarise
-from .stats import check_alpha
 
 CSS = """
 body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 72em;
@@ -176,8 +182,8 @@ def cd_figure(runs: pd.DataFrame, name: str, metric: str = "test_accuracy",
               alpha: float = 0.05):
     """(CD diagram, Friedman result) for one experiment's runs; ObliqError when fewer
     than 2 datasets or algorithms have complete results (``friedman_test``)."""
+    from ..analysis.stats import dataset_scores, friedman_test
     from .plots import plot_critical_difference
-    from .stats import dataset_scores, friedman_test
 
     higher = check_metric(metric).higher
     result = friedman_test(dataset_scores(runs, metric), higher, alpha)
@@ -240,9 +246,9 @@ def benchmark_view(index: int, runs: pd.DataFrame, meta: dict, alpha: float = 0.
     table per dataset: each algorithm's mean ± sd and rank there), and the Bayesian
     signed-rank probabilities (``bayes_figure``) with their table. Test accuracy
     throughout, as the rest of the page."""
+    from ..analysis.stats import dataset_scores, rank_algorithms
     from .bayes import default_rope, experiment_bayes
     from .render import render
-    from .stats import dataset_scores, rank_algorithms
 
     metric = "test_accuracy"
     m = check_metric(metric)
@@ -281,7 +287,7 @@ def benchmark_view(index: int, runs: pd.DataFrame, meta: dict, alpha: float = 0.
         parts.append(f'<table class="sortable" id="ranking-{index}"><thead><tr>'
                      + "".join(f"<th>{html.escape(h)}</th>" for h in head)
                      + "</tr></thead><tbody>" + "".join(rows) + "</tbody></table>")
-    from .aggregate import config_order
+    from ..analysis.aggregate import config_order
     from .tables import degenerate_note
 
     datasets = config_order(meta, "datasets", scores.index)

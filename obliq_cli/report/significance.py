@@ -29,7 +29,7 @@ import math
 
 import pandas as pd
 
-from .aggregate import (
+from ..analysis.aggregate import (
     check_metric,
     config_order,
     each_experiment,
@@ -37,8 +37,7 @@ from .aggregate import (
     flag_counts,
     load_results,
 )
-from .render import Table, Text, check_format, render, section
-from .stats import (
+from ..analysis.stats import (
     FriedmanResult,
     check_alpha,
     check_test,
@@ -49,6 +48,7 @@ from .stats import (
     protocol_caveat,
     wilcoxon_test,
 )
+from .render import Table, Text, check_format, render, section
 from .tables import degenerate_note, flag_mark
 
 CSV_COLUMNS = [

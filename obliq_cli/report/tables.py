@@ -15,10 +15,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..errors import ObliqError
-from ..experiment import degeneracy
-from ..experiment.protocols import measured_per_task
-from .aggregate import (
+from ..analysis.aggregate import (
     POOLABLE,
     as_single_folds,
     check_metric,
@@ -30,9 +27,12 @@ from .aggregate import (
     pooled_by_paper,
     summarise,
 )
+from ..analysis.stats import check_alpha, check_test, compare_to, protocol_caveat, win_tie_loss
+from ..errors import ObliqError
+from ..experiment import degeneracy
+from ..experiment.protocols import measured_per_task
 from .references import TOLERANCE_POINTS, TOLERANCE_SDS, agrees, paper_values, tolerance
 from .render import Heading, Plain, Table, Text, check_format, render
-from .stats import check_alpha, check_test, compare_to, protocol_caveat, win_tie_loss
 
 LAYOUTS = ("wide", "long")
 # The first seven are the columns csv had before the paper's; keep them first, in this order.

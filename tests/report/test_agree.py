@@ -16,10 +16,10 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
+from obliq_cli.analysis.aggregate import pooled_by_paper
 from obliq_cli.cli import main
 from obliq_cli.errors import ObliqError
 from obliq_cli.experiment.schema import RUN_COLUMNS
-from obliq_cli.report.aggregate import pooled_by_paper
 from obliq_cli.report.agreement import (
     CELL_COLUMNS,
     agreement_text,
