@@ -42,31 +42,31 @@ BENCHMARKS ?= benchmark
 ## reproductions: the run-derived figures of README.md, docs/reproduction.md and
 ## docs/agreement.md, from the committed summary docs/results/ (never typed). First, when
 ## RESULTS (a folder of results folders, default results) holds any, each config found
-## there is summarised into docs/results/<config>/ (python -m obliq_cli.report.summary:
+## there is summarised into docs/results/<config>/ (python -m tools.summary:
 ## run facts, agree tally, cells, claims' verdicts; a config without a paper is skipped
 ## unless BENCHMARKS names it: then its ranking, Friedman/CD, Bayesian pairs and figures,
-## obliq_cli/report/leaderboard.py; one whose run has not finished keeps its earlier
+## tools/leaderboard.py; one whose run has not finished keeps its earlier
 ## summary); the other configs'
 ## summaries stay as they are, each with its own date and commit. Without results, the
 ## claims' verdicts are evaluated again on each config's committed cells wherever those
 ## decide them (summary --reclaim: a claims file corrected after the runs). Then every
 ## marked block and figure of the three files is rendered from docs/results (python -m
-## obliq_cli.report.docs; tests/report/test_docs_generated.py fails when they differ). After
+## tools.docs; tests/tools/test_docs_generated.py fails when they differ). After
 ## reruns elsewhere: make reproductions RESULTS=../other-clone/results (RESULTS itself, not
 ## RESULTS/*: obliq finds the sub-folders that hold a runs.csv).
 reproductions: $(STAMP)
 	@if [ -n "$$(find $(RESULTS) -name runs.csv 2>/dev/null | head -n 1)" ]; then \
-	  $(BIN)/python -m obliq_cli.report.summary $(RESULTS) -o docs/results \
+	  $(BIN)/python -m tools.summary $(RESULTS) -o docs/results \
 	    --benchmarks $(BENCHMARKS) || exit $$?; \
 	else echo "no results under $(RESULTS): the claims evaluated again on the committed cells"; \
-	  $(BIN)/python -m obliq_cli.report.summary --reclaim -o docs/results || exit $$?; fi
-	$(BIN)/python -m obliq_cli.report.docs README.md docs/reproduction.md docs/agreement.md
+	  $(BIN)/python -m tools.summary --reclaim -o docs/results || exit $$?; fi
+	$(BIN)/python -m tools.docs README.md docs/reproduction.md docs/agreement.md
 
 ## test: the fast set of the test suite (every test not marked slow) and ruff, in a few
 ## CPU minutes; it ends by saying how many slow tests it left out
 test: $(STAMP)
 	$(BIN)/python -m pytest -m "not slow"
-	$(BIN)/ruff check obliq_cli tests benchmarks
+	$(BIN)/ruff check obliq_cli tools tests benchmarks
 
 ## test-slow: the rest of what CI runs after make test (.ci/run): the tests marked slow
 ## (real signals, kills and worker backends; compiled-against-Python equivalences on
@@ -78,7 +78,7 @@ test-slow: $(STAMP)
 ## test-all: every test, ruff and make wheel-check (make test and make test-slow)
 test-all: $(STAMP)
 	$(BIN)/python -m pytest
-	$(BIN)/ruff check obliq_cli tests benchmarks
+	$(BIN)/ruff check obliq_cli tools tests benchmarks
 	$(MAKE) wheel-check
 
 ## wheel: build dist/obliq-<version>-py3-none-any.whl
@@ -93,7 +93,7 @@ wheel-check: wheel
 	.ci/check_wheel.sh $(BIN)/python dist/obliq-*.whl
 
 lint: $(STAMP)
-	$(BIN)/ruff check obliq_cli tests benchmarks
+	$(BIN)/ruff check obliq_cli tools tests benchmarks
 
 ## bench: the speed targets (benchmarks/bench_targets.py): measure / target / seen / met, then fit time per
 ## 1000 rows and per node (BENCH_ARGS=--full fits the letter rows on all rows); also into

@@ -436,7 +436,7 @@ def _facts() -> dict:
 
 def write_csv(folder: Path, rows: list[Row], fits, whole: bool) -> None:
     """bench.csv (the table's rows) and bench_fits.csv (each fit) in ``folder``, the
-    summary the README's Speed section is rendered from (obliq_cli/report/docs.py). A whole
+    summary the README's Speed section is rendered from (tools/docs.py). A whole
     run replaces both; a partial one (--only) replaces the rows it measured and keeps the
     rest, each row with its own date and commit."""
     import pandas as pd

@@ -12,7 +12,7 @@
 
 A thin layer: a config is read by ``config.load_config`` (or ``config.config_from_dict``),
 run by ``experiment.runner.run_experiment`` and read back by
-``report.aggregate.load_results``; tables and statistics are ``report.tables`` and
+``analysis.aggregate.load_results``; tables and statistics are ``report.tables`` and
 ``report.significance``. Errors are ``ObliqError``s (ValueErrors), the one-line messages
 the command line prints.
 """
@@ -36,7 +36,7 @@ FRAME_COLUMNS = ["experiment", "dataset", "repetition", "fold", "algorithm", "me
 class Results:
     """Finished tasks of one or more experiments, as ``obliq table`` reads them.
 
-    ``runs``: the stored rows (``report.aggregate.load_results``: the last row of each
+    ``runs``: the stored rows (``analysis.aggregate.load_results``: the last row of each
     task of the config in meta.json, typed); ``metas``: each experiment's meta.json;
     ``summary``: what the run did (``experiment.runner.RunSummary``: ran, skipped,
     failed) when the object comes from ``run_experiment``, else None.
@@ -61,7 +61,7 @@ class Results:
         rows than those held."""
         if show_all is None or bool(show_all) == self.show_all:
             return self.runs, self.metas
-        from .report.aggregate import load_results as read
+        from .analysis.aggregate import load_results as read
 
         return read(self.paths, bool(show_all))
 
@@ -72,11 +72,13 @@ class Results:
         first seen)."""
         import pandas as pd
 
+        from .analysis.aggregate import label_order
+
         rank = {}
         for column, field in (("dataset", "datasets"), ("algorithm", "algorithms")):
             preferred = [item.get("label") for meta in self.metas
                          for item in (meta.get("config") or {}).get(field, [])]
-            seen = list(dict.fromkeys([*preferred, *self.runs[column], *frame[column]]))
+            seen = label_order(preferred, [*self.runs[column], *frame[column]], keep_all=True)
             rank[column] = frame[column].map({label: i for i, label in enumerate(seen)})
         experiments = {str(m["name"]): i for i, m in enumerate(self.metas)}
         keys = pd.DataFrame({"e": frame["experiment"].map(experiments),
@@ -113,8 +115,8 @@ class Results:
     def flagged(self):
         """The cells holding tasks flagged degenerate (experiment/degeneracy.py), in the
         configs' order: experiment, dataset, algorithm, n_tasks (finished), n_flagged,
-        flags (their codes), n_undecided (``report.aggregate.flag_counts``)."""
-        from .report.aggregate import flag_counts
+        flags (their codes), n_undecided (``analysis.aggregate.flag_counts``)."""
+        from .analysis.aggregate import flag_counts
 
         counts = flag_counts(self.runs)
         counts = counts[counts["n_flagged"] > 0]
@@ -170,7 +172,7 @@ def load_results(path, show_all: bool = False) -> Results:
     """The finished tasks under ``path`` (an experiment folder, a folder of them, or a
     list of such paths), as ``obliq table`` reads them; ``show_all`` also keeps the rows
     of tasks that left the config (``obliq table --all``)."""
-    from .report.aggregate import load_results as read
+    from .analysis.aggregate import load_results as read
 
     paths = [path] if isinstance(path, (str, Path)) else list(path)
     runs, metas = read(paths, show_all)

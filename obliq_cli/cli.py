@@ -10,6 +10,7 @@ import click
 from . import registry
 from .errors import ObliqError
 from .registry import BACKENDS, DEFAULT_BACKEND
+from .report.render import FORMATS
 
 log = logging.getLogger("obliq")
 
@@ -209,7 +210,7 @@ _TEST_HELP = ("Per-fold test for the v / * marks: t (paired t), 5x2t (Dietterich
 @click.argument("results", nargs=-1, required=True, type=click.Path())
 @click.option("--metric", default="test_accuracy", show_default=True,
               help="test_accuracy, test_error, n_leaves, n_nodes, depth, fit_time, macro_f1, ...")
-@click.option("--format", "fmt", type=click.Choice(["md", "latex", "csv", "html"]), default="md",
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="md",
               show_default=True)
 @click.option("--layout", type=click.Choice(["wide", "long"]), default="wide", show_default=True)
 @click.option("--sig", metavar="REF", help="Mark cells that differ significantly from REF.")
@@ -237,7 +238,7 @@ def table(results, metric, fmt, layout, sig, alpha, pooled, best, test, show_all
               help="test_accuracy, test_error, n_leaves, n_nodes, depth, fit_time, macro_f1, ...")
 @click.option("--test", default="t", show_default=True, help=_TEST_HELP)
 @click.option("--alpha", type=float, default=0.05, show_default=True)
-@click.option("--format", "fmt", type=click.Choice(["md", "csv", "html"]), default="md",
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="md",
               show_default=True)
 @click.option("--bayes", is_flag=True,
               help="Bayesian analysis instead (baycomp): mean ranks, the signed-rank test "
@@ -270,7 +271,7 @@ def stats(results, metric, test, alpha, fmt, bayes, rope):
                    "Default: every metric of the reference but the times.")
 @click.option("--algorithm", "algorithms", multiple=True, metavar="LABEL",
               help="Only this algorithm (repeatable).")
-@click.option("--format", "fmt", type=click.Choice(["md", "csv"]), default="md",
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="md",
               show_default=True)
 @click.option("--summary", is_flag=True,
               help="One row per experiment: tasks ok, run time, agreement per metric.")
@@ -285,7 +286,7 @@ def agree(results, metrics, algorithms, fmt, summary):
 
 @main.command(short_help="Check the papers' headline claims against the results.")
 @click.argument("results", nargs=-1, required=True, type=click.Path())
-@click.option("--format", "fmt", type=click.Choice(["md", "csv"]), default="md",
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="md",
               show_default=True)
 @click.option("--claims", "claim_files", multiple=True, type=click.Path(), metavar="FILE",
               help="Check the claims of this YAML file (repeatable) instead of the papers' "
@@ -788,7 +789,7 @@ def plot_tree(dataset, data_path, target, categorical, missing, nominal, delimit
 
 
 def _one_experiment(results: str):
-    from .report.aggregate import load_results
+    from .analysis.aggregate import load_results
 
     runs, metas = load_results([results])
     if len(metas) != 1:

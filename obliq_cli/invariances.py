@@ -25,7 +25,7 @@ invariances={...})``), for every transformation of ``TRANSFORMATIONS``, one of
 with signal and on each transformation of them, holds it to what it declares, and finds
 each "not kept" broken on some of those data (so no declaration is more cautious than the
 method), or on none of them for one declared ``shown=False``. README's table
-(``invariance_table``) is rendered from the declarations (``report/docs.py``, block
+(``invariance_table``) is rendered from the declarations (``tools/docs.py``, block
 ``obliq invariances``).
 
 This module imports nothing of obliq's layers: the algorithms use it to declare, the

@@ -29,11 +29,11 @@ from datetime import datetime
 
 import pandas as pd
 
+from ..analysis.aggregate import check_metric, each_experiment, failed_tasks, load_results
 from ..errors import ObliqError
 from ..experiment import degeneracy
 from ..experiment.metrics import METRICS
 from ..experiment.schema import TIME_COLUMNS
-from .aggregate import check_metric, each_experiment, failed_tasks, load_results
 from .references import (
     TOLERANCE_POINTS,
     TOLERANCE_SDS,
@@ -41,9 +41,9 @@ from .references import (
     read_reference,
     resolve_reference,
 )
-from .tables import experiment_table, flag_mark, format_number, pipe_table, within_text
+from .render import Table, Text, check_format, render
+from .tables import experiment_table, flag_mark, format_number, within_text
 
-FORMATS = ("md", "csv")
 BEST = "@best"
 NOT_COMPARED = tuple(TIME_COLUMNS)  # seconds (wall or CPU) on the machine that ran them
 # counted: "false" on a reading's cells when the paper's own metric is compared too
@@ -378,7 +378,7 @@ def flagged_text(cells: pd.DataFrame) -> str:
 
 def _total_line(result: ExperimentAgreement) -> str:
     if result.status:
-        return f"- {result.name}: {result.status}"
+        return total_line(result.name, result.status)
     cells = result.cells
     if len(cells):
         counted = cells[cells["counted"].astype(bool)]
@@ -386,8 +386,12 @@ def _total_line(result: ExperimentAgreement) -> str:
     else:
         head = NOTHING_COMPARED
     flagged = flagged_text(cells)
-    return f"- {result.name}: " + "; ".join([head] + result.notes + ([flagged] if flagged
-                                                                     else []))
+    return total_line(result.name, head, result.notes + ([flagged] if flagged else []))
+
+
+def total_line(name: str, head: str, notes=()) -> str:
+    """"- name: head; note; note": an experiment's line under the tally."""
+    return f"- {name}: " + "; ".join([head, *notes])
 
 
 def telling_decimals(delta: float, tolerance: float, decimals: int) -> int:
@@ -399,18 +403,29 @@ def telling_decimals(delta: float, tolerance: float, decimals: int) -> int:
     return decimals + 4
 
 
+def ours_text(mean: float, sd: float, decimals: int, n_flagged) -> str:
+    """A cell of ours as the tables print it: "mean ± sd" (the mean alone without an sd),
+    then ⚠ when it holds flagged tasks."""
+    text = format_number(mean, decimals)
+    if not pd.isna(sd):
+        text += f" ± {format_number(sd, decimals)}"
+    return text + flag_mark(n_flagged)
+
+
+def miss_row(experiment, dataset, algorithm, metric, ours: str, paper_text, delta: float,
+             tolerance: float, decimals: int) -> list:
+    """A row of the misses table, delta and tolerance with ``telling_decimals``."""
+    d = telling_decimals(delta, tolerance, decimals)
+    return [experiment, dataset, algorithm, metric, ours, paper_text,
+            format_number(delta, d, sign=True), format_number(tolerance, d)]
+
+
 def _misses_rows(results: list[ExperimentAgreement]) -> list[list[str]]:
-    rows = []
-    for result in results:
-        for c in result.cells[~result.cells["within"].astype(bool)].itertuples():
-            ours = format_number(c.mean, c.decimals)
-            if not pd.isna(c.sd):
-                ours += f" ± {format_number(c.sd, c.decimals)}"
-            ours += flag_mark(c.n_flagged)
-            d = telling_decimals(c.delta, c.tolerance, c.decimals)
-            rows.append([c.experiment, c.dataset, c.algorithm, c.metric, ours, c.paper_text,
-                         format_number(c.delta, d, sign=True), format_number(c.tolerance, d)])
-    return rows
+    return [miss_row(c.experiment, c.dataset, c.algorithm, c.metric,
+                     ours_text(c.mean, c.sd, c.decimals, c.n_flagged), c.paper_text, c.delta,
+                     c.tolerance, c.decimals)
+            for result in results
+            for c in result.cells[~result.cells["within"].astype(bool)].itertuples()]
 
 
 def reading_text(metric: str, paper: str | None) -> str:
@@ -418,60 +433,96 @@ def reading_text(metric: str, paper: str | None) -> str:
     return f"{metric} (reads {paper}; not counted)" if paper else metric
 
 
-def _markdown(results: list[ExperimentAgreement]) -> str:
+TALLY_HEADERS = ["experiment", "algorithm", "metric", "within/compared", "mean abs diff"]
+MISSES_HEADERS = ["experiment", "dataset", "algorithm", "metric", "ours", "paper", "delta",
+                  "tolerance"]
+
+
+def tally_row(experiment, algorithm, metric: str, reads: str | None, within, compared,
+              mean_abs_delta: float, decimals: int) -> list:
+    """A row of the tally: the metric (marked when a reading not counted), within/compared
+    and the mean |ours - paper|."""
+    return [experiment, algorithm, reading_text(metric, reads), f"{within}/{compared}",
+            format_number(mean_abs_delta, decimals)]
+
+
+def agreement_page(tally: list[list], totals: list[str], misses: list[list]) -> list:
+    """``obliq agree``'s page (``render.render``): the tolerance rule, the tally
+    (``tally_row``s, none without a compared cell), a ``total_line`` per experiment, then
+    the misses (``miss_row``s) or a line saying there are none. ``tools/docs.py`` renders
+    the same page from the committed summary."""
+    blocks = [Text(tolerance_rule())]
+    if tally:
+        blocks.append(Table(TALLY_HEADERS, tally))
+    blocks.append(Text(*totals))
+    if misses:
+        blocks += [Text(f"Misses ({len(misses)}):"), Table(MISSES_HEADERS, misses)]
+    else:
+        blocks.append(Text("Misses: none."))
+    return [blocks]
+
+
+def _page(results: list[ExperimentAgreement]) -> list:
     compared = [r for r in results if not r.cells.empty]
-    parts = [tolerance_rule()]
+    rows = []
     if compared:
         counts = pd.concat([tally(r.cells) for r in compared], ignore_index=True)
         readings = {(r.name, m): p for r in compared for m, p in r.readings.items()}
-        rows = [[r.experiment, r.algorithm, reading_text(r.metric, readings.get(
-                    (r.experiment, r.metric))), f"{r.within}/{r.compared}",
-                 format_number(r.mean_abs_delta, int(r.decimals))] for r in counts.itertuples()]
-        parts.append(pipe_table(rows, ["experiment", "algorithm", "metric", "within/compared",
-                                       "mean abs diff"]))
-    parts.append("\n".join(_total_line(r) for r in results))
-    parts.extend(misses_parts(_misses_rows(results)))
-    return "\n\n".join(parts)
+        rows = [tally_row(r.experiment, r.algorithm, r.metric,
+                           readings.get((r.experiment, r.metric)), r.within, r.compared,
+                           r.mean_abs_delta, int(r.decimals)) for r in counts.itertuples()]
+    return agreement_page(rows, [_total_line(r) for r in results], _misses_rows(results))
 
 
-def misses_parts(misses: list[list]) -> list[str]:
-    """The misses paragraph of ``obliq agree``'s full text: a count and a table of the
-    cells outside tolerance (rows: experiment, dataset, algorithm, metric, ours, paper,
-    delta, tolerance), or one line saying there are none; shared with the text that
-    ``report.docs`` renders from the committed summary, which must read the same."""
-    if not misses:
-        return ["Misses: none."]
-    return [f"Misses ({len(misses)}):",
-            pipe_table(misses, ["experiment", "dataset", "algorithm", "metric", "ours",
-                                "paper", "delta", "tolerance"])]
-
-
-def _cells_csv(results: list[ExperimentAgreement]) -> str:
+def _cells_frame(results: list[ExperimentAgreement]) -> pd.DataFrame:
     frames = [r.cells for r in results if not r.cells.empty]
     if not frames:
-        return ",".join(CELL_COLUMNS) + "\n"
+        return pd.DataFrame(columns=CELL_COLUMNS)
     cells = pd.concat(frames, ignore_index=True)
     cells = cells.assign(within=within_text(cells.assign(agrees=cells["within"].astype(bool))),
                          counted=within_text(cells.assign(agrees=cells["counted"].astype(bool))))
-    return cells[CELL_COLUMNS].to_csv(index=False, float_format=lambda v: repr(float(v)))
+    return cells[CELL_COLUMNS]
 
 
 def _run_time_text(result: ExperimentAgreement) -> str:
-    text = "" if result.run_seconds is None else format_duration(result.run_seconds)
-    if result.unfinished_runs:
-        more = f"+{result.unfinished_runs} unfinished run" + (
-            "s" if result.unfinished_runs != 1 else "")
+    return run_time_text(result.run_seconds, result.unfinished_runs)
+
+
+def run_time_text(seconds: float | None, unfinished: int) -> str:
+    """The run time column: the runs' summed duration, "+n unfinished runs" beside it."""
+    text = "" if seconds is None else format_duration(seconds)
+    if unfinished:
+        more = f"+{unfinished} unfinished run" + ("s" if unfinished != 1 else "")
         text = f"{text} ({more})" if text else more
     return text
 
 
-def _tasks_text(result: ExperimentAgreement) -> str:
-    text = str(result.tasks_ok)
-    if result.tasks_total is not None and result.tasks_ok < result.tasks_total:
-        text += f" of {result.tasks_total}"
-    if result.tasks_failed:
-        text += f" ({result.tasks_failed} failed)"
+def tasks_text(ok: int, total: int | None, failed: int) -> str:
+    """The tasks column: "ok", "ok of total" when some are missing, "(n failed)"."""
+    text = str(ok)
+    if total is not None and ok < total:
+        text += f" of {total}"
+    if failed:
+        text += f" ({failed} failed)"
     return text
+
+
+SUMMARY_HEADERS = ["experiment", "tasks ok", "run time", "agreement"]
+
+
+def summary_page(rows: list[list], skipped: list[str]) -> list:
+    """``obliq agree --summary``'s page (``render.render``): a row per experiment
+    (experiment, ``tasks_text``, ``run_time_text``, ``agreement_text``) and the metrics
+    not compared; ``tools/docs.py`` renders the same page from the committed summary."""
+    blocks = [Text("Agreement with the papers: per metric and algorithm, the cells within "
+                   "tolerance of the paper's / the cells compared (`obliq agree`; the rule "
+                   "of `obliq table`'s ✓, obliq_cli/report/references.py). Run time: the "
+                   "sum over the results' runs (meta.json history)."),
+              Table(SUMMARY_HEADERS, rows)]
+    if skipped:
+        blocks.append(Text(f"{', '.join(skipped)}: not compared (times depend on the "
+                           f"machine)."))
+    return [blocks]
 
 
 def _summary(results: list[ExperimentAgreement], fmt: str) -> str:
@@ -480,17 +531,11 @@ def _summary(results: list[ExperimentAgreement], fmt: str) -> str:
             [[r.name, r.tasks_ok, r.tasks_total, r.run_seconds, r.unfinished_runs,
               agreement_text(r)] for r in results], columns=SUMMARY_COLUMNS)
         frame["tasks_total"] = frame["tasks_total"].astype("Int64")
-        return frame.to_csv(index=False, float_format=lambda v: repr(float(v)))
-    rows = [[r.name, _tasks_text(r), _run_time_text(r), agreement_text(r)] for r in results]
-    parts = ["Agreement with the papers: per metric and algorithm, the cells within tolerance "
-             "of the paper's / the cells compared (`obliq agree`; the rule of `obliq "
-             "table`'s ✓, obliq_cli/report/references.py). Run time: the sum over the "
-             "results' runs (meta.json history).",
-             pipe_table(rows, ["experiment", "tasks ok", "run time", "agreement"])]
-    skipped = list(dict.fromkeys(m for r in results for m in r.times_skipped))
-    if skipped:
-        parts.append(f"{', '.join(skipped)}: not compared (times depend on the machine).")
-    return "\n\n".join(parts)
+        return render(frame, fmt)
+    rows = [[r.name, tasks_text(r.tasks_ok, r.tasks_total, r.tasks_failed),
+             _run_time_text(r), agreement_text(r)] for r in results]
+    return render(summary_page(rows, list(dict.fromkeys(
+        m for r in results for m in r.times_skipped))), fmt)
 
 
 def render_agreement(paths, metrics=(), algorithms=(), fmt: str = "md",
@@ -502,12 +547,9 @@ def render_agreement(paths, metrics=(), algorithms=(), fmt: str = "md",
     misses. csv: one row per compared cell (CELL_COLUMNS), enough to recompute everything.
     ``summary``: one row per experiment instead (tasks ok, run time, ``agreement_text``).
     """
-    if fmt not in FORMATS:
-        raise ObliqError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
+    check_format(fmt)
     results = compare(paths, metrics, algorithms)
     if summary:
         return _summary(results, fmt)
-    if fmt == "csv":
-        return _cells_csv(results)
-    return _markdown(results)
+    return render(_cells_frame(results) if fmt == "csv" else _page(results), fmt)
 

@@ -31,9 +31,10 @@ import math
 import numpy as np
 import pandas as pd
 
+from ..analysis.aggregate import check_metric, flag_counts, with_metric_column
 from ..errors import ObliqError
 from ..experiment.seeds import seed_sequence
-from .aggregate import check_metric, flag_counts, with_metric_column
+from .render import Table, Text
 
 SAMPLES = 50000
 """Monte Carlo draws of the signed-rank posterior (baycomp's default): the probabilities'
@@ -282,66 +283,66 @@ def experiment_bayes(runs: pd.DataFrame, meta: dict, metric: str, rope: float,
     ``significance.experiment_stats`` gives them; ``pairs``: the signed-rank rows
     (``signed_rank_pairs``); ``friedman``: its FriedmanResult or None.
     """
+    from ..analysis.aggregate import config_order
+    from ..analysis.stats import dataset_scores, friedman_test, rank_algorithms
     from .significance import format_statistic, p_text
-    from .stats import dataset_scores, friedman_test, rank_algorithms
-    from .tables import _order, degenerate_note
+    from .tables import degenerate_note
 
     m = check_metric(metric)
     rope = check_rope(rope)
     config = meta.get("config") or {}
     seed = int(config.get("seed") or 0)
     ok = runs[runs["status"] == "ok"]
-    algorithms = _order([a.get("label") for a in config.get("algorithms", [])],
-                        ok["algorithm"])
+    algorithms = config_order(meta, "algorithms", ok["algorithm"])
     if len(algorithms) < 2:
         raise ObliqError(f"{meta.get('name', '?')}: the Bayesian comparison needs at least "
                          f"2 algorithms with results (got {len(algorithms)}: "
                          f"{', '.join(map(str, algorithms)) or 'none'})")
     better = "higher" if m.higher else "lower"
     scores = dataset_scores(runs, metric).reindex(columns=algorithms)
-    blocks: list[tuple] = [("p", (
+    blocks: list = [Text(
         f"{metric}: {better} is better. Bayesian analysis (Benavoli et al. 2017, computed "
         f"by baycomp) with a region of practical equivalence (rope) of {rope:g} in the "
         f"metric's units; P(better) / P(rope) / P(worse) are from the first algorithm's "
         f"side; a probability above {DECISION} decides (better / equivalent / worse), "
-        f"else undecided."))]
+        f"else undecided.")]
     friedman = None
     complete = scores.dropna()
     if len(complete) >= 2:
         friedman = friedman_test(scores, m.higher, alpha)
         k, n = friedman.n_algorithms, friedman.n_datasets
         ranks = friedman.average_ranks
-        blocks.append(("p", (
+        blocks.append(Text(
             f"Mean ranks over the N = {n} datasets with results for all k = {k} "
             f"algorithms (1 = best; each dataset scored by its mean over the folds): "
             f"Friedman chi2_F = {format_statistic(friedman.chi2)} ({k - 1} df), "
             f"{p_text(friedman.chi2_pvalue)}; Iman-Davenport F_F = "
             f"{format_statistic(friedman.iman_davenport)} ({k - 1}, {(k - 1) * (n - 1)} df), "
             f"{p_text(friedman.iman_davenport_pvalue)}; Nemenyi CD = "
-            f"{friedman.critical_difference:.3f} at alpha = {alpha} (Demšar 2006)")))
+            f"{friedman.critical_difference:.3f} at alpha = {alpha} (Demšar 2006)"))
         wins = (rank_algorithms(complete, m.higher) == 1).sum(axis=0)
-        blocks.append(("table", ["rank", "algorithm", "mean rank", "datasets ranked first"],
+        blocks.append(Table(["rank", "algorithm", "mean rank", "datasets ranked first"],
                        [[str(i + 1), a, format_statistic(r, 2), str(int(wins[a]))]
                         for i, (a, r) in enumerate(ranks.items())]))
     else:
-        blocks.append(("p", f"mean ranks and the Friedman test need at least 2 datasets "
+        blocks.append(Text(f"mean ranks and the Friedman test need at least 2 datasets "
                             f"on which every algorithm has results ({len(complete)} here)"))
 
     pairs = signed_rank_pairs(scores, m.higher, rope, seed, samples)
-    blocks.append(("p", (
+    blocks.append(Text(
         f"Across datasets: Bayesian signed-rank test (Benavoli et al. 2014) on each "
         f"dataset's mean {metric}, over the datasets both algorithms have results on; "
         f"{samples} posterior draws seeded from the experiment's seed ({seed}) and the "
         f"pair. w/t/l: datasets where the first algorithm's mean is better by more than "
-        f"the rope / within the rope / worse by more than the rope.")))
-    blocks.append(("table", ["algorithm", "versus", "datasets", "mean difference",
+        f"the rope / within the rope / worse by more than the rope."))
+    blocks.append(Table(["algorithm", "versus", "datasets", "mean difference",
                              "P(better)", "P(rope)", "P(worse)", "decision", "w/t/l"],
                    [[r.algorithm, r.versus, str(r.n_datasets), _f(r.mean_difference, 4),
                      _f(r.p_better), _f(r.p_rope), _f(r.p_worse), r.decision,
                      f"{r.mean_wins}/{r.mean_ties}/{r.mean_losses}"]
                     for r in pairs.itertuples(index=False)]))
     if (pairs["n_datasets"] < 2).any():
-        blocks.append(("p", "no test for a pair with fewer than 2 shared datasets"))
+        blocks.append(Text("no test for a pair with fewer than 2 shared datasets"))
 
     per_dataset, why = correlated_t_pairs(runs, metric, rope, algorithms,
                                           config.get("protocol"))
@@ -352,19 +353,19 @@ def experiment_bayes(runs: pd.DataFrame, meta: dict, metric: str, rope: float,
         _at=per_dataset["dataset"].map(lambda d: (place.get(d, len(place)), str(d)))
     ).sort_values("_at", kind="stable").drop(columns="_at").reset_index(drop=True)
     if why:
-        blocks.append(("p", f"Per dataset: the Bayesian correlated t-test is not "
+        blocks.append(Text(f"Per dataset: the Bayesian correlated t-test is not "
                             f"applicable: {why}."))
     else:
         rhos = sorted({round(float(v), 4) for v in per_dataset["rho"].dropna()})
         rho_text = ", ".join(f"{v:g}" for v in rhos) or "?"
-        blocks.append(("p", (
+        blocks.append(Text(
             f"Per dataset: Bayesian correlated t-test (Corani & Benavoli 2015) on the "
             f"per-fold scores both algorithms finished, rho = n_test / n_total = "
             f"{rho_text} (from the protocol: {(config.get('protocol') or {}).get('name')}); "
             f"each cell counts the datasets where the row algorithm wins (P(better) > "
             f"{DECISION}) / ties (neither probability above {DECISION}, including "
             f"practical equivalence) / loses (P(worse) > {DECISION}) against the column "
-            f"algorithm. --format csv lists every dataset's probabilities.")))
+            f"algorithm. --format csv lists every dataset's probabilities."))
         grid = {a: {b: "" for b in algorithms} for a in algorithms}
         for (a, b), part in per_dataset.groupby(["algorithm", "versus"], sort=False):
             tested = part[part["outcome"] != "no test"]
@@ -372,14 +373,14 @@ def experiment_bayes(runs: pd.DataFrame, meta: dict, metric: str, rope: float,
             losses = int((tested["outcome"] == "loss").sum())
             ties = len(tested) - wins - losses
             grid[a][b], grid[b][a] = f"{wins}/{ties}/{losses}", f"{losses}/{ties}/{wins}"
-        blocks.append(("table", ["w/t/l", *algorithms],
+        blocks.append(Table(["w/t/l", *algorithms],
                        [[a, *(grid[a][b] for b in algorithms)] for a in algorithms]))
         untested = int((per_dataset["outcome"] == "no test").sum())
         if untested:
-            blocks.append(("p", f"no test (fewer than 2 shared folds, or no complete "
+            blocks.append(Text(f"no test (fewer than 2 shared folds, or no complete "
                                 f"repetition) for {untested} dataset/pair combination(s)"))
     # the cells holding tasks flagged degenerate enter these tests like any other
-    blocks += [("p", text) for text in degenerate_note(flag_counts(runs), datasets, algorithms)]
+    blocks += [Text(text) for text in degenerate_note(flag_counts(runs), datasets, algorithms)]
 
     parts = [pd.DataFrame({
         "test": "signed-rank", "dataset": "", "algorithm": pairs["algorithm"],
@@ -400,35 +401,33 @@ def format_bayes(runs: pd.DataFrame, metas: list[dict], metric: str = "test_accu
                  samples: int = SAMPLES) -> str:
     """``obliq stats --bayes``: every experiment's ``experiment_bayes`` as md, html (no
     page wrapper) or csv (BAYES_CSV_COLUMNS). ``rope`` None: ``default_rope(metric)``."""
-    from .aggregate import each_experiment
-    from .significance import _render_blocks
+    from ..analysis.aggregate import each_experiment
+    from .render import render, section
 
     rope = default_rope(metric) if rope is None else check_rope(rope)
     if fmt == "csv":
-        return bayes_frame(runs, metas, metric, rope, alpha, samples).to_csv(
-            index=False, float_format=lambda v: repr(float(v)))
-    texts = []
+        return render(bayes_frame(runs, metas, metric, rope, alpha, samples), fmt)
+    page = []
     experiments = list(each_experiment(runs, metas))
     for meta, part, title in experiments:
         if not (part["status"] == "ok").any():
-            texts.append(_render_blocks([("p", f"{meta['name']}: no finished task yet")],
-                                        fmt, None))
+            page.append([Text(f"{meta['name']}: no finished task yet")])
             continue
         try:
             blocks = experiment_bayes(part, meta, metric, rope, alpha, samples)[1]
         except ObliqError as exc:
             if len(experiments) == 1:  # nothing else to show: the error is the answer
                 raise
-            blocks = [("p", str(exc))]  # one experiment of several: say so in its section
-        texts.append(_render_blocks(blocks, fmt, title))
-    return "\n\n".join(texts)
+            blocks = [Text(str(exc))]  # one experiment of several: say so in its section
+        page.append(section(title, blocks))
+    return render(page, fmt)
 
 
 def bayes_frame(runs: pd.DataFrame, metas: list[dict], metric: str = "test_accuracy",
                 rope: float | None = None, alpha: float = 0.05,
                 samples: int = SAMPLES) -> pd.DataFrame:
     """The numbers of ``format_bayes`` as one frame (BAYES_CSV_COLUMNS)."""
-    from .aggregate import each_experiment
+    from ..analysis.aggregate import each_experiment
 
     rope = default_rope(metric) if rope is None else check_rope(rope)
     frames = []

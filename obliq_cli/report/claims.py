@@ -85,12 +85,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..errors import ObliqError
-from ..experiment.degeneracy import cells_text
-from ..experiment.protocols import measured_per_task
-from ..resources import shipped_path
-from ..yaml_input import load_yaml
-from .aggregate import (
+from ..analysis.aggregate import (
     as_single_folds,
     check_metric,
     each_experiment,
@@ -99,10 +94,15 @@ from .aggregate import (
     pooled_by_paper,
     summarise,
 )
-from .stats import TESTS, check_alpha, compare_to, dataset_scores, friedman_test
-from .tables import flagged_cells, pipe_table
+from ..analysis.stats import TESTS, check_alpha, compare_to, dataset_scores, friedman_test
+from ..errors import ObliqError
+from ..experiment.degeneracy import cells_text
+from ..experiment.protocols import measured_per_task
+from ..resources import shipped_path
+from ..yaml_input import load_yaml
+from .render import Table, Text, check_format, render
+from .tables import flagged_cells
 
-FORMATS = ("md", "csv")
 HOLDS, PARTLY, FAILS, UNTESTABLE = "holds", "partly", "does not hold", "not testable here"
 SD_TESTS = ("sd_gap", "sd_intervals", "sd_difference")
 MEANS = "means"
@@ -985,11 +985,33 @@ def _quote(claim: Claim) -> str:
     return f"“{claim.quote}”"
 
 
+NO_CLAIMS = "No claim of the papers concerns the experiments here."
+HEADERS = ["paper", "section", "claim", "experiment", "verdict", "evidence"]
+
+
+def claims_page(rows: list[tuple]) -> list:
+    """``obliq claims``' page (``render.render``): the rules, a row per claim (paper,
+    section, quote, experiment, verdict, evidence; a ``|`` in a cell written ``/``) and the
+    verdicts counted. ``tools/docs.py`` renders the same page from the committed summary."""
+    if not rows:
+        return [[Text(NO_CLAIMS)]]
+    counts = pd.Series([row[4] for row in rows]).value_counts()
+    tally = ", ".join(f"{v} {int(counts.get(v, 0))}" for v in (HOLDS, PARTLY, FAILS,
+                                                                 UNTESTABLE))
+    return [[Text(RULES), Table(HEADERS, [[cell.replace("|", "/") for cell in row]
+                                          for row in rows]),
+             Text(f"{len(rows)} claims: {tally}.")]]
+
+
+def claim_row(claim: Claim, verdict: str, evidence: str) -> tuple:
+    """A claim's row of ``claims_page``."""
+    return (claim.paper, claim.section, _quote(claim), claim.experiment or "-", verdict,
+            evidence)
+
+
 def render_claims(paths, claim_files=(), fmt: str = "md") -> str:
-    """``obliq claims``: md (the rules, then one table row per claim) or csv
-    (CSV_COLUMNS)."""
-    if fmt not in FORMATS:
-        raise ObliqError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
+    """``obliq claims``: md, latex or html (``claims_page``) or csv (CSV_COLUMNS)."""
+    check_format(fmt)
     outcomes = check_claims(paths, claim_files)
     if fmt == "csv":
         rows = []
@@ -1004,18 +1026,9 @@ def render_claims(paths, claim_files=(), fmt: str = "md") -> str:
         for column in ("wins", "ties", "losses", "n", "paper_wins", "paper_losses",
                        "paper_of"):
             frame[column] = frame[column].astype("Int64")
-        return frame.to_csv(index=False)
-    if not outcomes:
-        return "No claim of the papers concerns the experiments here."
-    rows = [[cell.replace("|", "/") for cell in (
-        o.claim.paper, o.claim.section, _quote(o.claim), o.claim.experiment or "-",
-        o.verdict, o.evidence)] for o in outcomes]
-    counts = pd.Series([o.verdict for o in outcomes]).value_counts()
-    tally = ", ".join(f"{v} {int(counts.get(v, 0))}" for v in (HOLDS, PARTLY, FAILS,
-                                                                 UNTESTABLE))
-    return "\n\n".join([RULES, pipe_table(rows, ["paper", "section", "claim", "experiment",
-                                                 "verdict", "evidence"]),
-                        f"{len(outcomes)} claims: {tally}."])
+        return render(frame, fmt)
+    return render(claims_page([claim_row(o.claim, o.verdict, o.evidence)
+                               for o in outcomes]), fmt)
 
 
 __all__ = ["CSV_COLUMNS", "Claim", "KINDS", "Outcome", "check_claims", "evaluate",

@@ -25,10 +25,16 @@ from pathlib import Path
 import pandas as pd
 
 from .. import safe_io
+from ..analysis.aggregate import (
+    check_metric,
+    each_experiment,
+    load_results,
+    pooled_by_paper,
+    summarise,
+)
+from ..analysis.stats import check_alpha
 from ..errors import ObliqError
 from ..experiment.tasks import SKIPPED
-from .aggregate import check_metric, each_experiment, load_results, pooled_by_paper, summarise
-from .stats import check_alpha
 
 CSS = """
 body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 72em;
@@ -195,9 +201,9 @@ def cd_figure(runs: pd.DataFrame, name: str, metric: str = "test_accuracy",
     """(CD diagram, Friedman result) for one experiment's runs; ObliqError when fewer
     than 2 datasets or algorithms have complete results (``friedman_test``). A method
     whose cells on the ranked datasets hold flagged tasks is marked and counted."""
+    from ..analysis.stats import dataset_scores, friedman_test
     from ..experiment.degeneracy import figure_note, marked
     from .plots import plot_critical_difference
-    from .stats import dataset_scores, friedman_test
 
     higher = check_metric(metric).higher
     scores = dataset_scores(runs, metric)
@@ -242,8 +248,9 @@ def _bayes_matrix(pairs: pd.DataFrame, name: str, metric: str, rope: float,
 # ------------------------------------------------------------------ benchmark view
 def _cell(text, value=None, flagged: str = "") -> str:
     """A td of ``text`` (sorted by ``value``); ``flagged``: the title of the ⚠ of a cell
-    holding tasks flagged degenerate (tables.html_marks makes the span)."""
-    from .tables import flag_mark, html_marks
+    holding tasks flagged degenerate (render.html_marks makes the span)."""
+    from .render import html_marks
+    from .tables import flag_mark
 
     data = "" if value is None or value != value else f' data-value="{value!r}"'
     cell = f"<td{data}>{html.escape(str(text))}{flag_mark(1 if flagged else 0)}</td>"
@@ -268,9 +275,9 @@ def benchmark_view(index: int, runs: pd.DataFrame, meta: dict, alpha: float = 0.
     table per dataset: each algorithm's mean ± sd and rank there), and the Bayesian
     signed-rank probabilities (``bayes_figure``) with their table. Test accuracy
     throughout, as the rest of the page."""
+    from ..analysis.stats import dataset_scores, rank_algorithms
     from .bayes import default_rope, experiment_bayes
-    from .significance import _render_blocks
-    from .stats import dataset_scores, rank_algorithms
+    from .render import render
 
     metric = "test_accuracy"
     m = check_metric(metric)
@@ -309,10 +316,10 @@ def benchmark_view(index: int, runs: pd.DataFrame, meta: dict, alpha: float = 0.
         parts.append(f'<table class="sortable" id="ranking-{index}"><thead><tr>'
                      + "".join(f"<th>{html.escape(h)}</th>" for h in head)
                      + "</tr></thead><tbody>" + "".join(rows) + "</tbody></table>")
-    from .tables import _order, degenerate_note
+    from ..analysis.aggregate import config_order
+    from .tables import degenerate_note
 
-    datasets = _order([d.get("label") for d in config.get("datasets", [])
-                       if isinstance(d, dict)], pd.Series(scores.index))
+    datasets = config_order(meta, "datasets", scores.index)
     options = "".join(f'<option value="{html.escape(str(d))}">{html.escape(str(d))}'
                       f"</option>" for d in datasets)
     parts.append(f'<p><label for="datasets-{index}">Per dataset:</label> '
@@ -355,7 +362,7 @@ def benchmark_view(index: int, runs: pd.DataFrame, meta: dict, alpha: float = 0.
                               "Bayesian signed-rank probabilities"))
             parts.append("<details><summary>Bayesian analysis (obliq stats --bayes)"
                          "</summary>")
-            parts.append(_render_blocks(blocks, "html", None))
+            parts.append(render([blocks], "html"))
             parts.append("</details>")
         except ObliqError as exc:
             parts.append(_note(f"Bayesian comparison: {exc}"))

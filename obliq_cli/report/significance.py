@@ -24,16 +24,20 @@ versus_n_flagged).
 
 from __future__ import annotations
 
-import html
 import itertools
 import math
 
 import pandas as pd
-from tabulate import tabulate
 
-from ..errors import ObliqError
-from .aggregate import check_metric, each_experiment, failed_tasks, flag_counts, load_results
-from .stats import (
+from ..analysis.aggregate import (
+    check_metric,
+    config_order,
+    each_experiment,
+    failed_tasks,
+    flag_counts,
+    load_results,
+)
+from ..analysis.stats import (
     FriedmanResult,
     check_alpha,
     check_test,
@@ -44,9 +48,9 @@ from .stats import (
     protocol_caveat,
     wilcoxon_test,
 )
-from .tables import _order, degenerate_note, flag_mark, html_marks, pipe_table
+from .render import Table, Text, check_format, render, section
+from .tables import degenerate_note, flag_mark
 
-FORMATS = ("md", "csv", "html")
 CSV_COLUMNS = [
     "experiment", "metric", "test", "alpha", "algorithm", "versus",
     "wins", "ties", "losses",                                  # (a) per-dataset counts
@@ -133,23 +137,22 @@ def experiment_stats(runs: pd.DataFrame, meta: dict, metric: str, test: str, alp
     """The numbers and the text blocks of one experiment.
 
     Returns (pairs, blocks): ``pairs`` one row per ordered pair of algorithms (CSV_COLUMNS
-    but the experiment's), ``blocks`` a list of ("p", text) and ("table", headers, rows)
+    but the experiment's), ``blocks`` a list of Text(text) and Table(headers, rows)
     in reading order.
     """
     chosen = check_test(test)
     m = check_metric(metric)
     config = meta.get("config") or {}
     ok = runs[runs["status"] == "ok"]
-    algorithms = _order([a.get("label") for a in config.get("algorithms", [])],
-                        ok["algorithm"])
+    algorithms = config_order(meta, "algorithms", ok["algorithm"])
     better = "higher" if m.higher else "lower"
-    blocks: list[tuple] = []
+    blocks: list = []
     failed = failed_tasks(runs)
     if failed:
-        blocks.append(("p", f"{failed} failed task{'s' if failed != 1 else ''} (status "
+        blocks.append(Text(f"{failed} failed task{'s' if failed != 1 else ''} (status "
                             f"error in runs.csv) left out"))
     if len(algorithms) < 2:
-        blocks.append(("p", f"only {len(algorithms)} algorithm with results "
+        blocks.append(Text(f"only {len(algorithms)} algorithm with results "
                             f"({', '.join(algorithms) or 'none'}): nothing to compare"))
         return pd.DataFrame(columns=CSV_COLUMNS[4:]), blocks
 
@@ -163,7 +166,7 @@ def experiment_stats(runs: pd.DataFrame, meta: dict, metric: str, test: str, alp
 
     # (a) per-fold tests, dataset by dataset
     counts, untested = _fold_counts(runs, metric, test, alpha, algorithms)
-    blocks.append(("p", f"{metric}: {better} is better. Per dataset, {chosen.title} at "
+    blocks.append(Text(f"{metric}: {better} is better. Per dataset, {chosen.title} at "
                         f"alpha = {alpha} on the per-fold scores of the (repetition, fold) "
                         f"pairs both algorithms finished; each cell counts the datasets "
                         f"where the row algorithm is significantly better / not "
@@ -173,14 +176,14 @@ def experiment_stats(runs: pd.DataFrame, meta: dict, metric: str, test: str, alp
                          + "/" + counts["losses"].astype(str))
     grid = grid.pivot(index="algorithm", columns="versus", values="cell").reindex(
         index=algorithms, columns=algorithms).fillna("")
-    blocks.append(("table", ["w/t/l", *algorithms],
+    blocks.append(Table(["w/t/l", *algorithms],
                    [[label(a), *grid.loc[a]] for a in algorithms]))
     if untested:
-        blocks.append(("p", f"no test (too few shared folds) for {untested} dataset/pair "
+        blocks.append(Text(f"no test (too few shared folds) for {untested} dataset/pair "
                             f"combination(s), counted as ties"))
     caveat = protocol_caveat(test, (config.get("protocol") or {}).get("name"))
     if caveat:
-        blocks.append(("p", caveat))
+        blocks.append(Text(caveat))
 
     # (b), (c) across datasets
     scores = dataset_scores(runs, metric).reindex(columns=algorithms)
@@ -191,13 +194,13 @@ def experiment_stats(runs: pd.DataFrame, meta: dict, metric: str, test: str, alp
         friedman = friedman_test(scores, m.higher, alpha)
     across = _across_datasets(scores, m.higher, alpha, friedman)
     if len(scores) < 2:
-        blocks.append(("p", f"the tests across datasets (Wilcoxon, Friedman, Nemenyi) need "
+        blocks.append(Text(f"the tests across datasets (Wilcoxon, Friedman, Nemenyi) need "
                             f"at least 2 datasets; this experiment has {len(scores)}"))
     else:
         blocks += _across_blocks(friedman, across, complete, dropped, algorithms, metric,
                                  better, alpha, label)
-    datasets = _order([d.get("label") for d in config.get("datasets", [])], ok["dataset"])
-    blocks += [("p", text) for text in degenerate_note(cells, datasets, algorithms)]
+    datasets = config_order(meta, "datasets", ok["dataset"])
+    blocks += [Text(text) for text in degenerate_note(cells, datasets, algorithms)]
     pairs = counts.merge(across.drop(columns=[c for c in ("wilcoxon_mark", "nemenyi_mark")
                                               if c in across.columns]),
                          on=["algorithm", "versus"], how="left")
@@ -219,10 +222,10 @@ def _across_blocks(friedman, across, complete, dropped, algorithms, metric, bett
                    label=str):
     """The blocks of (b) and (c); ``label``: an algorithm's name as the rank table shows
     it (marked when it holds flagged tasks)."""
-    blocks: list[tuple] = []
+    blocks: list = []
     n = len(complete)
     if friedman is None:
-        blocks.append(("p", f"Friedman test: needs at least 2 datasets on which every "
+        blocks.append(Text(f"Friedman test: needs at least 2 datasets on which every "
                             f"algorithm has results; {n} here ({len(dropped)} dropped for "
                             f"missing results: {', '.join(dropped)})"))
     else:
@@ -235,26 +238,26 @@ def _across_blocks(friedman, across, complete, dropped, algorithms, metric, bett
         if math.isinf(friedman.iman_davenport):
             iman += (" (every dataset ranks the algorithms the same way: chi2_F = N(k-1), "
                      "so F_F's denominator is 0 and F_F is infinite)")
-        blocks.append(("p", f"Across datasets: each dataset's score is the mean of "
+        blocks.append(Text(f"Across datasets: each dataset's score is the mean of "
                             f"{metric} over its folds; Friedman test over N = {n} datasets "
                             f"with results for all k = {k} algorithms{where}: chi2_F = "
                             f"{format_statistic(friedman.chi2)} ({k - 1} df), "
                             f"{p_text(friedman.chi2_pvalue)}; {iman} (Demšar 2006)"))
         ranks = friedman.average_ranks
-        blocks.append(("p", f"Average ranks (1 = best, {better} {metric} is better, ties "
+        blocks.append(Text(f"Average ranks (1 = best, {better} {metric} is better, ties "
                             f"share the average of their ranks):"))
-        blocks.append(("table", ["algorithm", "average rank"],
+        blocks.append(Table(["algorithm", "average rank"],
                        [[label(a), format_statistic(r, 2)] for a, r in ranks.items()]))
         beyond = [f"{a} vs {b} ({format_statistic(abs(ranks[a] - ranks[b]), 2)})"
                   for a, b in itertools.combinations(ranks.index, 2)
                   if abs(ranks[a] - ranks[b]) >= friedman.critical_difference]
         q = nemenyi_q(k, alpha)
-        blocks.append(("p", f"Nemenyi critical difference at alpha = {alpha}: CD = q_alpha "
+        blocks.append(Text(f"Nemenyi critical difference at alpha = {alpha}: CD = q_alpha "
                             f"sqrt(k(k+1)/(6N)) = {q:.3f} × sqrt({k * (k + 1)}/{6 * n}) = "
                             f"{friedman.critical_difference:.3f}; pairs whose average ranks "
                             f"differ by at least CD: {', '.join(beyond) or 'none'}"))
     # the pair table: every unordered pair once, in config order
-    blocks.append(("p", "Pairs across datasets: Wilcoxon signed-rank test on the datasets "
+    blocks.append(Text("Pairs across datasets: Wilcoxon signed-rank test on the datasets "
                         "both have results for (zero differences split between the rank "
                         "sums, Demšar 2006), and Nemenyi's p from the average ranks (rank "
                         "difference: the first's average rank minus the second's, negative "
@@ -278,44 +281,21 @@ def _across_blocks(friedman, across, complete, dropped, algorithms, metric, bett
     headers = ["algorithm", "versus", "datasets", "better/equal/worse means", "Wilcoxon p"]
     if friedman is not None:
         headers += ["rank difference", "Nemenyi p"]
-    blocks.append(("table", headers, rows))
+    blocks.append(Table(headers, rows))
     most = int(once["n_datasets"].max()) if len(once) else 0
     if most >= 2 and 2.0 ** (1 - most) > alpha:
         # the exact null distribution puts 1/2^N on each sign pattern: p >= 2 / 2^N
-        blocks.append(("p", f"with {most} datasets no two-sided Wilcoxon p can be below "
+        blocks.append(Text(f"with {most} datasets no two-sided Wilcoxon p can be below "
                             f"{2.0 ** (1 - most):.4f}, so it cannot be significant at "
                             f"alpha = {alpha}"))
     return blocks
-
-
-def _render_blocks(blocks, fmt: str, title: str | None) -> str:
-    parts: list[str] = []
-    if fmt == "html":
-        if title:
-            parts.append(f"<h3>{html.escape(title)}</h3>")
-        for block in blocks:
-            if block[0] == "p":
-                parts.append(f"<p>{html.escape(block[1])}</p>")
-            else:
-                parts.append(html_marks(tabulate(block[2], headers=block[1],
-                                                 tablefmt="html", disable_numparse=True), []))
-        return "\n".join(parts)
-    if title:
-        parts.append(f"### {title}")
-    for block in blocks:
-        if block[0] == "p":
-            parts.append(block[1])
-        else:
-            parts.append(pipe_table(block[2], block[1]))
-    return "\n\n".join(parts)
 
 
 def check_stats_options(test: str, alpha: float, fmt: str = "md") -> None:
     """The options' checks but the metric's (checked once the results are read: their
     config's plugins may register it)."""
     check_test(test)
-    if fmt not in FORMATS:
-        raise ObliqError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
+    check_format(fmt)
     check_alpha(alpha)
 
 
@@ -333,17 +313,14 @@ def format_stats(runs: pd.DataFrame, metas: list[dict], metric: str = "test_accu
                  test: str = "t", alpha: float = 0.05, fmt: str = "md") -> str:
     """``render_stats`` on results already read (``load_results``), options checked."""
     if fmt == "csv":
-        out = stats_frame(runs, metas, metric, test, alpha)
-        return out.to_csv(index=False, float_format=lambda v: repr(float(v)))
-    texts = []
+        return render(stats_frame(runs, metas, metric, test, alpha), fmt)
+    page = []
     for meta, part, title in each_experiment(runs, metas):
         if not (part["status"] == "ok").any():
-            blocks = [("p", f"{meta['name']}: no finished task yet")]
-            texts.append(_render_blocks(blocks, fmt, None))
+            page.append([Text(f"{meta['name']}: no finished task yet")])
             continue
-        blocks = experiment_stats(part, meta, metric, test, alpha)[1]
-        texts.append(_render_blocks(blocks, fmt, title))
-    return "\n\n".join(texts)
+        page.append(section(title, experiment_stats(part, meta, metric, test, alpha)[1]))
+    return render(page, fmt)
 
 
 def stats_frame(runs: pd.DataFrame, metas: list[dict], metric: str = "test_accuracy",

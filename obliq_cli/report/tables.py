@@ -12,20 +12,14 @@ algorithm it covers (references.py); csv then carries them as columns (CSV_COLUM
 
 from __future__ import annotations
 
-import html
-import re
-
 import numpy as np
 import pandas as pd
-from tabulate import tabulate
 
-from ..errors import ObliqError
-from ..experiment import degeneracy
-from ..experiment.protocols import measured_per_task
-from .aggregate import (
+from ..analysis.aggregate import (
     POOLABLE,
     as_single_folds,
     check_metric,
+    config_order,
     describe,
     each_experiment,
     failed_tasks,
@@ -33,12 +27,14 @@ from .aggregate import (
     pooled_by_paper,
     summarise,
 )
+from ..analysis.stats import check_alpha, check_test, compare_to, protocol_caveat, win_tie_loss
+from ..errors import ObliqError
+from ..experiment import degeneracy
+from ..experiment.protocols import measured_per_task
 from .references import TOLERANCE_POINTS, TOLERANCE_SDS, agrees, paper_values, tolerance
-from .stats import check_alpha, check_test, compare_to, protocol_caveat, win_tie_loss
+from .render import Heading, Plain, Table, Text, check_format, render
 
-FORMATS = ("md", "latex", "csv", "html")
 LAYOUTS = ("wide", "long")
-_TABLEFMT = {"md": "pipe", "latex": "latex_booktabs", "html": "html"}
 # The first seven are the columns csv had before the paper's; keep them first, in this order.
 # method .. within: the paper's value the row is compared with (empty without one).
 # versus .. mark: --sig REF's per-fold test against REF ("v" / "*" / "", empty without it).
@@ -56,21 +52,12 @@ def check_table_options(metric: str, fmt: str, layout: str, pooled: bool, alpha:
     check_test(test)
     if test != "t" and sig is None:
         raise ObliqError(f"--test {test} chooses the test of --sig; give --sig REF too")
-    if fmt not in FORMATS:
-        raise ObliqError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
+    check_format(fmt)
     if layout not in LAYOUTS:
         raise ObliqError(f"unknown layout {layout!r}; choose one of {', '.join(LAYOUTS)}")
     if pooled and metric not in POOLABLE:
         raise ObliqError(f"--pooled applies to {' and '.join(POOLABLE)} only (not {metric})")
     check_alpha(alpha)
-
-
-def _order(preferred, present: pd.Series, keep_all: bool = False) -> list[str]:
-    """The config's order for names that occur (all of the config's with ``keep_all``),
-    then the rest as first seen in runs.csv."""
-    seen = list(dict.fromkeys(present))
-    return [x for x in dict.fromkeys(preferred) if keep_all or x in seen] + \
-        [x for x in seen if x not in preferred]
 
 
 NOT_RUN = "not run"  # a cell of the config whose tasks have no row yet
@@ -197,10 +184,8 @@ def experiment_table(runs: pd.DataFrame, meta: dict, metric: str, sig: str | Non
     pooled = pooled or pooled_by_paper(meta, metric)
     # every dataset and algorithm of the config, run or not (a partial folder's table
     # shows the cells still to run), then those only earlier rows name
-    datasets = _order([d.get("label") for d in config.get("datasets", [])], runs["dataset"],
-                      keep_all=True)
-    algorithms = _order([a.get("label") for a in config.get("algorithms", [])],
-                        runs["algorithm"], keep_all=True)
+    datasets = config_order(meta, "datasets", runs["dataset"], keep_all=True)
+    algorithms = config_order(meta, "algorithms", runs["algorithm"], keep_all=True)
     # A protocol whose tasks share one test part (holdout_cv, the UMT paper): each of the
     # k x r trees is one measurement (its declaration says so).
     per_fold = measured_per_task(config.get("protocol")) and not pooled and not best
@@ -308,7 +293,7 @@ def _cells(tidy: pd.DataFrame, decimals: int) -> pd.DataFrame:
 NOT_MEASURED = "-"  # the cell of an algorithm that ran but has no such value (no tree)
 
 
-def _wide_rows(tidy, datasets, algorithms, sig, decimals, ran=frozenset(),
+def wide_rows(tidy, datasets, algorithms, sig, decimals, ran=frozenset(),
                empty=None) -> tuple[list[str], list[list[str]], list[str]]:
     """The wide table's headers and rows, and the titles of its cells marked ⚠ in
     reading order (``_cells``); ``ran``: the (dataset, algorithm) pairs with finished
@@ -378,52 +363,13 @@ def _long_rows(tidy, datasets, algorithms, sig, decimals, ran=frozenset(),
     return list(table.columns), table.to_numpy().tolist(), titles
 
 
-def pipe_table(rows, headers) -> str:
-    """tabulate's pipe (markdown) table with each ``|`` in a text cell written ``\\|``: a
-    label such as ``a|b`` would otherwise open a column and shift the rest of its row."""
-    def cell(value):
-        return value.replace("|", "\\|") if isinstance(value, str) else value
-
-    return tabulate([[cell(c) for c in row] for row in rows], headers=[cell(h) for h in headers],
-                    tablefmt="pipe", disable_numparse=True)
-
-
-def html_marks(table: str, titles: list[str]) -> str:
-    """An HTML table (tabulate's, cells escaped) with the ⚠ that ends a cell made a span
-    of class "degenerate" whose title is the cell's (``titles``, in reading order)."""
-    pending = iter(titles)
-
-    def span(match):
-        title = next(pending, "holds tasks flagged degenerate (see the ⚠ note)")
-        return (f' <span class="degenerate" title="{html.escape(title)}">{degeneracy.MARK}'
-                f"</span>{match.group(1)}</td>")
-
-    return re.sub(f" {degeneracy.MARK}( *)</td>", span, table)
-
-
-def _render(headers, rows, fmt: str, caption: str, notes: list[str], title: str | None,
-            titles=()) -> str:
-    table = pipe_table(rows, headers) if fmt == "md" else tabulate(
-        rows, headers=headers, tablefmt=_TABLEFMT[fmt], disable_numparse=True)
-    if fmt == "latex":
-        # tabulate has escaped the labels; these symbols are ours, so swap them in afterwards
-        for symbol, tex in (("±", r"$\pm$"), ("Δ", r"$\Delta$"), ("✓", r"\checkmark"),
-                            (degeneracy.MARK, r"\textbf{!}")):
-            table = table.replace(symbol, tex)
-        lines = [f"% {line}" for line in (caption, *notes)]
-        parts = [f"% {title}"] if title else []
-        parts += [lines[0], table] + lines[1:]
-        return "\n".join(parts)
-    if fmt == "html":
-        parts = [f"<h3>{html.escape(title)}</h3>"] if title else []
-        parts += [f"<p>{html.escape(caption)}</p>", html_marks(table, list(titles))]
-        parts += [f"<p>{html.escape(n)}</p>" for n in notes]
-        return "\n".join(parts)
-    parts = [f"### {title}", ""] if title else []
-    parts += [caption, "", table]
-    if notes:
-        parts += [""] + notes
-    return "\n".join(parts)
+def _section(headers, rows, caption: str, notes: list[str], title: str | None,
+             titles=()) -> list:
+    """One experiment's table as a section of a page (``render.render``): its title, the
+    caption, the table and the notes under it."""
+    section = [Heading(title)] if title else []
+    section += [Text(caption), Table(headers, rows, list(titles))]
+    return section + ([Text(*notes)] if notes else [])
 
 
 def render_tables(paths, metric: str = "test_accuracy", fmt: str = "md", layout: str = "wide",
@@ -455,22 +401,22 @@ def format_tables(runs: pd.DataFrame, metas: list[dict], metric: str = "test_acc
     """``render_tables`` on results already read (``load_results``), options checked."""
     if fmt == "csv":
         out = table_frame(runs, metas, metric, sig, pooled, alpha, best, test)
-        out = out.assign(within=out["within"].map({True: "true", False: "false"}).fillna(""))
-        return out.to_csv(index=False, float_format=lambda v: repr(float(v)))
+        return render(out.assign(
+            within=out["within"].map({True: "true", False: "false"}).fillna("")), fmt)
     decimals = check_metric(metric).decimals
-    texts = []
+    page = []
     for meta, part, title in each_experiment(runs, metas):
         if not (part["status"] == "ok").any():
             failed = failed_tasks(part)
-            texts.append(f"{meta['name']}: no finished task yet"
-                         + (f" ({failed} failed)" if failed else ""))
+            page.append([Plain(f"{meta['name']}: no finished task yet"
+                               + (f" ({failed} failed)" if failed else ""))])
             continue
         tidy, datasets, algorithms, caption, notes = experiment_table(
             part, meta, metric, sig, pooled, alpha, best, test)
         if tidy.empty:
-            texts.append(f"{meta['name']}: {caption}")
+            page.append([Plain(f"{meta['name']}: {caption}")])
             continue
-        build = _wide_rows if layout == "wide" else _long_rows
+        build = wide_rows if layout == "wide" else _long_rows
         finished = part[part["status"] == "ok"]
         ran = set(zip(finished["dataset"], finished["algorithm"]))
         empty = empty_cells(part, meta, datasets, algorithms)
@@ -480,8 +426,8 @@ def format_tables(runs: pd.DataFrame, metas: list[dict], metric: str = "test_acc
             counts = tidy[tidy["algorithm"] != sig].groupby("algorithm")["mark"].agg(win_tie_loss)
             notes.insert(1, f"(w/t/l) vs {sig}: " + "; ".join(
                 f"{a} {counts[a]}" for a in algorithms if a in counts))
-        texts.append(_render(headers, rows, fmt, caption, notes, title, titles))
-    return "\n\n".join(texts)
+        page.append(_section(headers, rows, caption, notes, title, titles))
+    return render(page, fmt)
 
 
 def table_frame(runs: pd.DataFrame, metas: list[dict], metric: str = "test_accuracy",

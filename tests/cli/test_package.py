@@ -42,6 +42,30 @@ def test_shipped_files_are_inside_the_package():
             assert Path(config.reference).is_relative_to(configs_dir() / "references")
 
 
+def test_the_docs_pipeline_stays_out_of_the_wheel():
+    # tools/ (summary, leaderboard, docs) is the maintainers' and reads the checkout: the
+    # package list ships obliq_cli only, and no module of it imports tools, so an installed
+    # wheel needs no tools/ (make wheel-check runs its commands without one)
+    import ast
+    import fnmatch
+    import tomllib
+
+    found = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    include = found["tool"]["setuptools"]["packages"]["find"]["include"]
+    assert any(fnmatch.fnmatch("obliq_cli.report", p) for p in include)
+    assert not any(fnmatch.fnmatch(name, p) for p in include
+                   for name in ("tools", "tools.docs"))
+    importers = []
+    for path in sorted((ROOT / "obliq_cli").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = ([node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level
+                     else [a.name for a in node.names] if isinstance(node, ast.Import) else [])
+            importers += [f"{path.name} imports {n}" for n in names
+                          if n.partition(".")[0] == "tools"]
+    assert importers == []
+    assert not (ROOT / "obliq_cli" / "report" / "docs.py").exists()
+
+
 def test_a_shipped_config_runs_by_name_from_any_folder(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     assert resolve_config("hhcart_uci") == configs_dir() / "hhcart_uci.yaml"

@@ -14,6 +14,7 @@ from conftest import EXPECTED_FLAGS as EXPECTED
 from sklearn.dummy import DummyClassifier
 
 from obliq_cli import registry
+from obliq_cli.analysis.aggregate import load_results
 from obliq_cli.config import load_config
 from obliq_cli.experiment.degeneracy import (
     AT_MAJORITY,
@@ -26,7 +27,6 @@ from obliq_cli.experiment.degeneracy import (
 from obliq_cli.experiment.metrics import task_metrics
 from obliq_cli.experiment.runner import run_experiment
 from obliq_cli.experiment.schema import RUN_COLUMNS
-from obliq_cli.report.aggregate import load_results
 from obliq_cli.report.tables import render_tables
 
 NAN = math.nan

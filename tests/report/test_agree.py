@@ -1,6 +1,6 @@
 """obliq agree: per (experiment, algorithm, metric) the cells within tolerance of the paper's,
 the mean |ours - paper|, the misses, the per-cell csv and the per-experiment summary (make
-reproductions renders README.md's table from its summary: tests/report/test_docs_generated.py).
+reproductions renders README.md's table from its summary: tests/tools/test_docs_generated.py).
 
 The results are written here by hand in the runner's layout (schema.RUN_COLUMNS in
 runs.csv, meta.json with the config's labels, the reference and the run history), with
@@ -16,10 +16,10 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
+from obliq_cli.analysis.aggregate import pooled_by_paper
 from obliq_cli.cli import main
 from obliq_cli.errors import ObliqError
 from obliq_cli.experiment.schema import RUN_COLUMNS
-from obliq_cli.report.aggregate import pooled_by_paper
 from obliq_cli.report.agreement import (
     CELL_COLUMNS,
     agreement_text,

@@ -17,14 +17,14 @@ from conftest import EXPECTED_FLAGS
 import obliq_cli
 from obliq_cli.cli import main
 from obliq_cli.experiment.degeneracy import CODES
-from obliq_cli.report import docs
 from obliq_cli.report.agreement import flagged_text
 from obliq_cli.report.claims import TableNumbers, check_claims, evaluate_on, parse_claim
 from obliq_cli.report.html_report import build_report
-from obliq_cli.report.leaderboard import benchmark_block, read_benchmark
 from obliq_cli.report.significance import render_stats
-from obliq_cli.report.summary import summarize
 from obliq_cli.report.tables import render_tables
+from tools import docs
+from tools.leaderboard import benchmark_block, read_benchmark
+from tools.summary import summarize
 
 STUMP = "at_majority, one_leaf, constant_predictions"
 DUMMY = "at_majority, constant_predictions"

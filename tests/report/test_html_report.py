@@ -19,11 +19,11 @@ import yaml
 from click.testing import CliRunner
 from PIL import Image
 
+from obliq_cli.analysis.aggregate import read_experiment
 from obliq_cli.cli import main
 from obliq_cli.config import ExperimentConfig, load_config
 from obliq_cli.experiment.replay import replay_task
 from obliq_cli.experiment.runner import run_experiment
-from obliq_cli.report.aggregate import read_experiment
 from obliq_cli.report.html_report import accuracy_size_table
 
 NASTY = "CART <b>&amp; 3"

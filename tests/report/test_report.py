@@ -14,11 +14,11 @@ import pandas as pd
 import pytest
 from scipy import stats
 
+from obliq_cli.analysis.aggregate import describe, load_results, summarise
+from obliq_cli.analysis.stats import compare_to, paired_t_test
 from obliq_cli.errors import ObliqError
 from obliq_cli.experiment.schema import RUN_COLUMNS
-from obliq_cli.report.aggregate import describe, load_results, summarise
 from obliq_cli.report.references import agrees, read_reference
-from obliq_cli.report.stats import compare_to, paired_t_test
 from obliq_cli.report.tables import render_tables
 from obliq_cli.resources import shipped_path
 

@@ -17,12 +17,8 @@ import pytest
 from click.testing import CliRunner
 from scipy import stats
 
-from obliq_cli.cli import main
-from obliq_cli.errors import ObliqError
-from obliq_cli.experiment.schema import RUN_COLUMNS
-from obliq_cli.report.aggregate import load_results
-from obliq_cli.report.significance import render_stats
-from obliq_cli.report.stats import (
+from obliq_cli.analysis.aggregate import load_results
+from obliq_cli.analysis.stats import (
     TESTS,
     FriedmanResult,
     alpaydin_5x2cv_f,
@@ -37,6 +33,10 @@ from obliq_cli.report.stats import (
     rank_algorithms,
     wilcoxon_test,
 )
+from obliq_cli.cli import main
+from obliq_cli.errors import ObliqError
+from obliq_cli.experiment.schema import RUN_COLUMNS
+from obliq_cli.report.significance import render_stats
 
 # A fixed 5 x 2 array of differences p = a - b (rows repetitions, columns folds).
 P = np.array([[2.0, 1.0], [0.0, 1.0], [1.0, 3.0], [-1.0, 0.0], [2.0, 2.0]])

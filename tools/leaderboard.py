@@ -50,9 +50,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..experiment import degeneracy
-from .agreement import format_duration
-from .tables import flag_mark, format_number, pipe_table
+from obliq_cli.experiment import degeneracy
+from obliq_cli.report.agreement import format_duration
+from obliq_cli.report.render import md_table
+from obliq_cli.report.tables import flag_mark, format_number
 
 FACT_KEYS = ["config", "kind", "source", "summarized", "started", "finished", "commit",
              "obliq", "tasks_ok", "tasks_total", "tasks_failed", "config_tasks",
@@ -97,7 +98,7 @@ def config_tasks(meta: dict) -> int | None:
     ``skipped_cells`` names taken out. A skip rule on a dataset's facts is known only
     once a run has loaded that dataset, so before then its cells are counted (the count
     is an upper bound until every dataset was planned). None without a readable config."""
-    from ..experiment.tasks import SKIPPED, config_of, unplanned_identities
+    from obliq_cli.experiment.tasks import SKIPPED, config_of, unplanned_identities
 
     config = config_of(meta.get("config"))
     if config is None:
@@ -122,7 +123,7 @@ def paper_baselines(meta: dict, methods=PAPER_METHODS, configs=None) -> pd.DataF
     path (default ``resources.shipped_configs``)."""
     import yaml
 
-    from ..resources import shipped_configs
+    from obliq_cli.resources import shipped_configs
 
     bench = _names((meta.get("config") or {}).get("algorithms"))
     by_name: dict = {}
@@ -149,25 +150,21 @@ def paper_baselines(meta: dict, methods=PAPER_METHODS, configs=None) -> pd.DataF
 
 
 def _algorithms(meta: dict, ok: pd.DataFrame) -> list[str]:
-    from .tables import _order
+    from obliq_cli.analysis.aggregate import config_order
 
-    config = meta.get("config") or {}
-    return _order([a.get("label") for a in config.get("algorithms", [])
-                   if isinstance(a, dict)], ok["algorithm"])
+    return config_order(meta, "algorithms", ok["algorithm"])
 
 
 def _datasets(meta: dict, present) -> list[str]:
-    from .tables import _order
+    from obliq_cli.analysis.aggregate import config_order
 
-    config = meta.get("config") or {}
-    return _order([d.get("label") for d in config.get("datasets", [])
-                   if isinstance(d, dict)], pd.Series(list(present)), keep_all=True)
+    return config_order(meta, "datasets", list(present), keep_all=True)
 
 
 def score_rows(part: pd.DataFrame, meta: dict) -> pd.DataFrame:
     """scores.csv: every (dataset, algorithm) of the config, in its order."""
-    from .aggregate import summarise
-    from .tables import empty_cells
+    from obliq_cli.analysis.aggregate import summarise
+    from obliq_cli.report.tables import empty_cells
 
     ok = part[part["status"] == "ok"]
     config = meta.get("config") or {}
@@ -196,8 +193,8 @@ def score_rows(part: pd.DataFrame, meta: dict) -> pd.DataFrame:
 def rankings(scores: pd.DataFrame, higher: bool, alpha: float):
     """{scope: (FriedmanResult or None, the table it ranked, what it left out)} of the
     two scopes of the module doc."""
-    from ..errors import ObliqError
-    from .stats import friedman_test
+    from obliq_cli.analysis.stats import friedman_test
+    from obliq_cli.errors import ObliqError
 
     everywhere = [a for a in scores.columns if scores[a].notna().all()]
     scoped = {
@@ -221,7 +218,7 @@ def _svg(fig) -> bytes:
     1 MB to commit, as text about a tenth of that."""
     from matplotlib import rc_context
 
-    from .plots import missing_glyphs_quiet
+    from obliq_cli.report.plots import missing_glyphs_quiet
 
     buffer = io.BytesIO()
     with missing_glyphs_quiet(), rc_context({"svg.hashsalt": "obliq", "svg.fonttype": "none"}):
@@ -233,9 +230,9 @@ def summarize_benchmark(meta: dict, part: pd.DataFrame, facts: dict, rope: float
                         alpha: float = 0.05) -> tuple[dict, dict]:
     """(frames by file name, SVG bytes by file name) of one benchmark's results:
     ``facts`` are summary.run_facts' (extended here), ``part`` its rows of runs.csv."""
-    from .aggregate import check_metric
-    from .bayes import SAMPLES, default_rope, signed_rank_pairs
-    from .stats import dataset_scores, rank_algorithms
+    from obliq_cli.analysis.aggregate import check_metric
+    from obliq_cli.analysis.stats import dataset_scores, rank_algorithms
+    from obliq_cli.report.bayes import SAMPLES, default_rope, signed_rank_pairs
 
     m = check_metric(METRIC)
     rope = default_rope(METRIC) if rope is None else rope
@@ -300,9 +297,9 @@ def _read_back(frames: dict) -> dict:
 def draw_figures(bench: dict) -> dict:
     """SVG bytes by file name (FIGURES) from a benchmark summary's numbers: a CD diagram
     per scope with a ranking, and the probability matrix of the pairs."""
-    from .aggregate import check_metric
-    from .bayes import probability_matrix
-    from .plots import plot_bayes_matrix, plot_critical_difference
+    from obliq_cli.analysis.aggregate import check_metric
+    from obliq_cli.report.bayes import probability_matrix
+    from obliq_cli.report.plots import plot_bayes_matrix, plot_critical_difference
 
     facts = bench["facts"]
     name, label = facts.get("config", ""), check_metric(facts.get("metric") or METRIC).label
@@ -343,7 +340,7 @@ def stale_figures(folder) -> list[str]:
 
 def text_csv(path: Path) -> pd.DataFrame:
     """A summary CSV with every cell as text ("" for empty), or an ObliqError naming it."""
-    from ..errors import ObliqError
+    from obliq_cli.errors import ObliqError
 
     try:
         return pd.read_csv(path, dtype=str, keep_default_na=False)
@@ -438,7 +435,7 @@ def _ranking_table(bench: dict) -> str:
                      if r.algorithm in every.index else "–",
                      str(len(mine)),
                      format_number(sum(leaves) / len(leaves), 1) if leaves else "–"])
-    return pipe_table(rows, ["place", "algorithm", "mean rank", "ranked first",
+    return md_table(rows, ["place", "algorithm", "mean rank", "ranked first",
                              "mean accuracy (%)", "mean rank (everywhere)",
                              "datasets with a result", "mean leaves"])
 
@@ -520,7 +517,7 @@ def _bayes_table(bench: dict, methods, references) -> str:
                      decision])
     if not rows:
         return "None of the papers' methods has results in this summary."
-    return pipe_table(rows, ["method", "versus", "baseline of", "P(better)", "P(rope)",
+    return md_table(rows, ["method", "versus", "baseline of", "P(better)", "P(rope)",
                              "P(worse)", "w/t/l", "decision"])
 
 

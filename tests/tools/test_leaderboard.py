@@ -13,8 +13,8 @@ from click.testing import CliRunner
 from scipy import stats
 
 from obliq_cli.cli import main
-from obliq_cli.report import docs, leaderboard
-from obliq_cli.report.summary import summarize
+from tools import docs, leaderboard
+from tools.summary import summarize
 
 # FDT runs on two-class sets only (a declared skip rule): iris is a skipped cell, so the
 # "all" ranking has heart and pima, the "everywhere" ranking the other three on all three

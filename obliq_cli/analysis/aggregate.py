@@ -254,6 +254,23 @@ def load_results(paths, show_all: bool = False) -> tuple[pd.DataFrame, list[dict
     return pd.concat(frames, ignore_index=True), metas
 
 
+def label_order(preferred, present, keep_all: bool = False) -> list[str]:
+    """The labels of ``preferred`` (a config's order) that occur in ``present`` (all of them
+    with ``keep_all``), then the rest of ``present`` as first seen: the order of every
+    table's rows and columns."""
+    seen = list(dict.fromkeys(present))
+    return [x for x in dict.fromkeys(preferred) if keep_all or x in seen] + \
+        [x for x in seen if x not in preferred]
+
+
+def config_order(meta: dict, field: str, present, keep_all: bool = False) -> list[str]:
+    """``label_order`` of the labels of the experiment's config ``field`` ("datasets" or
+    "algorithms", from meta.json) and ``present`` (a column of runs.csv, say)."""
+    items = (meta.get("config") or {}).get(field, [])
+    return label_order([x.get("label") for x in items if isinstance(x, dict)], present,
+                       keep_all)
+
+
 def each_experiment(runs: pd.DataFrame, metas: list[dict]):
     """(meta, that experiment's rows of ``runs``, heading) in the order of ``metas`` (as
     ``load_results`` returns them); the heading is the experiment's name when there are

@@ -58,7 +58,7 @@ Inline figures: ``<!--= EXPRESSION -->VALUE<!--/-->``, VALUE rewritten from EXPR
   ROWS FIELD``: a cell of bench_fits.csv (seconds, s_per_1000_rows, ms_per_node, nodes).
 
 ``render`` is the one pure function (text, summary -> text); ``stale`` names what differs
-from the committed file, which tests/report/test_docs_generated.py asserts is nothing.
+from the committed file, which tests/tools/test_docs_generated.py asserts is nothing.
 """
 
 from __future__ import annotations
@@ -71,26 +71,32 @@ from pathlib import Path
 
 import pandas as pd
 
-from .. import registry
-from ..errors import ObliqError
-from ..experiment import degeneracy
-from ..invariances import ROUNDING_TOLERANCE, invariance_table
-from .agreement import (
+from obliq_cli import registry
+from obliq_cli.errors import ObliqError
+from obliq_cli.invariances import ROUNDING_TOLERANCE, invariance_table
+from obliq_cli.report.agreement import (
     NOTHING_COMPARED,
+    agreement_page,
     flagged_tally,
     flagged_text,
     format_duration,
     metric_kind,
-    misses_parts,
+    miss_row,
+    ours_text,
     reading_text,
+    run_time_text,
+    summary_page,
     tally_entry,
-    telling_decimals,
-    tolerance_rule,
+    tally_row,
+    tasks_text,
+    total_line,
 )
-from .claims import FAILS, HOLDS, PARTLY, RULES, UNTESTABLE, read_claims, shipped_claims
-from .leaderboard import benchmark_block, read_benchmark, text_csv
-from .summary import FROM_RESULTS
-from .tables import flag_mark, format_number, pipe_table
+from obliq_cli.report.claims import UNTESTABLE, claim_row, claims_page, read_claims, shipped_claims
+from obliq_cli.report.render import md_table
+from obliq_cli.report.render import render as render_page
+from obliq_cli.report.tables import degenerate_note, flag_mark, format_number, wide_rows
+from tools.leaderboard import benchmark_block, read_benchmark, text_csv
+from tools.summary import FROM_RESULTS
 
 BLOCK = re.compile(r"^<!-- (obliq [^\n]*?): begin -->\n(.*?)^<!-- \1: end -->$",
                    re.DOTALL | re.MULTILINE)
@@ -180,23 +186,16 @@ def _pick(names: str, present) -> list[str]:
 # --- blocks --------------------------------------------------------------------------------
 
 def _tasks_text(facts: dict) -> str:
-    text = str(_int(facts.get("tasks_ok", "")))
+    """``agreement.tasks_text`` of a config's run facts."""
     total = facts.get("tasks_total", "")
-    if str(total).strip() and _int(text) < _int(total):
-        text += f" of {_int(total)}"
-    if _int(facts.get("tasks_failed", "")):
-        text += f" ({_int(facts['tasks_failed'])} failed)"
-    return text
+    return tasks_text(_int(facts.get("tasks_ok", "")), _int(total) if str(total).strip()
+                      else None, _int(facts.get("tasks_failed", "")))
 
 
 def _run_time_text(facts: dict) -> str:
-    seconds = _seconds(facts.get("run_seconds", ""))
-    text = "" if seconds is None else format_duration(seconds)
-    unfinished = _int(facts.get("unfinished_runs", ""))
-    if unfinished:
-        more = f"+{unfinished} unfinished run" + ("s" if unfinished != 1 else "")
-        text = f"{text} ({more})" if text else more
-    return text
+    """``agreement.run_time_text`` of a config's run facts."""
+    return run_time_text(_seconds(facts.get("run_seconds", "")),
+                         _int(facts.get("unfinished_runs", "")))
 
 
 def agreement_text(summary: Summary, name: str) -> str:
@@ -220,44 +219,32 @@ def agreement_text(summary: Summary, name: str) -> str:
 
 
 def agree_block(summary: Summary) -> str:
-    """What ``obliq agree --summary`` prints (agreement._summary), from the summary."""
+    """What ``obliq agree --summary`` prints (``agreement.summary_page``), from the summary."""
     rows = [[name, _tasks_text(f), _run_time_text(f), agreement_text(summary, name)]
             for name, f in summary.runs.items()]
-    parts = ["Agreement with the papers: per metric and algorithm, the cells within tolerance "
-             "of the paper's / the cells compared (`obliq agree`; the rule of `obliq "
-             "table`'s ✓, obliq_cli/report/references.py). Run time: the sum over the "
-             "results' runs (meta.json history).",
-             pipe_table(rows, ["experiment", "tasks ok", "run time", "agreement"])]
     skipped = list(dict.fromkeys(m for f in summary.runs.values()
                                  for m in f.get("not_compared", "").split("; ") if m))
-    if skipped:
-        parts.append(f"{', '.join(skipped)}: not compared (times depend on the machine).")
-    return "\n\n".join(parts)
+    return render_page(summary_page(rows, skipped), "md")
 
 
 def agreement_block(summary: Summary) -> str:
-    """What ``obliq agree`` prints (agreement._markdown), from the summary: the tally per
-    (experiment, algorithm, metric), a total line per experiment, then the misses that the
-    summary holds (all of them for a config summarised from its results)."""
-    parts = [tolerance_rule()]
-    rows = []
+    """What ``obliq agree`` prints (``agreement.agreement_page``), from the summary: the
+    tally per (experiment, algorithm, metric), a total line per experiment, then the misses
+    that the summary holds (all of them for a config summarised from its results)."""
+    tally = []
     for name, agree in summary.agree.items():
         # obliq agree lists the tally by algorithm (config order), then metric
         order = {a: i for i, a in enumerate(dict.fromkeys(agree["algorithm"]))}
         agree = agree.sort_values("algorithm", key=lambda c: c.map(order), kind="stable")
         for r in agree.itertuples():
-            mean = (format_number(float(r.mean_abs_delta), _int(r.decimals))
-                    if str(r.mean_abs_delta).strip() else "")
-            rows.append([name, r.algorithm, reading_text(r.metric, r.reads or None),
-                         f"{r.within}/{r.compared}", mean])
-    if rows:
-        parts.append(pipe_table(rows, ["experiment", "algorithm", "metric", "within/compared",
-                                       "mean abs diff"]))
-    lines = []
+            mean = float(r.mean_abs_delta) if str(r.mean_abs_delta).strip() else float("nan")
+            tally.append(tally_row(name, r.algorithm, r.metric, r.reads or None, r.within,
+                                   r.compared, mean, _int(r.decimals)))
+    totals = []
     for name, facts in summary.runs.items():
         agree = summary.agree.get(name)
         if agree is None or agree.empty:
-            lines.append(f"- {name}: {facts.get('note') or NOTHING_COMPARED}")
+            totals.append(total_line(name, facts.get("note") or NOTHING_COMPARED))
             continue
         counted = agree[agree["reads"] == ""]
         head = (f"{sum(map(_int, counted['within']))} of {sum(map(_int, counted['compared']))} "
@@ -269,42 +256,25 @@ def agreement_block(summary: Summary) -> str:
         flagged = flagged_text(summary.cells.get(name, pd.DataFrame()))
         if flagged:
             notes.append(flagged)
-        lines.append(f"- {name}: " + "; ".join([head] + notes))
-    parts.append("\n".join(lines))
-    misses = []
-    for name, cells in summary.cells.items():
-        for _, c in cells[cells["within"] != "true"].iterrows():
-            d = _int(c["decimals"])
-            delta, tolerance = float(c["delta"]), float(c["tolerance"])
-            t = telling_decimals(delta, tolerance, d)
-            misses.append([name, c["dataset"], c["algorithm"], c["metric"], _ours(c),
-                           c["paper_text"], format_number(delta, t, sign=True),
-                           format_number(tolerance, t)])
-    parts.extend(misses_parts(misses))
-    return "\n\n".join(parts)
+        totals.append(total_line(name, head, notes))
+    misses = [miss_row(name, c["dataset"], c["algorithm"], c["metric"], _ours(c),
+                       c["paper_text"], float(c["delta"]), float(c["tolerance"]),
+                       _int(c["decimals"]))
+              for name, cells in summary.cells.items()
+              for _, c in cells[cells["within"] != "true"].iterrows()]
+    return render_page(agreement_page(tally, totals, misses), "md")
 
 
 def claims_block(summary: Summary, claim_files=()) -> str:
-    """What ``obliq claims`` prints (claims.render_claims), from the summary: the verdicts
-    of the summarised configs, the quotes from the claims files."""
-    outcomes = []
+    """What ``obliq claims`` prints (``claims.claims_page``), from the summary: the
+    verdicts of the summarised configs, the quotes from the claims files."""
+    rows = []
     for path in list(claim_files) or shipped_claims():
         claims = read_claims(path)
         if not any(c.experiment in summary.runs for c in claims):
             continue
-        for c in claims:
-            outcomes.append((c, *_verdict(summary, c)))
-    if not outcomes:
-        return "No claim of the papers concerns the experiments here."
-    rows = [[cell.replace("|", "/") for cell in (
-        c.paper, c.section, f"“{c.quote}”", c.experiment or "-", verdict, evidence)]
-        for c, verdict, evidence in outcomes]
-    counts = pd.Series([v for _, v, _ in outcomes]).value_counts()
-    tally = ", ".join(f"{v} {int(counts.get(v, 0))}" for v in (HOLDS, PARTLY, FAILS,
-                                                                 UNTESTABLE))
-    return "\n\n".join([RULES, pipe_table(rows, ["paper", "section", "claim", "experiment",
-                                                 "verdict", "evidence"]),
-                        f"{len(outcomes)} claims: {tally}."])
+        rows += [claim_row(c, *_verdict(summary, c)) for c in claims]
+    return render_page(claims_page(rows), "md")
 
 
 def _verdict(summary: Summary, claim) -> tuple[str, str]:
@@ -340,7 +310,7 @@ def runs_block(summary: Summary) -> str:
                      _tasks_text(f), _run_time_text(f),
                      "" if fit is None else format_duration(fit), f.get("jobs", ""),
                      machine or f.get("host", ""), f.get("load", "")])
-    table = pipe_table(rows, ["experiment", "figures from", "commit", "tasks ok", "run time",
+    table = md_table(rows, ["experiment", "figures from", "commit", "tasks ok", "run time",
                               "fit time (wall)", "jobs", "machine", "load at start"])
     notes = [f"- {name}: {f['note']}" for name, f in summary.runs.items() if f.get("note")]
     return "\n\n".join([table] + (["\n".join(notes)] if notes else []))
@@ -361,23 +331,29 @@ def _flagged(c) -> int:
 
 
 def _ours(c, d: int | None = None) -> str:
-    d = _int(c["decimals"]) if d is None else d
-    text = format_number(float(c["mean"]), d)
-    if str(c["sd"]).strip():
-        text += f" ± {format_number(float(c['sd']), d)}"
-    return text + flag_mark(_flagged(c))
+    """``agreement.ours_text`` of a cells.csv row."""
+    sd = float(c["sd"]) if str(c["sd"]).strip() else float("nan")
+    return ours_text(float(c["mean"]), sd, _int(c["decimals"]) if d is None else d,
+                     _flagged(c))
 
 
-def _flag_note(part: pd.DataFrame) -> list[str]:
-    """The note under a table block whose cells hold flagged tasks (``degeneracy.note``
-    over its (dataset, algorithm) cells), empty when none do."""
-    if "n_flagged" not in part.columns:
-        return []
-    cells = part.drop_duplicates(["dataset", "algorithm"])
-    flagged = [(r["dataset"], r["algorithm"], _flagged(r), _int(r["n_tasks"]),
-                str(r["flags"]).split(";")) for _, r in cells.iterrows() if _flagged(r)]
-    text = degeneracy.note(flagged, sum(map(_int, cells["n_tasks"])))
-    return [text] if text else []
+def _tidy(part: pd.DataFrame) -> pd.DataFrame:
+    """cells.csv rows of one metric as the tidy rows of ``tables.experiment_table`` (numbers,
+    the ✓ as agrees, no test marks), which ``tables.wide_rows`` lays out as ``obliq table``
+    does."""
+    def numbers(column):
+        return part[column].map(lambda t: float(t) if str(t).strip() else float("nan"))
+
+    tidy = pd.DataFrame({"dataset": part["dataset"], "algorithm": part["algorithm"],
+                         "method": part["method"], "mean": numbers("mean"),
+                         "sd": numbers("sd"), "mark": "", "paper_text": part["paper_text"],
+                         "paper_mean": numbers("paper_mean"), "delta": numbers("delta"),
+                         "agrees": part["within"] == "true"})
+    if "n_flagged" in part.columns:
+        tidy = tidy.assign(n_flagged=[_flagged(r) for _, r in part.iterrows()],
+                           n_tasks=part["n_tasks"].map(_int), flags=part["flags"],
+                           n_undecided=0)
+    return tidy.reset_index(drop=True)
 
 
 def _delta(c) -> str:
@@ -395,20 +371,12 @@ def table_block(summary: Summary, name: str, metrics: str, dataset: str | None =
         part = cells[cells["metric"] == metrics]
         if part.empty:
             raise ObliqError(f"no cells of metric {metrics!r} in the summary of {name!r}")
-        algorithms = list(dict.fromkeys(part["algorithm"]))
-        headers = ["dataset"]
-        for a in algorithms:
-            method = part.loc[part["algorithm"] == a, "method"].iloc[0]
-            headers += [a, f"{method} (paper)", "Δ"]
-        rows = []
-        for d in dict.fromkeys(part["dataset"]):
-            row = [d]
-            for a in algorithms:
-                found = part[(part["dataset"] == d) & (part["algorithm"] == a)]
-                row += ["", "", ""] if found.empty else [
-                    _ours(found.iloc[0]), found.iloc[0]["paper_text"], _delta(found.iloc[0])]
-            rows.append(row)
-        return "\n\n".join([pipe_table(rows, headers)] + _flag_note(part))
+        tidy = _tidy(part)
+        headers, rows, _ = wide_rows(tidy, list(dict.fromkeys(tidy["dataset"])),
+                                     list(dict.fromkeys(tidy["algorithm"])), None,
+                                     _int(part["decimals"].iloc[0]))
+        # the note lists the flagged cells as the file holds them (by algorithm)
+        return "\n\n".join([md_table(rows, headers)] + degenerate_note(tidy))
     wanted = [m.partition("=") for m in metrics.split(",")]
     part = cells[cells["dataset"] == dataset]
     headers = ["method"]
@@ -425,7 +393,8 @@ def table_block(summary: Summary, name: str, metrics: str, dataset: str | None =
     if not rows:
         raise ObliqError(f"no cells of dataset {dataset!r} in the summary of {name!r}")
     chosen = part[part["metric"].isin([metric for metric, _, _ in wanted])]
-    return "\n\n".join([pipe_table(rows, headers)] + _flag_note(chosen))
+    once = chosen.drop_duplicates(["dataset", "algorithm"])
+    return "\n\n".join([md_table(rows, headers)] + degenerate_note(_tidy(once)))
 
 
 def bench_block(summary: Summary) -> str:
@@ -439,7 +408,7 @@ def bench_block(summary: Summary) -> str:
         f"{source} of {date}" + (f", commit {commit}" if commit else "")
         + (f", {machine}" if machine else "") + f" ({n} rows)"
         for (date, commit, machine, source), n in runs.items())
-    return pipe_table(rows, ["measure", "target", "seen", "met"]) + f"\n\nMeasured: {said}."
+    return md_table(rows, ["measure", "target", "seen", "met"]) + f"\n\nMeasured: {said}."
 
 
 def invariance_block() -> str:
@@ -454,7 +423,7 @@ def invariance_block() -> str:
               f"✗ n not kept, for reason n below (✗ n*: read from the method, the test's "
               f"data do not show it); – n not applicable.")
     notes = "\n".join(f"{i}. {reason}" for i, reason in enumerate(reasons, 1))
-    return "\n\n".join([pipe_table(rows, headers), legend, notes])
+    return "\n\n".join([md_table(rows, headers), legend, notes])
 
 
 def _block(summary: Summary, words: list[str]) -> str:
@@ -679,11 +648,11 @@ def stale(text: str, summary: Summary) -> list[str]:
 
 
 def main(argv=None) -> int:
-    """``python -m obliq_cli.report.docs [--check] [--summary docs/results] FILE...``:
+    """``python -m tools.docs [--check] [--summary docs/results] FILE...``:
     render the files in place, or with --check only say which are stale (exit 1)."""
     import argparse
 
-    parser = argparse.ArgumentParser(prog="python -m obliq_cli.report.docs")
+    parser = argparse.ArgumentParser(prog="python -m tools.docs")
     parser.add_argument("files", nargs="*", default=list(DOCS))
     parser.add_argument("--summary", default="docs/results")
     parser.add_argument("--check", action="store_true")

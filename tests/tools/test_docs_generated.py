@@ -18,11 +18,11 @@ import yaml
 
 from obliq_cli.errors import ObliqError
 from obliq_cli.experiment.schema import RUN_COLUMNS
-from obliq_cli.report import docs
 from obliq_cli.report.agreement import render_agreement
 from obliq_cli.report.claims import render_claims
-from obliq_cli.report.leaderboard import stale_figures
-from obliq_cli.report.summary import (
+from tools import docs
+from tools.leaderboard import stale_figures
+from tools.summary import (
     AGREE_COLUMNS,
     CELL_COLUMNS,
     CELL_COLUMNS_BEFORE_FLAGS,
@@ -34,7 +34,7 @@ from obliq_cli.report.summary import (
     reclaim,
     summarize,
 )
-from obliq_cli.report.summary import main as summary_main
+from tools.summary import main as summary_main
 
 ROOT = Path(__file__).resolve().parents[2]
 SUMMARY = ROOT / "docs" / "results"
@@ -510,7 +510,7 @@ def test_the_runner_records_the_machine_a_run_starts_on():
 
 
 def test_an_inline_run_figure_reads_a_benchmark_facts_too():
-    from obliq_cli.report.docs import Summary, value
+    from tools.docs import Summary, value
 
     facts = {"tasks_ok": "7250", "tasks_total": "7250", "tasks_failed": "0",
              "run_seconds": "4822.0", "unfinished_runs": "0", "started": "2026-11-26 10:36"}

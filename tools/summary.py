@@ -35,7 +35,7 @@ pairs and figures instead (``leaderboard.py``: facts.csv, scores.csv, ranks.csv,
 Summarising is incremental: only the configs found under the results paths are rewritten,
 each folder whole (written to a temporary name, then swapped in), and every other config's
 summary is left as it is, saying its own date and commit. Nothing per fold is kept: the
-docs quote aggregates only. ``obliq_cli/report/docs.py`` renders the docs from these files.
+docs quote aggregates only. ``tools/docs.py`` renders the docs from these files.
 """
 
 from __future__ import annotations
@@ -49,10 +49,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..errors import ObliqError
-from .aggregate import each_experiment, load_results
-from .agreement import compare_experiment, run_time, tally
-from .claims import evaluate, read_claims, shipped_claims
+from obliq_cli.analysis.aggregate import each_experiment, load_results
+from obliq_cli.errors import ObliqError
+from obliq_cli.report.agreement import compare_experiment, run_time, tally
+from obliq_cli.report.claims import evaluate, read_claims, shipped_claims
 
 RUN_KEYS = ["config", "source", "summarized", "started", "finished", "commit", "obliq",
             "tasks_ok", "tasks_total", "tasks_failed", "run_seconds", "unfinished_runs",
@@ -191,9 +191,9 @@ def claims_from_cells(folder, claim_files=()) -> tuple[pd.DataFrame, list[str]]:
     their ids are returned. So a claims file corrected after the runs reaches the docs
     without a rerun wherever the means decide the claim: the verdicts are still of those
     runs' numbers."""
-    from ..config import load_config
-    from ..errors import ConfigError
-    from .claims import TableNumbers, evaluate_on
+    from obliq_cli.config import load_config
+    from obliq_cli.errors import ConfigError
+    from obliq_cli.report.claims import TableNumbers, evaluate_on
 
     folder = Path(folder)
     name = folder.name
@@ -292,7 +292,7 @@ def summarize(paths, out, today: str | None = None, claim_files=(), partial: boo
             continue
         result = compare_experiment(part, meta)
         if result.status == "no reference" and name in benchmarks:
-            from .leaderboard import summarize_benchmark
+            from tools.leaderboard import summarize_benchmark
 
             frames, figures = summarize_benchmark(meta, part,
                                                   run_facts(meta, part, result, today))
@@ -318,11 +318,11 @@ def summarize(paths, out, today: str | None = None, claim_files=(), partial: boo
 
 
 def main(argv=None) -> int:
-    """``python -m obliq_cli.report.summary RESULTS... -o docs/results``."""
+    """``python -m tools.summary RESULTS... -o docs/results``."""
     import argparse
     import sys
 
-    parser = argparse.ArgumentParser(prog="python -m obliq_cli.report.summary",
+    parser = argparse.ArgumentParser(prog="python -m tools.summary",
                                      description="Summarise results folders into "
                                                  "docs/results/<config>/ (see the module doc).")
     parser.add_argument("results", nargs="*", help="results folders or folders of them "
