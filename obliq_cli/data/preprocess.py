@@ -23,9 +23,10 @@ other than ``error``:
 Nominal columns: an algorithm with a ``categorical_features`` parameter (QUEST, HHCART's
 CRIMCOORDs, Loh & Shih 1997; C4.5's and ID3's multiway splits, Quinlan 1993 ch. 2) takes
 the codes and the column indices (``native``). Every
-other algorithm gets what the dataset's ``nominal`` rule says: ``onehot`` (one 0/1 column
-per level, named ``colour=red``) or ``codes`` (the codes as if they were numbers, the
-papers' preprocessing of their catalog datasets). The one-hot levels are the dataset's
+other algorithm gets what its own ``nominal:`` (in its config entry) or else the
+dataset's ``nominal`` rule says: ``onehot`` (one 0/1 column per level, named
+``colour=red``) or ``codes`` (the codes as if they were numbers, the papers'
+preprocessing of their catalog datasets). The one-hot levels are the dataset's
 declared categories, read from the whole file at load time rather than from a task's
 grow rows: a level seen only in test rows still has its (all-zero in training) column,
 so every task of one dataset has the same columns, and a test row is never refused for
@@ -65,12 +66,14 @@ def accepts_missing(estimator) -> bool:
         return False
 
 
-def encoding_for(estimator, info: dict) -> str:
+def encoding_for(estimator, info: dict, override: str | None = None) -> str:
     """How ``estimator`` gets the dataset's nominal columns: native, onehot or codes.
-    Datasets that declare no rule (the catalog's, plugins') keep their codes."""
+    ``override``: the algorithm's own ``nominal:`` (onehot or codes), which replaces the
+    dataset's rule but not an algorithm's native handling. Datasets that declare no rule
+    (the catalog's, plugins') keep their codes."""
     if takes_nominal(estimator):
         return "native"
-    return info.get("nominal") or "codes"
+    return override or info.get("nominal") or "codes"
 
 
 def missing_policy(info: dict, override: str | None = None) -> str:
@@ -92,6 +95,17 @@ def check_missing_support(estimator, info: dict, what: str,
     if missing_policy(info, override) == "native" and not accepts_missing(estimator):
         raise ObliqError(f"missing: native, but algorithm {what} does not accept missing "
                          f"values; use impute or drop")
+
+
+def check_nominal_support(estimator, info: dict, what: str,
+                          override: str | None = None) -> None:
+    """An ObliqError when algorithm ``what``'s own ``nominal: onehot`` (``override``)
+    meets a dataset that keeps no levels for its nominal columns (a catalog entry given
+    as codes): there are no one-hot columns to make."""
+    if (info.get("categorical") and info.get("categories") is None
+            and encoding_for(estimator, info, override) == "onehot"):
+        raise ObliqError(f"nominal: onehot for algorithm {what}, but the dataset keeps "
+                         f"its nominal columns as codes without their levels; use codes")
 
 
 def check_columns(where, wanted, columns) -> None:
@@ -139,15 +153,16 @@ class Preprocessor:
 
     @classmethod
     def for_task(cls, estimator, info: dict, n_features: int,
-                 missing: str | None = None) -> Preprocessor:
+                 missing: str | None = None, nominal: str | None = None) -> Preprocessor:
         """The preprocessor a task builds for ``estimator`` on a dataset's ``info``
-        (``missing``: the algorithm's own rule, see ``missing_policy``)."""
+        (``missing``, ``nominal``: the algorithm's own rules, see ``missing_policy`` and
+        ``encoding_for``)."""
         names = info.get("feature_names") or []
         if len(names) != n_features:  # a loader that names no (or not every) column
             names = [f"x{j + 1}" for j in range(n_features)]
         categorical = list(info.get("categorical") or [])
         categories = info.get("categories")
-        encoding = encoding_for(estimator, info) if categorical else "codes"
+        encoding = encoding_for(estimator, info, nominal) if categorical else "codes"
         return cls(names, categorical, categories, missing_policy(info, missing), encoding)
 
     # ------------------------------------------------------------------ layout
