@@ -689,10 +689,22 @@ def fit(dataset, data_path, target, categorical, missing, nominal, delimiter, de
               help="Write the predictions here (CSV) instead of to standard output.")
 @click.option("--proba", is_flag=True, help="Add one column of class probability per class.")
 @click.option("--delimiter", help="The CSV's delimiter (default: the training file's, or ',').")
-def predict(model, data, output, proba, delimiter):
+@click.option("--decimal", type=click.Choice((".", ",")),
+              help="The CSV's decimal mark (default: the training file's, or '.').")
+@click.option("--id", "id_column", metavar="COLUMN",
+              help="Key each output row by this input column (default: the 1-based row "
+                   "number, column 'row').")
+@click.option("--strict", is_flag=True,
+              help="Stop at a category the model never saw (default: leave that row "
+                   "unpredicted, with a note saying why).")
+def predict(model, data, output, proba, delimiter, decimal, id_column, strict):
     """Predict the rows of DATA (a CSV with a header naming the model's columns, in any
     order, other columns ignored; the raw file the model was trained from works as it
-    is) with the tree in MODEL (from `obliq fit`)."""
+    is) with the tree in MODEL (from `obliq fit`). The output keys each row (--id COLUMN,
+    or its 1-based number) and has a note column: a row with a level the model never
+    saw is left unpredicted and its note says which (--strict: stop there instead)."""
+    import numpy as np
+
     from .model import (
         load_model,
         model_preprocessor,
@@ -704,14 +716,23 @@ def predict(model, data, output, proba, delimiter):
 
     estimator, meta = load_model(model)
     prep = model_preprocessor(meta)
+    notes = None
     if prep is None:  # a version-1 model: numeric columns, qualitative ones as codes
-        X = read_rows(data, meta["feature_names"])
+        X, keys = read_rows(data, meta["feature_names"], id_column)
+        notes = np.full(len(X), "", dtype=object)
     else:
-        sep = delimiter or (meta.get("trained_on") or {}).get("delimiter") or ","
-        X = prep.transform(read_raw_rows(data, prep, sep))
-    text = predictions_csv(estimator, X, proba)
+        trained = meta.get("trained_on") or {}
+        sep = delimiter or trained.get("delimiter") or ","
+        mark = decimal or trained.get("decimal") or "."
+        raw, notes, keys = read_raw_rows(data, prep, sep, mark, strict, id_column)
+        X = prep.transform(raw)
+    text = predictions_csv(estimator, X, proba, keys, id_column or "row", notes)
+    unpredicted = int(np.count_nonzero(notes != ""))
+    if unpredicted:
+        log.warning("%s: %d row(s) left unpredicted (see the note column)", data,
+                    unpredicted)
     if output:
-        log.info("%s: %d predictions", write_text(output, text), X.shape[0])
+        log.info("%s: %d predictions", write_text(output, text), X.shape[0] - unpredicted)
     else:
         click.echo(text, nl=False)
 

@@ -26,7 +26,13 @@ from sklearn.utils._param_validation import Options
 from ..errors import DataError
 from ..parameters import ListOf
 from ..registry import register_dataset
-from .preprocess import MISSING_MARKS, MISSING_POLICIES, NOMINAL_RULES, POLICY_HINT
+from .preprocess import (
+    MISSING_MARKS,
+    MISSING_POLICIES,
+    NOMINAL_RULES,
+    POLICY_HINT,
+    point_decimals,
+)
 
 MISSING = list(MISSING_MARKS)
 # the characters a number's fraction may follow: "." (the default) or "," (3,14)
@@ -71,7 +77,7 @@ def parse_numeric(features: pd.DataFrame, where, allow_missing: bool = False,
     if missing.any() and not allow_missing:
         row, col = np.argwhere(missing)[0]
         raise DataError(where(row, col).format("missing value"))
-    text = np.where(missing, "nan", _point_decimals(cells, decimal))
+    text = np.where(missing, "nan", point_decimals(cells, decimal))
     try:
         X = text.astype(np.float64)
     except ValueError:
@@ -87,16 +93,6 @@ def parse_numeric(features: pd.DataFrame, where, allow_missing: bool = False,
     return np.ascontiguousarray(X)
 
 
-def _point_decimals(cells: np.ndarray, decimal: str) -> np.ndarray:
-    """String cells with ``decimal`` as the decimal point: under "," a cell's comma
-    becomes "." and a cell that already holds "." becomes text no parser reads as a
-    number (it is ambiguous in such a file: a thousands mark or a slip)."""
-    if decimal == ".":
-        return cells
-    return np.where(np.char.find(cells, ".") >= 0, "not a number",
-                    np.char.replace(cells, decimal, "."))
-
-
 def _decimal_comma_hint(column: pd.Series) -> str:
     """'; the numbers look written with decimal commas: ...' when every cell of
     ``column`` that is not a number with "." (missing ones aside) is one with "," (the
@@ -104,7 +100,7 @@ def _decimal_comma_hint(column: pd.Series) -> str:
     cells = column.to_numpy(dtype=str)
     failing = pd.to_numeric(column, errors="coerce").isna().to_numpy() \
         & ~np.isin(cells, MISSING)
-    as_comma = pd.to_numeric(pd.Series(_point_decimals(cells[failing], ",")),
+    as_comma = pd.to_numeric(pd.Series(point_decimals(cells[failing], ",")),
                              errors="coerce")
     if not failing.any() or as_comma.isna().any():
         return ""

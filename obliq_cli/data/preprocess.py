@@ -50,6 +50,16 @@ POLICY_HINT = ("declare how to treat missing values: missing: drop | impute | na
                "the dataset (obliq fit --missing)")
 
 
+def point_decimals(cells: np.ndarray, decimal: str) -> np.ndarray:
+    """String cells with ``decimal`` as the decimal point: under "," a cell's comma
+    becomes "." and a cell that already holds "." becomes text no parser reads as a
+    number (it is ambiguous in such a file: a thousands mark or a slip)."""
+    if decimal == ".":
+        return cells
+    return np.where(np.char.find(cells, ".") >= 0, "not a number",
+                    np.char.replace(cells, decimal, "."))
+
+
 def takes_nominal(estimator) -> bool:
     """Whether ``estimator`` handles nominal columns itself (a ``categorical_features``
     parameter, as QUEST, HHCART, C4.5 and ID3 have)."""
@@ -257,18 +267,23 @@ class Preprocessor:
         return X
 
     # ------------------------------------------------------------ raw cells
-    def encode(self, frame, lines, where: str) -> np.ndarray:
-        """The loaded-columns matrix (numbers, codes, NaN) from raw text cells: a
-        ``DataFrame`` holding at least the input columns (any order, others ignored),
-        ``lines`` the file line of each row. Unseen levels, missing columns, cells that
-        are not numbers and missing cells the policy cannot fill are one DataError
-        naming ``where``, the line and the column."""
+    def encode(self, frame, lines, where: str, decimal: str = ".",
+               strict: bool = True) -> tuple[np.ndarray, np.ndarray]:
+        """(the loaded-columns matrix: numbers, codes, NaN; a note per row) from raw text
+        cells: a ``DataFrame`` holding at least the input columns (any order, others
+        ignored), ``lines`` the file line of each row, ``decimal`` the file's decimal
+        mark. A level the model never saw is an error under ``strict``; otherwise its
+        row's note says so (its cell is NaN: the row is not to be predicted) and every
+        other row's note is ''. Missing columns, cells that are not numbers and missing
+        cells the policy cannot fill are one DataError naming ``where``, the line and the
+        column."""
         import pandas as pd
 
         columns = [str(c) for c in frame.columns]
         check_columns(where, self.feature_names, columns)
         cells = frame[self.feature_names].astype(str).apply(lambda c: c.str.strip())
         text = cells.to_numpy(dtype=str)
+        notes = np.full(len(text), "", dtype=object)
         missing = np.isin(text, MISSING_MARKS)
         if missing.any() and self.missing in ("error", "drop"):
             row, col = np.argwhere(missing)[0]
@@ -283,15 +298,22 @@ class Preprocessor:
                 index = pd.Index(levels)
                 codes = index.get_indexer(text[:, j]).astype(np.float64)
                 unseen = (codes < 0) & ~missing[:, j]
-                if unseen.any():
+                if unseen.any() and strict:
                     row = int(np.flatnonzero(unseen)[0])
                     raise DataError(f"{where}: line {lines[row]}, column "
                                     f"{self.feature_names[j]}: unseen category "
                                     f"{str(text[row, j])!r} (the model knows "
-                                    f"{', '.join(levels)})")
-                X[:, j] = np.where(missing[:, j], np.nan, codes)
+                                    f"{', '.join(levels)}; without --strict the row is "
+                                    f"left unpredicted with a note)")
+                if unseen.any():  # the rows at fault only, not a pass over every row
+                    said = [f"column {self.feature_names[j]}: unseen category {v!r}"
+                            for v in text[unseen, j].tolist()]
+                    notes[unseen] = [f"{n}; {s}" if n else s
+                                     for n, s in zip(notes[unseen], said)]
+                X[:, j] = np.where(missing[:, j] | unseen, np.nan, codes)
         numeric = np.flatnonzero(~nominal)
-        values = np.where(missing[:, numeric], "nan", text[:, numeric])
+        values = np.where(missing[:, numeric], "nan",
+                          point_decimals(text[:, numeric], decimal))
         parsed = pd.DataFrame(values).apply(pd.to_numeric, errors="coerce").to_numpy(
             dtype=np.float64)
         bad = ~np.isfinite(parsed) & ~missing[:, numeric]
@@ -304,7 +326,7 @@ class Preprocessor:
             X[:, numeric] = values.astype(np.float64)
         except ValueError:
             X[:, numeric] = parsed
-        return X
+        return X, notes
 
     # ------------------------------------------------------------ storage
     def to_dict(self) -> dict:

@@ -156,3 +156,67 @@ def test_a_run_applies_and_records_each_algorithms_nominal(tmp_path):
     assert result.exit_code == 2 and not (tmp_path / "o2").exists()
     assert result.output.strip() == (f"error: {config}: algorithms[1].nominal: must be "
                                      f"onehot or codes (got 'dummies')")
+
+
+# --------------------------------------- 4. predict: unseen levels, row keys
+# colour alone decides the class: red a, blue b
+PURE = "size,colour,class\n1.5,red,a\n2.5,blue,b\n3.5,red,a\n4.5,blue,b\n5.5,red,a\n6.5,blue,b\n"
+
+
+@pytest.fixture
+def colour_model(tmp_path):
+    train = write(tmp_path / "train.csv", PURE)
+    model = tmp_path / "m.json"
+    result = invoke(["fit", "--data", train, "--categorical", "colour", "--algorithm",
+                     "cart-ap", "-o", model])
+    assert result.exit_code == 0, result.output
+    return model
+
+
+def test_an_unseen_level_leaves_its_row_unpredicted_with_a_note(tmp_path, colour_model):
+    rows = write(tmp_path / "new.csv", "id,size,colour\nk1,1,red\nk2,2,green\nk3,3,blue\n")
+    out = tmp_path / "pred.csv"
+    result = invoke(["predict", colour_model, rows, "--id", "id", "-o", out])
+    assert result.exit_code == 0, result.output
+    assert out.read_text() == ("id,prediction,note\nk1,a,\n"
+                               "k2,,column colour: unseen category 'green'\nk3,b,\n")
+    # without --id the key is the 1-based row number; probabilities stay empty there
+    result = invoke(["predict", colour_model, rows, "--proba", "-o", out])
+    assert result.exit_code == 0, result.output
+    assert out.read_text() == ("row,prediction,proba:a,proba:b,note\n1,a,1.0,0.0,\n"
+                               "2,,,,column colour: unseen category 'green'\n3,b,0.0,1.0,\n")
+
+
+def test_strict_stops_at_an_unseen_level_and_a_bad_id_is_one_line(tmp_path, colour_model):
+    rows = write(tmp_path / "new.csv", "id,size,colour\nk1,1,red\nk2,2,green\n")
+    out = tmp_path / "pred.csv"
+    result = invoke(["predict", colour_model, rows, "--strict", "-o", out])
+    assert result.exit_code == 2 and not out.exists()
+    assert result.output.strip() == (
+        f"error: {rows}: line 3, column colour: unseen category 'green' (the model knows "
+        f"blue, red; without --strict the row is left unpredicted with a note)")
+    result = invoke(["predict", colour_model, rows, "--id", "key", "-o", out])
+    assert result.exit_code == 2 and not out.exists()
+    assert result.output.strip() == (f"error: {rows}: --id key: no such column (the "
+                                     f"file's: id, size, colour)")
+
+
+def test_every_row_unseen_writes_every_row_unpredicted(tmp_path, colour_model):
+    rows = write(tmp_path / "new.csv", "size,colour\n1,green\n2,pink\n")
+    result = invoke(["predict", colour_model, rows, "-o", tmp_path / "p.csv"])
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "p.csv").read_text() == (
+        "row,prediction,note\n1,,column colour: unseen category 'green'\n"
+        "2,,column colour: unseen category 'pink'\n")
+
+
+def test_predict_reads_decimal_commas_as_the_model_was_trained(tmp_path):
+    train = write(tmp_path / "train.csv", "size;class\n1,5;a\n2,5;a\n3,5;b\n4,5;b\n")
+    model = tmp_path / "m.json"
+    assert invoke(["fit", "--data", train, "--delimiter", ";", "--decimal", ",",
+                   "--algorithm", "cart-ap", "-o", model]).exit_code == 0
+    assert json.loads(model.read_text())["trained_on"]["decimal"] == ","
+    rows = write(tmp_path / "new.csv", "size\n1,0\n4,25\n")
+    result = invoke(["predict", model, rows, "-o", tmp_path / "p.csv"])
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "p.csv").read_text() == "row,prediction,note\n1,a,\n2,b,\n"
