@@ -220,3 +220,22 @@ def test_predict_reads_decimal_commas_as_the_model_was_trained(tmp_path):
     result = invoke(["predict", model, rows, "-o", tmp_path / "p.csv"])
     assert result.exit_code == 0, result.output
     assert (tmp_path / "p.csv").read_text() == "row,prediction,note\n1,a,\n2,b,\n"
+
+
+def test_onehot_on_a_catalog_dataset_without_levels_is_refused_before_the_run(tmp_path):
+    """australian keeps its nominal columns as codes without their levels: an algorithm's
+    nominal: onehot has no columns to make there, and says so before any task runs."""
+    out = tmp_path / "out"
+    config = write(tmp_path / "a.yaml", f"""name: a
+datasets: [australian]
+algorithms:
+  - {{name: cart-ap, nominal: onehot}}
+protocol: {{name: kfold, folds: 2}}
+output: {out}
+""")
+    result = invoke(["run", config, "--no-progress"])
+    assert result.exit_code == 2 and not out.exists()
+    assert len(result.output.strip().splitlines()) == 1
+    assert result.output.strip().endswith(
+        "nominal: onehot for algorithm 'cart-ap' (algorithms[0]), but the dataset keeps its "
+        "nominal columns as codes without their levels; use codes")
