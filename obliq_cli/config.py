@@ -738,15 +738,14 @@ def _nominal_override(r: _Reader, where: str, item: dict) -> str | None:
     """``algorithms[i].nominal``: onehot or codes, this algorithm's own way with the
     nominal columns of every dataset it runs on (GDT on codes beside one-hot for the
     rest); an algorithm that takes nominal columns itself (categorical_features) keeps
-    doing so."""
-    from .data.preprocess import NOMINAL_RULES
-
+    doing so. Checked against the ``file`` dataset's declaration of ``nominal``."""
     value = item.get("nominal")
     if value is None:
         return None
-    if value not in NOMINAL_RULES:
-        r.fail(f"{where}.nominal", f"must be {' or '.join(NOMINAL_RULES)} (got "
-                                   f"{brief(value)})")
+    declared = registry.dataset_entry("file").extra.get("constraints", {})
+    bad = first_violation({"nominal": value}, {"nominal": declared["nominal"]})
+    if bad:
+        r.fail(f"{where}.nominal", bad[1])
     return value
 
 
