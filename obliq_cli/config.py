@@ -887,7 +887,10 @@ def _reference(r: _Reader, value, folder: Path, algorithms) -> tuple[str | None,
     try:
         read_reference(ref_path)
     except ObliqError as exc:
-        r.fail("reference.file", str(exc))
+        # every problem of the file on a line of its own, each naming config and field
+        problems = getattr(exc, "problems", None) or [str(exc)]
+        r.errors += [f"{r.file}: reference.file: {p}" for p in problems[:-1]]
+        r.fail("reference.file", problems[-1])
     methods = r.params(value.get("methods"), "reference.methods")
     labels = [a.label for a in algorithms]
     for label in methods:
