@@ -17,6 +17,12 @@ The same declaration is read by
   value as ``<file>: algorithms[i].params.<name>: must be ... (got ...)``;
 - scikit-learn's ``check_param_validation`` (``tests/algorithms/test_sklearn_checks.py``).
 
+The same constraint objects declare the fields of the input files that are not parameters
+(a claims file's entries: ``report/claims.py`` FIELDS; a reference CSV's cells:
+``reference_file.py`` CELLS); ``violations`` reports every refused value at once and
+``several_problems`` makes them one error of a line each. ``Text``, ``MappingOf`` and
+``Described`` (a constraint with the words its file's errors use) serve them.
+
 Bounds are chosen so that no accepted value can make a fit exhaust memory, run for ever
 or silently mean something else (a ``max_cycles`` of 0 would turn CART-LC into CART-AP).
 Every ``Interval`` of a built-in declaration has two finite bounds (the limits below say
