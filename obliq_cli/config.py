@@ -18,7 +18,7 @@ from typing import Any
 
 from . import registry
 from .errors import ConfigError, ObliqError
-from .parameters import first_violation
+from .parameters import first_violation, several_problems
 from .registry import BACKENDS, DEFAULT_BACKEND, REQUIRED, suggest
 from .resources import resolve_config
 from .yaml_input import brief, load_yaml
@@ -262,19 +262,11 @@ class ExperimentConfig:
         return replace(self, **given)
 
 
-MAX_REPORTED = 10
-
-
 def config_errors(problems: list[str]) -> ConfigError:
-    """One ConfigError for several problems: its message has one line per problem (the
-    first MAX_REPORTED, then how many more), and ``problems`` holds those lines, which
-    the command line prints one ``error:`` line each."""
-    lines = list(problems[:MAX_REPORTED])
-    if len(problems) > MAX_REPORTED:
-        lines.append(f"... and {len(problems) - MAX_REPORTED} more problems")
-    exc = ConfigError("\n".join(lines))
-    exc.problems = lines
-    return exc
+    """One ConfigError for several problems (``parameters.several_problems``): a line per
+    problem, the first MAX_REPORTED, each printed by the command line as an ``error:``
+    line."""
+    return several_problems(problems, ConfigError)
 
 
 class _Reader:
@@ -910,7 +902,10 @@ def _reference(r: _Reader, value, folder: Path, algorithms) -> tuple[str | None,
     try:
         read_reference(ref_path)
     except ObliqError as exc:
-        r.fail("reference.file", str(exc))
+        # every problem of the file on a line of its own, each naming config and field
+        problems = getattr(exc, "problems", None) or [str(exc)]
+        r.errors += [f"{r.file}: reference.file: {p}" for p in problems[:-1]]
+        r.fail("reference.file", problems[-1])
     methods = r.params(value.get("methods"), "reference.methods")
     labels = [a.label for a in algorithms]
     for label in methods:
