@@ -789,12 +789,11 @@ def plot_tree(dataset, data_path, target, categorical, missing, nominal, delimit
 
 
 def _one_experiment(results: str):
-    from .analysis.aggregate import load_results
+    """(rows, meta) of the one experiment in the folder ``results`` (a figure's)."""
+    from .api import load_results
 
-    runs, metas = load_results([results])
-    if len(metas) != 1:
-        raise ObliqError(f"{results}: holds {len(metas)} experiments; give one of them")
-    return runs, metas[0]
+    meta, runs, _ = load_results(results).only()
+    return runs, meta
 
 
 @plot.command("cd", short_help="Demšar's critical-difference diagram of one experiment.")

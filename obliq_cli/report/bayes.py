@@ -396,21 +396,21 @@ def experiment_bayes(runs: pd.DataFrame, meta: dict, metric: str, rope: float,
     return frame, blocks, pairs, friedman
 
 
-def format_bayes(runs: pd.DataFrame, metas: list[dict], metric: str = "test_accuracy",
+def format_bayes(results, metric: str = "test_accuracy",
                  rope: float | None = None, alpha: float = 0.05, fmt: str = "md",
                  samples: int = SAMPLES) -> str:
     """``obliq stats --bayes``: every experiment's ``experiment_bayes`` as md, html (no
     page wrapper) or csv (BAYES_CSV_COLUMNS). ``rope`` None: ``default_rope(metric)``."""
-    from ..analysis.aggregate import each_experiment
     from .render import render, section
 
     rope = default_rope(metric) if rope is None else check_rope(rope)
     if fmt == "csv":
-        return render(bayes_frame(runs, metas, metric, rope, alpha, samples), fmt)
+        return render(bayes_frame(results, metric, rope, alpha, samples), fmt)
     page = []
-    experiments = list(each_experiment(runs, metas))
-    for meta, part, title in experiments:
-        if not (part["status"] == "ok").any():
+    experiments = results.experiments()
+    for experiment in experiments:
+        meta, part, title = experiment
+        if not experiment.finished:
             page.append([Text(f"{meta['name']}: no finished task yet")])
             continue
         try:
@@ -423,22 +423,18 @@ def format_bayes(runs: pd.DataFrame, metas: list[dict], metric: str = "test_accu
     return render(page, fmt)
 
 
-def bayes_frame(runs: pd.DataFrame, metas: list[dict], metric: str = "test_accuracy",
+def bayes_frame(results, metric: str = "test_accuracy",
                 rope: float | None = None, alpha: float = 0.05,
                 samples: int = SAMPLES) -> pd.DataFrame:
     """The numbers of ``format_bayes`` as one frame (BAYES_CSV_COLUMNS)."""
-    from ..analysis.aggregate import each_experiment
-
     rope = default_rope(metric) if rope is None else check_rope(rope)
     frames = []
-    experiments = list(each_experiment(runs, metas))
-    for meta, part, _ in experiments:
-        if not (part["status"] == "ok").any():
-            continue
+    several = len(results.metas) > 1
+    for meta, part, _ in results.finished_experiments():
         try:
             frame = experiment_bayes(part, meta, metric, rope, alpha, samples)[0]
         except ObliqError:
-            if len(experiments) == 1:
+            if not several:
                 raise
             continue  # an experiment with one algorithm has no pair to give a row
         frames.append(frame.assign(experiment=meta["name"]))

@@ -32,11 +32,10 @@ import pandas as pd
 from ..analysis.aggregate import (
     check_metric,
     config_order,
-    each_experiment,
     failed_tasks,
     flag_counts,
-    load_results,
 )
+from ..analysis.results import Results
 from ..analysis.stats import (
     FriedmanResult,
     check_alpha,
@@ -299,38 +298,38 @@ def check_stats_options(test: str, alpha: float, fmt: str = "md") -> None:
     check_alpha(alpha)
 
 
-def render_stats(paths, metric: str = "test_accuracy", test: str = "t", alpha: float = 0.05,
+def render_stats(results, metric: str = "test_accuracy", test: str = "t", alpha: float = 0.05,
                  fmt: str = "md") -> str:
-    """The significance summary of every experiment under ``paths`` (a section each when
-    there are several). ``fmt``: md, html (no page wrapper) or csv (CSV_COLUMNS)."""
+    """The significance summary of every experiment of ``results`` (a ``Results`` or the
+    paths to read; a section each when there are several). ``fmt``: md, html (no page
+    wrapper) or csv (CSV_COLUMNS)."""
     check_stats_options(test, alpha, fmt)
-    runs, metas = load_results(paths)
+    results = Results.of(results)
     check_metric(metric)  # after reading: the results' config may import the metric's plugin
-    return format_stats(runs, metas, metric, test, alpha, fmt)
+    return format_stats(results, metric, test, alpha, fmt)
 
 
-def format_stats(runs: pd.DataFrame, metas: list[dict], metric: str = "test_accuracy",
+def format_stats(results: Results, metric: str = "test_accuracy",
                  test: str = "t", alpha: float = 0.05, fmt: str = "md") -> str:
-    """``render_stats`` on results already read (``load_results``), options checked."""
+    """``render_stats`` on results already read, options checked."""
     if fmt == "csv":
-        return render(stats_frame(runs, metas, metric, test, alpha), fmt)
+        return render(stats_frame(results, metric, test, alpha), fmt)
     page = []
-    for meta, part, title in each_experiment(runs, metas):
-        if not (part["status"] == "ok").any():
+    for experiment in results.experiments():
+        meta, part, title = experiment
+        if not experiment.finished:
             page.append([Text(f"{meta['name']}: no finished task yet")])
             continue
         page.append(section(title, experiment_stats(part, meta, metric, test, alpha)[1]))
     return render(page, fmt)
 
 
-def stats_frame(runs: pd.DataFrame, metas: list[dict], metric: str = "test_accuracy",
+def stats_frame(results: Results, metric: str = "test_accuracy",
                 test: str = "t", alpha: float = 0.05) -> pd.DataFrame:
     """The numbers of ``format_stats`` as one frame (what ``--format csv`` writes): one row
     per experiment and ordered pair of algorithms, columns CSV_COLUMNS."""
     frames = []
-    for meta, part, _ in each_experiment(runs, metas):
-        if not (part["status"] == "ok").any():
-            continue
+    for meta, part, _ in results.finished_experiments():
         pairs = experiment_stats(part, meta, metric, test, alpha)[0]
         if len(pairs):
             frames.append(pairs.assign(experiment=meta["name"], metric=metric, test=test,
