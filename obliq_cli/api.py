@@ -13,7 +13,8 @@
 A thin layer: a config is read by ``config.load_config`` (or ``config.config_from_dict``),
 run by ``experiment.runner.run_experiment`` and read back by
 ``analysis.results.Results``; tables and statistics are ``report.tables``,
-``report.significance`` and ``report.bayes``. Errors are ``ObliqError``s (ValueErrors),
+``report.significance`` and ``report.bayes`` (their numbers ``analysis.stats`` and
+``analysis.bayes``). Errors are ``ObliqError``s (ValueErrors),
 the one-line messages the command line prints.
 """
 
@@ -79,7 +80,8 @@ class Results(_Results):
         check_stats_options(test, alpha, "csv" if frame else fmt)
         check_metric(metric)
         if bayes:
-            from .report.bayes import bayes_frame, check_rope, format_bayes
+            from .analysis.bayes import bayes_frame, check_rope
+            from .report.bayes import format_bayes
 
             if rope is not None:
                 check_rope(rope)

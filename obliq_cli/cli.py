@@ -255,7 +255,7 @@ def stats(results, metric, test, alpha, fmt, bayes, rope):
 
     check_stats_options(test, alpha, fmt)  # before reading
     if rope is not None:
-        from .report.bayes import check_rope
+        from .analysis.bayes import check_rope
 
         if not bayes:
             raise ObliqError("--rope goes with --bayes")
@@ -824,7 +824,7 @@ def plot_cd(results, metric, alpha, output):
 def plot_bayes(results, metric, rope, output):
     """P(better) / P(rope) / P(worse) of every pair of algorithms of one experiment by the
     Bayesian signed-rank test across datasets (obliq stats --bayes), as a matrix."""
-    from .report.bayes import check_rope
+    from .analysis.bayes import check_rope
     from .report.html_report import bayes_figure
 
     if rope is not None:

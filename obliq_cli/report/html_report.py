@@ -219,12 +219,12 @@ def cd_figure(runs: pd.DataFrame, name: str, metric: str = "test_accuracy",
 def bayes_figure(runs: pd.DataFrame, meta: dict, metric: str = "test_accuracy",
                  rope: float | None = None, alpha: float = 0.05):
     """(probability matrix, signed-rank pairs, rope) of one experiment: the Bayesian
-    signed-rank test of every pair across datasets (``bayes.experiment_bayes``) drawn by
-    ``plots.plot_bayes_matrix``; ObliqError when fewer than 2 algorithms have results."""
-    from .bayes import default_rope, experiment_bayes
+    signed-rank test of every pair across datasets (``analysis.bayes.bayes_numbers``) drawn
+    by ``plots.plot_bayes_matrix``; ObliqError when fewer than 2 algorithms have results."""
+    from ..analysis.bayes import bayes_numbers, default_rope
 
     rope = default_rope(metric) if rope is None else rope
-    _, _, pairs, _ = experiment_bayes(runs, meta, metric, rope, alpha)
+    pairs = bayes_numbers(runs, meta, metric, rope, alpha).pairs
     return (_bayes_matrix(pairs, str(meta["name"]), metric, rope,
                           flagged_methods(runs, metric)), pairs, rope)
 
@@ -233,8 +233,8 @@ def _bayes_matrix(pairs: pd.DataFrame, name: str, metric: str, rope: float,
                   methods: dict):
     """The probability matrix of ``bayes.signed_rank_pairs`` rows; ``methods``
     (``flagged_methods``) marked and counted."""
+    from ..analysis.bayes import probability_matrix
     from ..experiment.degeneracy import figure_note, marked
-    from .bayes import probability_matrix
     from .plots import plot_bayes_matrix
 
     algorithms = list(dict.fromkeys([*pairs["algorithm"], *pairs["versus"]]))
@@ -274,8 +274,9 @@ def benchmark_view(index: int, runs: pd.DataFrame, meta: dict, alpha: float = 0.
     table per dataset: each algorithm's mean ± sd and rank there), and the Bayesian
     signed-rank probabilities (``bayes_figure``) with their table. Test accuracy
     throughout, as the rest of the page."""
+    from ..analysis.bayes import default_rope
     from ..analysis.stats import dataset_scores, rank_algorithms
-    from .bayes import default_rope, experiment_bayes
+    from .bayes import experiment_bayes
     from .render import render
 
     metric = "test_accuracy"
@@ -522,7 +523,7 @@ def build_report(results, boundaries: bool = False, alpha: float = 0.05,
     ``rope``: the Bayesian comparison's, in accuracy points (None: 1)."""
     check_alpha(alpha)
     if rope is not None:
-        from .bayes import check_rope
+        from ..analysis.bayes import check_rope
 
         check_rope(rope)
     results = Results.of(results)
