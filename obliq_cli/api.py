@@ -70,12 +70,13 @@ class Results(_Results):
         """What ``obliq stats`` prints: per-dataset w/t/l of every pair of algorithms by
         the per-fold test, Wilcoxon across datasets, Friedman / Iman-Davenport / Nemenyi.
         ``frame=True``: the numbers as a DataFrame (``--format csv``'s rows,
-        ``report.significance.CSV_COLUMNS``). ``bayes=True``: ``obliq stats --bayes``
+        ``analysis.significance.CSV_COLUMNS``). ``bayes=True``: ``obliq stats --bayes``
         instead (``report.bayes``: mean ranks, the Bayesian signed-rank test across
         datasets and the correlated t-test per dataset, with ``rope`` in the metric's
         units; None: 1 point of a percentage); its frame has BAYES_CSV_COLUMNS."""
+        from .analysis.significance import stats_frame
         from .experiment.metrics import check_metric
-        from .report.significance import check_stats_options, format_stats, stats_frame
+        from .report.significance import check_stats_options, format_stats
 
         check_stats_options(test, alpha, "csv" if frame else fmt)
         check_metric(metric)

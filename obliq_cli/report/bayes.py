@@ -26,7 +26,7 @@ def _f(value: float, decimals: int = 3) -> str:
 def bayes_blocks(numbers: BayesNumbers, alpha: float = 0.05,
                  samples: int = SAMPLES) -> list:
     """The text blocks of one experiment's Bayesian analysis, as
-    ``significance.experiment_stats`` gives its own."""
+    ``significance.stats_blocks`` gives its own."""
     from .significance import format_statistic, p_text
     from .tables import degenerate_note
 
