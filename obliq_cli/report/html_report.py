@@ -519,8 +519,7 @@ def _experiment_section(index: int, alone: Results, boundaries: bool, alpha: flo
 def build_report(results, boundaries: bool = False, alpha: float = 0.05,
                  rope: float | None = None) -> str:
     """The whole page for the experiments of ``results`` (a ``Results``, or folders or a
-    folder of them);
-    ``rope``: the Bayesian comparison's, in accuracy points (None: 1)."""
+    folder of them); ``rope``: the Bayesian comparison's, in accuracy points (None: 1)."""
     check_alpha(alpha)
     if rope is not None:
         from ..analysis.bayes import check_rope
