@@ -255,7 +255,7 @@ def stats(results, metric, test, alpha, fmt, bayes, rope):
 
     check_stats_options(test, alpha, fmt)  # before reading
     if rope is not None:
-        from .report.bayes import check_rope
+        from .analysis.bayes import check_rope
 
         if not bayes:
             raise ObliqError("--rope goes with --bayes")
@@ -817,12 +817,11 @@ def plot_tree(dataset, data_path, target, categorical, missing, nominal, delimit
 
 
 def _one_experiment(results: str):
-    from .analysis.aggregate import load_results
+    """(rows, meta) of the one experiment in the folder ``results`` (a figure's)."""
+    from .api import load_results
 
-    runs, metas = load_results([results])
-    if len(metas) != 1:
-        raise ObliqError(f"{results}: holds {len(metas)} experiments; give one of them")
-    return runs, metas[0]
+    meta, runs, _ = load_results(results).only()
+    return runs, meta
 
 
 @plot.command("cd", short_help="Demšar's critical-difference diagram of one experiment.")
@@ -853,7 +852,7 @@ def plot_cd(results, metric, alpha, output):
 def plot_bayes(results, metric, rope, output):
     """P(better) / P(rope) / P(worse) of every pair of algorithms of one experiment by the
     Bayesian signed-rank test across datasets (obliq stats --bayes), as a matrix."""
-    from .report.bayes import check_rope
+    from .analysis.bayes import check_rope
     from .report.html_report import bayes_figure
 
     if rope is not None:
