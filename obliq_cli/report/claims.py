@@ -88,12 +88,11 @@ import pandas as pd
 from ..analysis.aggregate import (
     as_single_folds,
     check_metric,
-    each_experiment,
     flag_counts,
-    load_results,
     pooled_by_paper,
     summarise,
 )
+from ..analysis.results import Results
 from ..analysis.stats import TESTS, compare_to, dataset_scores, friedman_test
 from ..errors import ObliqError
 from ..experiment.degeneracy import cells_text
@@ -1049,8 +1048,7 @@ def evaluate_on(claim: Claim, numbers) -> Outcome:
 def check_claims(paths, claim_files=()) -> list[Outcome]:
     """Every claim of the papers that have at least one experiment under ``paths``, in file
     order, evaluated. ``claim_files``: these files instead of the shipped ones."""
-    runs, metas = load_results(paths)
-    experiments = {meta["name"]: (meta, part) for meta, part, _ in each_experiment(runs, metas)}
+    experiments = Results.of(paths).by_name()
     # read after the results: their configs may import a plugin that registers a metric
     files = list(claim_files) or shipped_claims()
     outcomes = []

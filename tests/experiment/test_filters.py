@@ -124,7 +124,7 @@ def test_a_config_without_skip_rules_keeps_its_hash(small_config):
     for dataset in keyed["datasets"]:
         dataset.pop("protocol")
     for algorithm in keyed["algorithms"]:
-        for key in ("estimator", "missing", "skip"):
+        for key in ("estimator", "missing", "nominal", "skip"):
             algorithm.pop(key)
     expected = hashlib.sha256(json.dumps(keyed, sort_keys=True).encode()).hexdigest()[:16]
     assert config.hash() == expected
