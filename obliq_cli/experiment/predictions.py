@@ -24,10 +24,14 @@ import re
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .. import interrupts
+
+if TYPE_CHECKING:  # pandas is imported when a reader asks
+    import pandas as pd
 
 FOLDER = "predictions"
 KEY = "_predictions"
@@ -231,3 +235,31 @@ def mcnemar(b: int, c: int) -> tuple[float, float, str]:
         return float(min(b, c)), float(min(1.0, p)), "exact"
     statistic = (abs(b - c) - 1.0) ** 2 / n
     return float(statistic), float(stats.chi2.sf(statistic, 1)), "chi2"
+
+
+def discordant_counts(ok, algorithm: str, ref: str) -> pd.DataFrame:
+    """Per (dataset, repetition, fold) that ``algorithm`` and ``ref`` both finished with
+    stored predictions (``ok``: finished rows of one experiment): ``only_a`` (rows
+    ``algorithm`` predicts right and ``ref`` wrong) and ``only_b`` (the reverse)."""
+    import pandas as pd
+
+    keys = ["dataset", "repetition", "fold"]
+    rows = ok[ok["algorithm"].isin([algorithm, ref])]
+    found: dict = {}
+    for source, task, label, n_test, correct, *key in zip(
+            rows["source"], rows["task"], rows["algorithm"], rows["n_test"],
+            rows["n_test_correct"], *(rows[k] for k in keys)):
+        stored = read(prediction_file(Path(source).parent, task), n_test, correct) \
+            if task else None
+        if stored is not None:
+            found[(label, *key)] = stored
+    out = []
+    for (label, *key), a in found.items():
+        b = found.get((ref, *key))
+        if label == algorithm and b is not None:
+            try:
+                out.append((*key, *discordant(a, b)))
+            except ValueError:  # not the same test rows: no pair
+                continue
+    frame = pd.DataFrame(out, columns=keys + ["only_a", "only_b"])
+    return frame.set_index(keys)
