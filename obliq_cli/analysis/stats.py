@@ -213,12 +213,14 @@ def _run_corrected(pairs):
 
 def _run_mcnemar(pairs):
     """McNemar's test (``predictions.mcnemar``) on the discordant rows of the lowest
-    repetition's folds (joined as ``only_a``, ``only_b`` by ``compare_to``): in k-fold
+    repetition's folds with stored predictions (joined as ``only_a``, ``only_b`` by
+    ``compare_to``; none: no test, a tie): in k-fold
     CV one repetition tests every row once, as the test assumes independent rows, where
     pooling repetitions would count each row r times. The statistic carries the sign of
     only_a - only_b (who is right more often)."""
     from ..experiment.predictions import mcnemar
 
+    pairs = pairs.dropna(subset=["only_a", "only_b"])
     if pairs.empty:
         return 0, NO_TEST
     first = pairs.xs(pairs.index.get_level_values("repetition").min(), level="repetition")
@@ -358,7 +360,8 @@ def compare_to(runs: pd.DataFrame, metric: str, ref: str, alpha: float = 0.05,
         if chosen.name == "mcnemar":  # the pairs of tasks with stored predictions
             from ..experiment.predictions import discordant_counts
 
-            pairs = pairs.join(discordant_counts(ok, algorithm, ref), how="inner")
+            # a task without stored predictions (an older folder) leaves its pair untested
+            pairs = pairs.join(discordant_counts(ok, algorithm, ref), how="left")
         for dataset, group in pairs.groupby(level="dataset", sort=False):
             group = group.droplevel("dataset")
             n_used, result = chosen.run(group)

@@ -36,6 +36,7 @@ from ..analysis.aggregate import (
     failed_tasks,
     flag_counts,
     load_results,
+    with_prediction_metric,
 )
 from ..analysis.stats import (
     FriedmanResult,
@@ -143,10 +144,12 @@ def experiment_stats(runs: pd.DataFrame, meta: dict, metric: str, test: str, alp
     chosen = check_test(test)
     m = check_metric(metric)
     config = meta.get("config") or {}
+    # a stored-prediction metric (auc, ...) is read from the tasks' files once, here
+    runs, notes = with_prediction_metric(runs, metric)
     ok = runs[runs["status"] == "ok"]
     algorithms = config_order(meta, "algorithms", ok["algorithm"])
     better = "higher" if m.higher else "lower"
-    blocks: list = []
+    blocks: list = [Text(note) for note in notes]
     failed = failed_tasks(runs)
     if failed:
         blocks.append(Text(f"{failed} failed task{'s' if failed != 1 else ''} (status "

@@ -122,6 +122,10 @@ def test_an_older_folder_without_predictions_still_loads(kept, tmp_path):
     assert table_frame(runs, metas, "auc").empty
     text = format_tables(runs, metas, "auc")
     assert "36 finished task(s) have no stored predictions" in text
+    # McNemar has nothing to count: every pair untested (a tie), never an error
+    untested = compare_to(runs, "test_accuracy", "FULL", 0.05, "mcnemar")
+    assert len(untested) == 4 and untested["statistic"].isna().all()
+    assert (untested["mark"] == "").all()
     # a file that does not match its row (another task's, a damaged one) is not read
     target = predictions.prediction_file(old, runs["task"].iloc[0])
     target.parent.mkdir()
