@@ -12,115 +12,39 @@
 
 A thin layer: a config is read by ``config.load_config`` (or ``config.config_from_dict``),
 run by ``experiment.runner.run_experiment`` and read back by
-``analysis.aggregate.load_results``; tables and statistics are ``report.tables`` and
-``report.significance``. Errors are ``ObliqError``s (ValueErrors), the one-line messages
-the command line prints.
+``analysis.results.Results``; tables and statistics are ``report.tables``,
+``report.significance`` and ``report.bayes`` (their numbers ``analysis.stats`` and
+``analysis.bayes``). Errors are ``ObliqError``s (ValueErrors),
+the one-line messages the command line prints.
 """
 
 from __future__ import annotations
 
 import logging
 import os
-from pathlib import Path
 
+from .analysis.results import FRAME_COLUMNS  # noqa: F401  (to_frame's columns, as before)
+from .analysis.results import Results as _Results
 from .errors import ObliqError
 
 log = logging.getLogger("obliq")
 
-# the columns of ``Results.to_frame`` (``experiment`` tells several experiments apart;
-# ``flags``: the task's degeneracy codes, experiment/degeneracy.py)
-FRAME_COLUMNS = ["experiment", "dataset", "repetition", "fold", "algorithm", "metric",
-                 "value", "status", "flags"]
 
+class Results(_Results):
+    """Finished tasks of one or more experiments, as ``obliq table`` reads them
+    (``analysis.results.Results``: ``runs``, ``metas``, ``experiments()``, ``to_frame()``,
+    ``flagged()``), with what ``obliq table`` and ``obliq stats`` print.
 
-class Results:
-    """Finished tasks of one or more experiments, as ``obliq table`` reads them.
-
-    ``runs``: the stored rows (``analysis.aggregate.load_results``: the last row of each
-    task of the config in meta.json, typed); ``metas``: each experiment's meta.json;
     ``summary``: what the run did (``experiment.runner.RunSummary``: ran, skipped,
-    failed) when the object comes from ``run_experiment``, else None.
+    failed) when the object comes from ``run_experiment``, else None; ``config``: the
+    spec it ran.
     """
 
     def __init__(self, paths, runs, metas, show_all: bool = False, summary=None,
                  config=None):
-        self.paths = list(paths)
-        self.runs = runs
-        self.metas = metas
-        self.show_all = show_all
+        super().__init__(paths, runs, metas, show_all)
         self.summary = summary
         self.config = config
-
-    def __repr__(self) -> str:
-        names = ", ".join(str(m["name"]) for m in self.metas)
-        ok = int((self.runs["status"] == "ok").sum())
-        return f"<obliq Results {names}: {ok} task(s) ok of {len(self.runs)}>"
-
-    def _read(self, show_all: bool | None):
-        """(runs, metas), read again from the folders when ``show_all`` asks for other
-        rows than those held."""
-        if show_all is None or bool(show_all) == self.show_all:
-            return self.runs, self.metas
-        from .analysis.aggregate import load_results as read
-
-        return read(self.paths, bool(show_all))
-
-    def _config_order(self, frame, by=("e", "d", "r", "f", "a")):
-        """The index of ``frame`` (rows with experiment, dataset, algorithm and, when
-        ``by`` names them, repetition and fold) sorted in the configs' order of
-        experiments, datasets and algorithms (labels no config names after them, as
-        first seen)."""
-        import pandas as pd
-
-        from .analysis.aggregate import label_order
-
-        rank = {}
-        for column, field in (("dataset", "datasets"), ("algorithm", "algorithms")):
-            preferred = [item.get("label") for meta in self.metas
-                         for item in (meta.get("config") or {}).get(field, [])]
-            seen = label_order(preferred, [*self.runs[column], *frame[column]], keep_all=True)
-            rank[column] = frame[column].map({label: i for i, label in enumerate(seen)})
-        experiments = {str(m["name"]): i for i, m in enumerate(self.metas)}
-        keys = pd.DataFrame({"e": frame["experiment"].map(experiments),
-                             "d": rank["dataset"], "a": rank["algorithm"]})
-        if "r" in by:
-            keys = keys.assign(r=frame["repetition"], f=frame["fold"])
-        return keys.sort_values(list(by), kind="stable").index
-
-    def to_frame(self):
-        """One row per task and metric: experiment, dataset, repetition, fold, algorithm
-        (the config's labels), metric, value, status ("ok" or "error"; a failed task's
-        values are NaN), flags (the task's degeneracy codes, ";"-joined, "" for none:
-        experiment/degeneracy.py). The metrics are the registered ones stored or derived
-        for every row (test_accuracy, test_error, n_leaves, n_nodes, depth, fit_time,
-        ...; per-class rates are in ``runs``). Rows in the config's order of datasets and
-        algorithms, then repetition, fold and the metrics' declaration order, whatever
-        order the tasks finished in."""
-        from .experiment.metrics import METRICS
-
-        runs = self.runs
-        metrics = [name for name in METRICS if name in runs.columns]
-        keys = ["experiment", "dataset", "repetition", "fold", "algorithm", "status",
-                "flags"]
-        order = self._config_order(runs)
-        tasks = runs.loc[order, keys + metrics].reset_index(drop=True)
-        tasks["_task"] = range(len(tasks))
-        long = tasks.melt(id_vars=keys + ["_task"], value_vars=metrics, var_name="metric",
-                          value_name="value")
-        long["_metric"] = long["metric"].map({m: i for i, m in enumerate(metrics)})
-        long = long.sort_values(["_task", "_metric"], kind="stable", ignore_index=True)
-        long["value"] = long["value"].astype(float)
-        return long[FRAME_COLUMNS]
-
-    def flagged(self):
-        """The cells holding tasks flagged degenerate (experiment/degeneracy.py), in the
-        configs' order: experiment, dataset, algorithm, n_tasks (finished), n_flagged,
-        flags (their codes), n_undecided (``analysis.aggregate.flag_counts``)."""
-        from .analysis.aggregate import flag_counts
-
-        counts = flag_counts(self.runs)
-        counts = counts[counts["n_flagged"] > 0]
-        return counts.loc[self._config_order(counts, ("e", "d", "a"))].reset_index(drop=True)
 
     def table(self, metric: str = "test_accuracy", fmt: str = "md", layout: str = "wide",
               sig: str | None = None, alpha: float = 0.05, pooled: bool = False,
@@ -134,11 +58,11 @@ class Results:
         from .report.tables import check_table_options, format_tables, table_frame
 
         check_table_options(metric, "csv" if frame else fmt, layout, pooled, alpha, sig, test)
-        runs, metas = self._read(show_all)
+        results = self.showing(show_all)
         check_metric(metric)
         if frame:
-            return table_frame(runs, metas, metric, sig, pooled, alpha, best, test)
-        return format_tables(runs, metas, metric, fmt, layout, sig, pooled, alpha, best, test)
+            return table_frame(results, metric, sig, pooled, alpha, best, test)
+        return format_tables(results, metric, fmt, layout, sig, pooled, alpha, best, test)
 
     def stats(self, metric: str = "test_accuracy", test: str = "t", alpha: float = 0.05,
               fmt: str = "md", frame: bool = False, bayes: bool = False,
@@ -146,37 +70,35 @@ class Results:
         """What ``obliq stats`` prints: per-dataset w/t/l of every pair of algorithms by
         the per-fold test, Wilcoxon across datasets, Friedman / Iman-Davenport / Nemenyi.
         ``frame=True``: the numbers as a DataFrame (``--format csv``'s rows,
-        ``report.significance.CSV_COLUMNS``). ``bayes=True``: ``obliq stats --bayes``
+        ``analysis.significance.CSV_COLUMNS``). ``bayes=True``: ``obliq stats --bayes``
         instead (``report.bayes``: mean ranks, the Bayesian signed-rank test across
         datasets and the correlated t-test per dataset, with ``rope`` in the metric's
         units; None: 1 point of a percentage); its frame has BAYES_CSV_COLUMNS."""
+        from .analysis.significance import stats_frame
         from .experiment.metrics import check_metric
-        from .report.significance import check_stats_options, format_stats, stats_frame
+        from .report.significance import check_stats_options, format_stats
 
         check_stats_options(test, alpha, "csv" if frame else fmt)
         check_metric(metric)
         if bayes:
-            from .report.bayes import bayes_frame, check_rope, format_bayes
+            from .analysis.bayes import bayes_frame, check_rope
+            from .report.bayes import format_bayes
 
             if rope is not None:
                 check_rope(rope)
             if frame:
-                return bayes_frame(self.runs, self.metas, metric, rope, alpha)
-            return format_bayes(self.runs, self.metas, metric, rope, alpha, fmt)
+                return bayes_frame(self, metric, rope, alpha)
+            return format_bayes(self, metric, rope, alpha, fmt)
         if frame:
-            return stats_frame(self.runs, self.metas, metric, test, alpha)
-        return format_stats(self.runs, self.metas, metric, test, alpha, fmt)
+            return stats_frame(self, metric, test, alpha)
+        return format_stats(self, metric, test, alpha, fmt)
 
 
 def load_results(path, show_all: bool = False) -> Results:
     """The finished tasks under ``path`` (an experiment folder, a folder of them, or a
     list of such paths), as ``obliq table`` reads them; ``show_all`` also keeps the rows
     of tasks that left the config (``obliq table --all``)."""
-    from .analysis.aggregate import load_results as read
-
-    paths = [path] if isinstance(path, (str, Path)) else list(path)
-    runs, metas = read(paths, show_all)
-    return Results(paths, runs, metas, show_all)
+    return Results.read(path, show_all)
 
 
 def name_list(value, option: str) -> list[str] | None:

@@ -257,7 +257,7 @@ def stats(results, metric, test, alpha, fmt, bayes, rope):
 
     check_stats_options(test, alpha, fmt)  # before reading
     if rope is not None:
-        from .report.bayes import check_rope
+        from .analysis.bayes import check_rope
 
         if not bayes:
             raise ObliqError("--rope goes with --bayes")
@@ -357,7 +357,8 @@ _MISSING_CHOICES = ("error", "drop", "impute", "native")
 
 def _data_options(func):
     """``--data PATH --target COL [--categorical C ...] [--missing P] [--nominal R]
-    [--delimiter D]``: the user's own CSV or ARFF file instead of ``--dataset``."""
+    [--delimiter D] [--decimal M]``: the user's own CSV or ARFF file instead of
+    ``--dataset``."""
     options = [
         click.option("--data", "data_path", type=click.Path(dir_okay=False), metavar="PATH",
                      help="Your own CSV (header row) or ARFF file instead of --dataset."),
@@ -372,19 +373,23 @@ def _data_options(func):
                      help="With --data: nominal columns for algorithms without "
                           "categorical_features: onehot (the default) or codes."),
         click.option("--delimiter", help="With --data: the CSV's delimiter (default ',')."),
+        click.option("--decimal", type=click.Choice((".", ",")),
+                     help="With --data: the CSV's decimal mark (default '.'; ',' reads "
+                          "3,14 as 3.14)."),
     ]
     for option in reversed(options):
         func = option(func)
     return func
 
 
-def _data_source(dataset, data_path, target, categorical, missing, nominal, delimiter):
+def _data_source(dataset, data_path, target, categorical, missing, nominal, delimiter,
+                 decimal=None):
     """(registered dataset name, its parameters, label) from ``--dataset`` or ``--data``;
     giving both, or neither, or a file option without ``--data`` is one error line."""
     from pathlib import Path
 
     given = {"--target": target, "--categorical": categorical or None, "--missing": missing,
-             "--nominal": nominal, "--delimiter": delimiter}
+             "--nominal": nominal, "--delimiter": delimiter, "--decimal": decimal}
     if dataset and data_path:
         raise ObliqError("give --dataset NAME or --data PATH, not both")
     if not data_path:
@@ -400,7 +405,7 @@ def _data_source(dataset, data_path, target, categorical, missing, nominal, deli
         return dataset, {}, dataset
     params = {"path": str(data_path)}
     values = {"target": target, "missing": missing, "nominal": nominal,
-              "delimiter": delimiter}
+              "delimiter": delimiter, "decimal": decimal}
     params.update({k: v for k, v in values.items() if v is not None})
     if categorical:
         params["categorical"] = list(categorical)
@@ -434,14 +439,15 @@ def datasets_list(fmt):
 @datasets.command("show", short_help="One dataset (or your file): its entry, classes and features.")
 @click.argument("name", required=False)
 @_data_options
-def datasets_show(name, data_path, target, categorical, missing, nominal, delimiter):
+def datasets_show(name, data_path, target, categorical, missing, nominal, delimiter,
+                  decimal):
     """One dataset (NAME, or your file: --data PATH): its catalog entry, class counts, a
     feature summary (missing cells, levels), the differences from the paper."""
     import numpy as np
     import yaml
 
     name, params, label = _data_source(name, data_path, target, categorical, missing,
-                                       nominal, delimiter)
+                                       nominal, delimiter, decimal)
     entry = registry.dataset_entry(name)
     item = entry.extra.get("entry")
     if item is not None:
@@ -583,12 +589,12 @@ def _plot_fit(dataset: str, algorithm: str, params: dict, pruner: str | None,
 
 
 def _picture_source(dataset, data_path, target, categorical, missing, nominal, delimiter,
-                    results):
+                    results, decimal=None):
     """``_data_source`` for a picture fitted now; None with ``--results`` (which names a
     stored task by the config's dataset label)."""
     if results is None:
         return _data_source(dataset, data_path, target, categorical, missing, nominal,
-                            delimiter)
+                            delimiter, decimal)
     if data_path:
         raise ObliqError("--results replays a stored task: --data does not apply")
     if not dataset:
@@ -647,8 +653,8 @@ def _fit_options(func):
               help="Seed of the names (seed, dataset, 'plot', 0, algorithm).")
 @click.option("-o", "--output", required=True, metavar="FILE",
               help="The model file to write (JSON).")
-def fit(dataset, data_path, target, categorical, missing, nominal, delimiter, algorithm,
-        params, pruner, pruner_params, seed, output):
+def fit(dataset, data_path, target, categorical, missing, nominal, delimiter, decimal,
+        algorithm, params, pruner, pruner_params, seed, output):
     """Grow (and prune) one tree on all rows of DATASET (or your file, --data) and keep it
     as a JSON model file for `obliq predict` (feature names, category levels, the
     missing-value rule, classes, algorithm, parameters, obliq version)."""
@@ -656,7 +662,7 @@ def fit(dataset, data_path, target, categorical, missing, nominal, delimiter, al
     from .model import save_model
 
     name, data_params, label = _data_source(dataset, data_path, target, categorical, missing,
-                                            nominal, delimiter)
+                                            nominal, delimiter, decimal)
     pruner_values = _key_values(pruner_params, "--pruner-param")
     algo = check_fit_options(algorithm, _key_values(params, "--param"), pruner, pruner_values)
     task = fit_on_all_rows(name, algo, seed, params=data_params, label=label)
@@ -665,6 +671,7 @@ def fit(dataset, data_path, target, categorical, missing, nominal, delimiter, al
     if data_params:
         trained_on = {"path": data_params["path"], "target": info.get("target"),
                       "delimiter": data_params.get("delimiter", ","),
+                      "decimal": data_params.get("decimal", "."),
                       "rows_dropped": int(info.get("rows_dropped") or 0)}
     path = save_model(output, estimator, algorithm=algorithm,
                       feature_names=info["feature_names"], pruner=pruner,
@@ -684,10 +691,22 @@ def fit(dataset, data_path, target, categorical, missing, nominal, delimiter, al
               help="Write the predictions here (CSV) instead of to standard output.")
 @click.option("--proba", is_flag=True, help="Add one column of class probability per class.")
 @click.option("--delimiter", help="The CSV's delimiter (default: the training file's, or ',').")
-def predict(model, data, output, proba, delimiter):
+@click.option("--decimal", type=click.Choice((".", ",")),
+              help="The CSV's decimal mark (default: the training file's, or '.').")
+@click.option("--id", "id_column", metavar="COLUMN",
+              help="Key each output row by this input column (default: the 1-based row "
+                   "number, column 'row').")
+@click.option("--strict", is_flag=True,
+              help="Stop at a category the model never saw (default: leave that row "
+                   "unpredicted, with a note saying why).")
+def predict(model, data, output, proba, delimiter, decimal, id_column, strict):
     """Predict the rows of DATA (a CSV with a header naming the model's columns, in any
     order, other columns ignored; the raw file the model was trained from works as it
-    is) with the tree in MODEL (from `obliq fit`)."""
+    is) with the tree in MODEL (from `obliq fit`). The output keys each row (--id COLUMN,
+    or its 1-based number) and has a note column: a row with a level the model never
+    saw is left unpredicted and its note says which (--strict: stop there instead)."""
+    import numpy as np
+
     from .model import (
         load_model,
         model_preprocessor,
@@ -699,14 +718,23 @@ def predict(model, data, output, proba, delimiter):
 
     estimator, meta = load_model(model)
     prep = model_preprocessor(meta)
+    notes = None
     if prep is None:  # a version-1 model: numeric columns, qualitative ones as codes
-        X = read_rows(data, meta["feature_names"])
+        X, keys = read_rows(data, meta["feature_names"], id_column)
+        notes = np.full(len(X), "", dtype=object)
     else:
-        sep = delimiter or (meta.get("trained_on") or {}).get("delimiter") or ","
-        X = prep.transform(read_raw_rows(data, prep, sep))
-    text = predictions_csv(estimator, X, proba)
+        trained = meta.get("trained_on") or {}
+        sep = delimiter or trained.get("delimiter") or ","
+        mark = decimal or trained.get("decimal") or "."
+        raw, notes, keys = read_raw_rows(data, prep, sep, mark, strict, id_column)
+        X = prep.transform(raw)
+    text = predictions_csv(estimator, X, proba, keys, id_column or "row", notes)
+    unpredicted = int(np.count_nonzero(notes != ""))
+    if unpredicted:
+        log.warning("%s: %d row(s) left unpredicted (see the note column)", data,
+                    unpredicted)
     if output:
-        log.info("%s: %d predictions", write_text(output, text), X.shape[0])
+        log.info("%s: %d predictions", write_text(output, text), X.shape[0] - unpredicted)
     else:
         click.echo(text, nl=False)
 
@@ -729,15 +757,15 @@ def plot():
 @plot.command("boundary", short_help="Decision regions of a tree on a 2-D dataset.")
 @_fit_options
 def plot_boundary(dataset, data_path, target, categorical, missing, nominal, delimiter,
-                  algorithm, params, pruner, pruner_params, seed, results, repetition, fold,
-                  output):
+                  decimal, algorithm, params, pruner, pruner_params, seed, results, repetition,
+                  fold, output):
     """Decision regions (and a tree's hyperplanes) on a 2-D dataset (or your file, --data),
     fitted on all rows (or a stored task replayed, --results); the points are the rows it
     grew on."""
     from .report.plots import plot_decision_regions
 
     source = _picture_source(dataset, data_path, target, categorical, missing, nominal,
-                             delimiter, results)
+                             delimiter, results, decimal)
     dataset = source[2] if source else dataset
     task = _plot_fit(dataset, algorithm, _key_values(params, "--param"), pruner,
                      _key_values(pruner_params, "--pruner-param"), seed, results,
@@ -756,8 +784,8 @@ def plot_boundary(dataset, data_path, target, categorical, missing, nominal, del
 @click.option("--terms", default="3", show_default=True, metavar="K|all", callback=_terms,
               help="Terms of each oblique rule shown (the largest |w_j| x sd_j; the "
                    "rest counted as '(+N more)'), or all.")
-def plot_tree(dataset, data_path, target, categorical, missing, nominal, delimiter, algorithm,
-              params, pruner, pruner_params, seed, results, repetition, fold, output,
+def plot_tree(dataset, data_path, target, categorical, missing, nominal, delimiter, decimal,
+              algorithm, params, pruner, pruner_params, seed, results, repetition, fold, output,
               max_depth, terms):
     """A fitted tree as a diagram of its rules and class counts, fitted on all rows of
     DATASET (or your file, --data), or a stored task replayed (--results). The canvas is
@@ -766,7 +794,7 @@ def plot_tree(dataset, data_path, target, categorical, missing, nominal, delimit
     from .tree.structure import Tree
 
     source = _picture_source(dataset, data_path, target, categorical, missing, nominal,
-                             delimiter, results)
+                             delimiter, results, decimal)
     dataset = source[2] if source else dataset
     task = _plot_fit(dataset, algorithm, _key_values(params, "--param"), pruner,
                      _key_values(pruner_params, "--pruner-param"), seed, results, repetition,
@@ -791,12 +819,11 @@ def plot_tree(dataset, data_path, target, categorical, missing, nominal, delimit
 
 
 def _one_experiment(results: str):
-    from .analysis.aggregate import load_results
+    """(rows, meta) of the one experiment in the folder ``results`` (a figure's)."""
+    from .api import load_results
 
-    runs, metas = load_results([results])
-    if len(metas) != 1:
-        raise ObliqError(f"{results}: holds {len(metas)} experiments; give one of them")
-    return runs, metas[0]
+    meta, runs, _ = load_results(results).only()
+    return runs, meta
 
 
 @plot.command("cd", short_help="Demšar's critical-difference diagram of one experiment.")
@@ -827,7 +854,7 @@ def plot_cd(results, metric, alpha, output):
 def plot_bayes(results, metric, rope, output):
     """P(better) / P(rope) / P(worse) of every pair of algorithms of one experiment by the
     Bayesian signed-rank test across datasets (obliq stats --bayes), as a matrix."""
-    from .report.bayes import check_rope
+    from .analysis.bayes import check_rope
     from .report.html_report import bayes_figure
 
     if rope is not None:

@@ -18,7 +18,7 @@ from typing import Any
 
 from . import registry
 from .errors import ConfigError, ObliqError
-from .parameters import first_violation
+from .parameters import first_violation, several_problems
 from .registry import BACKENDS, DEFAULT_BACKEND, REQUIRED, suggest
 from .resources import resolve_config
 from .yaml_input import brief, load_yaml
@@ -127,6 +127,10 @@ class AlgorithmSpec:
     missing: str | None = None
     # declared reasons not to run on some datasets (``skip:``), the first that applies wins
     skip: tuple[SkipRule, ...] = ()
+    # how this algorithm takes a dataset's nominal columns when it has no
+    # ``categorical_features`` of its own: "onehot" or "codes" in place of the dataset's
+    # ``nominal:``; None: the dataset's rule (data/preprocess.encoding_for)
+    nominal: str | None = None
 
     def runs_on(self, dataset: str) -> bool:
         return self.only is None or dataset in self.only
@@ -217,7 +221,8 @@ class ExperimentConfig:
             AlgorithmSpec(a["name"], a.get("label", a["name"]), dict(a.get("params") or {}),
                           pruner(a.get("pruner")), dict(a.get("dataset_params") or {}),
                           tuple(a["only"]) if a.get("only") is not None else None,
-                          a.get("estimator"), a.get("missing"), skips(a.get("skip")))
+                          a.get("estimator"), a.get("missing"), skips(a.get("skip")),
+                          a.get("nominal"))
             for a in data["algorithms"])
         return cls(path=data.get("path", ""), name=data["name"], seed=int(data["seed"]),
                    datasets=datasets, algorithms=algorithms,
@@ -237,7 +242,7 @@ class ExperimentConfig:
             if dataset.get("protocol") is None:  # the hash predates per-dataset sizes
                 dataset.pop("protocol", None)
         for algorithm in keyed["algorithms"]:
-            for key in ("estimator", "missing"):  # the hash predates these fields
+            for key in ("estimator", "missing", "nominal"):  # the hash predates these
                 if algorithm.get(key) is None:
                     algorithm.pop(key, None)
             if not algorithm.get("skip"):  # and this one
@@ -257,19 +262,11 @@ class ExperimentConfig:
         return replace(self, **given)
 
 
-MAX_REPORTED = 10
-
-
 def config_errors(problems: list[str]) -> ConfigError:
-    """One ConfigError for several problems: its message has one line per problem (the
-    first MAX_REPORTED, then how many more), and ``problems`` holds those lines, which
-    the command line prints one ``error:`` line each."""
-    lines = list(problems[:MAX_REPORTED])
-    if len(problems) > MAX_REPORTED:
-        lines.append(f"... and {len(problems) - MAX_REPORTED} more problems")
-    exc = ConfigError("\n".join(lines))
-    exc.problems = lines
-    return exc
+    """One ConfigError for several problems (``parameters.several_problems``): a line per
+    problem, the first MAX_REPORTED, each printed by the command line as an ``error:``
+    line."""
+    return several_problems(problems, ConfigError)
 
 
 class _Reader:
@@ -362,15 +359,15 @@ def _read_yaml(path: Path) -> Any:
 
 
 _FILE_KEYS = ("path", "target", "categorical", "delimiter", "header", "missing", "nominal",
-              "target_is_label")
+              "target_is_label", "decimal")
 
 
 def _file_dataset(r: _Reader, item: dict, where: str, config_dir: Path) -> dict:
     """``{name: mine, path: F, ...}`` as ``{name: file, label: mine, params: {...}}``; a
     relative path is taken from the config's folder, wherever obliq runs."""
     if "params" in item:
-        r.fail(f"{where}.params", "give path, target, categorical, delimiter, header, "
-               "missing, nominal and target_is_label directly")
+        r.fail(f"{where}.params", "give path, target, categorical, delimiter, decimal, "
+               "header, missing, nominal and target_is_label directly")
     # the path as given, not str() of it: 3 or [a, b] is no file name (the long form's
     # declaration refuses them too)
     path = config_dir / Path(r.string(item["path"], f"{where}.path")).expanduser()
@@ -378,7 +375,7 @@ def _file_dataset(r: _Reader, item: dict, where: str, config_dir: Path) -> dict:
         params = {"path": str(path.resolve())}
     except (RuntimeError, OSError):  # Python 3.11 raises RuntimeError on a symlink loop
         r.fail(f"{where}.path", f"{path}: a symbolic link loop")
-    for key in ("target", "delimiter", "missing", "nominal"):
+    for key in ("target", "delimiter", "missing", "nominal", "decimal"):
         if key in item:
             params[key] = r.string(item[key], f"{where}.{key}")
     for key in ("header", "target_is_label"):
@@ -499,7 +496,8 @@ def _algorithm(r: _Reader, i: int, item, labels: list[str] | None) -> AlgorithmS
     if isinstance(item, str):
         item = {"name": item}
     item = r.mapping(item, where, ("name", "estimator", "pipeline", "label", "params",
-                                   "pruner", "dataset_params", "only", "missing", "skip"))
+                                   "pruner", "dataset_params", "only", "missing", "skip",
+                                   "nominal"))
     if sum(key in item for key in ("name", "estimator", "pipeline")) > 1:
         r.fail(where, "give one of name (a registered algorithm), estimator (a "
                       "scikit-learn classifier's dotted path) or pipeline (a list of "
@@ -547,7 +545,8 @@ def _algorithm(r: _Reader, i: int, item, labels: list[str] | None) -> AlgorithmS
     return AlgorithmSpec(name, label, params, pruner,
                          {str(k): dict(v) for k, v in per_dataset.items()}, only,
                          missing=_missing_override(r, where, item),
-                         skip=_skip(r, where, item.get("skip"), labels))
+                         skip=_skip(r, where, item.get("skip"), labels),
+                         nominal=_nominal_override(r, where, item))
 
 
 def _only(r: _Reader, where: str, only, labels: list[str] | None) -> tuple | None:
@@ -655,7 +654,8 @@ def _external_spec(r: _Reader, where: str, item: dict, labels, path: str, defaul
     return AlgorithmSpec(path, label, params, None,
                          {str(k): dict(v) for k, v in per_dataset.items()}, only, path,
                          _missing_override(r, where, item),
-                         _skip(r, where, item.get("skip"), labels))
+                         _skip(r, where, item.get("skip"), labels),
+                         _nominal_override(r, where, item))
 
 
 PIPELINE_FORM = ("pipeline: [{estimator: sklearn.preprocessing.StandardScaler}, "
@@ -723,6 +723,21 @@ def _missing_override(r: _Reader, where: str, item: dict) -> str | None:
     if value not in ("impute", "native"):
         r.fail(f"{where}.missing", f"must be impute or native (got {brief(value)}); drop "
                                    f"and error are set on the dataset")
+    return value
+
+
+def _nominal_override(r: _Reader, where: str, item: dict) -> str | None:
+    """``algorithms[i].nominal``: onehot or codes, this algorithm's own way with the
+    nominal columns of every dataset it runs on (GDT on codes beside one-hot for the
+    rest); an algorithm that takes nominal columns itself (categorical_features) keeps
+    doing so. Checked against the ``file`` dataset's declaration of ``nominal``."""
+    value = item.get("nominal")
+    if value is None:
+        return None
+    declared = registry.dataset_entry("file").extra.get("constraints", {})
+    bad = first_violation({"nominal": value}, {"nominal": declared["nominal"]})
+    if bad:
+        r.fail(f"{where}.nominal", bad[1])
     return value
 
 
@@ -887,7 +902,10 @@ def _reference(r: _Reader, value, folder: Path, algorithms) -> tuple[str | None,
     try:
         read_reference(ref_path)
     except ObliqError as exc:
-        r.fail("reference.file", str(exc))
+        # every problem of the file on a line of its own, each naming config and field
+        problems = getattr(exc, "problems", None) or [str(exc)]
+        r.errors += [f"{r.file}: reference.file: {p}" for p in problems[:-1]]
+        r.fail("reference.file", problems[-1])
     methods = r.params(value.get("methods"), "reference.methods")
     labels = [a.label for a in algorithms]
     for label in methods:

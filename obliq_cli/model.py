@@ -134,9 +134,12 @@ def model_preprocessor(meta: dict) -> Preprocessor | None:
     return None if stored is None else Preprocessor.from_dict(stored)
 
 
-def read_raw_rows(path, prep: Preprocessor, delimiter: str = ",") -> np.ndarray:
-    """The rows of a CSV (header row) or ARFF file as the preprocessor's input: the raw
-    cells of its columns (strings, blanks) read as the loader reads a training file."""
+def read_raw_rows(path, prep: Preprocessor, delimiter: str = ",", decimal: str = ".",
+                  strict: bool = True, id_column: str | None = None):
+    """(rows as the preprocessor's input, a note per row, a key per row) from a CSV
+    (header row) or ARFF file: the raw cells of its columns (strings, blanks) read as the
+    loader reads a training file; notes and ``strict`` as ``Preprocessor.encode``; keys
+    as ``row_keys``."""
     from .data.files import _arff_cells, _csv_cells
 
     path = Path(path)
@@ -148,14 +151,27 @@ def read_raw_rows(path, prep: Preprocessor, delimiter: str = ",") -> np.ndarray:
         frame, lines = _csv_cells(str(path), delimiter, True)
     if frame.empty:
         raise DataError(f"{path}: no rows")
-    return prep.encode(frame, lines, str(path))
+    X, notes = prep.encode(frame, lines, str(path), decimal, strict)
+    return X, notes, row_keys(frame, id_column, path)
 
 
-def read_rows(path, feature_names: list[str]) -> np.ndarray:
-    """The rows of a CSV (with a header) as a float array whose columns are the model's
-    features in the model's order. Columns other than the features (an id, the class)
-    are ignored; a missing feature column or a cell that is not a finite number is one
-    DataError naming the file (and row and column)."""
+def row_keys(frame: pd.DataFrame, id_column: str | None, where) -> np.ndarray:
+    """What names each row of a predictions file: the values of the input's
+    ``id_column`` (``--id``), or the 1-based row number (the first row under the header
+    is 1)."""
+    if id_column is None:
+        return np.arange(1, len(frame) + 1)
+    if id_column not in frame.columns:
+        raise DataError(f"{where}: --id {id_column}: no such column (the file's: "
+                        f"{', '.join(map(str, frame.columns))})")
+    return frame[id_column].astype(str).str.strip().to_numpy(dtype=object)
+
+
+def read_rows(path, feature_names: list[str], id_column: str | None = None):
+    """(a float array whose columns are the model's features in the model's order, a
+    key per row: ``row_keys``) from a CSV (with a header). Columns other than the
+    features (an id, the class) are ignored; a missing feature column or a cell that is
+    not a finite number is one DataError naming the file (and row and column)."""
     path = Path(path)
     try:
         frame = pd.read_csv(path, dtype=str, keep_default_na=False, skipinitialspace=True)
@@ -175,20 +191,35 @@ def read_rows(path, feature_names: list[str]) -> np.ndarray:
                         f"not a finite number ({cells.iat[row, col]!r})")
     if values.shape[0] == 0:
         raise DataError(f"{path}: no rows")
-    return values
+    return values, row_keys(frame, id_column, path)
 
 
-def predictions_csv(estimator, X: np.ndarray, proba: bool) -> str:
-    """One line per row: the predicted class, and with ``proba`` one column per class
-    (``proba:<class>``) of the leaf's class frequencies."""
+def predictions_csv(estimator, X: np.ndarray, proba: bool, keys=None, key_name: str = "row",
+                    notes=None) -> str:
+    """One line per row: its key (``key_name``: ``keys``, default the 1-based row
+    number), the predicted class, with ``proba`` one column per class (``proba:<class>``)
+    of the leaf's class frequencies, and with ``notes`` a ``note`` column: a row with a
+    note is not predicted (its prediction and probabilities are empty) and the note says
+    why."""
+    n = len(X)
+    keys = np.arange(1, n + 1) if keys is None else np.asarray(keys)
+    noted = np.zeros(n, dtype=bool) if notes is None else np.asarray(notes) != ""
+    rows = np.asarray(X)[~noted]
     names = getattr(estimator, "feature_names_in_", None)
     if names is not None:  # the rows carry the model's names (scikit-learn checks them)
-        X = pd.DataFrame(X, columns=list(names))
-    out = pd.DataFrame({"prediction": estimator.predict(X)})
+        rows = pd.DataFrame(rows, columns=list(names))
+    predicted = np.full(n, "", dtype=object)
+    if len(rows):
+        predicted[~noted] = estimator.predict(rows)
+    out = pd.DataFrame({key_name: keys, "prediction": predicted})
     if proba:
-        p = estimator.predict_proba(X)
+        p = np.full((n, len(estimator.classes_)), np.nan)
+        if len(rows):
+            p[~noted] = estimator.predict_proba(rows)
         for j, c in enumerate(estimator.classes_):
             out[f"proba:{c}"] = p[:, j]
+    if notes is not None:
+        out["note"] = notes
     return out.to_csv(index=False, lineterminator="\n")
 
 

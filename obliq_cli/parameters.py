@@ -17,6 +17,12 @@ The same declaration is read by
   value as ``<file>: algorithms[i].params.<name>: must be ... (got ...)``;
 - scikit-learn's ``check_param_validation`` (``tests/algorithms/test_sklearn_checks.py``).
 
+The same constraint objects declare the fields of the input files that are not parameters
+(a claims file's entries: ``report/claims.py`` FIELDS; a reference CSV's cells:
+``reference_file.py`` CELLS); ``violations`` reports every refused value at once and
+``several_problems`` makes them one error of a line each. ``Text``, ``MappingOf`` and
+``Described`` (a constraint with the words its file's errors use) serve them.
+
 Bounds are chosen so that no accepted value can make a fit exhaust memory, run for ever
 or silently mean something else (a ``max_cycles`` of 0 would turn CART-LC into CART-AP).
 Every ``Interval`` of a built-in declaration has two finite bounds (the limits below say
@@ -47,9 +53,10 @@ from sklearn.utils._param_validation import StrOptions as _StrOptions
 
 from .errors import ObliqError
 
-__all__ = ["MAX_COUNT", "MAX_LOOP", "MAX_REAL", "MAX_SEED",
-           "Interval", "ListOf", "ParameterError", "RANDOM_STATE", "StrOptions",
-           "DeclaredParameters", "check_parameters", "first_violation",
+__all__ = ["MAX_COUNT", "MAX_LOOP", "MAX_REAL", "MAX_SEED", "MAX_REPORTED",
+           "Described", "Interval", "ListOf", "MappingOf", "ParameterError", "RANDOM_STATE",
+           "StrOptions", "Text", "DeclaredParameters", "check_parameters", "first_violation",
+           "several_problems", "violations",
            "pruner_parameters", "short_repr", "Integral", "Real"]
 
 _repr = reprlib.Repr()
@@ -160,6 +167,58 @@ class ListOf(Options):
         return f"a list of {self.min_len} to {self.max_len} {items}"
 
 
+# The three below are ``Options`` subclasses, as ListOf is, only so that scikit-learn's
+# ``make_constraint`` accepts them as they are.
+
+class Text(Options):
+    """A string with something other than blanks in it and no NUL character (a name, a
+    label, a quoted sentence of a paper)."""
+
+    def __init__(self):
+        super().__init__(str, set())
+
+    def is_satisfied_by(self, val):
+        return isinstance(val, str) and bool(val.strip()) and "\x00" not in val
+
+    def __str__(self):
+        return "a non-empty text"
+
+
+class MappingOf(Options):
+    """A mapping of at least one ``key`` (a constraint; a text by default) to a value
+    satisfying ``item`` (a constraint)."""
+
+    def __init__(self, item, key=None):
+        super().__init__(dict, set())
+        self.item = make_constraint(item)
+        self.key = make_constraint(key if key is not None else Text())
+
+    def is_satisfied_by(self, val):
+        return isinstance(val, dict) and bool(val) and all(
+            self.key.is_satisfied_by(k) and self.item.is_satisfied_by(v)
+            for k, v in val.items())
+
+    def __str__(self):
+        return f"a mapping of names to values, each {self.item}"
+
+
+class Described(Options):
+    """Any of ``constraints``, with the requirement worded as a file's reader states it
+    (``must`` is the whole phrase: "must be one of a, b", "must map algorithm -> rank"),
+    so that a declaration keeps the words its error lines have always used."""
+
+    def __init__(self, constraints, must: str):
+        super().__init__(object, set())
+        self.constraints = [make_constraint(c) for c in constraints]
+        self.must = must
+
+    def is_satisfied_by(self, val):
+        return any(c.is_satisfied_by(val) for c in self.constraints)
+
+    def __str__(self):
+        return self.must.removeprefix("must be ")
+
+
 # An int seed, a numpy Generator (used as is) or None (fresh entropy): what
 # ``numpy.random.default_rng`` takes and the runner hands each task.
 RANDOM_STATE = [Interval(Integral, 0, MAX_SEED, closed="both"), np.random.Generator, None]
@@ -215,6 +274,41 @@ def first_violation(params: dict, constraints: dict) -> tuple[str, str] | None:
                if isinstance(v, str)):
             return name, f"must not hold a NUL character (got {short_repr(value)})"
     return None
+
+
+def violations(values: dict, constraints: dict) -> list[tuple[str, str]]:
+    """``(name, "must ... (got ...)")`` for every value of ``values`` that its declaration
+    in ``constraints`` refuses, in the order of ``values`` (undeclared names are not
+    checked): what a file's reader reports all at once. A ``Described`` declaration says
+    its own requirement."""
+    out = []
+    for name, value in values.items():
+        if name not in constraints:
+            continue
+        wanted = _failure(constraints[name], value)
+        if wanted is None:
+            continue
+        declared = constraints[name]
+        must = (declared[0].must if len(declared) == 1 and isinstance(declared[0], Described)
+                else f"must be {wanted}")
+        out.append((name, f"{must} (got {short_repr(value)})"))
+    return out
+
+
+# How many problems of one file an error reports before saying how many more there are.
+MAX_REPORTED = 10
+
+
+def several_problems(problems: list[str], error=ObliqError) -> ObliqError:
+    """One ``error`` for several problems of a file: its message has a line per problem
+    (the first MAX_REPORTED, then how many more), and its ``problems`` holds those lines,
+    which the command line prints as one ``error:`` line each."""
+    lines = list(problems[:MAX_REPORTED])
+    if len(problems) > MAX_REPORTED:
+        lines.append(f"... and {len(problems) - MAX_REPORTED} more problems")
+    exc = error("\n".join(lines))
+    exc.problems = lines
+    return exc
 
 
 def check_parameters(constraints: dict, params: dict, owner: str) -> None:

@@ -65,8 +65,10 @@ def test_fit_then_predict_equals_the_python_api(tmp_path, wisconsin, algorithm, 
     assert loaded.predict(X[rows]).tolist() == predicted["prediction"].tolist()
     # without -o the predictions go to standard output
     result = invoke(["predict", model, csv])
-    assert result.output.splitlines()[0] == "prediction"
-    assert result.output.splitlines()[1:] == predicted["prediction"].tolist()
+    assert result.output.splitlines()[0] == "row,prediction,note"
+    assert result.output.splitlines()[1:] == [
+        f"{i + 1},{p}," for i, p in enumerate(predicted["prediction"])]
+    assert predicted["row"].tolist() == list(range(1, len(rows) + 1))
 
 
 def _python_fit(algorithm, params, X, y, info):
@@ -92,7 +94,8 @@ def test_a_deterministic_tree_is_the_plain_python_fit(tmp_path, wisconsin):
     csv = write_csv(tmp_path / "all.csv", X, info["feature_names"])
     result = invoke(["predict", model, csv])
     plain = obliq_cli.make_estimator("cart-ap", max_depth=3).fit(X, y)
-    assert result.output.splitlines()[1:] == plain.predict(X).tolist()
+    assert [line.split(",")[1] for line in result.output.splitlines()[1:]] == \
+        plain.predict(X).tolist()
     loaded, meta = obliq_cli.load_model(model)
     assert meta["params"]["max_depth"] == 3
     assert loaded.export_text() == plain.export_text(info["feature_names"])

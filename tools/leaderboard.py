@@ -231,8 +231,8 @@ def summarize_benchmark(meta: dict, part: pd.DataFrame, facts: dict, rope: float
     """(frames by file name, SVG bytes by file name) of one benchmark's results:
     ``facts`` are summary.run_facts' (extended here), ``part`` its rows of runs.csv."""
     from obliq_cli.analysis.aggregate import check_metric
+    from obliq_cli.analysis.bayes import SAMPLES, default_rope, signed_rank_pairs
     from obliq_cli.analysis.stats import dataset_scores, rank_algorithms
-    from obliq_cli.report.bayes import SAMPLES, default_rope, signed_rank_pairs
 
     m = check_metric(METRIC)
     rope = default_rope(METRIC) if rope is None else rope
@@ -298,7 +298,7 @@ def draw_figures(bench: dict) -> dict:
     """SVG bytes by file name (FIGURES) from a benchmark summary's numbers: a CD diagram
     per scope with a ranking, and the probability matrix of the pairs."""
     from obliq_cli.analysis.aggregate import check_metric
-    from obliq_cli.report.bayes import probability_matrix
+    from obliq_cli.analysis.bayes import probability_matrix
     from obliq_cli.report.plots import plot_bayes_matrix, plot_critical_difference
 
     facts = bench["facts"]

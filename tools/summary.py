@@ -49,7 +49,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from obliq_cli.analysis.aggregate import each_experiment, load_results
+from obliq_cli.analysis.results import Results
 from obliq_cli.errors import ObliqError
 from obliq_cli.report.agreement import compare_experiment, run_time, tally
 from obliq_cli.report.claims import evaluate, read_claims, shipped_claims
@@ -277,11 +277,11 @@ def summarize(paths, out, today: str | None = None, claim_files=(), partial: boo
     earlier summary stays) unless ``partial``; ``skipped`` collects (config, why) of the
     folders left out."""
     skipped = [] if skipped is None else skipped
-    runs, metas = load_results(paths)
+    results = Results.read(paths)
     today = today or datetime.now(UTC).strftime("%Y-%m-%d")
-    experiments = {meta["name"]: (meta, part) for meta, part, _ in each_experiment(runs, metas)}
+    experiments = results.by_name()
     written = []
-    for meta, part, _ in each_experiment(runs, metas):
+    for meta, part, _ in results.experiments():
         name = str(meta["name"])
         if not _NAME.match(name):
             raise ObliqError(f"{meta.get('results_dir', name)}: experiment name {name!r} "

@@ -2,13 +2,15 @@
 
 ``{name: mine, path: data/mine.csv, target: class, categorical: [colour]}`` (or
 ``{name: file, params: {path: ..., target: ...}}``), with ``missing: error | drop |
-impute | native`` and ``nominal: onehot | codes`` (see ``preprocess``).
+impute | native`` and ``nominal: onehot | codes`` (see ``preprocess``), and
+``decimal: ","`` for numbers written with a decimal comma (``3,14``, as European
+spreadsheets save them; pandas' ``read_csv`` calls the same setting ``decimal``).
 
-Feature columns must be numeric unless listed as categorical; the target may hold any
-labels. A blank cell, ``?`` (ARFF, UCI) or ``NA`` is missing: an error unless the
-dataset's ``missing`` policy says otherwise (then NaN, or the row is dropped here). Every
-problem is a one-line DataError naming the file (and the line and column where there is
-one).
+Feature columns must be numeric unless listed as categorical (a column of text that is
+not gets an error saying how to declare it); the target may hold any labels. A blank
+cell, ``?`` (ARFF, UCI) or ``NA`` is missing: an error unless the dataset's ``missing``
+policy says otherwise (then NaN, or the row is dropped here). Every problem is a
+one-line DataError naming the file (and the line and column where there is one).
 """
 
 from __future__ import annotations
@@ -24,14 +26,22 @@ from sklearn.utils._param_validation import Options
 from ..errors import DataError
 from ..parameters import ListOf
 from ..registry import register_dataset
-from .preprocess import MISSING_MARKS, MISSING_POLICIES, NOMINAL_RULES, POLICY_HINT
+from .preprocess import (
+    MISSING_MARKS,
+    MISSING_POLICIES,
+    NOMINAL_RULES,
+    POLICY_HINT,
+    point_decimals,
+)
 
 MISSING = list(MISSING_MARKS)
+# the characters a number's fraction may follow: "." (the default) or "," (3,14)
+DECIMAL_MARKS = (".", ",")
 
 # The parameters of the `file` dataset (and its alias `csv`) with their defaults.
 FILE_PARAMS = {"path": None, "target": None, "categorical": [], "delimiter": ",",
                "header": True, "missing": "error", "nominal": "onehot",
-               "target_is_label": False}
+               "target_is_label": False, "decimal": "."}
 # What each may be (scikit-learn's constraint language, checked before a run); the
 # delimiter is one of the single characters CSV files use.
 FILE_CONSTRAINTS = {"path": [str], "target": [str, None],
@@ -39,7 +49,8 @@ FILE_CONSTRAINTS = {"path": [str], "target": [str, None],
                     "delimiter": [Options(str, {",", ";", "\t", "|", " ", ":"})],
                     "header": ["boolean"], "target_is_label": ["boolean"],
                     "missing": [Options(str, set(MISSING_POLICIES))],
-                    "nominal": [Options(str, set(NOMINAL_RULES))]}
+                    "nominal": [Options(str, set(NOMINAL_RULES))],
+                    "decimal": [Options(str, set(DECIMAL_MARKS))]}
 
 
 def category_codes(values: pd.Series) -> pd.Series:
@@ -50,30 +61,57 @@ def category_codes(values: pd.Series) -> pd.Series:
     return codes.where(known.notna(), "?")
 
 
-def parse_numeric(features: pd.DataFrame, where, allow_missing: bool = False) -> np.ndarray:
+def parse_numeric(features: pd.DataFrame, where, allow_missing: bool = False,
+                  decimal: str = ".", hint=None) -> np.ndarray:
     """A float64 matrix from string cells, or a DataError at the first bad cell.
 
-    ``where(row, col)`` returns the message template with ``{}`` for what is wrong.
-    numpy parses each string exactly (pandas' fast parser can be off in the last bit).
-    With ``allow_missing`` a missing cell is NaN instead of an error.
+    ``where(row, col)`` returns the message template with ``{}`` for what is wrong;
+    ``hint(col)``, when given, what to add to a non-numeric cell's message (how to say
+    what the file means). numpy parses each string exactly (pandas' fast parser can be
+    off in the last bit). With ``allow_missing`` a missing cell is NaN instead of an
+    error. ``decimal=","`` reads ``3,14`` as 3.14 (and ``3.14`` as no number, as pandas'
+    ``read_csv(decimal=",")`` does).
     """
     cells = features.to_numpy(dtype=str)
     missing = np.isin(cells, MISSING)
     if missing.any() and not allow_missing:
         row, col = np.argwhere(missing)[0]
         raise DataError(where(row, col).format("missing value"))
-    cells = np.where(missing, "nan", cells)
+    text = np.where(missing, "nan", point_decimals(cells, decimal))
     try:
-        X = cells.astype(np.float64)
+        X = text.astype(np.float64)
     except ValueError:
-        bad = features.apply(pd.to_numeric, errors="coerce").isna().to_numpy() & ~missing
+        bad = pd.DataFrame(text).apply(pd.to_numeric, errors="coerce").isna().to_numpy() \
+            & ~missing
         row, col = np.argwhere(bad)[0]
-        raise DataError(where(row, col).format(f"non-numeric value {str(cells[row, col])!r}")) \
-            from None
+        extra = hint(col) if hint is not None else ""
+        raise DataError(where(row, col).format(f"non-numeric value {str(cells[row, col])!r}")
+                        + extra) from None
     if not np.isfinite(X[~missing]).all():
         row, col = np.argwhere(~np.isfinite(X) & ~missing)[0]
         raise DataError(where(row, col).format("missing or infinite value"))
     return np.ascontiguousarray(X)
+
+
+def _decimal_comma_hint(column: pd.Series) -> str:
+    """'; the numbers look written with decimal commas: ...' when every cell of
+    ``column`` that is not a number with "." (missing ones aside) is one with "," (the
+    first bad cell's column: a file may hold a text column as well); else ''."""
+    cells = column.to_numpy(dtype=str)
+    failing = pd.to_numeric(column, errors="coerce").isna().to_numpy() \
+        & ~np.isin(cells, MISSING)
+    as_comma = pd.to_numeric(pd.Series(point_decimals(cells[failing], ",")),
+                             errors="coerce")
+    if not failing.any() or as_comma.isna().any():
+        return ""
+    return ('; the numbers look written with decimal commas: give decimal: "," in the '
+            'dataset (--decimal , on the command line)')
+
+
+def _nominal_hint(name: str) -> str:
+    """How to say that feature column ``name`` holds levels, not numbers."""
+    return (f"; if {name!r} is a nominal column, declare it: categorical: [{name}] in the "
+            f"dataset (--categorical {name} on the command line)")
 
 
 def _csv_cells(path: str, delimiter: str, header: bool = True) -> tuple[pd.DataFrame, np.ndarray]:
@@ -161,7 +199,7 @@ def canonical_labels(y: np.ndarray) -> np.ndarray:
 
 @functools.lru_cache(maxsize=8)
 def _read(path: str, target: str | None, delimiter: str, categorical: tuple, mtime: float,
-          header: bool = True, missing: str = "error"):
+          header: bool = True, missing: str = "error", decimal: str = "."):
     if path.lower().endswith(".arff"):
         frame, lines = _arff_cells(path)
     else:
@@ -200,9 +238,15 @@ def _read(path: str, target: str | None, delimiter: str, categorical: tuple, mti
         levels.append(sorted(set(known) | set(declared.get(col, []))))
         codes = pd.Index(levels[-1]).get_indexer(features[col]).astype(str)
         features[col] = np.where(features[col].isin(MISSING), "?", codes)
+
+    def hint(col: int) -> str:  # how to say what the first bad cell's column holds
+        return ((_decimal_comma_hint(features.iloc[:, col]) if decimal == "." else "")
+                or _nominal_hint(features.columns[col]))
+
     X = parse_numeric(features, lambda row, col: f"{path}: {{}} in column "
                       f"{features.columns[col]!r}, line {lines[row]}",
-                      allow_missing=missing in ("impute", "native"))
+                      allow_missing=missing in ("impute", "native"), decimal=decimal,
+                      hint=hint)
     y = frame[target].to_numpy(dtype=str)
     if np.isin(y, MISSING).any():
         row = int(np.flatnonzero(np.isin(y, MISSING))[0])
@@ -223,11 +267,12 @@ def _read(path: str, target: str | None, delimiter: str, categorical: tuple, mti
     params=FILE_PARAMS, constraints=FILE_CONSTRAINTS, source="user file",
 )
 def load_file(path=None, target=None, categorical=(), delimiter=",", header=True,
-              missing="error", nominal="onehot", target_is_label=False):
+              missing="error", nominal="onehot", target_is_label=False, decimal="."):
     """(X, y, info) of a user's CSV or ARFF file; ``target`` defaults to the last column.
 
     ``header=False`` reads a CSV whose first line is data; its columns are then x1, x2, ...
-    (so ``target`` can name one of those). ``target_is_label=True`` says a numeric target
+    (so ``target`` can name one of those). ``decimal=","`` reads numbers written with a
+    decimal comma (CSV only). ``target_is_label=True`` says a numeric target
     with many distinct values holds class labels (``check_looks_like_classes``). X and y
     are read-only: they are the memoised arrays, shared by every caller in the process.
     Nominal columns hold the codes of their sorted levels (``info["categories"]``);
@@ -244,10 +289,13 @@ def load_file(path=None, target=None, categorical=(), delimiter=",", header=True
     file = Path(path)
     if not file.is_file():
         raise DataError(f"{path}: {_not_a_file(file)}")
+    if decimal != "." and file.suffix.lower() == ".arff":
+        raise DataError(f"{path}: decimal: {decimal!r} applies to CSV files (ARFF numbers "
+                        f"are written with '.')")
     try:
         X, y, names, target, cat_idx, levels, dropped = _read(
             str(file.resolve()), target, delimiter, tuple(categorical or ()),
-            file.stat().st_mtime, header, missing)
+            file.stat().st_mtime, header, missing, decimal)
     except DataError as exc:  # under another delimiter the file may be a table: say so
         raise DataError(f"{exc}{_delimiter_hint(file, delimiter)}") from None
     if X.shape[1] == 0:
@@ -260,7 +308,7 @@ def load_file(path=None, target=None, categorical=(), delimiter=",", header=True
         "categorical": cat_idx, "n_samples": X.shape[0], "n_features": X.shape[1],
         "classes": labels.tolist(), "class_counts": dict(zip(labels.tolist(), counts.tolist())),
         "categories": levels, "missing": missing, "nominal": nominal, "rows_dropped": dropped,
-        "delimiter": delimiter,
+        "delimiter": delimiter, "decimal": decimal,
     }
     return X, y, info
 

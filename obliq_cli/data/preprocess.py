@@ -23,9 +23,10 @@ other than ``error``:
 Nominal columns: an algorithm with a ``categorical_features`` parameter (QUEST, HHCART's
 CRIMCOORDs, Loh & Shih 1997; C4.5's and ID3's multiway splits, Quinlan 1993 ch. 2) takes
 the codes and the column indices (``native``). Every
-other algorithm gets what the dataset's ``nominal`` rule says: ``onehot`` (one 0/1 column
-per level, named ``colour=red``) or ``codes`` (the codes as if they were numbers, the
-papers' preprocessing of their catalog datasets). The one-hot levels are the dataset's
+other algorithm gets what its own ``nominal:`` (in its config entry) or else the
+dataset's ``nominal`` rule says: ``onehot`` (one 0/1 column per level, named
+``colour=red``) or ``codes`` (the codes as if they were numbers, the papers'
+preprocessing of their catalog datasets). The one-hot levels are the dataset's
 declared categories, read from the whole file at load time rather than from a task's
 grow rows: a level seen only in test rows still has its (all-zero in training) column,
 so every task of one dataset has the same columns, and a test row is never refused for
@@ -49,6 +50,16 @@ POLICY_HINT = ("declare how to treat missing values: missing: drop | impute | na
                "the dataset (obliq fit --missing)")
 
 
+def point_decimals(cells: np.ndarray, decimal: str) -> np.ndarray:
+    """String cells with ``decimal`` as the decimal point: under "," a cell's comma
+    becomes "." and a cell that already holds "." becomes text no parser reads as a
+    number (it is ambiguous in such a file: a thousands mark or a slip)."""
+    if decimal == ".":
+        return cells
+    return np.where(np.char.find(cells, ".") >= 0, "not a number",
+                    np.char.replace(cells, decimal, "."))
+
+
 def takes_nominal(estimator) -> bool:
     """Whether ``estimator`` handles nominal columns itself (a ``categorical_features``
     parameter, as QUEST, HHCART, C4.5 and ID3 have)."""
@@ -65,12 +76,14 @@ def accepts_missing(estimator) -> bool:
         return False
 
 
-def encoding_for(estimator, info: dict) -> str:
+def encoding_for(estimator, info: dict, override: str | None = None) -> str:
     """How ``estimator`` gets the dataset's nominal columns: native, onehot or codes.
-    Datasets that declare no rule (the catalog's, plugins') keep their codes."""
+    ``override``: the algorithm's own ``nominal:`` (onehot or codes), which replaces the
+    dataset's rule but not an algorithm's native handling. Datasets that declare no rule
+    (the catalog's, plugins') keep their codes."""
     if takes_nominal(estimator):
         return "native"
-    return info.get("nominal") or "codes"
+    return override or info.get("nominal") or "codes"
 
 
 def missing_policy(info: dict, override: str | None = None) -> str:
@@ -92,6 +105,17 @@ def check_missing_support(estimator, info: dict, what: str,
     if missing_policy(info, override) == "native" and not accepts_missing(estimator):
         raise ObliqError(f"missing: native, but algorithm {what} does not accept missing "
                          f"values; use impute or drop")
+
+
+def check_nominal_support(estimator, info: dict, what: str,
+                          override: str | None = None) -> None:
+    """An ObliqError when algorithm ``what``'s own ``nominal: onehot`` (``override``)
+    meets a dataset that keeps no levels for its nominal columns (a catalog entry given
+    as codes): there are no one-hot columns to make."""
+    if (info.get("categorical") and info.get("categories") is None
+            and encoding_for(estimator, info, override) == "onehot"):
+        raise ObliqError(f"nominal: onehot for algorithm {what}, but the dataset keeps "
+                         f"its nominal columns as codes without their levels; use codes")
 
 
 def check_columns(where, wanted, columns) -> None:
@@ -139,15 +163,16 @@ class Preprocessor:
 
     @classmethod
     def for_task(cls, estimator, info: dict, n_features: int,
-                 missing: str | None = None) -> Preprocessor:
+                 missing: str | None = None, nominal: str | None = None) -> Preprocessor:
         """The preprocessor a task builds for ``estimator`` on a dataset's ``info``
-        (``missing``: the algorithm's own rule, see ``missing_policy``)."""
+        (``missing``, ``nominal``: the algorithm's own rules, see ``missing_policy`` and
+        ``encoding_for``)."""
         names = info.get("feature_names") or []
         if len(names) != n_features:  # a loader that names no (or not every) column
             names = [f"x{j + 1}" for j in range(n_features)]
         categorical = list(info.get("categorical") or [])
         categories = info.get("categories")
-        encoding = encoding_for(estimator, info) if categorical else "codes"
+        encoding = encoding_for(estimator, info, nominal) if categorical else "codes"
         return cls(names, categorical, categories, missing_policy(info, missing), encoding)
 
     # ------------------------------------------------------------------ layout
@@ -242,18 +267,23 @@ class Preprocessor:
         return X
 
     # ------------------------------------------------------------ raw cells
-    def encode(self, frame, lines, where: str) -> np.ndarray:
-        """The loaded-columns matrix (numbers, codes, NaN) from raw text cells: a
-        ``DataFrame`` holding at least the input columns (any order, others ignored),
-        ``lines`` the file line of each row. Unseen levels, missing columns, cells that
-        are not numbers and missing cells the policy cannot fill are one DataError
-        naming ``where``, the line and the column."""
+    def encode(self, frame, lines, where: str, decimal: str = ".",
+               strict: bool = True) -> tuple[np.ndarray, np.ndarray]:
+        """(the loaded-columns matrix: numbers, codes, NaN; a note per row) from raw text
+        cells: a ``DataFrame`` holding at least the input columns (any order, others
+        ignored), ``lines`` the file line of each row, ``decimal`` the file's decimal
+        mark. A level the model never saw is an error under ``strict``; otherwise its
+        row's note says so (its cell is NaN: the row is not to be predicted) and every
+        other row's note is ''. Missing columns, cells that are not numbers and missing
+        cells the policy cannot fill are one DataError naming ``where``, the line and the
+        column."""
         import pandas as pd
 
         columns = [str(c) for c in frame.columns]
         check_columns(where, self.feature_names, columns)
         cells = frame[self.feature_names].astype(str).apply(lambda c: c.str.strip())
         text = cells.to_numpy(dtype=str)
+        notes = np.full(len(text), "", dtype=object)
         missing = np.isin(text, MISSING_MARKS)
         if missing.any() and self.missing in ("error", "drop"):
             row, col = np.argwhere(missing)[0]
@@ -268,15 +298,22 @@ class Preprocessor:
                 index = pd.Index(levels)
                 codes = index.get_indexer(text[:, j]).astype(np.float64)
                 unseen = (codes < 0) & ~missing[:, j]
-                if unseen.any():
+                if unseen.any() and strict:
                     row = int(np.flatnonzero(unseen)[0])
                     raise DataError(f"{where}: line {lines[row]}, column "
                                     f"{self.feature_names[j]}: unseen category "
                                     f"{str(text[row, j])!r} (the model knows "
-                                    f"{', '.join(levels)})")
-                X[:, j] = np.where(missing[:, j], np.nan, codes)
+                                    f"{', '.join(levels)}; without --strict the row is "
+                                    f"left unpredicted with a note)")
+                if unseen.any():  # the rows at fault only, not a pass over every row
+                    said = [f"column {self.feature_names[j]}: unseen category {v!r}"
+                            for v in text[unseen, j].tolist()]
+                    notes[unseen] = [f"{n}; {s}" if n else s
+                                     for n, s in zip(notes[unseen], said)]
+                X[:, j] = np.where(missing[:, j] | unseen, np.nan, codes)
         numeric = np.flatnonzero(~nominal)
-        values = np.where(missing[:, numeric], "nan", text[:, numeric])
+        values = np.where(missing[:, numeric], "nan",
+                          point_decimals(text[:, numeric], decimal))
         parsed = pd.DataFrame(values).apply(pd.to_numeric, errors="coerce").to_numpy(
             dtype=np.float64)
         bad = ~np.isfinite(parsed) & ~missing[:, numeric]
@@ -289,7 +326,7 @@ class Preprocessor:
             X[:, numeric] = values.astype(np.float64)
         except ValueError:
             X[:, numeric] = parsed
-        return X
+        return X, notes
 
     # ------------------------------------------------------------ storage
     def to_dict(self) -> dict:

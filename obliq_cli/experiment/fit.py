@@ -101,7 +101,7 @@ def fit_task(algo, dataset_label: str, X, y, info: dict, train: np.ndarray,
     estimator = make_task_estimator(algo, dataset_label, info, names)
     grow, prune = grow_and_prune_rows(algo.pruner, train, prune)
     # missing values and nominal columns (data/preprocess.py), learned on the grow rows only
-    prep = Preprocessor.for_task(estimator, info, X.shape[1], algo.missing)
+    prep = Preprocessor.for_task(estimator, info, X.shape[1], algo.missing, algo.nominal)
     if prep.needs_fit:
         prep.fit(X[grow])
     X = prep.transform(X)

@@ -14,7 +14,7 @@ import numpy as np
 
 from .. import registry
 from ..config import dataset_facts
-from ..data.preprocess import check_missing_support
+from ..data.preprocess import check_missing_support, check_nominal_support
 from ..errors import ObliqError, one_line
 from . import trial
 from .fit import fit_task, grow_and_prune_rows, load_dataset_spec
@@ -87,6 +87,8 @@ def _check_estimator(config, j: int, algo, label: str, info: dict, n_classes: in
     try:  # before the run: no task of it would get far
         check_missing_support(estimator, info, f"{algo.name!r} (algorithms[{j}])",
                               algo.missing)
+        check_nominal_support(estimator, info, f"{algo.name!r} (algorithms[{j}])",
+                              algo.nominal)
     except ObliqError as exc:
         raise ObliqError(f"{dataset_where}: {exc}") from None
     try:

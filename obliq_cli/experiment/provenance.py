@@ -178,7 +178,7 @@ def data_notes(config, labels=None) -> dict:
                 note["missing_by_algorithm"] = overrides
         if info.get("categorical"):
             note["nominal"] = {
-                algo.label: encoding_for(algo.make_estimator(spec.label), info)
+                algo.label: encoding_for(algo.make_estimator(spec.label), info, algo.nominal)
                 for algo in config.algorithms if algo.runs_on(spec.label)}
         if note:
             notes[spec.label] = note

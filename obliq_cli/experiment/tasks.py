@@ -89,6 +89,8 @@ def algorithm_identity(algorithm: AlgorithmSpec, dataset_label: str) -> dict:
         identity["estimator"] = algorithm.estimator
     if algorithm.missing is not None:  # absent unless the config overrides the dataset
         identity["missing"] = algorithm.missing
+    if algorithm.nominal is not None:  # likewise for its own nominal rule
+        identity["nominal"] = algorithm.nominal
     return identity
 
 

@@ -29,7 +29,8 @@ from datetime import datetime
 
 import pandas as pd
 
-from ..analysis.aggregate import check_metric, each_experiment, failed_tasks, load_results
+from ..analysis.aggregate import check_metric, failed_tasks
+from ..analysis.results import Results
 from ..errors import ObliqError
 from ..experiment import degeneracy
 from ..experiment.metrics import METRICS
@@ -262,14 +263,15 @@ def compare_experiment(part: pd.DataFrame, meta: dict, asked: list[str] = (),
     return out
 
 
-def compare(paths, metrics=(), algorithms=()) -> list[ExperimentAgreement]:
-    """Every experiment under ``paths`` (``obliq table``'s paths: experiment folders or a
-    folder of them) against its paper, in the order ``load_results`` reads them.
+def compare(results, metrics=(), algorithms=()) -> list[ExperimentAgreement]:
+    """Every experiment of ``results`` (a ``Results``, or ``obliq table``'s paths:
+    experiment folders or a folder of them) against its paper, in the order read.
 
     ``metrics``: compare only these (default: the reference's, times left out);
     ``algorithms``: only these labels (each must occur in the results).
     """
-    runs, metas = load_results(paths)
+    results = Results.of(results)
+    runs = results.runs
     # after reading: the results' config may import a plugin that registers the metric
     asked = list(dict.fromkeys(check_asked_metric(m) for m in metrics))
     chosen = list(dict.fromkeys(algorithms))
@@ -278,7 +280,7 @@ def compare(paths, metrics=(), algorithms=()) -> list[ExperimentAgreement]:
         raise ObliqError(f"--algorithm: no algorithm {missing[0]!r} in the results "
                          f"(algorithms: {', '.join(dict.fromkeys(runs['algorithm']))})")
     return [compare_experiment(part, meta, asked, chosen)
-            for meta, part, _ in each_experiment(runs, metas)]
+            for meta, part, _ in results.experiments()]
 
 
 def tally(cells: pd.DataFrame) -> pd.DataFrame:
@@ -538,9 +540,10 @@ def _summary(results: list[ExperimentAgreement], fmt: str) -> str:
         m for r in results for m in r.times_skipped))), fmt)
 
 
-def render_agreement(paths, metrics=(), algorithms=(), fmt: str = "md",
+def render_agreement(results, metrics=(), algorithms=(), fmt: str = "md",
                      summary: bool = False) -> str:
-    """``obliq agree``: the agreement of every experiment under ``paths`` with its paper.
+    """``obliq agree``: the agreement of every experiment of ``results`` (a ``Results`` or
+    the paths to read) with its paper.
 
     md: the tally per (experiment, algorithm, metric) with within/compared and the mean
     |ours - paper|, a total line per experiment (what was not compared and why), then the
@@ -548,7 +551,7 @@ def render_agreement(paths, metrics=(), algorithms=(), fmt: str = "md",
     ``summary``: one row per experiment instead (tasks ok, run time, ``agreement_text``).
     """
     check_format(fmt)
-    results = compare(paths, metrics, algorithms)
+    results = compare(results, metrics, algorithms)
     if summary:
         return _summary(results, fmt)
     return render(_cells_frame(results) if fmt == "csv" else _page(results), fmt)

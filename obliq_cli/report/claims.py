@@ -94,10 +94,25 @@ from ..analysis.aggregate import (
     pooled_by_paper,
     summarise,
 )
-from ..analysis.stats import TESTS, check_alpha, compare_to, dataset_scores, friedman_test
+from ..analysis.stats import TESTS, compare_to, dataset_scores, friedman_test
 from ..errors import ObliqError
 from ..experiment.degeneracy import cells_text
 from ..experiment.protocols import measured_per_task
+from ..parameters import (
+    MAX_COUNT,
+    MAX_REAL,
+    Described,
+    Integral,
+    Interval,
+    ListOf,
+    MappingOf,
+    Real,
+    StrOptions,
+    several_problems,
+    short_repr,
+    violations,
+)
+from ..parameters import Text as _Text
 from ..resources import shipped_path
 from ..yaml_input import load_yaml
 from .render import Table, Text, check_format, render
@@ -192,62 +207,178 @@ def shipped_claims() -> list[Path]:
     return sorted(shipped_path("configs", "references", "claims").glob("*.yaml"))
 
 
-def _names(value, where: str) -> tuple:
-    values = [value] if isinstance(value, str) else value
-    if not isinstance(values, list) or not values or not all(
-            isinstance(v, str) and v for v in values):
-        raise ObliqError(f"{where}: must be a name or a list of names")
-    return tuple(values)
+# What each field of a claim entry may hold, declared once with parameters.py's constraint
+# objects (the allowed and required fields of each kind are KINDS and _REQUIRED above); the
+# rules that tie fields together are in _claim_rules. A finite positive number is a factor
+# or a count of sds: .inf would make every difference "within" the sds and every ratio pass.
+_POSITIVE = Interval(Real, 0, MAX_REAL, closed="neither")
+_TEXT = [Described([_Text()], "must be a non-empty text")]
+_NAMES = [Described([_Text(), ListOf(_Text())], "must be a name or a list of names")]
 
 
-def _number_in(value, where: str, low: float, high: float | None = None) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not (
-            low < value and (high is None or value < high)):
-        bound = f"in ({low:g}, {high:g})" if high is not None else f"> {low:g}"
-        raise ObliqError(f"{where}: must be a number {bound} (got {value!r})")
-    return float(value)
+def _one_of(options) -> list:
+    return [Described([StrOptions(set(options))], f"must be one of {', '.join(options)}")]
 
 
-def _check_metric_name(name: str, where: str) -> None:
+FIELDS: dict[str, list] = {
+    **{name: _TEXT for name in ("id", "section", "quote", "experiment", "note", "why",
+                                "own_table")},
+    "kind": _one_of(KINDS),
+    "algorithm": _NAMES,
+    "versus": _NAMES,
+    "datasets": _NAMES,
+    "metric": [Described([_Text(), ListOf(_Text()), MappingOf(_Text())],
+                         "must be a metric, a list of metrics or a mapping of dataset -> "
+                         "metric")],
+    "test": _one_of((*TESTS, *SD_TESTS, MEANS)),
+    "alpha": [Described([Interval(Real, 0, 1, closed="neither")],
+                        "must be a number between 0 and 1")],
+    "sds": [Described([_POSITIVE], f"must be a finite number > 0 (at most {MAX_REAL:g})")],
+    "factor": [Described([_POSITIVE],
+                         f"must be a finite number > 0 (at most {MAX_REAL:g})")],
+    "over": _one_of(OVER),
+    "against": _one_of(AGAINST),
+    "paper_counts": [Described([MappingOf(Interval(Integral, 0, MAX_COUNT, closed="both"))],
+                               "must be {wins, losses, of}, each a count >= 0")],
+    # an average rank is at least 1; that it is at most the number ranked is a rule
+    "paper_ranks": [Described([MappingOf(Interval(Real, 1, MAX_REAL, closed="both"))],
+                              "must map algorithm -> average rank (a finite number >= 1)")],
+    "paper_methods": [Described([MappingOf(_Text())],
+                                "must map our label -> the paper's method")],
+    "between": [Described([ListOf(Described([_POSITIVE, None], "a number or null"), 2, 2)],
+                          "must be [low, high], each a finite number > 0 or null")],
+}
+
+
+def _metric_problem(name: str) -> str | None:
     try:
         check_metric(name.removesuffix("@best"))
     except ObliqError as exc:
-        raise ObliqError(f"{where}: {exc}") from None
+        return str(exc)
+    return None
 
 
-def _counts(value, where: str) -> dict:
-    if not isinstance(value, dict) or "of" not in value or not set(value) <= {
-            "wins", "losses", "of"}:
-        raise ObliqError(f"{where}: must be {{wins, losses, of}} with of (the paper's "
-                         f"datasets) and wins or losses")
-    for key, count in value.items():
-        if isinstance(count, bool) or not isinstance(count, int) or count < 0:
-            raise ObliqError(f"{where}.{key}: must be a count >= 0 (got {count!r})")
+def _counts_problem(value: dict) -> str | None:
+    if "of" not in value or not set(value) <= {"wins", "losses", "of"}:
+        return ("must be {wins, losses, of} with of (the paper's datasets) and wins or "
+                "losses")
     if value["of"] < 1 or max(value.get("wins", 0), value.get("losses", 0)) > value["of"]:
-        raise ObliqError(f"{where}: counts must not exceed of = {value['of']} (>= 1)")
-    return dict(value)
+        return f"counts must not exceed of = {value['of']} (>= 1)"
+    return None
 
 
-def parse_claim(entry, paper: str, where: str) -> Claim:
-    """One entry of a claims file checked into a Claim; ObliqError naming ``where`` and the
-    field on anything wrong."""
+def _as_tuple(value) -> tuple:
+    return (value,) if isinstance(value, str) else tuple(value)
+
+
+def _decimals(value: float) -> int:
+    """The decimals a number was printed with (2.4: 1, 3 and 3.0: 0)."""
+    text = repr(float(value))
+    return 0 if "e" in text else len(text.split(".")[1].rstrip("0"))
+
+
+def _ranks_problem(ranks: dict, labels: tuple) -> str | None:
+    """What makes the paper's average ranks of ``labels`` impossible: a name the claim
+    does not rank, a rank beyond the number ranked, or ranks of all of them that do not
+    add up to 1 + 2 + ... + n (Demšar 2006 §3.2.2: ranks of n methods on each dataset are
+    1..n, ties sharing the mean) beyond the rounding of their printed decimals."""
+    n = len(labels)
+    stray = [a for a in ranks if a not in labels]
+    if stray:
+        return f"{stray[0]!r} is none of the claim's algorithms and versus"
+    beyond = [(a, r) for a, r in ranks.items() if r > n]
+    if beyond:
+        return (f"{beyond[0][0]} {beyond[0][1]:g} is beyond the {n} methods ranked (ranks "
+                f"run from 1 to {n})")
+    if len(ranks) == n:
+        total, expected = sum(ranks.values()), n * (n + 1) / 2
+        slack = n * 0.5 * 10.0 ** -min(_decimals(r) for r in ranks.values())
+        if abs(total - expected) > slack + 1e-9:
+            return (f"ranks of {n} methods add up to {expected:g}, these to {total:g}: "
+                    f"they contradict each other")
+    return None
+
+
+def _claim_rules(entry: dict, kind: str, ok) -> list[tuple[str, str]]:
+    """(field, problem) for what the fields' declarations cannot say alone: the rules that
+    tie them together. ``ok(name)``: the field is given and its declaration holds."""
+    out = []
+    if ok("metric"):
+        metric = entry["metric"]
+        if isinstance(metric, dict):
+            if kind != "rank_above":
+                out.append(("metric", "a mapping of dataset -> metric is for rank_above "
+                                      "only, and not empty"))
+            bad = [(d, p) for d, p in ((d, _metric_problem(m)) for d, m in metric.items()) if p]
+            out += [(f"metric.{d}", p) for d, p in bad]
+            if not bad and len({check_metric(m.removesuffix("@best")).higher
+                                for m in metric.values()}) > 1:
+                out.append(("metric", "the datasets' metrics must all be better higher, or "
+                                      "all lower, to be ranked together"))
+            if "datasets" in entry:
+                out.append(("datasets", "not with a per-dataset metric (its datasets are "
+                                        "the metric's keys)"))
+        else:
+            out += [("metric", p) for p in map(_metric_problem, _as_tuple(metric)) if p]
+    if kind == "significantly_better_count" and ok("test") and entry["test"] == MEANS:
+        out.append(("test", "means are no significance test; the kind for a claim on means "
+                            "is better_means"))
+    if ok("algorithm") and ok("versus"):
+        itself = [a for a in _as_tuple(entry["algorithm"]) if a in _as_tuple(entry["versus"])]
+        if itself:
+            out.append(("versus", f"{itself[0]} is also the algorithm: a claim never "
+                                  f"compares a method with itself"))
+        if ok("paper_ranks"):
+            labels = tuple(dict.fromkeys(_as_tuple(entry["algorithm"])
+                                         + _as_tuple(entry["versus"])))
+            problem = _ranks_problem(entry["paper_ranks"], labels)
+            if problem:
+                out.append(("paper_ranks", problem))
+    if ok("paper_counts"):
+        problem = _counts_problem(entry["paper_counts"])
+        if problem:
+            out.append(("paper_counts", problem))
+    if ok("between"):
+        low, high = entry["between"]
+        if low is None and high is None:
+            out.append(("between", "must be [low, high] (either may be null, not both)"))
+        elif low is not None and high is not None and low > high:
+            out.append(("between", f"low {low:g} > high {high:g}"))
+    return out
+
+
+def _entry_problems(entry, where: str) -> list[str]:
+    """Every problem of one claim entry, a line each naming ``where``, the field and (when
+    it has one) the claim's id."""
     if not isinstance(entry, dict):
-        raise ObliqError(f"{where}: must be a mapping")
+        return [f"{where}: must be a mapping (got {short_repr(entry)})"]
+    named = f" (claim {entry['id']!r})" if _Text().is_satisfied_by(entry.get("id")) else ""
     kind = entry.get("kind")
-    if kind not in KINDS:
-        raise ObliqError(f"{where}.kind: must be one of {', '.join(KINDS)} (got {kind!r})")
-    unknown = sorted(set(entry) - _COMMON - KINDS[kind])
-    if unknown:
-        raise ObliqError(f"{where}.{unknown[0]}: not a field of kind {kind} (fields: "
-                         f"{', '.join(sorted(_COMMON | KINDS[kind]))})")
-    required = {"id", "section", "quote"} | _REQUIRED[kind] | (
-        set() if kind == "not_testable" else {"experiment"})
-    for name in sorted(required):
-        if name not in entry:
-            raise ObliqError(f"{where}.{name}: missing")
-    for name in ("id", "section", "quote", "experiment", "note", "why", "own_table"):
-        if name in entry and (not isinstance(entry[name], str) or not entry[name].strip()):
-            raise ObliqError(f"{where}.{name}: must be a non-empty text")
+    problems = violations({"kind": kind}, FIELDS)
+    known = not problems
+    if not known:
+        allowed = set(FIELDS)  # no kind to say which fields belong: the types alone
+    else:
+        allowed = _COMMON | KINDS[kind]
+        fields = ", ".join(sorted(allowed))
+        problems += [(name, f"not a field of kind {kind} (fields: {fields})")
+                     for name in entry if name not in allowed]
+        required = {"id", "section", "quote"} | _REQUIRED[kind] | (
+            set() if kind == "not_testable" else {"experiment"})
+        problems += [(name, "missing") for name in sorted(required - set(entry))]
+    refused = violations({k: v for k, v in entry.items() if k in allowed and k != "kind"},
+                         FIELDS)
+    problems += refused
+    if known:
+        wrong = {name for name, _ in refused}
+        problems += _claim_rules(entry, kind,
+                                 lambda name: name in entry and name not in wrong)
+    return [f"{where}.{name}: {problem}{named}" for name, problem in problems]
+
+
+def _claim(entry: dict, paper: str, where: str) -> Claim:
+    """The Claim of an entry ``_entry_problems`` found nothing wrong with."""
+    kind = entry["kind"]
     args: dict = dict(paper=paper, source=where, id=entry["id"], section=entry["section"],
                       quote=" ".join(entry["quote"].split()), kind=kind,
                       experiment=entry.get("experiment", ""), note=entry.get("note", ""),
@@ -255,101 +386,69 @@ def parse_claim(entry, paper: str, where: str) -> Claim:
                       own_table=" ".join(entry.get("own_table", "").split()))
     if kind == "not_testable":
         return Claim(**args)
-    args["algorithms"] = _names(entry["algorithm"], f"{where}.algorithm")
-    args["versus"] = _names(entry["versus"], f"{where}.versus")
+    args["algorithms"] = _as_tuple(entry["algorithm"])
+    args["versus"] = _as_tuple(entry["versus"])
     if "datasets" in entry:
-        args["datasets"] = _names(entry["datasets"], f"{where}.datasets")
-    if "metric" in entry:
-        metric = entry["metric"]
-        if isinstance(metric, dict):
-            if kind != "rank_above" or not metric:
-                raise ObliqError(f"{where}.metric: a mapping of dataset -> metric is for "
-                                 f"rank_above only, and not empty")
-            for dataset, name in metric.items():
-                _check_metric_name(str(name), f"{where}.metric.{dataset}")
-            if len({check_metric(str(m)).higher for m in metric.values()}) > 1:
-                raise ObliqError(f"{where}.metric: the datasets' metrics must all be better "
-                                 f"higher, or all lower, to be ranked together")
-            if "datasets" in entry:
-                raise ObliqError(f"{where}.datasets: not with a per-dataset metric (its "
-                                 f"datasets are the metric's keys)")
-            args["metric_by_dataset"] = {str(d): str(m) for d, m in metric.items()}
-        else:
-            args["metrics"] = _names(metric, f"{where}.metric")
-            for name in args["metrics"]:
-                _check_metric_name(name, f"{where}.metric")
-    test = entry.get("test", MEANS)
-    if test not in (*TESTS, *SD_TESTS, MEANS):
-        raise ObliqError(f"{where}.test: must be one of {', '.join((*TESTS, *SD_TESTS, MEANS))}"
-                         f" (got {test!r})")
-    if kind == "significantly_better_count" and test == MEANS:
-        raise ObliqError(f"{where}.test: means are no significance test; the kind for a "
-                         f"claim on means is better_means")
-    args["test"] = test
+        args["datasets"] = _as_tuple(entry["datasets"])
+    metric = entry.get("metric")
+    if isinstance(metric, dict):
+        args["metric_by_dataset"] = {str(d): str(m) for d, m in metric.items()}
+    elif metric is not None:
+        args["metrics"] = _as_tuple(metric)
+    args["test"] = entry.get("test", MEANS)
     if "alpha" in entry:
-        try:
-            args["alpha"] = check_alpha(entry["alpha"])
-        except ObliqError as exc:
-            raise ObliqError(f"{where}.alpha: {exc}") from None
+        args["alpha"] = float(entry["alpha"])
     if "sds" in entry:
-        args["sds"] = _number_in(entry["sds"], f"{where}.sds", 0.0)
+        args["sds"] = float(entry["sds"])
     # a speed claim is about every problem unless it says otherwise; a count, net
     args["over"] = entry.get("over", "all" if kind in ("time_ratio", "faster") else "net")
-    if args["over"] not in OVER:
-        raise ObliqError(f"{where}.over: must be one of {', '.join(OVER)}")
     args["against"] = entry.get("against", "all")
-    if args["against"] not in AGAINST:
-        raise ObliqError(f"{where}.against: must be one of {', '.join(AGAINST)}")
     if "paper_methods" in entry:
-        methods = entry["paper_methods"]
-        if not isinstance(methods, dict) or not methods or not all(
-                isinstance(v, str) and v for v in methods.values()):
-            raise ObliqError(f"{where}.paper_methods: must map our label -> the paper's "
-                             f"method")
-        args["paper_methods"] = {str(k): v for k, v in methods.items()}
+        args["paper_methods"] = dict(entry["paper_methods"])
     if "paper_counts" in entry:
-        args["paper_counts"] = _counts(entry["paper_counts"], f"{where}.paper_counts")
+        args["paper_counts"] = dict(entry["paper_counts"])
     if "paper_ranks" in entry:
-        ranks = entry["paper_ranks"]
-        if not isinstance(ranks, dict) or not all(
-                isinstance(r, (int, float)) and not isinstance(r, bool) for r in ranks.values()):
-            raise ObliqError(f"{where}.paper_ranks: must map algorithm -> average rank")
-        args["paper_ranks"] = {str(a): float(r) for a, r in ranks.items()}
+        args["paper_ranks"] = {a: float(r) for a, r in entry["paper_ranks"].items()}
     if kind == "time_ratio":
-        between = entry.get("between")
-        if not isinstance(between, list) or len(between) != 2 or all(b is None for b in between):
-            raise ObliqError(f"{where}.between: must be [low, high] (either may be null)")
-        low, high = (None if b is None else _number_in(b, f"{where}.between", 0.0)
-                     for b in between)
-        if low is not None and high is not None and low > high:
-            raise ObliqError(f"{where}.between: low {low:g} > high {high:g}")
-        args["between"] = (low, high)
+        args["between"] = tuple(None if b is None else float(b) for b in entry["between"])
     if kind == "faster":
-        factor = _number_in(entry.get("factor", 1), f"{where}.factor", 0.0)
-        args["between"] = (None, 1.0 / factor)
+        args["between"] = (None, 1.0 / float(entry.get("factor", 1)))
     return Claim(**args)
+
+
+def parse_claim(entry, paper: str, where: str) -> Claim:
+    """One entry of a claims file checked into a Claim; an ObliqError with a line per
+    problem (``where``, the field, the claim's id) on anything wrong."""
+    problems = _entry_problems(entry, where)
+    if problems:
+        raise several_problems(problems)
+    return _claim(entry, paper, where)
 
 
 def read_claims(path) -> list[Claim]:
     """The claims of one file: ``paper`` (a short name), optional ``source`` (the citation),
-    ``claims`` (a list). Every field is checked; ids are unique within the file."""
+    ``claims`` (a list). Every entry is checked and every problem of the file reported at
+    once (``several_problems``); ids are unique within the file."""
     path = Path(path)
     data = load_yaml(path)
-    if not isinstance(data, dict) or not isinstance(data.get("paper"), str) or not isinstance(
-            data.get("claims"), list) or not data["claims"]:
+    if not isinstance(data, dict) or not _Text().is_satisfied_by(data.get("paper")) \
+            or not isinstance(data.get("claims"), list) or not data["claims"]:
         raise ObliqError(f"{path}: must be a mapping with paper (a name) and claims (a "
                          f"non-empty list)")
     extra = sorted(set(data) - {"paper", "source", "claims"})
     if extra:
         raise ObliqError(f"{path}: {extra[0]}: not a field (fields: paper, source, claims)")
-    claims = [parse_claim(entry, data["paper"], f"{path}: claims[{i}]")
-              for i, entry in enumerate(data["claims"])]
-    ids = [c.id for c in claims]
-    twice = sorted({i for i in ids if ids.count(i) > 1})
-    if twice:
-        raise ObliqError(f"{path}: claims: id {twice[0]!r} given twice")
-    return claims
-
+    problems = []
+    for i, entry in enumerate(data["claims"]):
+        problems += _entry_problems(entry, f"{path}: claims[{i}]")
+    ids = [e["id"] for e in data["claims"] if isinstance(e, dict) and isinstance(
+        e.get("id"), str)]
+    problems += [f"{path}: claims: id {i!r} given twice"
+                 for i in sorted({i for i in ids if ids.count(i) > 1})]
+    if problems:
+        raise several_problems(problems)
+    return [_claim(entry, data["paper"], f"{path}: claims[{i}]")
+            for i, entry in enumerate(data["claims"])]
 
 # --- the numbers a claim is read from -------------------------------------------------------
 

@@ -27,11 +27,10 @@ import pandas as pd
 from .. import safe_io
 from ..analysis.aggregate import (
     check_metric,
-    each_experiment,
-    load_results,
     pooled_by_paper,
     summarise,
 )
+from ..analysis.results import Results
 from ..analysis.stats import check_alpha
 from ..errors import ObliqError
 from ..experiment.tasks import SKIPPED
@@ -220,12 +219,12 @@ def cd_figure(runs: pd.DataFrame, name: str, metric: str = "test_accuracy",
 def bayes_figure(runs: pd.DataFrame, meta: dict, metric: str = "test_accuracy",
                  rope: float | None = None, alpha: float = 0.05):
     """(probability matrix, signed-rank pairs, rope) of one experiment: the Bayesian
-    signed-rank test of every pair across datasets (``bayes.experiment_bayes``) drawn by
-    ``plots.plot_bayes_matrix``; ObliqError when fewer than 2 algorithms have results."""
-    from .bayes import default_rope, experiment_bayes
+    signed-rank test of every pair across datasets (``analysis.bayes.bayes_numbers``) drawn
+    by ``plots.plot_bayes_matrix``; ObliqError when fewer than 2 algorithms have results."""
+    from ..analysis.bayes import bayes_numbers, default_rope
 
     rope = default_rope(metric) if rope is None else rope
-    _, _, pairs, _ = experiment_bayes(runs, meta, metric, rope, alpha)
+    pairs = bayes_numbers(runs, meta, metric, rope, alpha).pairs
     return (_bayes_matrix(pairs, str(meta["name"]), metric, rope,
                           flagged_methods(runs, metric)), pairs, rope)
 
@@ -234,8 +233,8 @@ def _bayes_matrix(pairs: pd.DataFrame, name: str, metric: str, rope: float,
                   methods: dict):
     """The probability matrix of ``bayes.signed_rank_pairs`` rows; ``methods``
     (``flagged_methods``) marked and counted."""
+    from ..analysis.bayes import probability_matrix
     from ..experiment.degeneracy import figure_note, marked
-    from .bayes import probability_matrix
     from .plots import plot_bayes_matrix
 
     algorithms = list(dict.fromkeys([*pairs["algorithm"], *pairs["versus"]]))
@@ -275,8 +274,9 @@ def benchmark_view(index: int, runs: pd.DataFrame, meta: dict, alpha: float = 0.
     table per dataset: each algorithm's mean ± sd and rank there), and the Bayesian
     signed-rank probabilities (``bayes_figure``) with their table. Test accuracy
     throughout, as the rest of the page."""
+    from ..analysis.bayes import default_rope
     from ..analysis.stats import dataset_scores, rank_algorithms
-    from .bayes import default_rope, experiment_bayes
+    from .bayes import experiment_bayes
     from .render import render
 
     metric = "test_accuracy"
@@ -437,16 +437,17 @@ def _history_table(meta: dict) -> str:
             + "</tr></thead><tbody>" + "".join(rows) + "</tbody></table>")
 
 
-def _experiment_section(index: int, runs: pd.DataFrame, meta: dict, boundaries: bool,
-                        alpha: float, rope: float | None = None) -> str:
-    """One experiment as a paper's results section: the tables beside the paper's, the
-    significance, the CD diagram and accuracy against size; then, folded, the config as
-    run and the run history."""
+def _experiment_section(index: int, alone: Results, boundaries: bool, alpha: float,
+                        rope: float | None = None) -> str:
+    """One experiment (``alone``: results holding it only) as a paper's results section:
+    the tables beside the paper's, the significance, the CD diagram and accuracy against
+    size; then, folded, the config as run and the run history."""
     import yaml
 
     from .significance import format_stats
     from .tables import format_tables
 
+    runs, meta = alone.runs, alone.metas[0]
     name = str(meta["name"])
     config = meta.get("config") or {}
     parts = [f'<h2 id="experiment-{index}">{html.escape(name)}</h2>']
@@ -455,14 +456,13 @@ def _experiment_section(index: int, runs: pd.DataFrame, meta: dict, boundaries: 
     for metric in metrics:
         parts.append(f"<h3>{html.escape(check_metric(metric).label)}</h3>")
         try:
-            parts.append(format_tables(runs, [meta], metric=metric, fmt="html"))
+            parts.append(format_tables(alone, metric=metric, fmt="html"))
         except ObliqError as exc:
             parts.append(_note(f"{metric}: {exc}"))
     if not ok.empty:
         parts.append("<h3>Significance</h3>")
         try:
-            parts.append(format_stats(runs, [meta], metric="test_accuracy", alpha=alpha,
-                                      fmt="html"))
+            parts.append(format_stats(alone, metric="test_accuracy", alpha=alpha, fmt="html"))
         except ObliqError as exc:
             parts.append(_note(f"significance: {exc}"))
         n_datasets, n_algorithms = ok["dataset"].nunique(), ok["algorithm"].nunique()
@@ -516,23 +516,24 @@ def _experiment_section(index: int, runs: pd.DataFrame, meta: dict, boundaries: 
     return "\n".join(parts)
 
 
-def build_report(paths, boundaries: bool = False, alpha: float = 0.05,
+def build_report(results, boundaries: bool = False, alpha: float = 0.05,
                  rope: float | None = None) -> str:
-    """The whole page for the experiments under ``paths`` (folders or a folder of them);
-    ``rope``: the Bayesian comparison's, in accuracy points (None: 1)."""
+    """The whole page for the experiments of ``results`` (a ``Results``, or folders or a
+    folder of them); ``rope``: the Bayesian comparison's, in accuracy points (None: 1)."""
     check_alpha(alpha)
     if rope is not None:
-        from .bayes import check_rope
+        from ..analysis.bayes import check_rope
 
         check_rope(rope)
-    runs, metas = load_results(paths)
+    results = Results.of(results)
     sections, contents = [], []
-    for i, (meta, part, _) in enumerate(each_experiment(runs, metas)):
-        sections.append(_experiment_section(i, part, meta, boundaries, alpha, rope))
-        contents.append(f'<li><a href="#experiment-{i}">{html.escape(str(meta["name"]))}</a>'
-                        f"</li>")
+    for i, experiment in enumerate(results.experiments()):
+        sections.append(_experiment_section(i, results.alone(experiment), boundaries, alpha,
+                                            rope))
+        contents.append(f'<li><a href="#experiment-{i}">{html.escape(str(experiment.name))}'
+                        f"</a></li>")
     stamp = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
-    title = "obliq report: " + ", ".join(str(m["name"]) for m in metas)
+    title = "obliq report: " + ", ".join(str(m["name"]) for m in results.metas)
     return "\n".join([
         "<!DOCTYPE html>",
         '<html lang="en">',
@@ -555,7 +556,7 @@ def build_report(paths, boundaries: bool = False, alpha: float = 0.05,
     ])
 
 
-def write_report(paths, output, boundaries: bool = False, alpha: float = 0.05,
+def write_report(results, output, boundaries: bool = False, alpha: float = 0.05,
                  root=None, rope: float | None = None) -> Path:
     """Build the page, then write it to ``output`` atomically (``safe_io.write_bytes``: a
     temporary file of an unpredictable name, renamed; no link followed below ``root``,
@@ -564,5 +565,5 @@ def write_report(paths, output, boundaries: bool = False, alpha: float = 0.05,
     if output.is_dir():
         raise ObliqError(f"{output}: is a directory (give a file name, e.g. report.html)")
     safe_io.check_file(output, root)  # a link is refused before the page is built
-    page = build_report(paths, boundaries, alpha, rope)
+    page = build_report(results, boundaries, alpha, rope)
     return safe_io.write_bytes(output, page.encode("utf-8"), root)

@@ -476,7 +476,7 @@ def plot_bayes_matrix(algorithms, better, rope, worse, title: str | None = None,
     k x k matrix: cell (row i, column j) holds P(i better than j), P(rope), P(j better)
     and is coloured by P(i better) - P(j better) (blue: the row algorithm is better, red:
     worse, white: equivalent or undecided). ``better``, ``rope``, ``worse``: k x k
-    arrays from the row's side (``bayes.probability_matrix``), NaN where untested; each
+    arrays from the row's side (``analysis.bayes.probability_matrix``), NaN where untested; each
     cell's text artist has gid ``bayes-<i>-<j>``; ``note``: a line under it (``_caption``)."""
     from matplotlib import colormaps
 

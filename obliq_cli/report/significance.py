@@ -1,4 +1,5 @@
-"""``obliq stats``: every significance test of stats.py on every experiment, as text.
+"""``obliq stats``: every significance test of stats.py on every experiment, as text (the
+numbers are ``analysis.significance``'s).
 
 Per experiment (one section each):
 
@@ -27,41 +28,12 @@ from __future__ import annotations
 import itertools
 import math
 
-import pandas as pd
-
-from ..analysis.aggregate import (
-    check_metric,
-    config_order,
-    each_experiment,
-    failed_tasks,
-    flag_counts,
-    load_results,
-    with_prediction_metric,
-)
-from ..analysis.stats import (
-    FriedmanResult,
-    check_alpha,
-    check_test,
-    compare_to,
-    dataset_scores,
-    friedman_test,
-    nemenyi_q,
-    protocol_caveat,
-    wilcoxon_test,
-)
+from ..analysis.aggregate import check_metric
+from ..analysis.results import Results
+from ..analysis.significance import SignificanceNumbers, significance_numbers, stats_frame
+from ..analysis.stats import check_alpha, check_test, nemenyi_q
 from .render import Table, Text, check_format, render, section
 from .tables import degenerate_note, flag_mark
-
-CSV_COLUMNS = [
-    "experiment", "metric", "test", "alpha", "algorithm", "versus",
-    "wins", "ties", "losses",                                  # (a) per-dataset counts
-    "n_datasets", "mean_wins", "mean_ties", "mean_losses",     # (b) over shared datasets
-    "wilcoxon_statistic", "wilcoxon_pvalue",
-    "average_rank", "versus_average_rank", "nemenyi_pvalue", "beyond_cd",
-    "friedman_n_datasets", "friedman_chi2", "friedman_pvalue",   # (c) per experiment
-    "iman_davenport", "iman_davenport_pvalue", "critical_difference",
-    "n_flagged", "versus_n_flagged",   # tasks flagged degenerate (degeneracy.py) of each
-]
 
 
 def _p(value: float) -> str:
@@ -82,94 +54,27 @@ def format_statistic(value: float, decimals: int = 3) -> str:
     return "inf" if math.isinf(value) else f"{value:.{decimals}f}"
 
 
-def _fold_counts(runs, metric, test, alpha, algorithms) -> tuple[pd.DataFrame, int]:
-    """Ordered pairs (algorithm, versus) with the per-dataset wins / ties / losses of
-    ``algorithm`` against ``versus`` by the per-fold test; and how many
-    (dataset, pair) tests had too few shared folds (counted as ties)."""
-    rows, untested = [], 0
-    for versus in algorithms:
-        tests = compare_to(runs, metric, versus, alpha, test)
-        untested += int(tests["statistic"].isna().sum())
-        for algorithm in algorithms:
-            if algorithm == versus:
-                continue
-            marks = tests.loc[tests["algorithm"] == algorithm, "mark"]
-            wins, losses = int((marks == "v").sum()), int((marks == "*").sum())
-            rows.append(dict(algorithm=algorithm, versus=versus, wins=wins,
-                             ties=len(marks) - wins - losses, losses=losses))
-    # each unordered pair was tested twice (once each way)
-    return pd.DataFrame(rows), untested // 2
-
-
-def _across_datasets(scores: pd.DataFrame, higher: bool, alpha: float,
-                     friedman: FriedmanResult | None) -> pd.DataFrame:
-    """Ordered pairs with the Wilcoxon test over the datasets both have scores on, the
-    count of datasets where ``algorithm``'s mean is better / equal / worse, and the
-    Nemenyi p of their average ranks (when the Friedman test ran)."""
-    rows = []
-    for algorithm, versus in itertools.permutations(scores.columns, 2):
-        both = scores[[algorithm, versus]].dropna()
-        difference = both[algorithm] - both[versus]
-        better = difference > 0 if higher else difference < 0
-        worse = difference < 0 if higher else difference > 0
-        row = dict(algorithm=algorithm, versus=versus, n_datasets=len(both),
-                   mean_wins=int(better.sum()), mean_ties=int((difference == 0).sum()),
-                   mean_losses=int(worse.sum()), wilcoxon_statistic=float("nan"),
-                   wilcoxon_pvalue=float("nan"), wilcoxon_mark="")
-        if len(both) >= 2:
-            result = wilcoxon_test(both[algorithm], both[versus])
-            # R+ collects the ranks where algorithm - versus > 0
-            ahead = (result.rank_sum_plus > result.rank_sum_minus) == higher
-            row.update(wilcoxon_statistic=result.statistic, wilcoxon_pvalue=result.pvalue)
-            if result.pvalue <= alpha and result.rank_sum_plus != result.rank_sum_minus:
-                row["wilcoxon_mark"] = "v" if ahead else "*"
-        if friedman is not None:
-            ranks = friedman.average_ranks
-            gap = ranks[versus] - ranks[algorithm]   # > 0: algorithm ranks better
-            row.update(average_rank=ranks[algorithm], versus_average_rank=ranks[versus],
-                       nemenyi_pvalue=float(friedman.nemenyi_pvalues.at[algorithm, versus]),
-                       beyond_cd=bool(abs(gap) >= friedman.critical_difference))
-            row["nemenyi_mark"] = ("v" if gap > 0 else "*") if row["beyond_cd"] else ""
-        rows.append(row)
-    return pd.DataFrame(rows)
-
-
-def experiment_stats(runs: pd.DataFrame, meta: dict, metric: str, test: str, alpha: float):
-    """The numbers and the text blocks of one experiment.
-
-    Returns (pairs, blocks): ``pairs`` one row per ordered pair of algorithms (CSV_COLUMNS
-    but the experiment's), ``blocks`` a list of Text(text) and Table(headers, rows)
-    in reading order.
-    """
-    chosen = check_test(test)
-    m = check_metric(metric)
-    config = meta.get("config") or {}
-    # a stored-prediction metric (auc, ...) is read from the tasks' files once, here
-    runs, notes = with_prediction_metric(runs, metric)
-    ok = runs[runs["status"] == "ok"]
-    algorithms = config_order(meta, "algorithms", ok["algorithm"])
-    better = "higher" if m.higher else "lower"
-    blocks: list = [Text(note) for note in notes]
-    failed = failed_tasks(runs)
+def stats_blocks(numbers: SignificanceNumbers, alpha: float) -> list:
+    """The text of one experiment's significance tests, in reading order."""
+    metric, algorithms = numbers.metric, numbers.algorithms
+    better = "higher" if numbers.higher else "lower"
+    blocks: list = [Text(note) for note in numbers.notes]
+    failed = numbers.failed
     if failed:
         blocks.append(Text(f"{failed} failed task{'s' if failed != 1 else ''} (status "
                             f"error in runs.csv) left out"))
     if len(algorithms) < 2:
         blocks.append(Text(f"only {len(algorithms)} algorithm with results "
                             f"({', '.join(algorithms) or 'none'}): nothing to compare"))
-        return pd.DataFrame(columns=CSV_COLUMNS[4:]), blocks
-
-    # the cells holding tasks flagged degenerate: their scores enter every test below
-    cells = flag_counts(runs)
-    flagged = cells.groupby("algorithm", sort=False)["n_flagged"].sum()
-    flagged = flagged.reindex(algorithms).fillna(0).astype(int)
+        return blocks
+    flagged = numbers.flagged
 
     def label(algorithm):
         return f"{algorithm}{flag_mark(flagged.get(algorithm, 0))}"
 
     # (a) per-fold tests, dataset by dataset
-    counts, untested = _fold_counts(runs, metric, test, alpha, algorithms)
-    blocks.append(Text(f"{metric}: {better} is better. Per dataset, {chosen.title} at "
+    counts, untested = numbers.counts, numbers.untested
+    blocks.append(Text(f"{metric}: {better} is better. Per dataset, {numbers.test.title} at "
                         f"alpha = {alpha} on the per-fold scores of the (repetition, fold) "
                         f"pairs both algorithms finished; each cell counts the datasets "
                         f"where the row algorithm is significantly better / not "
@@ -184,41 +89,18 @@ def experiment_stats(runs: pd.DataFrame, meta: dict, metric: str, test: str, alp
     if untested:
         blocks.append(Text(f"no test (too few shared folds) for {untested} dataset/pair "
                             f"combination(s), counted as ties"))
-    caveat = protocol_caveat(test, (config.get("protocol") or {}).get("name"))
-    if caveat:
-        blocks.append(Text(caveat))
+    if numbers.caveat:
+        blocks.append(Text(numbers.caveat))
 
     # (b), (c) across datasets
-    scores = dataset_scores(runs, metric).reindex(columns=algorithms)
-    complete = scores.dropna()
-    dropped = [str(d) for d in scores.index if d not in complete.index]
-    friedman = None
-    if len(complete) >= 2:
-        friedman = friedman_test(scores, m.higher, alpha)
-    across = _across_datasets(scores, m.higher, alpha, friedman)
-    if len(scores) < 2:
+    if len(numbers.scores) < 2:
         blocks.append(Text(f"the tests across datasets (Wilcoxon, Friedman, Nemenyi) need "
-                            f"at least 2 datasets; this experiment has {len(scores)}"))
+                            f"at least 2 datasets; this experiment has {len(numbers.scores)}"))
     else:
-        blocks += _across_blocks(friedman, across, complete, dropped, algorithms, metric,
-                                 better, alpha, label)
-    datasets = config_order(meta, "datasets", ok["dataset"])
-    blocks += [Text(text) for text in degenerate_note(cells, datasets, algorithms)]
-    pairs = counts.merge(across.drop(columns=[c for c in ("wilcoxon_mark", "nemenyi_mark")
-                                              if c in across.columns]),
-                         on=["algorithm", "versus"], how="left")
-    if friedman is not None:
-        pairs = pairs.assign(
-            friedman_n_datasets=friedman.n_datasets, friedman_chi2=friedman.chi2,
-            friedman_pvalue=friedman.chi2_pvalue, iman_davenport=friedman.iman_davenport,
-            iman_davenport_pvalue=friedman.iman_davenport_pvalue,
-            critical_difference=friedman.critical_difference)
-    pairs = pairs.assign(n_flagged=pairs["algorithm"].map(flagged),
-                         versus_n_flagged=pairs["versus"].map(flagged))
-    order = {a: i for i, a in enumerate(algorithms)}
-    pairs = pairs.sort_values(["algorithm", "versus"], key=lambda c: c.map(order),
-                              kind="stable", ignore_index=True)
-    return pairs.reindex(columns=CSV_COLUMNS[4:]), blocks
+        blocks += _across_blocks(numbers.friedman, numbers.across, numbers.complete,
+                                 numbers.dropped, algorithms, metric, better, alpha, label)
+    return blocks + [Text(text) for text in degenerate_note(numbers.cells, numbers.datasets,
+                                                            algorithms)]
 
 
 def _across_blocks(friedman, across, complete, dropped, algorithms, metric, better, alpha,
@@ -302,42 +184,29 @@ def check_stats_options(test: str, alpha: float, fmt: str = "md") -> None:
     check_alpha(alpha)
 
 
-def render_stats(paths, metric: str = "test_accuracy", test: str = "t", alpha: float = 0.05,
+def render_stats(results, metric: str = "test_accuracy", test: str = "t", alpha: float = 0.05,
                  fmt: str = "md") -> str:
-    """The significance summary of every experiment under ``paths`` (a section each when
-    there are several). ``fmt``: md, html (no page wrapper) or csv (CSV_COLUMNS)."""
+    """The significance summary of every experiment of ``results`` (a ``Results`` or the
+    paths to read; a section each when there are several). ``fmt``: md, html (no page
+    wrapper) or csv (``analysis.significance.CSV_COLUMNS``)."""
     check_stats_options(test, alpha, fmt)
-    runs, metas = load_results(paths)
+    results = Results.of(results)
     check_metric(metric)  # after reading: the results' config may import the metric's plugin
-    return format_stats(runs, metas, metric, test, alpha, fmt)
+    return format_stats(results, metric, test, alpha, fmt)
 
 
-def format_stats(runs: pd.DataFrame, metas: list[dict], metric: str = "test_accuracy",
+def format_stats(results: Results, metric: str = "test_accuracy",
                  test: str = "t", alpha: float = 0.05, fmt: str = "md") -> str:
-    """``render_stats`` on results already read (``load_results``), options checked."""
+    """``render_stats`` on results already read, options checked (csv:
+    ``analysis.significance.stats_frame``)."""
     if fmt == "csv":
-        return render(stats_frame(runs, metas, metric, test, alpha), fmt)
+        return render(stats_frame(results, metric, test, alpha), fmt)
     page = []
-    for meta, part, title in each_experiment(runs, metas):
-        if not (part["status"] == "ok").any():
+    for experiment in results.experiments():
+        meta, part, title = experiment
+        if not experiment.finished:
             page.append([Text(f"{meta['name']}: no finished task yet")])
             continue
-        page.append(section(title, experiment_stats(part, meta, metric, test, alpha)[1]))
+        numbers = significance_numbers(part, meta, metric, test, alpha)
+        page.append(section(title, stats_blocks(numbers, alpha)))
     return render(page, fmt)
-
-
-def stats_frame(runs: pd.DataFrame, metas: list[dict], metric: str = "test_accuracy",
-                test: str = "t", alpha: float = 0.05) -> pd.DataFrame:
-    """The numbers of ``format_stats`` as one frame (what ``--format csv`` writes): one row
-    per experiment and ordered pair of algorithms, columns CSV_COLUMNS."""
-    frames = []
-    for meta, part, _ in each_experiment(runs, metas):
-        if not (part["status"] == "ok").any():
-            continue
-        pairs = experiment_stats(part, meta, metric, test, alpha)[0]
-        if len(pairs):
-            frames.append(pairs.assign(experiment=meta["name"], metric=metric, test=test,
-                                       alpha=alpha))
-    if not frames:
-        return pd.DataFrame(columns=CSV_COLUMNS)
-    return pd.concat(frames, ignore_index=True)[CSV_COLUMNS]

@@ -21,13 +21,12 @@ from ..analysis.aggregate import (
     check_metric,
     config_order,
     describe,
-    each_experiment,
     failed_tasks,
-    load_results,
     pooled_by_paper,
     summarise,
     with_prediction_metric,
 )
+from ..analysis.results import Results
 from ..analysis.stats import check_alpha, check_test, compare_to, protocol_caveat, win_tie_loss
 from ..errors import ObliqError
 from ..experiment import degeneracy
@@ -374,10 +373,11 @@ def _section(headers, rows, caption: str, notes: list[str], title: str | None,
     return section + ([Text(*notes)] if notes else [])
 
 
-def render_tables(paths, metric: str = "test_accuracy", fmt: str = "md", layout: str = "wide",
+def render_tables(results, metric: str = "test_accuracy", fmt: str = "md", layout: str = "wide",
                   sig: str | None = None, pooled: bool = False, alpha: float = 0.05,
                   best: bool = False, test: str = "t", show_all: bool = False) -> str:
-    """One table per experiment under ``paths`` (a heading each when there are several).
+    """One table per experiment of ``results`` (a ``Results``, or the paths of experiment
+    folders or a folder of them, read here; a heading each when there are several).
 
     ``fmt``: md (pipe table), latex (booktabs, ± as $\\pm$), html, or csv (``table_frame``
     as text: one tidy row per experiment, dataset and algorithm with columns CSV_COLUMNS,
@@ -391,24 +391,25 @@ def render_tables(paths, metric: str = "test_accuracy", fmt: str = "md", layout:
     ``show_all``: also the rows of tasks that left the config (``aggregate._visible``).
     """
     check_table_options(metric, fmt, layout, pooled, alpha, sig, test)
-    runs, metas = load_results(paths, show_all)
+    results = Results.of(results, show_all)
     check_metric(metric)
-    return format_tables(runs, metas, metric, fmt, layout, sig, pooled, alpha, best, test)
+    return format_tables(results, metric, fmt, layout, sig, pooled, alpha, best, test)
 
 
-def format_tables(runs: pd.DataFrame, metas: list[dict], metric: str = "test_accuracy",
+def format_tables(results: Results, metric: str = "test_accuracy",
                   fmt: str = "md", layout: str = "wide", sig: str | None = None,
                   pooled: bool = False, alpha: float = 0.05, best: bool = False,
                   test: str = "t") -> str:
-    """``render_tables`` on results already read (``load_results``), options checked."""
+    """``render_tables`` on results already read, options checked."""
     if fmt == "csv":
-        out = table_frame(runs, metas, metric, sig, pooled, alpha, best, test)
+        out = table_frame(results, metric, sig, pooled, alpha, best, test)
         return render(out.assign(
             within=out["within"].map({True: "true", False: "false"}).fillna("")), fmt)
     decimals = check_metric(metric).decimals
     page = []
-    for meta, part, title in each_experiment(runs, metas):
-        if not (part["status"] == "ok").any():
+    for experiment in results.experiments():
+        meta, part, title = experiment
+        if not experiment.finished:
             failed = failed_tasks(part)
             page.append([Plain(f"{meta['name']}: no finished task yet"
                                + (f" ({failed} failed)" if failed else ""))])
@@ -432,7 +433,7 @@ def format_tables(runs: pd.DataFrame, metas: list[dict], metric: str = "test_acc
     return render(page, fmt)
 
 
-def table_frame(runs: pd.DataFrame, metas: list[dict], metric: str = "test_accuracy",
+def table_frame(results: Results, metric: str = "test_accuracy",
                 sig: str | None = None, pooled: bool = False, alpha: float = 0.05,
                 best: bool = False, test: str = "t") -> pd.DataFrame:
     """The numbers of ``format_tables`` as one frame (what ``--format csv`` writes): one
@@ -441,9 +442,7 @@ def table_frame(runs: pd.DataFrame, metas: list[dict], metric: str = "test_accur
     columns versus, test and mark are empty and pvalue NaN. Experiments without a
     finished task have no rows."""
     frames = []
-    for meta, part, _ in each_experiment(runs, metas):
-        if not (part["status"] == "ok").any():
-            continue
+    for meta, part, _ in results.finished_experiments():
         tidy = experiment_table(part, meta, metric, sig, pooled, alpha, best, test)[0]
         if tidy.empty:
             continue

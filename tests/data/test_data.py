@@ -158,7 +158,9 @@ def test_headerless_csv_round_trip(tmp_path):
     # With another target the label column becomes a feature; the error counts lines from
     # 1 because there is no header line to skip.
     with pytest.raises(DataError,
-                       match=f"non-numeric value '{frame.loc[0, 3]}' in column 'x4', line 1$"):
+                       match=f"non-numeric value '{frame.loc[0, 3]}' in column 'x4', line 1; "
+                             r"if 'x4' is a nominal column, declare it: categorical: \[x4\] "
+                             r"in the dataset \(--categorical x4 on the command line\)$"):
         load_dataset("csv", path=str(path), header=False, delimiter=";", target="x1")
 
 

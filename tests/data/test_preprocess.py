@@ -211,10 +211,12 @@ def test_unseen_category_and_absent_column_are_one_line_each(tiny, tmp_path):
     rows = tmp_path / "new.csv"
     rows.write_text("colour,weight,size\nred,50,1\nblue,,3\npurple,48,2\n")
     out = tmp_path / "pred.csv"
-    result = invoke(["predict", model, rows, "-o", out])
+    result = invoke(["predict", model, rows, "-o", out, "--strict"])
     assert result.exit_code == 2 and not out.exists()
     assert result.output.strip() == (f"error: {rows}: line 4, column colour: unseen "
-                                     "category 'purple' (the model knows blue, green, red)")
+                                     "category 'purple' (the model knows blue, green, red; "
+                                     "without --strict the row is left unpredicted with a "
+                                     "note)")
     rows.write_text("colour,size\nred,1\n")
     result = invoke(["predict", model, rows])
     assert result.exit_code == 2 and len(result.output.strip().splitlines()) == 1
@@ -242,7 +244,8 @@ def test_a_version_1_model_file_still_loads_and_predicts(tmp_path):
     pd.DataFrame(X[:50], columns=info["feature_names"]).to_csv(csv, index=False)
     result = invoke(["predict", path, csv])
     assert result.exit_code == 0, result.output
-    assert result.output.splitlines()[1:] == est.predict(X[:50]).tolist()
+    assert result.output.splitlines()[1:] == [
+        f"{i + 1},{p}," for i, p in enumerate(est.predict(X[:50]))]
     path.write_text(json.dumps({**v1, "format_version": 3}))
     with pytest.raises(ObliqError, match="reads versions 1, 2"):
         obliq_cli.load_model(path)
@@ -390,7 +393,7 @@ def test_an_arff_headers_levels_are_the_declared_categories(tmp_path):
     new.write_text("size,colour\n3,white\n3,red\n")
     result = invoke(["predict", model, new])
     assert result.exit_code == 0, result.output
-    assert result.output.splitlines()[2] == "a"  # red rows are class a
+    assert result.output.splitlines()[2] == "2,a,"  # red rows are class a
 
 
 def test_dataset_file_on_the_command_line_points_to_data(tmp_path):

@@ -1150,3 +1150,73 @@ CASES += [
 from corpus_io import io_cases  # noqa: E402
 
 CASES += io_cases(Case, base)
+
+# ---- claims files and reference CSVs: what cannot be (an infinite factor or sd, paper ranks
+# of NaN or that contradict each other, a method compared with itself, a kind given as a
+# list; a reference mean that is infinite, an sd below 0) is refused when the file is read,
+# one line naming file, entry (claim id, CSV line) and field. Each was evaluated into a
+# verdict, summarised as an ordinary number or (a list as kind) a traceback on main.
+CLAIM = ("{{id: k, section: §1, quote: q, experiment: bad, kind: {kind}, algorithm: cart-ap, "
+         "versus: {versus}, {more}}}")
+
+
+def claims_case(id_: str, fragments: tuple, kind: str = "faster", versus: str = "id3",
+                more: str = "over: all") -> Case:
+    entry = CLAIM.format(kind=kind, versus=versus, more=more)
+    return Case(f"claims-{id_}", TWO, ("bad.yaml", "claims[0].", *fragments),
+                command=("claims", "{out}", "--claims", "bad.yaml"), names="bad.yaml",
+                files={"bad.yaml": f"paper: P\nclaims:\n  - {entry}\n"})
+
+
+RANKED = "rank_above", "[id3, oc1]"
+CASES += [
+    claims_case("factor-inf", ("factor: must be a finite number > 0", "got inf",
+                               "(claim 'k')"), more="factor: .inf"),
+    claims_case("factor-nan", ("factor: must be a finite number > 0", "got nan"),
+                more="factor: .nan"),
+    claims_case("factor-zero", ("factor: must be a finite number > 0", "got 0"),
+                more="factor: 0"),
+    claims_case("sds-inf", ("sds: must be a finite number > 0", "got inf"),
+                "significantly_better_count", more="metric: test_accuracy, test: sd_gap, "
+                                                   "sds: .inf"),
+    claims_case("between-inf", ("between: must be [low, high]", "got [1, inf]"),
+                "time_ratio", more="between: [1, .inf]"),
+    claims_case("paper-ranks-nan", ("paper_ranks: must map algorithm -> average rank",
+                                    "got {'cart-ap': nan"), *RANKED,
+                more="metric: test_accuracy, paper_ranks: {cart-ap: .nan, id3: 2, oc1: 2}"),
+    claims_case("paper-ranks-inf", ("paper_ranks: must map algorithm -> average rank",),
+                *RANKED, more="metric: test_accuracy, paper_ranks: {cart-ap: .inf}"),
+    claims_case("paper-ranks-contradict", ("paper_ranks: ranks of 3 methods add up to 6, "
+                                           "these to 3",), *RANKED,
+                more="metric: test_accuracy, paper_ranks: {cart-ap: 1, id3: 1, oc1: 1}"),
+    claims_case("paper-rank-beyond", ("paper_ranks: cart-ap 4 is beyond the 3 methods",),
+                *RANKED, more="metric: test_accuracy, paper_ranks: {cart-ap: 4}"),
+    claims_case("paper-rank-stranger", ("paper_ranks: 'c45' is none of the claim's",),
+                *RANKED, more="metric: test_accuracy, paper_ranks: {c45: 2}"),
+    claims_case("versus-itself", ("versus: cart-ap is also the algorithm",),
+                versus="[id3, cart-ap]"),
+    claims_case("kind-a-list", ("kind: must be one of", "got ['faster']"), kind="[faster]"),
+    claims_case("kind-a-mapping", ("kind: must be one of", "got {'a': 1}"), kind="{a: 1}"),
+    claims_case("kind-missing", ("kind: must be one of", "got None"), kind="null"),
+]
+
+
+def reference_case(id_: str, row: str, fragments: tuple) -> Case:
+    return Case(f"reference-{id_}", base("reference: ref.csv\n"),
+                ("reference.file", "ref.csv: line 2: ", *fragments),
+                files={"ref.csv": f"dataset,method,metric,mean,sd\n{row}\n"})
+
+
+CASES += [
+    reference_case("mean-inf", "small,cart-ap,test_accuracy,inf,1",
+                   ("mean must be a finite number", "got inf")),
+    reference_case("mean-minus-inf", "small,cart-ap,test_accuracy,-Infinity,1",
+                   ("mean must be a finite number", "got -inf")),
+    reference_case("mean-nan", "small,cart-ap,test_accuracy,nan,1",
+                   ("mean is not a number ('nan')",)),
+    reference_case("sd-negative", "small,cart-ap,test_accuracy,90,-0.5",
+                   ("sd must be a finite number >= 0, or empty", "got -0.5")),
+    reference_case("sd-inf", "small,cart-ap,test_accuracy,90,inf",
+                   ("sd must be a finite number >= 0, or empty", "got inf")),
+    reference_case("method-empty", "small,,test_accuracy,90,1", ("method must be a name",)),
+]

@@ -18,16 +18,16 @@ import pytest
 from conftest import invoke
 from scipy import stats
 
-from obliq_cli.config import load_config
-from obliq_cli.experiment.runner import run_experiment
-from obliq_cli.experiment.schema import RUN_COLUMNS
-from obliq_cli.report.bayes import (
+from obliq_cli.analysis.bayes import (
     DECISION,
     correlated_t,
     default_rope,
     pair_seed,
     signed_rank,
 )
+from obliq_cli.config import load_config
+from obliq_cli.experiment.runner import run_experiment
+from obliq_cli.experiment.schema import RUN_COLUMNS
 
 # baycomp's guide, cell 1: nbc's 100 accuracies (%) on sonar, 10 runs of 10-fold CV (mean
 # 92.19582); aode's are the "sonar" row of the guide's docs/code/accuracies.txt (mean
@@ -342,7 +342,7 @@ def test_api_gives_the_commands_frame(tiny):
 
 @pytest.mark.slow
 def test_plot_bayes_draws_every_pair_and_saves_the_same_bytes(tiny, tmp_path):
-    from obliq_cli.report.bayes import probability_matrix, signed_rank_pairs
+    from obliq_cli.analysis.bayes import probability_matrix, signed_rank_pairs
     from obliq_cli.report.plots import plot_bayes_matrix
 
     scores = pd.DataFrame({"A": [80.0, 70.0, 90.0], "B": [79.0, 75.0, 85.0],

@@ -254,7 +254,7 @@ def test_the_figures_mark_the_flagged_methods_and_count_their_cells(flagged_run,
     from obliq_cli.report.html_report import bayes_figure, cd_figure, size_figure
 
     _, out = flagged_run
-    runs, (meta,) = obliq_cli.report.aggregate.load_results([out])
+    meta, runs, _ = obliq_cli.load_results(out).only()
 
     def texts(fig):
         return [t.get_text() for ax in fig.axes for t in ax.texts]
@@ -276,7 +276,7 @@ def test_the_figures_mark_the_flagged_methods_and_count_their_cells(flagged_run,
     assert [t.get_text() for t in size.legends[0].get_texts()] == ["FULL", "STUMP ⚠"]
     assert size.obliq_note == FIGURE_NOTE + "STUMP 2 of 2"
     # the same numbers without flags: no mark, no line
-    plain, (plain_meta,) = obliq_cli.report.aggregate.load_results([_flagless(out, tmp_path)])
+    plain_meta, plain, _ = obliq_cli.load_results(_flagless(out, tmp_path)).only()
     for fig in (cd_figure(plain, "degenerate")[0], bayes_figure(plain, plain_meta)[0],
                 size_figure(plain, plain_meta)):
         assert fig.obliq_note == "" and fig._supxlabel is None

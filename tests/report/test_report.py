@@ -15,6 +15,7 @@ import pytest
 from scipy import stats
 
 from obliq_cli.analysis.aggregate import describe, load_results, summarise
+from obliq_cli.analysis.results import Results
 from obliq_cli.analysis.stats import compare_to, paired_t_test
 from obliq_cli.errors import ObliqError
 from obliq_cli.experiment.schema import RUN_COLUMNS
@@ -396,6 +397,38 @@ def test_a_folder_of_experiments_gives_one_table_each(tmp_path):
     assert [m["name"] for m in metas] == ["one", "two"] and len(runs) == 8
     # a single experiment has no heading
     assert "###" not in render_tables([tmp_path / "results" / "one"])
+
+
+def test_results_hand_out_each_experiment_with_its_own_rows(tmp_path):
+    # folders a, b, c: read in name order
+    write_results(tmp_path / "results" / "a", hand_rows(), name="one")
+    write_results(tmp_path / "results" / "b", hand_rows("B", "e")
+                  + [dict(dataset="e", algorithm="C", repetition=0, fold=0, status="error",
+                          test_accuracy="")], name="two")
+    write_results(tmp_path / "results" / "c",
+                  [dict(dataset="d", algorithm="A", repetition=0, fold=0, status="error",
+                        test_accuracy="")], name="three")
+    results = Results.read(tmp_path / "results")
+    items = results.experiments()
+    assert [item.name for item in items] == ["one", "two", "three"]
+    # each experiment's rows are its runs.csv's, nothing of the others; titled when several
+    assert [(len(item.rows), set(item.rows["experiment"])) for item in items] == [
+        (4, {"one"}), (5, {"two"}), (1, {"three"})]
+    assert [item.title for item in items] == ["one", "two", "three"]
+    meta, rows, title = items[1]  # unpacks as each_experiment's triples did
+    assert meta["name"] == title == "two" and set(rows["algorithm"]) == {"B", "C"}
+    # "three" has only a failed task: nothing to tabulate
+    assert [item.finished for item in items] == [True, True, False]
+    assert [item.name for item in results.finished_experiments()] == ["one", "two"]
+    assert list(results.by_name()) == ["one", "two", "three"]
+    assert results.by_name()["two"][1].equals(rows)
+    # one experiment alone: untitled, as a lone table; the table is the folder's own
+    alone = results.alone(items[0])
+    assert alone.metas == [items[0].meta] and alone.experiments()[0].title is None
+    assert render_tables(alone) == render_tables([tmp_path / "results" / "a"])
+    assert Results.of(alone) is alone and Results.of(alone, show_all=False) is alone
+    assert alone.only().name == "one"
+    one_line_error(results.only, "results: holds 3 experiments; give one of them")
 
 
 def test_csv_output_parses_back_into_the_numbers(tmp_path):
