@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 from sklearn.metrics import balanced_accuracy_score, log_loss, roc_auc_score
 
-from obliq_cli.analysis.aggregate import load_results
+from obliq_cli.analysis.results import Results
 from obliq_cli.analysis.stats import compare_to
 from obliq_cli.config import load_config
 from obliq_cli.experiment import predictions
@@ -71,8 +71,8 @@ def test_one_file_per_finished_task_with_the_same_bytes_for_any_jobs(kept):
 
 def test_metrics_equal_scikit_learns_on_a_refit(kept):
     j1 = kept[0]
-    runs, metas = load_results(j1)
-    frames = {m: table_frame(runs, metas, m) for m in ("balanced_accuracy", "auc",
+    results = Results.read(j1)
+    frames = {m: table_frame(results, m) for m in ("balanced_accuracy", "auc",
                                                        "log_loss")}
     for dataset in ("test-iris", "wine2"):
         for algorithm in ("TREE", "FULL"):
@@ -104,11 +104,11 @@ def test_metrics_equal_scikit_learns_on_a_refit(kept):
 
 
 def test_a_model_without_probabilities_has_blank_auc_and_a_note(kept):
-    runs, metas = load_results(kept[0])
-    frame = table_frame(runs, metas, "auc")
+    results = Results.read(kept[0])
+    frame = table_frame(results, "auc")
     assert "LSVC" not in set(frame["algorithm"])
-    assert "LSVC" in set(table_frame(runs, metas, "balanced_accuracy")["algorithm"])
-    text = format_tables(runs, metas, "auc")
+    assert "LSVC" in set(table_frame(results, "balanced_accuracy")["algorithm"])
+    text = format_tables(results, "auc")
     assert "12 task(s) without usable probabilities (LinearSVC has no predict_proba)" in text
 
 
@@ -116,11 +116,12 @@ def test_an_older_folder_without_predictions_still_loads(kept, tmp_path):
     old = tmp_path / "old"
     shutil.copytree(kept[0], old)
     shutil.rmtree(old / "predictions")
-    runs, metas = load_results(old)
-    before = table_frame(*load_results(kept[0]), "test_accuracy")
-    pd.testing.assert_frame_equal(table_frame(runs, metas, "test_accuracy"), before)
-    assert table_frame(runs, metas, "auc").empty
-    text = format_tables(runs, metas, "auc")
+    results = Results.read(old)
+    runs = results.runs
+    before = table_frame(Results.read(kept[0]), "test_accuracy")
+    pd.testing.assert_frame_equal(table_frame(results, "test_accuracy"), before)
+    assert table_frame(results, "auc").empty
+    text = format_tables(results, "auc")
     assert "36 finished task(s) have no stored predictions" in text
     # McNemar has nothing to count: every pair untested (a tie), never an error
     untested = compare_to(runs, "test_accuracy", "FULL", 0.05, "mcnemar")
@@ -131,7 +132,7 @@ def test_an_older_folder_without_predictions_still_loads(kept, tmp_path):
     target.parent.mkdir()
     shutil.copy(predictions.prediction_file(kept[0], runs["task"].iloc[-1]), target)
     target.with_name(runs["task"].iloc[1] + ".npz").write_bytes(b"PK\x03\x04 torn")
-    assert table_frame(*load_results(old), "balanced_accuracy").empty
+    assert table_frame(Results.read(old), "balanced_accuracy").empty
 
 
 def test_force_deletes_the_prediction_files_and_nothing_else(kept, tmp_path):
@@ -174,7 +175,7 @@ def test_mcnemar_against_statsmodels_when_installed():
 
 
 def test_mcnemar_in_compare_to_counts_the_lowest_repetitions_rows(kept):
-    runs, _ = load_results(kept[0])
+    runs = Results.read(kept[0]).runs
     tests = compare_to(runs, "test_accuracy", "FULL", 0.05, "mcnemar")
     row = tests[(tests["dataset"] == "test-iris") & (tests["algorithm"] == "TREE")]
     # by hand from the stored files of repetition 0
