@@ -203,13 +203,15 @@ def configs_copy(name, folder, force):
 
 
 _TEST_HELP = ("Per-fold test for the v / * marks: t (paired t), 5x2t (Dietterich), 5x2f "
-              "(Alpaydin's combined F), 5x2t-combined (Yildiz), corrected-t (Nadeau-Bengio).")
+              "(Alpaydin's combined F), 5x2t-combined (Yildiz), corrected-t (Nadeau-Bengio), "
+              "mcnemar (McNemar on the stored test predictions).")
 
 
 @main.command(short_help="Tabulate results, beside the papers' values.")
 @click.argument("results", nargs=-1, required=True, type=click.Path())
 @click.option("--metric", default="test_accuracy", show_default=True,
-              help="test_accuracy, test_error, n_leaves, n_nodes, depth, fit_time, macro_f1, ...")
+              help="test_accuracy, test_error, n_leaves, n_nodes, depth, fit_time, macro_f1, "
+                   "...; balanced_accuracy, auc, log_loss from the stored predictions")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="md",
               show_default=True)
 @click.option("--layout", type=click.Choice(["wide", "long"]), default="wide", show_default=True)

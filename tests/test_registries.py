@@ -17,10 +17,10 @@ from obliq_cli.experiment.protocols import PROTOCOLS
 @pytest.fixture
 def plugins():
     """Register the two plugins for one test, then remove them again."""
-    modules = [importlib.import_module("plugins.balanced_accuracy"),
+    modules = [importlib.import_module("plugins.mean_recall"),
                importlib.import_module("plugins.shuffle_split")]
     yield modules
-    METRICS.pop("balanced_accuracy", None)
+    METRICS.pop("mean_recall", None)
     PROTOCOLS.pop("shuffle_split", None)
     import sys
     for module in modules:
@@ -37,7 +37,7 @@ def test_a_new_metric_and_protocol_are_run_stored_and_tabled(plugins, write_conf
           - {{name: test-tree, label: A}}
           - {{name: test-tree, label: B, params: {{max_depth: 1}}}}
         protocol: {{name: shuffle_split, repeats: 4, test_fraction: 0.3}}
-        metrics: [test_accuracy, balanced_accuracy]
+        metrics: [test_accuracy, mean_recall]
         n_jobs: 2
         output: {out}
         """)
@@ -50,21 +50,21 @@ def test_a_new_metric_and_protocol_are_run_stored_and_tabled(plugins, write_conf
     for row in runs.itertuples():
         matrix = np.array(json.loads(row.confusion))
         recall = np.diag(matrix) / matrix.sum(axis=1)
-        assert json.loads(row.extra)["balanced_accuracy"] == pytest.approx(
+        assert json.loads(row.extra)["mean_recall"] == pytest.approx(
             100 * recall.mean())
-    table = CliRunner().invoke(main, ["table", str(out), "--metric", "balanced_accuracy",
+    table = CliRunner().invoke(main, ["table", str(out), "--metric", "mean_recall",
                                       "--format", "csv"])
     assert table.exit_code == 0, table.output
     tidy = pd.read_csv(io.StringIO(table.output))
-    runs["balanced"] = [json.loads(e)["balanced_accuracy"] for e in runs["extra"]]
+    runs["balanced"] = [json.loads(e)["mean_recall"] for e in runs["extra"]]
     expected = runs.groupby(["dataset", "algorithm"])["balanced"].agg(["mean", "std"])
     for row in tidy.itertuples():
         assert row.mean == pytest.approx(expected.loc[(row.dataset, row.algorithm), "mean"])
         assert row.sd == pytest.approx(expected.loc[(row.dataset, row.algorithm), "std"])
         assert row.n_repetitions == 4
-    text = CliRunner().invoke(main, ["table", str(out), "--metric", "balanced_accuracy",
+    text = CliRunner().invoke(main, ["table", str(out), "--metric", "mean_recall",
                                      "--sig", "A"]).output
-    assert "balanced_accuracy (%): mean over 1 fold of each repetition, then mean ± sd " \
+    assert "mean_recall (%): mean over 1 fold of each repetition, then mean ± sd " \
            "over 4 repetitions" in text and "(w/t/l) vs A" in text
 
 
@@ -93,24 +93,24 @@ def test_a_plugin_metric_and_protocol_named_by_imports_reach_a_new_process(write
 
     plugin_dir = tmp_path / "mine"
     plugin_dir.mkdir()
-    for name in ("balanced_accuracy.py", "shuffle_split.py"):
+    for name in ("mean_recall.py", "shuffle_split.py"):
         shutil.copy(Path(__file__).parent / "plugins" / name, plugin_dir / name)
     out = tmp_path / "imported"
     path = write_config(f"""
         name: imported
         seed: 2
-        imports: [mine/balanced_accuracy.py, mine/shuffle_split.py]
+        imports: [mine/mean_recall.py, mine/shuffle_split.py]
         datasets: [test-iris]
         algorithms: [{{name: test-tree, label: A}}, {{name: test-tree, label: B,
                       params: {{max_depth: 1}}}}]
         protocol: {{name: shuffle_split, repeats: 3}}
-        metrics: [test_accuracy, balanced_accuracy]
+        metrics: [test_accuracy, mean_recall]
         n_jobs: 1
         output: {out}
         """)
 
     def forget_plugins():  # what a new process knows: the built-ins only
-        METRICS.pop("balanced_accuracy", None)
+        METRICS.pop("mean_recall", None)
         PROTOCOLS.pop("shuffle_split", None)
         for module, file in list(registry._PLUGIN_FILES.items()):
             if Path(file).parent == plugin_dir:
@@ -121,18 +121,18 @@ def test_a_plugin_metric_and_protocol_named_by_imports_reach_a_new_process(write
         result = CliRunner().invoke(main, ["run", str(path), "--no-progress"])
         assert result.exit_code == 0, result.output
         forget_plugins()
-        table = CliRunner().invoke(main, ["table", str(out), "--metric", "balanced_accuracy",
+        table = CliRunner().invoke(main, ["table", str(out), "--metric", "mean_recall",
                                           "--format", "csv"])
         assert table.exit_code == 0, table.output
         tidy = pd.read_csv(io.StringIO(table.output))
         assert set(tidy["algorithm"]) == {"A", "B"} and (tidy["n_repetitions"] == 3).all()
         forget_plugins()
-        stats = CliRunner().invoke(main, ["stats", str(out), "--metric", "balanced_accuracy"])
+        stats = CliRunner().invoke(main, ["stats", str(out), "--metric", "mean_recall"])
         assert stats.exit_code == 0, stats.output
         forget_plugins()
         report = CliRunner().invoke(main, ["report", str(out), "-o", str(tmp_path / "r.html")])
         assert report.exit_code == 0, report.output
-        assert "balanced accuracy (%)" in (tmp_path / "r.html").read_text(encoding="utf-8")
+        assert "mean recall (%)" in (tmp_path / "r.html").read_text(encoding="utf-8")
         # a plugin that moved away: a warning, and the built-in metrics still table
         forget_plugins()
         shutil.rmtree(plugin_dir)

@@ -288,10 +288,25 @@ def failed_tasks(runs: pd.DataFrame) -> int:
 
 def with_metric_column(ok: pd.DataFrame, metric: str) -> pd.DataFrame:
     """``ok`` with a column ``metric``: stored metrics are columns already; a per-class
-    rate ("tpr:2") is read from each row's JSON lists (``_class_rate``)."""
+    rate ("tpr:2") is read from each row's JSON lists (``_class_rate``); a
+    stored-prediction metric (balanced_accuracy, auc, log_loss) from each task's
+    predictions file (``with_prediction_metric``)."""
     if metric not in ok.columns and metric.partition(":")[0] in PER_CLASS:
         return ok.assign(**{metric: _class_rate(ok, metric)})
-    return ok
+    return with_prediction_metric(ok, metric)[0]
+
+
+def with_prediction_metric(runs: pd.DataFrame, metric: str) -> tuple[pd.DataFrame, list]:
+    """(``runs`` with the column of the stored-prediction metric ``metric``, notes on the
+    rows left blank and why); ``runs`` as it is, no notes, for any other metric or when
+    the column is there already (read once, then reused by every aggregate)."""
+    declared = METRICS.get(metric)
+    if metric in runs.columns or declared is None or declared.from_predictions is None:
+        return runs, []
+    from ..experiment import predictions
+
+    values, notes = predictions.values(runs, declared)
+    return runs.assign(**{metric: values}), notes
 
 
 def per_repetition(runs: pd.DataFrame, metric: str, pooled: bool = False) -> pd.DataFrame:

@@ -13,7 +13,13 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from .aggregate import check_metric, config_order, failed_tasks, flag_counts
+from .aggregate import (
+    check_metric,
+    config_order,
+    failed_tasks,
+    flag_counts,
+    with_prediction_metric,
+)
 from .stats import (
     FriedmanResult,
     check_test,
@@ -121,6 +127,7 @@ class SignificanceNumbers:
     dropped: list | None = None
     friedman: FriedmanResult | None = None
     across: pd.DataFrame | None = None
+    notes: tuple = ()  # a stored-prediction metric's blank tasks and why
 
 
 def significance_numbers(runs: pd.DataFrame, meta: dict, metric: str, test: str,
@@ -131,12 +138,15 @@ def significance_numbers(runs: pd.DataFrame, meta: dict, metric: str, test: str,
     chosen = check_test(test)
     m = check_metric(metric)
     config = meta.get("config") or {}
+    # a stored-prediction metric (auc, ...) is read from the tasks' files once, here
+    runs, notes = with_prediction_metric(runs, metric)
     ok = runs[runs["status"] == "ok"]
     algorithms = config_order(meta, "algorithms", ok["algorithm"])
     failed = failed_tasks(runs)
     if len(algorithms) < 2:
         return SignificanceNumbers(metric, m.higher, chosen, algorithms, [], failed,
-                                   pd.DataFrame(columns=CSV_COLUMNS[4:]))
+                                   pd.DataFrame(columns=CSV_COLUMNS[4:]),
+                                   notes=tuple(notes))
     # the cells holding tasks flagged degenerate: their scores enter every test below
     cells = flag_counts(runs)
     flagged = cells.groupby("algorithm", sort=False)["n_flagged"].sum()
@@ -168,7 +178,7 @@ def significance_numbers(runs: pd.DataFrame, meta: dict, metric: str, test: str,
     return SignificanceNumbers(metric, m.higher, chosen, algorithms, datasets, failed,
                                pairs.reindex(columns=CSV_COLUMNS[4:]), cells, flagged,
                                counts, untested, caveat or "", scores, complete, dropped,
-                               friedman, across)
+                               friedman, across, tuple(notes))
 
 
 def stats_frame(results, metric: str = "test_accuracy", test: str = "t",

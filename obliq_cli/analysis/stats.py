@@ -211,6 +211,24 @@ def _run_corrected(pairs):
     return len(pairs), corrected_resampled_t(pairs["a"], pairs["b"], ratio)
 
 
+def _run_mcnemar(pairs):
+    """McNemar's test (``predictions.mcnemar``) on the discordant rows of the lowest
+    repetition's folds with stored predictions (joined as ``only_a``, ``only_b`` by
+    ``compare_to``; none: no test, a tie): in k-fold
+    CV one repetition tests every row once, as the test assumes independent rows, where
+    pooling repetitions would count each row r times. The statistic carries the sign of
+    only_a - only_b (who is right more often)."""
+    from ..experiment.predictions import mcnemar
+
+    pairs = pairs.dropna(subset=["only_a", "only_b"])
+    if pairs.empty:
+        return 0, NO_TEST
+    first = pairs.xs(pairs.index.get_level_values("repetition").min(), level="repetition")
+    b, c = int(first["only_a"].sum()), int(first["only_b"].sum())
+    statistic, pvalue, _ = mcnemar(b, c)
+    return len(first), TTest(math.copysign(statistic, b - c) if b != c else 0.0, pvalue)
+
+
 TESTS: dict[str, FoldTest] = {
     "t": FoldTest("t", "two-sided paired t-test (k-fold; UMT paper §4, Weka PairedStats)",
                   False, True, _run_paired_t),
@@ -226,6 +244,10 @@ TESTS: dict[str, FoldTest] = {
     "corrected-t": FoldTest("corrected-t", "Nadeau & Bengio's corrected resampled t-test "
                             "(2003: variance × (1/n + Σ n_test / Σ n_train), n - 1 df, "
                             "two-sided)", False, True, _run_corrected),
+    "mcnemar": FoldTest("mcnemar", "McNemar's test on the stored test predictions of the "
+                        "lowest repetition's folds (Dietterich 1998 §3.1: exact binomial "
+                        "below 25 discordant rows, else chi-square with continuity "
+                        "correction, 1 df)", False, True, _run_mcnemar),
 }
 
 
@@ -248,6 +270,10 @@ def protocol_caveat(test: str, protocol: str | None) -> str | None:
     """
     if not measured_per_task({"name": protocol}):
         return None
+    if test == "mcnemar":
+        return (f"{protocol} tests every fold on the same held-out part: McNemar's test "
+                f"pools a repetition's folds, so it counts each test row once per fold and "
+                f"rejects more often than alpha says")
     if check_test(test).two_folds:
         return (f"{protocol} scores both folds of a repetition on the same held-out test "
                 f"part, not on disjoint halves as {test} assumes, so the fold differences "
@@ -315,6 +341,9 @@ def compare_to(runs: pd.DataFrame, metric: str, ref: str, alpha: float = 0.05,
     higher = check_metric(metric).higher
     if chosen.two_folds:
         _check_two_folds(runs, chosen)
+    if chosen.name == "mcnemar" and metric != "test_accuracy":
+        raise ObliqError(f"--test mcnemar counts the test rows each algorithm predicts "
+                         f"right: it goes with --metric test_accuracy (not {metric})")
     ok = with_metric_column(runs[runs["status"] == "ok"], metric)
     keys = ["dataset", "repetition", "fold", "algorithm"]
     scores = ok.groupby(keys, sort=False)[metric].mean().unstack("algorithm")
@@ -328,6 +357,11 @@ def compare_to(runs: pd.DataFrame, metric: str, ref: str, alpha: float = 0.05,
         pairs = scores[[algorithm, ref]].dropna().set_axis(["a", "b"], axis=1)
         if sizes is not None:
             pairs = pairs.join(sizes)
+        if chosen.name == "mcnemar":  # the pairs of tasks with stored predictions
+            from ..experiment.predictions import discordant_counts
+
+            # a task without stored predictions (an older folder) leaves its pair untested
+            pairs = pairs.join(discordant_counts(ok, algorithm, ref), how="left")
         for dataset, group in pairs.groupby(level="dataset", sort=False):
             group = group.droplevel("dataset")
             n_used, result = chosen.run(group)

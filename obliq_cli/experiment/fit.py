@@ -176,7 +176,9 @@ def warm_up(task: Task, y: np.ndarray) -> None:
 
 def run_task(task: Task) -> dict:
     """Grow (and prune) one tree on one split and measure it; never raises. The first
-    task of an algorithm in a process warms its kernels first (``warm_up``)."""
+    task of an algorithm in a process warms its kernels first (``warm_up``). An "ok" row
+    carries its test predictions under ``predictions.KEY`` (not a column: the runs
+    writer stores them in a file of their own)."""
     split, algo = task.split, task.algorithm
     row = dict(task=task.identity, config_hash=task.config_hash, dataset=task.dataset.label,
                repetition=split.repetition, fold=split.fold, algorithm=algo.label)
@@ -194,8 +196,10 @@ def run_task(task: Task) -> dict:
             fitted = fit_task(algo, task.dataset.label, X, y, info, split.train,
                               split.prune, names)
             grow, prune, X = fitted.grow, fitted.prune, fitted.X
+            # the test predictions ride along for the writer to store (predictions.py)
             row.update(task_metrics(fitted.estimator, X[grow], y[grow], X[split.test],
-                                    y[split.test], task.extra_metrics))
+                                    y[split.test], task.extra_metrics,
+                                    keep_predictions=True))
         row.update(status="ok", error="", fit_time=fitted.fit_time, fit_cpu=fitted.fit_cpu,
                    n_train=int(grow.size), n_prune=int(prune.size))
     except BaseException as exc:  # a failing task is recorded; the run goes on

@@ -72,7 +72,9 @@ class Metric:
 
     ``compute(measured)`` gives a task's value (stored in runs.csv: in its own column when
     ``column`` names one of schema.RUN_COLUMNS, else in the row's ``extra`` JSON);
-    ``derive(runs)`` instead makes the value from stored columns when results are read.
+    ``derive(runs)`` instead makes the value from stored columns when results are read;
+    ``from_predictions(stored)`` from a task's stored test predictions (predictions.py),
+    only when a reader asks for that metric (``aggregate.with_metric_column``).
     ``unit`` is shown in captions and axis labels; ``percent``: a percentage (tolerances in
     percentage points); ``fraction``: a rate in [0, 1] (its agreement floor is 0.02);
     ``paper_metric``: the metric this one is a reading of, whose published values it is
@@ -89,6 +91,9 @@ class Metric:
     column: str | None = None
     title: str = ""
     paper_metric: str = ""
+    # a "stored-prediction metric": computed when results are read, from a task's file of
+    # test predictions (predictions.Stored -> value or None), never a column of runs.csv
+    from_predictions: Callable | None = None
 
     @property
     def label(self) -> str:
@@ -105,10 +110,14 @@ def register_metric(metric: Metric) -> Metric:
     """Declare a metric (one file: build a Metric and register it). Its name must be new."""
     if metric.name in METRICS or metric.name.partition(":")[0] in PER_CLASS:
         raise ObliqError(f"metric {metric.name!r} is registered already")
-    if metric.compute is not None and metric.derive is not None:
-        raise ObliqError(f"metric {metric.name!r}: give compute or derive, not both")
-    if metric.compute is None and metric.derive is None and metric.column is None:
-        raise ObliqError(f"metric {metric.name!r}: give compute, derive or a stored column")
+    ways = [f for f in (metric.compute, metric.derive, metric.from_predictions)
+            if f is not None]
+    if len(ways) > 1:
+        raise ObliqError(f"metric {metric.name!r}: give one of compute, derive and "
+                         f"from_predictions")
+    if not ways and metric.column is None:
+        raise ObliqError(f"metric {metric.name!r}: give compute, derive, from_predictions "
+                         f"or a stored column")
     METRICS[metric.name] = metric
     return metric
 
@@ -203,6 +212,19 @@ def _from_confusion(skip_unpredicted: bool):
     return derive
 
 
+def _stored(name: str):
+    """predictions.py's function ``name`` (imported when a reader asks: it loads
+    scikit-learn)."""
+    from . import predictions
+
+    return getattr(predictions, name)
+
+
+def is_stored_prediction_metric(metric: str) -> bool:
+    m = METRICS.get(metric)
+    return m is not None and m.from_predictions is not None
+
+
 for _metric in (
     Metric("test_accuracy", "%", True, 2, percent=True, column="test_accuracy",
            compute=lambda m: 100.0 * _correct(m) / max(m.y_test.size, 1)),
@@ -235,11 +257,20 @@ for _metric in (
     Metric("fit_cpu", "s", False, 3, column="fit_cpu", title="fit CPU time"),
     Metric("predict_time", "s", False, 3, column="predict_time",
            compute=lambda m: m.predict_time, title="predict time"),
+    # read from each task's stored test predictions (predictions.py), blank without them
+    Metric("balanced_accuracy", "", True, 3, fraction=True,
+           from_predictions=lambda p: _stored("balanced_accuracy")(p),
+           title="balanced accuracy"),
+    Metric("auc", "", True, 3, fraction=True, from_predictions=lambda p: _stored("auc")(p),
+           title="ROC AUC (one-vs-rest macro)"),
+    Metric("log_loss", "", False, 3, from_predictions=lambda p: _stored("log_loss")(p),
+           title="log-loss"),
 ):
     register_metric(_metric)
 
 
-def task_metrics(estimator, X_fit, y_fit, X_test, y_test, extra: tuple = ()) -> dict:
+def task_metrics(estimator, X_fit, y_fit, X_test, y_test, extra: tuple = (),
+                 keep_predictions: bool = False) -> dict:
     """Every registered metric of one task, the confusion matrix and its per-class rates.
 
     Returns the runs.csv fields of schema.RUN_COLUMNS from ``n_test`` to ``flags`` except
@@ -255,6 +286,8 @@ def task_metrics(estimator, X_fit, y_fit, X_test, y_test, extra: tuple = ()) -> 
     rows for TPR, no negatives for TNR) are null in the JSON lists. ``flags``: what
     ``degeneracy.task_flags`` finds degenerate in the fit (at the majority rate of
     ``y_fit``, one leaf on impure rows, constant test predictions), "" when nothing.
+    ``keep_predictions``: the row also carries the test predictions (and probabilities)
+    under ``predictions.KEY``, for the writer to store beside it (not a column).
     """
     start = time.perf_counter()
     y_pred = estimator.predict(X_test)
@@ -291,4 +324,9 @@ def task_metrics(estimator, X_fit, y_fit, X_test, y_test, extra: tuple = ()) -> 
     })
     row["flags"] = task_flags(row.get("train_accuracy"), majority_rate(y_fit),
                               row.get("n_leaves"), matrix)
+    if keep_predictions:
+        from . import predictions
+
+        row[predictions.KEY] = predictions.record(estimator, X_test, classes, true_codes,
+                                                  pred_codes)
     return row

@@ -36,6 +36,7 @@ from .. import interrupts, safe_io
 from ..config import ExperimentConfig
 from ..csvio import check_header_names
 from ..errors import ObliqError, naming_file
+from . import predictions
 from .schema import LABEL_COLUMNS, LATER_NUMERIC_COLUMNS, NUMERIC_COLUMNS, RUN_COLUMNS, STATUSES
 from .tasks import config_of, drop_none, split_identity
 
@@ -136,6 +137,13 @@ def write_folds(path: Path, record: dict) -> None:
     atomic_write_bytes(path, buffer.getvalue(), root=path.parent.parent)
 
 
+def write_predictions(results_dir: Path, identity: str, arrays: dict) -> None:
+    """One task's test predictions as ``predictions/<identity>.npz`` (``predictions.
+    encode``: the same bytes for the same predictions), through a temporary file."""
+    atomic_write_bytes(predictions.prediction_file(results_dir, identity),
+                       predictions.encode(arrays), root=results_dir)
+
+
 def store_folds(results_dir: Path, records: dict) -> None:
     """Write each dataset's fold record (label -> record) to folds/, unless the file
     there already holds it (``fold_record_to_keep``: a resume keeps its file)."""
@@ -153,6 +161,7 @@ def check_own_files(out: Path, labels=()) -> None:
     for name in (LOCK, RUNS, DAMAGED, META):
         safe_io.check_file(out / name, out, in_place=name != META)
     safe_io.check_folder(out / FOLDS, out)
+    safe_io.check_folder(out / predictions.FOLDER, out)
     for label in labels:
         safe_io.check_file(fold_file(out, label), out)
 
@@ -322,7 +331,10 @@ def done_tasks(rows: list[dict]) -> set[str]:
 @contextlib.contextmanager
 def runs_appender(results_dir: Path, header: list[str] | None):
     """A function that appends one row (a dict) to ``results_dir``'s runs.csv and flushes
-    it, so a kill loses no finished task. A new or empty file gets ``RUN_COLUMNS`` as its
+    it, so a kill loses no finished task. The row's test predictions (``predictions.KEY``,
+    when it carries them) are written first, atomically, to predictions/<task>.npz: the
+    row that follows is the record of completion (a file without its row is never read,
+    and the task's rerun replaces it). A new or empty file gets ``RUN_COLUMNS`` as its
     header; an existing one keeps its own ``header`` (read by ``prepare``), so an older
     file stays one table. A full disk names the file (``naming_file``)."""
     path = results_dir / RUNS
@@ -336,6 +348,9 @@ def runs_appender(results_dir: Path, header: list[str] | None):
                 handle.flush()
 
         def append(row: dict) -> None:
+            arrays = row.get(predictions.KEY)
+            if arrays is not None and row.get("status") == "ok":
+                write_predictions(results_dir, row["task"], arrays)
             with naming_file(path):
                 writer.writerow(row)
                 handle.flush()
@@ -502,8 +517,9 @@ def _owned_meta(out: Path) -> dict | None:
 
 
 def delete_own_files(out: Path) -> None:
-    """``--force``: delete what obliq wrote in ``out`` (runs.csv, meta.json, runs.damaged
-    and the fold files of the datasets meta.json names), nothing else; refused when
+    """``--force``: delete what obliq wrote in ``out`` (runs.csv, meta.json, runs.damaged,
+    the fold files of the datasets meta.json names and the tasks' prediction files),
+    nothing else; refused when
     meta.json or runs.csv is not obliq's."""
     meta = _owned_meta(out)
     runs_path = out / RUNS
@@ -524,6 +540,11 @@ def delete_own_files(out: Path) -> None:
     for label in labels:
         safe_io.unlink(fold_file(out, label), out)
     safe_io.remove_empty_folder(out / FOLDS, out)  # files obliq did not write stay
+    folder = out / predictions.FOLDER
+    for name in sorted(os.listdir(folder)) if folder.is_dir() else ():
+        if predictions.OWN_FILE.fullmatch(name):  # a task's file; others stay
+            safe_io.unlink(folder / name, out)
+    safe_io.remove_empty_folder(folder, out)
     safe_io.unlink(out / META, out)
 
 

@@ -14,6 +14,9 @@
                    folders written before lack it and readers recompute them]}``.
     ``folds/<file name of the dataset label>.npz``  per repetition, the fold of every row
                    (see protocols); the file name is ``results.safe_file_name(label)``.
+    ``predictions/<task identity>.npz``  each finished task's test predictions (class
+                   codes, float32 probabilities), written just before its row
+                   (``predictions.py``); folders written before them lack the folder.
     ``.obliq.lock`` held (flock) by the run writing into the folder.
     ``runs.damaged`` lines of runs.csv that were not rows obliq wrote, moved aside by a
                    resume (kept for inspection, never read).

@@ -58,7 +58,7 @@ def stats_blocks(numbers: SignificanceNumbers, alpha: float) -> list:
     """The text of one experiment's significance tests, in reading order."""
     metric, algorithms = numbers.metric, numbers.algorithms
     better = "higher" if numbers.higher else "lower"
-    blocks: list = []
+    blocks: list = [Text(note) for note in numbers.notes]
     failed = numbers.failed
     if failed:
         blocks.append(Text(f"{failed} failed task{'s' if failed != 1 else ''} (status "

@@ -24,6 +24,7 @@ from ..analysis.aggregate import (
     failed_tasks,
     pooled_by_paper,
     summarise,
+    with_prediction_metric,
 )
 from ..analysis.results import Results
 from ..analysis.stats import check_alpha, check_test, compare_to, protocol_caveat, win_tie_loss
@@ -188,10 +189,11 @@ def experiment_table(runs: pd.DataFrame, meta: dict, metric: str, sig: str | Non
     # A protocol whose tasks share one test part (holdout_cv, the UMT paper): each of the
     # k x r trees is one measurement (its declaration says so).
     per_fold = measured_per_task(config.get("protocol")) and not pooled and not best
+    # a stored-prediction metric (auc, ...) is read from the tasks' files once, here
+    runs, notes = with_prediction_metric(runs, metric)
     summary_runs = as_single_folds(runs) if per_fold else runs
     tidy = summarise(summary_runs, metric, pooled, best).drop(columns=["experiment"])
     caption = describe(tidy, metric, pooled, best, per_fold)
-    notes: list[str] = []
 
     tidy["mark"] = ""
     tidy["pvalue"] = np.nan
@@ -414,8 +416,8 @@ def format_tables(results: Results, metric: str = "test_accuracy",
             continue
         tidy, datasets, algorithms, caption, notes = experiment_table(
             part, meta, metric, sig, pooled, alpha, best, test)
-        if tidy.empty:
-            page.append([Plain(f"{meta['name']}: {caption}")])
+        if tidy.empty:  # with the reason (say, no stored predictions)
+            page.append([Plain("; ".join([f"{meta['name']}: {caption}"] + notes))])
             continue
         build = wide_rows if layout == "wide" else _long_rows
         finished = part[part["status"] == "ok"]

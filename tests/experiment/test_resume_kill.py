@@ -6,13 +6,15 @@ point between two file operations (``results._step``: the damaged lines set asid
 temporary runs.csv written, renamed, each fold file and meta.json written and renamed, a
 row appended), for every k but the appends in the middle (all alike); a torn append (half
 a row) is tried too. After each kill
-the stored rows are still there byte for byte, meta.json is whole, and one more resume
-ends with the rows of an uninterrupted run.
+the stored rows are still there byte for byte, meta.json is whole, every row has its
+file of test predictions, and one more resume ends with the rows and prediction files of
+an uninterrupted run.
 """
 
 import contextlib
 import json
 import os
+import shutil
 import signal
 import sys
 from pathlib import Path
@@ -22,6 +24,7 @@ import pytest
 
 from obliq_cli.config import load_config
 from obliq_cli.experiment import results
+from obliq_cli.experiment.predictions import FOLDER
 from obliq_cli.experiment.runner import run_experiment
 from obliq_cli.experiment.schema import TIME_COLUMNS
 
@@ -44,6 +47,11 @@ def _rows(path):
     frame = pd.read_csv(path / "runs.csv", keep_default_na=False)
     return frame.drop(columns=TIME_COLUMNS + ["config_hash"]).sort_values(
         "task").reset_index(drop=True)
+
+
+def _files(folder) -> dict:
+    """{name: bytes} of a folder's files but the temporary ones a kill leaves."""
+    return {p.name: p.read_bytes() for p in folder.iterdir() if not p.name.endswith(".tmp")}
 
 
 def _resume_and_die(config, kill_at: int, names: list | None = None) -> int:
@@ -100,8 +108,13 @@ def test_a_resume_killed_at_every_step_loses_nothing(write_config, tmp_path):
     damaged = pristine + b"\x00garbage,\xff\n" + stored[0][:30]
     backup = {p.name: p.read_bytes() for p in (out / "meta.json", results.fold_file(
         out, "test-iris"))}
+    kept = {p.name: p.read_bytes() for p in (out / FOLDER).iterdir()}
 
     def restore():
+        shutil.rmtree(out / FOLDER)
+        (out / FOLDER).mkdir()
+        for name, data in kept.items():
+            (out / FOLDER / name).write_bytes(data)
         (out / "runs.csv").write_bytes(damaged)
         for name in ("meta.json",):
             (out / name).write_bytes(backup[name])
@@ -131,6 +144,10 @@ def test_a_resume_killed_at_every_step_loses_nothing(write_config, tmp_path):
             lines = data.splitlines(keepends=True)
             # every stored row is still there, byte for byte, in its place
             assert lines[1:1 + len(stored)] == stored, kill_at
+            # every whole row has its predictions (written before it); a file may lack
+            # its row (killed between the two), which the resume writes again
+            for row in results.read_runs_file(out / "runs.csv").rows:
+                assert (out / FOLDER / f"{row['task']}.npz").is_file(), kill_at
             meta = json.loads((out / "meta.json").read_text())
             assert isinstance(meta, dict) and meta["history"][0] == json.loads(
                 backup["meta.json"])["history"][0]
@@ -139,6 +156,7 @@ def test_a_resume_killed_at_every_step_loses_nothing(write_config, tmp_path):
             pd.testing.assert_frame_equal(_rows(out), expected)
             assert (out / "runs.csv").read_bytes().splitlines(keepends=True)[
                 1:1 + len(stored)] == stored
+            assert _files(out / FOLDER) == _files(whole / FOLDER), kill_at
 
 
 # ---------------------------------------------------------------------------------------

@@ -433,7 +433,7 @@ def test_dataset_scores_are_the_table_means(tmp_path):
     assert list(scores.columns) == ["REF", "SAME", "BIG"]
     assert scores.at["d1", "REF"] == pytest.approx(B.mean())
     assert scores.at["d2", "BIG"] == pytest.approx((B + P + 3).mean())
-    assert list(TESTS) == ["t", "5x2t", "5x2f", "5x2t-combined", "corrected-t"]
+    assert list(TESTS) == ["t", "5x2t", "5x2f", "5x2t-combined", "corrected-t", "mcnemar"]
 
 
 def test_notes_name_the_protocol_caveat_and_test_needs_sig(tmp_path):
