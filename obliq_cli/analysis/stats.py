@@ -183,6 +183,9 @@ class FoldTest:
     two_folds: bool         # needs r x 2 CV (the 5x2cv family)
     signed: bool            # the statistic's sign is the direction (False: the F test)
     run: Callable[[pd.DataFrame], tuple[int, TTest]]  # pairs -> (pairs used, result)
+    # what the notes say it reads: McNemar's reads the rows predicted, not the scores
+    reads: str = ("the per-fold scores of the (repetition, fold) pairs both algorithms "
+                  "finished")
 
 
 def _two_fold_arrays(pairs: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
@@ -247,7 +250,9 @@ TESTS: dict[str, FoldTest] = {
     "mcnemar": FoldTest("mcnemar", "McNemar's test on the stored test predictions of the "
                         "lowest repetition's folds (Dietterich 1998 §3.1: exact binomial "
                         "below 25 discordant rows, else chi-square with continuity "
-                        "correction, 1 df)", False, True, _run_mcnemar),
+                        "correction, 1 df)", False, True, _run_mcnemar,
+                        reads="the test rows both algorithms predicted in the folds both "
+                              "finished"),
 }
 
 

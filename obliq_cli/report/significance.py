@@ -75,9 +75,8 @@ def stats_blocks(numbers: SignificanceNumbers, alpha: float) -> list:
     # (a) per-fold tests, dataset by dataset
     counts, untested = numbers.counts, numbers.untested
     blocks.append(Text(f"{metric}: {better} is better. Per dataset, {numbers.test.title} at "
-                        f"alpha = {alpha} on the per-fold scores of the (repetition, fold) "
-                        f"pairs both algorithms finished; each cell counts the datasets "
-                        f"where the row algorithm is significantly better / not "
+                        f"alpha = {alpha} on {numbers.test.reads}; each cell counts the "
+                        f"datasets where the row algorithm is significantly better / not "
                         f"significantly different / significantly worse than the column "
                         f"algorithm (w/t/l)"))
     grid = counts.assign(cell=counts["wins"].astype(str) + "/" + counts["ties"].astype(str)

@@ -217,8 +217,8 @@ def experiment_table(runs: pd.DataFrame, meta: dict, metric: str, sig: str | Non
         else:
             notes.append(f"v / *: significantly better / worse than {sig} ({better} {metric} "
                          f"is better) by {check_test(test).title}, test name {test}, alpha = "
-                         f"{alpha}, on the per-fold scores of the (repetition, fold) pairs "
-                         f"both algorithms finished; (w/t/l) counts them per algorithm")
+                         f"{alpha}, on {check_test(test).reads}; (w/t/l) counts them per "
+                         f"algorithm")
             caveat = protocol_caveat(test, (config.get("protocol") or {}).get("name"))
             if caveat:
                 notes.append(caveat)

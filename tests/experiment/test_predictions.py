@@ -194,3 +194,15 @@ def test_mcnemar_in_compare_to_counts_the_lowest_repetitions_rows(kept):
     assert abs(row["statistic"].item()) == pytest.approx(statistic)
     with pytest.raises(ValueError, match="--metric test_accuracy"):
         compare_to(runs, "n_leaves", "FULL", 0.05, "mcnemar")
+
+
+def test_the_notes_of_a_mcnemar_test_say_it_reads_predicted_rows_not_scores(kept):
+    """The per-fold tests' notes say they read per-fold scores; McNemar's reads the rows
+    both algorithms predicted, and its notes say that instead."""
+    from obliq_cli.report.significance import render_stats
+
+    mcnemar = render_stats(kept[0], test="mcnemar")
+    assert "the test rows both algorithms predicted in the folds both finished" in mcnemar
+    assert "per-fold scores" not in mcnemar
+    assert "on the per-fold scores of the (repetition, fold) pairs both algorithms " \
+           "finished;" in render_stats(kept[0], test="corrected-t")
