@@ -17,12 +17,16 @@ from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 from ..errors import DataError, DataTypeError, ObliqError
 from ..parameters import (
     MAX_COUNT,
+    MAX_REAL,
     RANDOM_STATE,
     DeclaredParameters,
     Integral,
     Interval,
     ListOf,
+    MappingOf,
     Real,
+    StrOptions,
+    short_repr,
 )
 from ..tree.builder import SplitFinder, StoppingRules, build_tree
 from ..tree.conditioning import column_exponents, scale_columns
@@ -91,6 +95,49 @@ def fit_input(estimator, X, y) -> tuple[np.ndarray, np.ndarray]:
     # (tree.conditioning); ordinary data keep the very same array.
     estimator.input_exponents_ = column_exponents(X)
     return scale_columns(X, estimator.input_exponents_), codes.astype(np.int64, copy=False)
+
+
+CLASS_WEIGHT = [StrOptions({"balanced"}),
+                MappingOf(Interval(Real, 0, MAX_REAL, closed="both"), key=object), None]
+"""``class_weight``'s declaration, shared by every estimator that takes it: None (every
+class weighs 1), "balanced" (class c weighs n / (n_classes * n_c), scikit-learn's
+``compute_class_weight``) or a mapping of class labels to non-negative weights (a label
+not named weighs 1)."""
+
+
+def fit_weights(estimator, sample_weight, y, n_rows: int) -> np.ndarray | None:
+    """The row weights of a fit: ``sample_weight`` (None, a number or one non-negative
+    finite weight per row) times the weight ``estimator.class_weight`` gives each row's
+    class (``y`` the labels as given to ``fit``). None when every row weighs the same, so
+    an unweighted fit takes the integer path of old, bit for bit; a fit whose weights are
+    all equal grows the same tree as one without (a common factor changes no impurity
+    comparison, scikit-learn's ``check_sample_weight_equivalence``). A DataError for
+    weights that are negative, not finite, of the wrong length or all zero."""
+    from sklearn.utils.class_weight import compute_sample_weight
+    from sklearn.utils.validation import _check_sample_weight
+
+    weights = None
+    if sample_weight is not None:
+        weights = _data_error(_check_sample_weight, sample_weight, np.empty((n_rows, 0)),
+                              dtype=np.float64, ensure_non_negative=True)
+        if not np.isfinite(weights).all():
+            raise DataError("sample_weight holds a weight that is not finite")
+    class_weight = getattr(estimator, "class_weight", None)
+    if class_weight is not None:
+        if isinstance(class_weight, dict):
+            unknown = set(class_weight) - set(np.asarray(y).tolist())
+            if unknown:
+                raise DataError(f"class_weight names {short_repr(sorted(map(str, unknown)))}, "
+                                f"not a class of y")
+        per_class = _data_error(compute_sample_weight, class_weight, y)
+        weights = per_class if weights is None else weights * per_class
+    if weights is None:
+        return None
+    if not weights.sum() > 0:
+        raise DataError("sample_weight: every row weighs 0 (after class_weight)")
+    if (weights == weights[0]).all():
+        return None
+    return np.ascontiguousarray(weights, dtype=np.float64)
 
 
 def predict_input(estimator, X) -> np.ndarray:
@@ -188,6 +235,8 @@ class TreeClassifier(ObliqClassifier):
         "categorical_features": [ListOf(Interval(Integral, 0, MAX_COUNT, closed="both"),
                                         min_len=0, max_len=100_000), None],
         "random_state": RANDOM_STATE,
+        # kept only for the subclasses whose __init__ takes it (parameters.py)
+        "class_weight": CLASS_WEIGHT,
     }
 
     coding_: QualitativeCoding | None = None
@@ -209,9 +258,18 @@ class TreeClassifier(ObliqClassifier):
             max_misclassification_rate=getattr(self, "max_misclassification_rate", 0.0),
         )
 
-    def fit(self, X, y):
+    def fit(self, X, y, sample_weight=None):
+        """Grow the tree on rows ``X`` with labels ``y``; ``sample_weight`` (and the
+        ``class_weight`` of a subclass that takes one) weigh the rows (``fit_weights``):
+        every class count of the builder, its stopping rules and the split finder's
+        scores are then weighted sums, and a row of weight 0 is left out of the fit
+        altogether, as if it had been removed."""
         self.validate_params()
         X, codes = fit_input(self, X, y)
+        weights = fit_weights(self, sample_weight, self.classes_[codes], X.shape[0])
+        if weights is not None and not weights.all():
+            kept = weights > 0
+            X, codes, weights = X[kept], codes[kept], weights[kept]
         self.check_n_features(X.shape[1])
         rng = as_rng(getattr(self, "random_state", None))
         n_classes = len(self.classes_)
@@ -225,7 +283,8 @@ class TreeClassifier(ObliqClassifier):
         if self.coding_ is not None:
             X = self.coding_.transform(X)
             finder = CrimcoordFinder(finder, self.coding_)
-        self.tree_ = build_tree(X, codes, n_classes, finder, self._stopping_rules(), rng)
+        self.tree_ = build_tree(X, codes, n_classes, finder, self._stopping_rules(), rng,
+                                sample_weight=weights)
         self.tree_input_std_ = column_spread(X)
         return self
 

@@ -294,8 +294,14 @@ def build_tree(
     finder: SplitFinder,
     stopping: StoppingRules = StoppingRules(),
     rng: np.random.Generator | None = None,
+    sample_weight: np.ndarray | None = None,
 ) -> Tree:
     """Grow a tree depth-first; nodes are numbered in preorder (first branch first).
+
+    ``sample_weight``: None (every row weighs 1: the integer path), or one positive
+    float64 weight per row, which the root node carries as ``Node.weights`` (its counts
+    the weighted class sums), so every node below, the stopping rules and the leaves'
+    ``value`` count weight, as after a distribution of unknown values.
 
     ``y`` holds class codes 0..n_classes-1. The loop runs once per node; all per-sample
     work happens in numpy inside the split finder and the partition. A child's class
@@ -316,8 +322,13 @@ def build_tree(
     # Without a NaN in X (every paper dataset) no node needs to look for one.
     any_nan = bool(np.isnan(X).any())
     XT = None  # the columns as rows, for axis-parallel partitions (made on first use)
-    root = Node(np.arange(n_samples), np.bincount(y, minlength=n_classes),
-                order=root_order(X) if presort else None)
+    weights = None
+    if sample_weight is not None:
+        weights = np.ascontiguousarray(sample_weight, dtype=np.float64)
+        if weights.shape != (n_samples,) or not (weights > 0).all():
+            raise ValueError("build_tree: sample_weight must hold one positive weight a row")
+    root = Node(np.arange(n_samples), np.bincount(y, weights=weights, minlength=n_classes),
+                order=root_order(X) if presort else None, weights=weights)
     # stack of (node view, parent id, branch of the parent it hangs from)
     stack: list[tuple[Node, int, int]] = [(root, -1, 0)]
     while stack:

@@ -1,0 +1,99 @@
+"""Row weights in the shared fit (``base.fit_weights``, ``build_tree(sample_weight=)``):
+the known answers scikit-learn's weight checks rest on, on the axis-parallel trees whose
+finders read the builder's weighted counts (CART-AP, C4.5, ID3)."""
+
+import numpy as np
+import pytest
+from sklearn.datasets import load_iris
+from sklearn.utils.class_weight import compute_sample_weight
+
+from obliq_cli import registry
+from obliq_cli.algorithms.base import fit_weights
+from obliq_cli.errors import DataError
+
+X, Y = load_iris(return_X_y=True)
+AXIS = ["cart-ap", "c45", "id3"]
+
+
+class _Weighted:
+    def __init__(self, class_weight=None):
+        self.class_weight = class_weight
+
+
+def _same_tree(a, b) -> None:
+    ta, tb = a.tree_, b.tree_
+    assert ta.n_nodes == tb.n_nodes
+    np.testing.assert_array_equal(ta.feature, tb.feature)
+    np.testing.assert_array_equal(ta.threshold, tb.threshold)
+    np.testing.assert_array_equal(ta.children_left, tb.children_left)
+
+
+def test_weights_none_when_every_row_weighs_the_same():
+    assert fit_weights(_Weighted(), None, Y, len(Y)) is None
+    assert fit_weights(_Weighted(), np.full(len(Y), 3.0), Y, len(Y)) is None
+    assert fit_weights(_Weighted(), 2.0, Y, len(Y)) is None
+
+
+def test_balanced_class_weight_is_sklearn_s():
+    y = np.array([0] * 6 + [1] * 2 + [2] * 4)
+    got = fit_weights(_Weighted("balanced"), None, y, len(y))
+    np.testing.assert_allclose(got, compute_sample_weight("balanced", y))
+    # by hand: n / (k n_c) = 12 / (3 * 6), 12 / (3 * 2), 12 / (3 * 4)
+    np.testing.assert_allclose(got[[0, 6, 8]], [2 / 3, 2.0, 1.0])
+    sw = np.arange(1, 13, dtype=float)
+    np.testing.assert_allclose(fit_weights(_Weighted({1: 5.0}), sw, y, len(y)),
+                               sw * np.where(y == 1, 5.0, 1.0))
+
+
+@pytest.mark.parametrize("weights, words", [
+    (-np.ones(len(Y)), "[Nn]egative"),
+    (np.zeros(len(Y)), "non-zero"),
+    (np.ones(3), "3"),
+    (np.r_[np.inf, np.ones(len(Y) - 1)], "infinity|finite"),
+])
+def test_bad_weights_are_a_data_error(weights, words):
+    with pytest.raises(DataError, match=words):
+        fit_weights(_Weighted(), weights, Y, len(Y))
+
+
+def test_class_weight_naming_no_class_is_refused():
+    with pytest.raises(DataError, match="not a class"):
+        fit_weights(_Weighted({7: 2.0}), None, Y, len(Y))
+
+
+@pytest.mark.parametrize("name", AXIS)
+def test_integer_weights_equal_duplicated_rows(name):
+    w = np.random.default_rng(0).integers(0, 4, len(Y))
+    weighted = registry.make_estimator(name).fit(X, Y, sample_weight=w)
+    repeated = registry.make_estimator(name).fit(np.repeat(X, w, axis=0), np.repeat(Y, w))
+    _same_tree(weighted, repeated)
+    np.testing.assert_allclose(weighted.tree_.value, repeated.tree_.value)
+    np.testing.assert_array_equal(weighted.predict(X), repeated.predict(X))
+
+
+@pytest.mark.parametrize("name", AXIS)
+def test_zero_weights_equal_removed_rows(name):
+    w = np.ones(len(Y))
+    w[::3] = 0
+    weighted = registry.make_estimator(name).fit(X, Y, sample_weight=w)
+    removed = registry.make_estimator(name).fit(X[w > 0], Y[w > 0])
+    _same_tree(weighted, removed)
+    np.testing.assert_array_equal(weighted.tree_.value, removed.tree_.value)
+
+
+@pytest.mark.parametrize("name", AXIS)
+def test_equal_weights_grow_the_unweighted_tree(name):
+    plain = registry.make_estimator(name).fit(X, Y)
+    ones = registry.make_estimator(name).fit(X, Y, sample_weight=np.full(len(Y), 0.5))
+    _same_tree(plain, ones)
+    np.testing.assert_array_equal(plain.tree_.value, ones.tree_.value)
+
+
+def test_weights_move_the_majority_of_a_leaf():
+    # one feature, one cut impossible: a stump on identical rows predicts the weighted
+    # majority, 3 rows of class 0 against 1 row of class 1 weighing 5
+    Xs = np.zeros((4, 1))
+    ys = np.array([0, 0, 0, 1])
+    tree = registry.make_estimator("cart-ap").fit(Xs, ys, sample_weight=[1, 1, 1, 5])
+    assert tree.predict(Xs).tolist() == [1, 1, 1, 1]
+    np.testing.assert_allclose(tree.predict_proba(Xs)[0], [3 / 8, 5 / 8])
