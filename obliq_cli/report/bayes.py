@@ -26,7 +26,7 @@ happen to agree push a probability past DECISION where no two-sided Wilcoxon p c
 def datasets_text(pairs) -> str:
     """How many datasets the signed-rank test of ``pairs`` (``analysis.bayes``'
     signed_rank_pairs rows) rests on: "N = 3 datasets", or "N = 3 to 5 datasets (each
-    pair over those both have)" when the pairs differ; pairs without a test (fewer than 2
+    pair over those both have results on)" when the pairs differ; pairs without a test (fewer than 2
     shared datasets) do not count."""
     counts = sorted({int(n) for n in pairs["n_datasets"] if n >= 2})
     if not counts:

@@ -50,7 +50,8 @@ def p_text(value: float) -> str:
 
 
 def format_statistic(value: float, decimals: int = 3) -> str:
-    """A test statistic for the running text: blank for NaN, "inf" for an infinite one."""
+    """A test statistic for the running text: blank for NaN, "inf" / "-inf" for an
+    infinite one (a constant shift of every paired difference)."""
     if value != value:
         return ""
     if math.isinf(value):
