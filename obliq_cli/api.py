@@ -48,7 +48,7 @@ class Results(_Results):
 
     def table(self, metric: str = "test_accuracy", fmt: str = "md", layout: str = "wide",
               sig: str | None = None, alpha: float = 0.05, pooled: bool = False,
-              best: bool = False, test: str = "t", show_all: bool | None = None,
+              best: bool = False, test: str | None = None, show_all: bool | None = None,
               frame: bool = False):
         """What ``obliq table`` prints, with its options (``fmt`` is --format, ``show_all``
         --all). ``frame=True``: the numbers as a DataFrame instead (the rows and columns
@@ -64,11 +64,12 @@ class Results(_Results):
             return table_frame(results, metric, sig, pooled, alpha, best, test)
         return format_tables(results, metric, fmt, layout, sig, pooled, alpha, best, test)
 
-    def stats(self, metric: str = "test_accuracy", test: str = "t", alpha: float = 0.05,
-              fmt: str = "md", frame: bool = False, bayes: bool = False,
+    def stats(self, metric: str = "test_accuracy", test: str | None = None,
+              alpha: float = 0.05, fmt: str = "md", frame: bool = False, bayes: bool = False,
               rope: float | None = None):
         """What ``obliq stats`` prints: per-dataset w/t/l of every pair of algorithms by
-        the per-fold test, Wilcoxon across datasets, Friedman / Iman-Davenport / Nemenyi.
+        the per-fold test (``test``; None: the protocol's default), Wilcoxon across
+        datasets, Friedman / Iman-Davenport / Nemenyi.
         ``frame=True``: the numbers as a DataFrame (``--format csv``'s rows,
         ``analysis.significance.CSV_COLUMNS``). ``bayes=True``: ``obliq stats --bayes``
         instead (``report.bayes``: mean ranks, the Bayesian signed-rank test across

@@ -204,7 +204,9 @@ def configs_copy(name, folder, force):
 
 _TEST_HELP = ("Per-fold test for the v / * marks: t (paired t), 5x2t (Dietterich), 5x2f "
               "(Alpaydin's combined F), 5x2t-combined (Yildiz), corrected-t (Nadeau-Bengio), "
-              "mcnemar (McNemar on the stored test predictions).")
+              "mcnemar (McNemar on the stored test predictions). Default: the protocol's "
+              "(5x2t for r x 2 CV, corrected-t for other k-fold CV and random splits, t "
+              "for a shared test part), named in the output.")
 
 
 @main.command(short_help="Tabulate results, beside the papers' values.")
@@ -220,7 +222,7 @@ _TEST_HELP = ("Per-fold test for the v / * marks: t (paired t), 5x2t (Dietterich
 @click.option("--pooled", is_flag=True, help="OC1-style accuracy: pool each repetition's folds.")
 @click.option("--best", is_flag=True,
               help="The best repetition (highest test accuracy) instead of the mean.")
-@click.option("--test", default="t", show_default=True, help=_TEST_HELP)
+@click.option("--test", default=None, help=_TEST_HELP)
 @click.option("--all", "show_all", is_flag=True,
               help="Also the stored rows of tasks that are no longer in the config.")
 def table(results, metric, fmt, layout, sig, alpha, pooled, best, test, show_all):
@@ -238,7 +240,7 @@ def table(results, metric, fmt, layout, sig, alpha, pooled, best, test, show_all
 @click.argument("results", nargs=-1, required=True, type=click.Path())
 @click.option("--metric", default="test_accuracy", show_default=True,
               help="test_accuracy, test_error, n_leaves, n_nodes, depth, fit_time, macro_f1, ...")
-@click.option("--test", default="t", show_default=True, help=_TEST_HELP)
+@click.option("--test", default=None, help=_TEST_HELP)
 @click.option("--alpha", type=float, default=0.05, show_default=True)
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="md",
               show_default=True)

@@ -87,7 +87,9 @@ def test_the_frame_forms_hold_the_numbers_of_the_table(tmp_path):
         assert table.loc[algorithm, "mean"] == pytest.approx(per_rep.mean())
         assert table.loc[algorithm, "sd"] == pytest.approx(np.std(per_rep, ddof=1))
         assert table.loc[algorithm, "n_repetitions"] == 2
-    assert table.loc["FULL", "versus"] == "STUMP" and table.loc["FULL", "test"] == "t"
+    # small()'s repeated k-fold CV: the default per-fold test is the corrected t
+    assert table.loc["FULL", "versus"] == "STUMP"
+    assert table.loc["FULL", "test"] == "corrected-t"
     assert table.loc["FULL", "mark"] in ("v", "*", "")
     assert math.isnan(table.loc["STUMP", "pvalue"]) and 0 <= table.loc["FULL", "pvalue"] <= 1
     pairs = results.stats(frame=True)

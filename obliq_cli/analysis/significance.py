@@ -22,7 +22,7 @@ from .aggregate import (
 )
 from .stats import (
     FriedmanResult,
-    check_test,
+    chosen_test,
     compare_to,
     dataset_scores,
     friedman_test,
@@ -39,17 +39,23 @@ CSV_COLUMNS = [
     "friedman_n_datasets", "friedman_chi2", "friedman_pvalue",   # (c) per experiment
     "iman_davenport", "iman_davenport_pvalue", "critical_difference",
     "n_flagged", "versus_n_flagged",   # tasks flagged degenerate (degeneracy.py) of each
+    # the per-fold test of the pair on the experiment's one dataset (empty with several:
+    # wins / ties / losses count those)
+    "fold_n_pairs", "fold_statistic", "fold_pvalue",
 ]
 
 
 
-def _fold_counts(runs, metric, test, alpha, algorithms) -> tuple[pd.DataFrame, int]:
+def _fold_counts(runs, metric, test, alpha, algorithms
+                 ) -> tuple[pd.DataFrame, int, pd.DataFrame]:
     """Ordered pairs (algorithm, versus) with the per-dataset wins / ties / losses of
-    ``algorithm`` against ``versus`` by the per-fold test; and how many
-    (dataset, pair) tests had too few shared folds (counted as ties)."""
-    rows, untested = [], 0
+    ``algorithm`` against ``versus`` by the per-fold test; how many (dataset, pair) tests
+    had too few shared folds (counted as ties); and every test's row (``compare_to``'s
+    columns and ``versus``)."""
+    rows, untested, every = [], 0, []
     for versus in algorithms:
         tests = compare_to(runs, metric, versus, alpha, test)
+        every.append(tests.assign(versus=versus))
         untested += int(tests["statistic"].isna().sum())
         for algorithm in algorithms:
             if algorithm == versus:
@@ -59,7 +65,7 @@ def _fold_counts(runs, metric, test, alpha, algorithms) -> tuple[pd.DataFrame, i
             rows.append(dict(algorithm=algorithm, versus=versus, wins=wins,
                              ties=len(marks) - wins - losses, losses=losses))
     # each unordered pair was tested twice (once each way)
-    return pd.DataFrame(rows), untested // 2
+    return pd.DataFrame(rows), untested // 2, pd.concat(every, ignore_index=True)
 
 
 def _across_datasets(scores: pd.DataFrame, higher: bool, alpha: float,
@@ -100,8 +106,11 @@ class SignificanceNumbers:
     """The significance tests of one experiment (``significance_numbers``).
 
     ``pairs``: one row per ordered pair of algorithms, CSV_COLUMNS but the experiment's
-    four (empty with fewer than 2 algorithms, when the rest is None); ``counts``: the
-    per-fold test's w/t/l per ordered pair and ``untested`` the (dataset, pair) tests with
+    four (empty with fewer than 2 algorithms, when the rest is None); ``test``: the
+    per-fold test (``stats.chosen_test``: ``--test``'s or the protocol's default) and
+    ``test_why`` the reason ("--test 5x2f", "default for 5 x 2-fold CV"); ``counts``: its
+    w/t/l per ordered pair, ``fold_tests`` every (dataset, ordered pair) test's row
+    (``compare_to``'s and ``versus``) and ``untested`` the (dataset, pair) tests with
     too few shared folds; ``across``: ``_across_datasets``' rows; ``scores``: each
     dataset's mean per algorithm, ``complete`` its datasets with every algorithm and
     ``dropped`` the others; ``friedman``: the Friedman test on ``complete`` (None with
@@ -128,31 +137,35 @@ class SignificanceNumbers:
     friedman: FriedmanResult | None = None
     across: pd.DataFrame | None = None
     notes: tuple = ()  # a stored-prediction metric's blank tasks and why
+    test_why: str = ""
+    fold_tests: pd.DataFrame | None = None
 
 
-def significance_numbers(runs: pd.DataFrame, meta: dict, metric: str, test: str,
+def significance_numbers(runs: pd.DataFrame, meta: dict, metric: str, test: str | None,
                          alpha: float) -> SignificanceNumbers:
     """Every significance test of one experiment's rows ``runs`` (its meta.json
-    ``meta``): the per-fold ``test`` per dataset at level ``alpha``, then Wilcoxon,
-    Friedman / Iman-Davenport and Nemenyi across datasets."""
-    chosen = check_test(test)
+    ``meta``): the per-fold ``test`` per dataset at level ``alpha`` (None: the
+    protocol's default, ``stats.protocol_test``), then Wilcoxon, Friedman /
+    Iman-Davenport and Nemenyi across datasets."""
     m = check_metric(metric)
     config = meta.get("config") or {}
     # a stored-prediction metric (auc, ...) is read from the tasks' files once, here
     runs, notes = with_prediction_metric(runs, metric)
     ok = runs[runs["status"] == "ok"]
+    chosen, why = chosen_test(test, config.get("protocol"), ok)
     algorithms = config_order(meta, "algorithms", ok["algorithm"])
     failed = failed_tasks(runs)
     if len(algorithms) < 2:
         return SignificanceNumbers(metric, m.higher, chosen, algorithms, [], failed,
                                    pd.DataFrame(columns=CSV_COLUMNS[4:]),
-                                   notes=tuple(notes))
+                                   notes=tuple(notes), test_why=why)
     # the cells holding tasks flagged degenerate: their scores enter every test below
     cells = flag_counts(runs)
     flagged = cells.groupby("algorithm", sort=False)["n_flagged"].sum()
     flagged = flagged.reindex(algorithms).fillna(0).astype(int)
-    counts, untested = _fold_counts(runs, metric, test, alpha, algorithms)
-    caveat = protocol_caveat(test, (config.get("protocol") or {}).get("name"))
+    counts, untested, fold_tests = _fold_counts(runs, metric, chosen.name, alpha,
+                                                algorithms)
+    caveat = protocol_caveat(chosen.name, (config.get("protocol") or {}).get("name"))
     scores = dataset_scores(runs, metric).reindex(columns=algorithms)
     complete = scores.dropna()
     dropped = [str(d) for d in scores.index if d not in complete.index]
@@ -172,26 +185,34 @@ def significance_numbers(runs: pd.DataFrame, meta: dict, metric: str, test: str,
             critical_difference=friedman.critical_difference)
     pairs = pairs.assign(n_flagged=pairs["algorithm"].map(flagged),
                          versus_n_flagged=pairs["versus"].map(flagged))
+    if fold_tests["dataset"].nunique() == 1:
+        # one dataset: no test across datasets, so each pair's own p is the answer
+        one = fold_tests.rename(columns={"n_pairs": "fold_n_pairs",
+                                         "statistic": "fold_statistic",
+                                         "pvalue": "fold_pvalue"})
+        pairs = pairs.merge(one[["algorithm", "versus", "fold_n_pairs", "fold_statistic",
+                                 "fold_pvalue"]], on=["algorithm", "versus"], how="left")
     order = {a: i for i, a in enumerate(algorithms)}
     pairs = pairs.sort_values(["algorithm", "versus"], key=lambda c: c.map(order),
                               kind="stable", ignore_index=True)
     return SignificanceNumbers(metric, m.higher, chosen, algorithms, datasets, failed,
                                pairs.reindex(columns=CSV_COLUMNS[4:]), cells, flagged,
                                counts, untested, caveat or "", scores, complete, dropped,
-                               friedman, across, tuple(notes))
+                               friedman, across, tuple(notes), why, fold_tests)
 
 
-def stats_frame(results, metric: str = "test_accuracy", test: str = "t",
+def stats_frame(results, metric: str = "test_accuracy", test: str | None = None,
                 alpha: float = 0.05) -> pd.DataFrame:
     """Every experiment of ``results`` (an ``analysis.results.Results``) with a finished
     task as one frame (``obliq stats --format csv``): one row per experiment and ordered
-    pair of algorithms, columns CSV_COLUMNS."""
+    pair of algorithms, columns CSV_COLUMNS; ``test`` is the per-fold test used (None:
+    each experiment's protocol default, named in its rows)."""
     frames = []
     for meta, part, _ in results.finished_experiments():
-        pairs = significance_numbers(part, meta, metric, test, alpha).pairs
-        if len(pairs):
-            frames.append(pairs.assign(experiment=meta["name"], metric=metric, test=test,
-                                       alpha=alpha))
+        numbers = significance_numbers(part, meta, metric, test, alpha)
+        if len(numbers.pairs):
+            frames.append(numbers.pairs.assign(experiment=meta["name"], metric=metric,
+                                               test=numbers.test.name, alpha=alpha))
     if not frames:
         return pd.DataFrame(columns=CSV_COLUMNS)
     return pd.concat(frames, ignore_index=True)[CSV_COLUMNS]

@@ -263,6 +263,59 @@ def check_test(test: str) -> FoldTest:
     raise ObliqError(f"unknown test {test!r}; choose one of {', '.join(TESTS)}")
 
 
+def _design_size(protocol: dict, runs: pd.DataFrame | None, key: str, column: str) -> int:
+    """The protocol's ``key`` (folds, repeats) from meta.json, else counted in the runs'
+    ``column`` (a hand-written meta.json may name the protocol only)."""
+    value = protocol.get(key)
+    if value is None and runs is not None and column in runs.columns:
+        value = pd.unique(runs[column].dropna()).size
+    return int(value or 1)
+
+
+def protocol_test(protocol: dict | None, runs: pd.DataFrame | None = None
+                  ) -> tuple[str, str]:
+    """(test name, why) of the per-fold test that fits ``protocol`` (meta.json's), the
+    default where the user names none:
+
+    - k-fold CV with 2 folds (r x 2 CV): Dietterich's 5x2cv t (Dietterich 1998, §3.5),
+      the test that design was made for: its variance estimate reads each repetition's two
+      folds, which share no training row, where the plain t over all 2r differences
+      ignores that every repetition reuses the data;
+    - k-fold CV with more folds, and repeated random splits: Nadeau & Bengio's corrected
+      resampled t (2003, §4), whose (1/J + n_test/n_train) accounts for the training
+      sets' overlap that makes the plain t reject too often;
+    - a shared held-out test part (holdout_cv, fixed_split), and any other protocol: the
+      paired t (the UMT paper's k-fold paired t on holdout_cv, §4).
+
+    ``runs`` gives the folds and repetitions when meta.json's protocol lacks them.
+    """
+    protocol = protocol or {}
+    name = protocol.get("name")
+    if name == "kfold":
+        folds = _design_size(protocol, runs, "folds", "fold")
+        repeats = _design_size(protocol, runs, "repeats", "repetition")
+        design = f"{repeats} x {folds}-fold CV" if repeats > 1 else f"{folds}-fold CV"
+        if folds == 2:
+            return "5x2t", f"default for {repeats} x 2-fold CV"
+        return "corrected-t", f"default for {design}"
+    if name == "random_split":
+        repeats = _design_size(protocol, runs, "repeats", "repetition")
+        return "corrected-t", f"default for {repeats} repeated random splits"
+    if name in ("holdout_cv", "fixed_split"):
+        return "t", f"default for {name}, whose tasks share one held-out test part"
+    return "t", f"default: no protocol-specific test for {name or 'an unnamed protocol'}"
+
+
+def chosen_test(test: str | None, protocol: dict | None,
+                runs: pd.DataFrame | None = None) -> tuple[FoldTest, str]:
+    """(FoldTest, why): the one ``test`` names ("--test NAME"), else the protocol's
+    default (``protocol_test``); ``why`` goes beside its name in every header."""
+    if test is not None:
+        return check_test(test), f"--test {test}"
+    name, why = protocol_test(protocol, runs)
+    return TESTS[name], why
+
+
 def protocol_caveat(test: str, protocol: str | None) -> str | None:
     """What the per-fold test ``test`` assumes that the experiment's ``protocol`` (its
     meta.json protocol name) does not give, as a note for the tables; None when nothing.

@@ -16,6 +16,38 @@ from ..analysis.bayes import (
 from ..errors import ObliqError
 from .render import Table, Text
 
+FEW_DATASETS = 5
+"""Below this many datasets every Bayesian output warns: the signed-rank test's datasets
+are its observations (Benavoli et al. 2014), and with fewer than five a handful that
+happen to agree push a probability past DECISION where no two-sided Wilcoxon p can reach
+0.05 (its smallest p is 2 / 2^N)."""
+
+
+def datasets_text(pairs) -> str:
+    """How many datasets the signed-rank test of ``pairs`` (``analysis.bayes``'
+    signed_rank_pairs rows) rests on: "N = 3 datasets", or "N = 3 to 5 datasets (each
+    pair over those both have results on)" when the pairs differ; pairs without a test (fewer than 2
+    shared datasets) do not count."""
+    counts = sorted({int(n) for n in pairs["n_datasets"] if n >= 2})
+    if not counts:
+        return "no pair sharing 2 datasets"
+    if len(counts) == 1:
+        return f"N = {counts[0]} dataset{'s' if counts[0] != 1 else ''}"
+    return (f"N = {counts[0]} to {counts[-1]} datasets (each pair over those both have "
+            f"results on)")
+
+
+def few_datasets_warning(pairs) -> str:
+    """The one-line warning of a signed-rank posterior resting on fewer than FEW_DATASETS
+    datasets (the smallest tested pair's count); "" when none does."""
+    counts = [int(n) for n in pairs["n_datasets"] if n >= 2]
+    if not counts or min(counts) >= FEW_DATASETS:
+        return ""
+    return (f"⚠ the posterior rests on too few datasets ({min(counts)}; fewer than "
+            f"{FEW_DATASETS}): a few datasets that agree can push a probability past "
+            f"{DECISION}, so read it as a description of these datasets, not as evidence "
+            f"about others")
+
 
 def _f(value: float, decimals: int = 3) -> str:
     if value != value:
@@ -61,7 +93,8 @@ def bayes_blocks(numbers: BayesNumbers, alpha: float = 0.05,
     pairs = numbers.pairs
     blocks.append(Text(
         f"Across datasets: Bayesian signed-rank test (Benavoli et al. 2014) on each "
-        f"dataset's mean {metric}, over the datasets both algorithms have results on; "
+        f"dataset's mean {metric}, over the datasets both algorithms have results on "
+        f"({datasets_text(pairs)}); "
         f"{samples} posterior draws seeded from the experiment's seed ({seed}) and the "
         f"pair. w/t/l: datasets where the first algorithm's mean is better by more than "
         f"the rope / within the rope / worse by more than the rope."))
@@ -73,6 +106,9 @@ def bayes_blocks(numbers: BayesNumbers, alpha: float = 0.05,
                     for r in pairs.itertuples(index=False)]))
     if (pairs["n_datasets"] < 2).any():
         blocks.append(Text("no test for a pair with fewer than 2 shared datasets"))
+    warning = few_datasets_warning(pairs)
+    if warning:
+        blocks.append(Text(warning))
 
     per_dataset, why = numbers.per_dataset, numbers.why
     if why:

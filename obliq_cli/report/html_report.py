@@ -232,16 +232,22 @@ def bayes_figure(runs: pd.DataFrame, meta: dict, metric: str = "test_accuracy",
 def _bayes_matrix(pairs: pd.DataFrame, name: str, metric: str, rope: float,
                   methods: dict):
     """The probability matrix of ``bayes.signed_rank_pairs`` rows; ``methods``
-    (``flagged_methods``) marked and counted."""
+    (``flagged_methods``) marked and counted. Its line under the figure (and so its
+    caption) says how many datasets the posterior rests on and warns below
+    ``bayes.FEW_DATASETS``."""
     from ..analysis.bayes import probability_matrix
     from ..experiment.degeneracy import figure_note, marked
+    from .bayes import datasets_text, few_datasets_warning
     from .plots import plot_bayes_matrix
 
     algorithms = list(dict.fromkeys([*pairs["algorithm"], *pairs["versus"]]))
     matrix = probability_matrix(pairs, algorithms)
     title = f"{name}: Bayesian signed-rank, {check_metric(metric).label}"
+    warning = few_datasets_warning(pairs)
+    note = " ".join(filter(None, [f"Signed-rank posterior over {datasets_text(pairs)}.",
+                                  f"{warning}." if warning else "", figure_note(methods)]))
     return plot_bayes_matrix([marked(a, methods) for a in algorithms], *matrix, title=title,
-                             rope_width=rope, note=figure_note(methods))
+                             rope_width=rope, note=note)
 
 
 # ------------------------------------------------------------------ benchmark view

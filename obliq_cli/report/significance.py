@@ -3,9 +3,11 @@ numbers are ``analysis.significance``'s).
 
 Per experiment (one section each):
 
-a. the per-fold test (``--test``) for every ordered pair of algorithms on every dataset,
-   counted as a matrix of wins / ties / losses of the row algorithm against the column
-   algorithm (Weka's Experimenter summary, ``-s``);
+a. the per-fold test (``--test``, else the protocol's: ``stats.protocol_test``, named
+   with its reason) for every ordered pair of algorithms on every dataset, counted as a
+   matrix of wins / ties / losses of the row algorithm against the column algorithm
+   (Weka's Experimenter summary, ``-s``); with one dataset also each pair's statistic
+   and p;
 b. across datasets (N = datasets, each scored by its mean over the folds as ``obliq
    table`` prints it): the Wilcoxon signed-rank p of every pair, and Nemenyi's p from the
    average ranks;
@@ -48,10 +50,13 @@ def p_text(value: float) -> str:
 
 
 def format_statistic(value: float, decimals: int = 3) -> str:
-    """A test statistic for the running text: blank for NaN, "inf" for an infinite one."""
+    """A test statistic for the running text: blank for NaN, "inf" / "-inf" for an
+    infinite one (a constant shift of every paired difference)."""
     if value != value:
         return ""
-    return "inf" if math.isinf(value) else f"{value:.{decimals}f}"
+    if math.isinf(value):
+        return "inf" if value > 0 else "-inf"
+    return f"{value:.{decimals}f}"
 
 
 def stats_blocks(numbers: SignificanceNumbers, alpha: float) -> list:
@@ -74,7 +79,8 @@ def stats_blocks(numbers: SignificanceNumbers, alpha: float) -> list:
 
     # (a) per-fold tests, dataset by dataset
     counts, untested = numbers.counts, numbers.untested
-    blocks.append(Text(f"{metric}: {better} is better. Per dataset, {numbers.test.title} at "
+    blocks.append(Text(f"{metric}: {better} is better. Per dataset, {numbers.test.title}, "
+                        f"test name {numbers.test.name} ({numbers.test_why}), at "
                         f"alpha = {alpha} on {numbers.test.reads}; each cell counts the "
                         f"datasets where the row algorithm is significantly better / not "
                         f"significantly different / significantly worse than the column "
@@ -93,6 +99,7 @@ def stats_blocks(numbers: SignificanceNumbers, alpha: float) -> list:
 
     # (b), (c) across datasets
     if len(numbers.scores) < 2:
+        blocks += _one_dataset_blocks(numbers, alpha)
         blocks.append(Text(f"the tests across datasets (Wilcoxon, Friedman, Nemenyi) need "
                             f"at least 2 datasets; this experiment has {len(numbers.scores)}"))
     else:
@@ -100,6 +107,29 @@ def stats_blocks(numbers: SignificanceNumbers, alpha: float) -> list:
                                  numbers.dropped, algorithms, metric, better, alpha, label)
     return blocks + [Text(text) for text in degenerate_note(numbers.cells, numbers.datasets,
                                                             algorithms)]
+
+
+def _one_dataset_blocks(numbers: SignificanceNumbers, alpha: float) -> list:
+    """The per-fold test of every unordered pair (config order) on an experiment's only
+    dataset, with its statistic and p: there the w/t/l matrix counts a single test, and
+    nothing across datasets can add to it."""
+    tests = numbers.fold_tests
+    if tests is None or tests.empty:
+        return []
+    index = {a: i for i, a in enumerate(numbers.algorithms)}
+    once = tests[tests["algorithm"].map(index) < tests["versus"].map(index)]
+    once = once.assign(_a=once["algorithm"].map(index), _v=once["versus"].map(index)
+                       ).sort_values(["_a", "_v"], kind="stable")
+    dataset = once["dataset"].iloc[0]
+    rows = [[r.algorithm, r.versus, str(int(r.n_pairs)), format_statistic(r.mean_difference, 4),
+             format_statistic(r.statistic), _p(r.pvalue) if r.statistic == r.statistic
+             else "no test", r.mark] for r in once.itertuples(index=False)]
+    return [Text(f"On {dataset}, the one dataset: {numbers.test.name} of every pair "
+                 f"(mean difference: the first's {numbers.metric} minus the second's over "
+                 f"the pairs used; v / *: the first is significantly better / worse at "
+                 f"alpha = {alpha})"),
+            Table(["algorithm", "versus", "pairs used", "mean difference", "statistic", "p",
+                   "mark"], rows)]
 
 
 def _across_blocks(friedman, across, complete, dropped, algorithms, metric, better, alpha,
@@ -175,19 +205,21 @@ def _across_blocks(friedman, across, complete, dropped, algorithms, metric, bett
     return blocks
 
 
-def check_stats_options(test: str, alpha: float, fmt: str = "md") -> None:
+def check_stats_options(test: str | None, alpha: float, fmt: str = "md") -> None:
     """The options' checks but the metric's (checked once the results are read: their
-    config's plugins may register it)."""
-    check_test(test)
+    config's plugins may register it); ``test`` None: the protocol's default."""
+    if test is not None:
+        check_test(test)
     check_format(fmt)
     check_alpha(alpha)
 
 
-def render_stats(results, metric: str = "test_accuracy", test: str = "t", alpha: float = 0.05,
-                 fmt: str = "md") -> str:
+def render_stats(results, metric: str = "test_accuracy", test: str | None = None,
+                 alpha: float = 0.05, fmt: str = "md") -> str:
     """The significance summary of every experiment of ``results`` (a ``Results`` or the
-    paths to read; a section each when there are several). ``fmt``: md, html (no page
-    wrapper) or csv (``analysis.significance.CSV_COLUMNS``)."""
+    paths to read; a section each when there are several). ``test``: the per-fold test's
+    name, None for each experiment's protocol default (``stats.protocol_test``). ``fmt``:
+    md, html (no page wrapper) or csv (``analysis.significance.CSV_COLUMNS``)."""
     check_stats_options(test, alpha, fmt)
     results = Results.of(results)
     check_metric(metric)  # after reading: the results' config may import the metric's plugin
@@ -195,7 +227,7 @@ def render_stats(results, metric: str = "test_accuracy", test: str = "t", alpha:
 
 
 def format_stats(results: Results, metric: str = "test_accuracy",
-                 test: str = "t", alpha: float = 0.05, fmt: str = "md") -> str:
+                 test: str | None = None, alpha: float = 0.05, fmt: str = "md") -> str:
     """``render_stats`` on results already read, options checked (csv:
     ``analysis.significance.stats_frame``)."""
     if fmt == "csv":

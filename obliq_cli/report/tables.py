@@ -5,7 +5,10 @@ columns, cells "mean ± sd". Long layout (the form of the reference CSVs): one r
 per (dataset, algorithm) with mean, sd and n_repetitions. ``sig=REF`` marks cells the Weka
 Experimenter's way: ``v`` significantly better than REF, ``*`` significantly
 worse, by a per-fold test over the folds both algorithms share (``test``: a name in
-stats.TESTS, the paired t-test by default), and adds a "(w/t/l) vs REF" row.
+stats.TESTS; by default the protocol's, ``stats.protocol_test``: Dietterich's 5x2cv t for
+r x 2 CV, Nadeau & Bengio's corrected t for other k-fold CV and random splits, the paired
+t on a shared test part), named in the notes with its reason, and adds a "(w/t/l) vs
+REF" row.
 A reference CSV named in meta.json adds the paper's value and Δ = ours - paper beside each
 algorithm it covers (references.py); csv then carries them as columns (CSV_COLUMNS).
 """
@@ -27,7 +30,14 @@ from ..analysis.aggregate import (
     with_prediction_metric,
 )
 from ..analysis.results import Results
-from ..analysis.stats import check_alpha, check_test, compare_to, protocol_caveat, win_tie_loss
+from ..analysis.stats import (
+    check_alpha,
+    check_test,
+    chosen_test,
+    compare_to,
+    protocol_caveat,
+    win_tie_loss,
+)
 from ..errors import ObliqError
 from ..experiment import degeneracy
 from ..experiment.protocols import measured_per_task
@@ -46,11 +56,13 @@ CSV_COLUMNS = ["dataset", "algorithm", "metric", "mean", "sd", "n_repetitions", 
 
 
 def check_table_options(metric: str, fmt: str, layout: str, pooled: bool, alpha: float,
-                   sig: str | None = None, test: str = "t") -> None:
+                   sig: str | None = None, test: str | None = None) -> None:
     """The options' checks but the metric's name (``render_tables`` checks it once the
-    results are read: their config's plugins may register it)."""
-    check_test(test)
-    if test != "t" and sig is None:
+    results are read: their config's plugins may register it); ``test`` None: the
+    protocol's default."""
+    if test is not None:
+        check_test(test)
+    if test is not None and sig is None:
         raise ObliqError(f"--test {test} chooses the test of --sig; give --sig REF too")
     check_format(fmt)
     if layout not in LAYOUTS:
@@ -167,12 +179,13 @@ def format_number(value, decimals: int, sign: bool = False) -> str:
 
 def experiment_table(runs: pd.DataFrame, meta: dict, metric: str, sig: str | None = None,
                      pooled: bool = False, alpha: float = 0.05, best: bool = False,
-                     test: str = "t"):
+                     test: str | None = None):
     """The numbers of one experiment's table, before formatting.
 
     Returns (tidy, datasets, algorithms, caption, notes): ``tidy`` has one row per
     (dataset, algorithm) with a result: mean, sd, n_repetitions, mark ("v", "*", "") and
-    pvalue of the test against ``sig`` (NaN without one, and for ``sig`` itself), and
+    pvalue of the test against ``sig`` (NaN without one, and for ``sig`` itself; the test
+    is ``test``, None: the protocol's default, and its name is the column ``test``), and
     when the reference covers it paper_mean, paper_sd, paper_text, method, delta,
     tolerance (references.tolerance: max(floor, 2 × paper sd)) and agrees (references.agrees;
     False without a paper value); ``datasets`` and ``algorithms`` are in config order;
@@ -201,25 +214,27 @@ def experiment_table(runs: pd.DataFrame, meta: dict, metric: str, sig: str | Non
         if sig not in algorithms:
             raise ObliqError(f"--sig: no algorithm {sig!r} in experiment {meta['name']!r} "
                              f"(algorithms: {', '.join(algorithms)})")
-        tests = compare_to(runs, metric, sig, alpha, test)
+        chosen, why = chosen_test(test, config.get("protocol"), runs[runs["status"] == "ok"])
+        tests = compare_to(runs, metric, sig, alpha, chosen.name)
         tidy = tidy.drop(columns=["mark", "pvalue"]).merge(
             tests[["dataset", "algorithm", "mark", "pvalue"]], on=["dataset", "algorithm"],
             how="left")
         tidy["mark"] = tidy["mark"].fillna("")
         tidy["pvalue"] = tidy["pvalue"].astype(np.float64)
+        tidy["test"] = chosen.name
         better = "higher" if m.higher else "lower"
-        if test == "t":
+        if chosen.name == "t":
             notes.append(f"v / *: significantly better / worse than {sig} ({better} {metric} "
-                         f"is better) by a two-sided paired t-test, alpha = {alpha}, on the "
-                         f"per-fold scores of the (repetition, fold) pairs both algorithms "
-                         f"finished, i.e. the same folds (no correction for overlapping "
-                         f"training sets); (w/t/l) counts them per algorithm")
+                         f"is better) by a two-sided paired t-test ({why}), alpha = {alpha}, "
+                         f"on the per-fold scores of the (repetition, fold) pairs both "
+                         f"algorithms finished, i.e. the same folds (no correction for "
+                         f"overlapping training sets); (w/t/l) counts them per algorithm")
         else:
             notes.append(f"v / *: significantly better / worse than {sig} ({better} {metric} "
-                         f"is better) by {check_test(test).title}, test name {test}, alpha = "
-                         f"{alpha}, on {check_test(test).reads}; (w/t/l) counts them per "
+                         f"is better) by {chosen.title}, test name {chosen.name} ({why}), "
+                         f"alpha = {alpha}, on {chosen.reads}; (w/t/l) counts them per "
                          f"algorithm")
-            caveat = protocol_caveat(test, (config.get("protocol") or {}).get("name"))
+            caveat = protocol_caveat(chosen.name, (config.get("protocol") or {}).get("name"))
             if caveat:
                 notes.append(caveat)
         if len(tests):
@@ -233,7 +248,7 @@ def experiment_table(runs: pd.DataFrame, meta: dict, metric: str, sig: str | Non
                          f"than every other on {ref_worst}")
         untested = tests["statistic"].isna()
         if untested.any():
-            too_few = ("no repetition with both folds shared" if check_test(test).two_folds
+            too_few = ("no repetition with both folds shared" if chosen.two_folds
                        else "fewer than 2 shared folds")
             notes.append(f"no test ({too_few}) for {int(untested.sum())} "
                          f"dataset/algorithm pair(s), counted as ties")
@@ -375,7 +390,7 @@ def _section(headers, rows, caption: str, notes: list[str], title: str | None,
 
 def render_tables(results, metric: str = "test_accuracy", fmt: str = "md", layout: str = "wide",
                   sig: str | None = None, pooled: bool = False, alpha: float = 0.05,
-                  best: bool = False, test: str = "t", show_all: bool = False) -> str:
+                  best: bool = False, test: str | None = None, show_all: bool = False) -> str:
     """One table per experiment of ``results`` (a ``Results``, or the paths of experiment
     folders or a folder of them, read here; a heading each when there are several).
 
@@ -385,7 +400,8 @@ def render_tables(results, metric: str = "test_accuracy", fmt: str = "md", layou
     paper_mean, tolerance and within ("true" / "false" by references.agrees), all empty
     where the paper has no value; with ``sig`` the test's versus, test, pvalue and mark).
     ``layout``: wide or long (ignored by csv). ``sig``: mark cells against that algorithm
-    at level ``alpha`` by the per-fold test ``test`` (stats.TESTS). ``pooled``: OC1's
+    at level ``alpha`` by the per-fold test ``test`` (stats.TESTS; None: each experiment's
+    protocol default, ``stats.protocol_test``). ``pooled``: OC1's
     pooled accuracy instead of the fold mean.
     ``best``: each algorithm's best repetition (highest test accuracy) instead of the mean.
     ``show_all``: also the rows of tasks that left the config (``aggregate._visible``).
@@ -399,7 +415,7 @@ def render_tables(results, metric: str = "test_accuracy", fmt: str = "md", layou
 def format_tables(results: Results, metric: str = "test_accuracy",
                   fmt: str = "md", layout: str = "wide", sig: str | None = None,
                   pooled: bool = False, alpha: float = 0.05, best: bool = False,
-                  test: str = "t") -> str:
+                  test: str | None = None) -> str:
     """``render_tables`` on results already read, options checked."""
     if fmt == "csv":
         out = table_frame(results, metric, sig, pooled, alpha, best, test)
@@ -435,11 +451,12 @@ def format_tables(results: Results, metric: str = "test_accuracy",
 
 def table_frame(results: Results, metric: str = "test_accuracy",
                 sig: str | None = None, pooled: bool = False, alpha: float = 0.05,
-                best: bool = False, test: str = "t") -> pd.DataFrame:
+                best: bool = False, test: str | None = None) -> pd.DataFrame:
     """The numbers of ``format_tables`` as one frame (what ``--format csv`` writes): one
     row per (experiment, dataset, algorithm) with a result, columns CSV_COLUMNS, numbers
     as floats; ``within`` True / False, NA without a paper value; without ``sig`` the
-    columns versus, test and mark are empty and pvalue NaN. Experiments without a
+    columns versus, test and mark are empty and pvalue NaN (with it, ``test`` names the
+    per-fold test used, the protocol's default when ``test`` is None). Experiments without a
     finished task have no rows."""
     frames = []
     for meta, part, _ in results.finished_experiments():
@@ -448,7 +465,8 @@ def table_frame(results: Results, metric: str = "test_accuracy",
             continue
         within = tidy["agrees"].astype("boolean").where(tidy["paper_mean"].notna())
         frames.append(tidy.assign(metric=metric, experiment=meta["name"], within=within,
-                                  versus=sig or "", test=test if sig else "")[CSV_COLUMNS])
+                                  versus=sig or "",
+                                  test=tidy["test"] if sig else "")[CSV_COLUMNS])
     if not frames:
         return pd.DataFrame(columns=CSV_COLUMNS)
     return pd.concat(frames, ignore_index=True)

@@ -407,3 +407,62 @@ def test_the_order_of_runs_csv_rows_changes_nothing(tiny, tmp_path):
     runs.iloc[::-1].to_csv(copy / "runs.csv", index=False)
     assert pd.read_csv(copy / "runs.csv")["dataset"].iloc[0] == "wine3"
     assert csv_rows([copy, "--rope", "0.5"]).equals(csv_rows([tiny, "--rope", "0.5"]))
+
+
+# --- how many datasets the posterior rests on -----------------------------------------------
+
+def shifted_experiment(tmp_path, n_datasets, name="exp"):
+    """A beats B by 3 points on every one of ``n_datasets`` datasets (5 x 2-fold CV)."""
+    rng = np.random.default_rng(3)
+    scores = {}
+    for i in range(n_datasets):
+        base = rng.normal(80, 1, (5, 2))
+        scores[(f"d{i}", "A")], scores[(f"d{i}", "B")] = base + 3, base
+    return write_experiment(tmp_path / name, scores,
+                            {"name": "kfold", "folds": 2, "repeats": 5})
+
+
+def test_the_bayesian_text_states_its_datasets_and_warns_below_five(tmp_path):
+    three = shifted_experiment(tmp_path, 3, "three")
+    result, lines = invoke(["stats", three, "--bayes"])
+    assert result.exit_code == 0, result.output
+    assert "over the datasets both algorithms have results on (N = 3 datasets)" in \
+        result.output
+    # the issue's case: three datasets that agree give "better", and now a caveat
+    row = next(line for line in lines if line.startswith("| A "))
+    assert "| better " in row
+    warnings = [line for line in lines if line.startswith("⚠ the posterior rests on too few")]
+    assert warnings == [
+        "⚠ the posterior rests on too few datasets (3; fewer than 5): a few datasets that "
+        "agree can push a probability past 0.95, so read it as a description of these "
+        "datasets, not as evidence about others"]
+    five = shifted_experiment(tmp_path, 5, "five")
+    result, lines = invoke(["stats", five, "--bayes"])
+    assert "(N = 5 datasets)" in result.output
+    assert "too few datasets" not in result.output
+
+
+def test_datasets_text_and_warning_read_the_tested_pairs():
+    from obliq_cli.report.bayes import datasets_text, few_datasets_warning
+
+    pairs = pd.DataFrame({"n_datasets": [7, 4, 1]})  # the pair on 1 dataset has no test
+    assert datasets_text(pairs) == ("N = 4 to 7 datasets (each pair over those both have "
+                                    "results on)")
+    assert few_datasets_warning(pairs).startswith("⚠ the posterior rests on too few "
+                                                  "datasets (4; fewer than 5)")
+    assert datasets_text(pairs.iloc[[0]]) == "N = 7 datasets"
+    assert few_datasets_warning(pairs.iloc[[0]]) == ""
+    assert datasets_text(pairs.iloc[[2]]) == "no pair sharing 2 datasets"
+    assert few_datasets_warning(pairs.iloc[[2]]) == ""
+
+
+def test_the_bayesian_figure_caption_states_its_datasets(tmp_path):
+    from obliq_cli.analysis.aggregate import load_results
+    from obliq_cli.report.html_report import bayes_figure
+
+    runs, metas = load_results(shifted_experiment(tmp_path, 3))
+    fig, pairs, _ = bayes_figure(runs, metas[0])
+    assert fig.obliq_note.startswith("Signed-rank posterior over N = 3 datasets. ⚠ the "
+                                     "posterior rests on too few datasets (3; fewer than 5)")
+    # the same line under the picture, where a saved file carries it
+    assert fig._supxlabel.get_text().replace("\n", " ") == fig.obliq_note

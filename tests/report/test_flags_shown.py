@@ -270,17 +270,26 @@ def test_the_figures_mark_the_flagged_methods_and_count_their_cells(flagged_run,
     ticks = [t.get_text() for t in bayes.axes[0].get_yticklabels()]
     assert ticks == [t.get_text() for t in bayes.axes[0].get_xticklabels()] == [
         "FULL", "STUMP ⚠", "DUMMY ⚠"]
-    assert bayes.obliq_note == note
+    # after the line on its datasets (2 here, so the warning too)
+    assert bayes.obliq_note == ("Signed-rank posterior over N = 2 datasets. ⚠ the posterior "
+                                "rests on too few datasets (2; fewer than 5): a few datasets "
+                                "that agree can push a probability past 0.95, so read it as a "
+                                "description of these datasets, not as evidence about "
+                                "others. " + note)
     # accuracy against size: the dummy has no size, so it is neither drawn nor counted
     size = size_figure(runs, meta)
     assert [t.get_text() for t in size.legends[0].get_texts()] == ["FULL", "STUMP ⚠"]
     assert size.obliq_note == FIGURE_NOTE + "STUMP 2 of 2"
     # the same numbers without flags: no mark, no line
     plain_meta, plain, _ = obliq_cli.load_results(_flagless(out, tmp_path)).only()
-    for fig in (cd_figure(plain, "degenerate")[0], bayes_figure(plain, plain_meta)[0],
-                size_figure(plain, plain_meta)):
+    for fig in (cd_figure(plain, "degenerate")[0], size_figure(plain, plain_meta)):
         assert fig.obliq_note == "" and fig._supxlabel is None
         assert not any("⚠" in t for t in texts(fig))
+    # the Bayesian figure keeps only its line on the datasets
+    plain_bayes = bayes_figure(plain, plain_meta)[0]
+    assert plain_bayes.obliq_note.startswith("Signed-rank posterior over N = 2 datasets. ⚠")
+    assert "flagged" not in plain_bayes.obliq_note
+    assert not any("⚠" in t for t in texts(plain_bayes))
     # obliq plot prints the line after the two paths; the page puts it in the captions
     shown = CliRunner().invoke(main, ["plot", "cd", str(out), "-o", str(tmp_path / "cd")])
     assert shown.exit_code == 0, shown.output

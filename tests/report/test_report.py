@@ -227,7 +227,11 @@ def test_marks_follow_the_metric_direction_and_count_w_t_l(tmp_path):
         wtl = table["(w/t/l) vs REF"]
         assert (wtl["REF"], wtl["BETTER"], wtl["WORSE"], wtl["SAME"]) == (
             "", "(1/1/0)", "(0/1/1)", "(0/2/0)")
-        assert "paired t-test, alpha = 0.05" in text and "the same folds" in text
+        # a meta.json naming no protocol: the paired t, and the note says why
+        assert ("paired t-test (default: no protocol-specific test for an unnamed "
+                "protocol), alpha = 0.05") in text and "the same folds" in text
+        plain = render_tables([d], metric, sig="REF", test="t")
+        assert "paired t-test (--test t), alpha = 0.05" in plain and "the same folds" in plain
     # the other way round: against BETTER, REF is worse in accuracy and in size
     table = md_table(render_tables([d], "n_leaves", sig="BETTER"))
     assert table["clear"]["REF"].endswith(" *")

@@ -22,6 +22,7 @@ from obliq_cli.analysis.stats import (
     TESTS,
     FriedmanResult,
     alpaydin_5x2cv_f,
+    chosen_test,
     combined_5x2cv_t,
     compare_to,
     corrected_resampled_t,
@@ -30,6 +31,7 @@ from obliq_cli.analysis.stats import (
     friedman_test,
     nemenyi_critical_difference,
     paired_t_test,
+    protocol_test,
     rank_algorithms,
     wilcoxon_test,
 )
@@ -372,9 +374,13 @@ def test_cli_table_marks_by_the_chosen_test_and_names_it(tmp_path):
     assert cells["d2"][2].endswith(" v") and cells["d3"][2].endswith(" *")
     assert cells["(w/t/l) vs REF"] == ["", "(0/3/0)", "(1/1/1)"]
     assert "Alpaydın's combined 5x2cv F-test" in result.output
-    # the default stays the paired t-test and says so
-    result, _ = invoke(["table", d, "--sig", "REF"])
-    assert "by a two-sided paired t-test" in result.output
+    # without --test, 5 x 2-fold CV gets Dietterich's 5x2cv t, and the note says why
+    result, lines = invoke(["table", d, "--sig", "REF"])
+    assert "Dietterich's 5x2cv paired t-test" in result.output
+    assert "test name 5x2t (default for 5 x 2-fold CV)" in result.output
+    # an explicit --test still wins, and the note names it as chosen
+    result, _ = invoke(["table", d, "--sig", "REF", "--test", "t"])
+    assert "by a two-sided paired t-test (--test t)" in result.output
 
 
 def test_cli_rejects_an_unknown_test_and_a_5x2_test_on_5_folds(tmp_path):
@@ -448,3 +454,110 @@ def test_notes_name_the_protocol_caveat_and_test_needs_sig(tmp_path):
         "error: --test 5x2t chooses the test of --sig; give --sig REF too"]
     out = pd.read_csv(pd.io.common.StringIO(render_stats([d], fmt="csv")))
     assert out[["algorithm", "versus"]].values.tolist() == [["A", "B"], ["B", "A"]]
+
+
+# --- the per-fold test that follows the protocol (no --test) ---------------------------------
+
+@pytest.mark.parametrize("protocol, expected", [
+    ({"name": "kfold", "folds": 2, "repeats": 5}, ("5x2t", "default for 5 x 2-fold CV")),
+    ({"name": "kfold", "folds": 2, "repeats": 3}, ("5x2t", "default for 3 x 2-fold CV")),
+    ({"name": "kfold", "folds": 10, "repeats": 10},
+     ("corrected-t", "default for 10 x 10-fold CV")),
+    ({"name": "kfold", "folds": 5, "repeats": 1}, ("corrected-t", "default for 5-fold CV")),
+    ({"name": "random_split", "repeats": 5},
+     ("corrected-t", "default for 5 repeated random splits")),
+    # UMT's held-out third with 2 x 5 CV on the rest: 2 folds, yet not a 5x2cv design
+    ({"name": "holdout_cv", "folds": 2, "repeats": 5},
+     ("t", "default for holdout_cv, whose tasks share one held-out test part")),
+    ({"name": "fixed_split", "repeats": 5},
+     ("t", "default for fixed_split, whose tasks share one held-out test part")),
+    ({"name": "mine"}, ("t", "default: no protocol-specific test for mine")),
+    (None, ("t", "default: no protocol-specific test for an unnamed protocol")),
+])
+def test_the_default_test_follows_the_protocol(protocol, expected):
+    assert protocol_test(protocol) == expected
+    test, why = chosen_test(None, protocol)
+    assert (test.name, why) == expected
+    # an explicit test wins whatever the protocol
+    test, why = chosen_test("5x2f", protocol)
+    assert (test.name, why) == ("5x2f", "--test 5x2f")
+
+
+def test_a_protocol_without_folds_is_counted_in_the_runs(tmp_path):
+    # the synthetic meta.json names the protocol only: folds and repetitions from the rows
+    runs, _ = load_results(five_by_two_experiment(tmp_path))
+    assert protocol_test({"name": "kfold"}, runs) == ("5x2t", "default for 5 x 2-fold CV")
+    assert protocol_test({"name": "kfold", "folds": 10}, runs) == (
+        "corrected-t", "default for 5 x 10-fold CV")
+
+
+def test_corrected_t_by_hand_and_as_the_default_for_repeated_k_fold(tmp_path):
+    # 2 x 3-fold CV of 90 rows: every training part 60 rows (54 grow + 6 prune), test 30.
+    # d = 2, 0, 1, 3, 1, -1: J = 6, mean 1, Σ (d - 1)² = 1+1+0+4+0+4 = 10, var = 10/5 = 2;
+    # n_test / n_train = 30/60 = 1/2; t = 1 / sqrt((1/6 + 1/2) × 2) = 1 / sqrt(4/3)
+    # = sqrt(3)/2 = 0.866025, 5 df
+    d = np.array([[2.0, 0.0, 1.0], [3.0, 1.0, -1.0]])
+    base = np.array([[80.0, 78.0, 81.0], [79.0, 82.0, 80.0]])
+    hand = math.sqrt(3) / 2
+    assert hand == pytest.approx(0.866025, abs=1e-6)
+    direct = corrected_resampled_t((base + d).ravel(), base.ravel(), 30 / 60)
+    assert direct.statistic == pytest.approx(hand, rel=1e-12)
+    # the p independently: P(|T_5| >= t) from scipy's t distribution, and the same from
+    # its cdf, 0.426 by a table of Student's t
+    assert direct.pvalue == pytest.approx(2 * stats.t.sf(hand, 5), rel=1e-12)
+    assert direct.pvalue == pytest.approx(2 * (1 - stats.t.cdf(hand, 5)), rel=1e-9)
+    assert direct.pvalue == pytest.approx(0.426, abs=5e-4)
+    folder = write_experiment(tmp_path / "e", {("d", "REF"): base, ("d", "X"): base + d},
+                              n_train=54, n_prune=6, n_test=30)
+    meta = json.loads((folder / "meta.json").read_text())
+    meta["config"]["protocol"] = {"name": "kfold", "folds": 3, "repeats": 2}
+    (folder / "meta.json").write_text(json.dumps(meta))
+    result, lines = invoke(["stats", folder, "--format", "csv"])
+    assert result.exit_code == 0, result.output
+    row = pd.read_csv(pd.io.common.StringIO(result.output)).set_index(
+        ["algorithm", "versus"]).loc[("X", "REF")]
+    assert row["test"] == "corrected-t"
+    assert (row["fold_n_pairs"], row["fold_statistic"], row["fold_pvalue"]) == pytest.approx(
+        (6, hand, 2 * stats.t.sf(hand, 5)), rel=1e-12)
+    text = render_stats([folder])
+    assert "Nadeau & Bengio's corrected resampled t-test" in text
+    assert "test name corrected-t (default for 2 x 3-fold CV)" in text
+    # the plain t on the same differences would say more than the corrected one
+    assert paired_t_test((base + d).ravel(), base.ravel()).pvalue < direct.pvalue
+
+
+def test_one_dataset_gets_each_pairs_statistic_and_p(tmp_path):
+    d = write_experiment(tmp_path / "e", {("d", "A"): B, ("d", "B"): B + P,
+                                          ("d", "C"): B + P + 3})
+    text = render_stats([d])
+    assert "test name 5x2t (default for 5 x 2-fold CV)" in text
+    rows = {tuple(c.strip() for c in line.split("|")[1:3]): [c.strip() for c in
+                                                             line.split("|")[3:-1]]
+            for line in text.splitlines() if line.startswith("| A ") or
+            line.startswith("| B ")}
+    # A - B = -P: Dietterich's t = -2 / sqrt(0.7) = -2.390, 5 df (hand value above)
+    assert rows[("A", "B")] == ["10", "-1.1000", "-2.390",
+                                f"{2 * stats.t.sf(2 / math.sqrt(0.7), 5):.4f}", ""]
+    # B - C = -3 in every pair: zero variance, a constant shift (t = -inf, p = 0)
+    assert rows[("B", "C")] == ["10", "-3.0000", "-inf", "< 0.0001", "*"]
+    out = pd.read_csv(pd.io.common.StringIO(render_stats([d], fmt="csv"))).set_index(
+        ["algorithm", "versus"])
+    assert out.at[("A", "B"), "fold_statistic"] == pytest.approx(-2 / math.sqrt(0.7))
+    assert out.at[("B", "A"), "fold_statistic"] == pytest.approx(2 / math.sqrt(0.7))
+    assert (out["test"] == "5x2t").all()
+    # with several datasets the w/t/l count them, and the one-dataset columns stay empty
+    several = render_stats([five_by_two_experiment(tmp_path / "several")], fmt="csv")
+    assert pd.read_csv(pd.io.common.StringIO(several))["fold_pvalue"].isna().all()
+
+
+def test_holdout_cv_defaults_to_the_paired_t_without_a_caveat(tmp_path):
+    d = write_experiment(tmp_path / "e", {("d", "A"): B, ("d", "B"): B + P},
+                         protocol="holdout_cv")
+    result, _ = invoke(["table", d, "--sig", "A"])
+    assert "by a two-sided paired t-test (default for holdout_cv" in result.output
+    assert "same held-out test part, not on disjoint halves" not in result.output
+    out = pd.read_csv(pd.io.common.StringIO(render_stats([d], fmt="csv")))
+    assert (out["test"] == "t").all()
+    table = pd.read_csv(pd.io.common.StringIO(
+        invoke(["table", d, "--sig", "A", "--format", "csv"])[0].output))
+    assert (table["test"] == "t").all()
