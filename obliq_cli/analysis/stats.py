@@ -371,9 +371,11 @@ def _training_sizes(ok: pd.DataFrame) -> pd.DataFrame:
     if bad.any():
         i = bad.idxmax()
         where = ok.at[i, "source"] if "source" in ok.columns else "runs.csv"
-        raise ObliqError(f"{where}: --test corrected-t needs n_train and n_test of every "
-                         f"task; ({ok.at[i, 'dataset']}, repetition {ok.at[i, 'repetition']}"
-                         f", fold {ok.at[i, 'fold']}, {ok.at[i, 'algorithm']}) lacks them")
+        raise ObliqError(f"{where}: the corrected resampled t (corrected-t, the default "
+                         f"for repeated k-fold CV) needs n_train and n_test of every task "
+                         f"(another --test reads no sizes); ({ok.at[i, 'dataset']}, "
+                         f"repetition {ok.at[i, 'repetition']}, fold {ok.at[i, 'fold']}, "
+                         f"{ok.at[i, 'algorithm']}) lacks them")
     return sizes
 
 
