@@ -154,7 +154,7 @@ def name_list(value, option: str) -> list[str] | None:
 
 
 def run_experiment(config, output=None, n_jobs: int | None = None, backend: str | None = None,
-                   resume: bool = False, force: bool = False, progress: bool = False,
+                   resume: bool = False, force: bool = False, progress: bool | None = None,
                    scheduler: str | None = None, accept_changed_code: bool = False,
                    datasets=None, algorithms=None) -> Results:
     """Run (or with ``resume`` continue) an experiment and read its results back.
@@ -169,12 +169,15 @@ def run_experiment(config, output=None, n_jobs: int | None = None, backend: str 
     ``datasets`` / ``algorithms``: run only the tasks of these (labels or names as the
     config gives them; a string is split at commas), as ``obliq run --datasets
     --algorithms`` (the rows are those a full run writes; ``resume`` later adds the
-    rest). Raises
+    rest). ``progress``: draw a progress bar (tqdm.auto: a widget in a Jupyter notebook
+    with ipywidgets, text on stderr elsewhere); None draws it inside IPython or Jupyter
+    (``logs.in_ipython``) and not elsewhere. Raises
     ObliqError, having written nothing, for bad input; a task that fails is stored with
     status "error" and listed in ``Results.summary.failed``.
     """
     from .config import ExperimentConfig, config_from_dict, load_config
     from .experiment.runner import run_experiment as run
+    from .logs import in_ipython
 
     if resume and force:
         raise ObliqError("--resume and --force exclude each other")
@@ -193,7 +196,8 @@ def run_experiment(config, output=None, n_jobs: int | None = None, backend: str 
               spec.path, len(spec.datasets), len(spec.algorithms), spec.protocol.name,
               spec.n_jobs, spec.backend)
     summary = run(spec, n_jobs=spec.n_jobs, backend=spec.backend, scheduler=scheduler,
-                  resume=resume, force=force, progress=progress,
+                  resume=resume, force=force,
+                  progress=in_ipython() if progress is None else bool(progress),
                   accept_changed_code=accept_changed_code,
                   datasets=name_list(datasets, "datasets"),
                   algorithms=name_list(algorithms, "algorithms"))
