@@ -233,7 +233,7 @@ def format_stats(results: Results, metric: str = "test_accuracy",
     return render(stats_page(results, metric, test, alpha, fmt), fmt)
 
 
-def stats_page(results: Results, metric: str = "test_accuracy", test: str = "t",
+def stats_page(results: Results, metric: str = "test_accuracy", test: str | None = None,
                alpha: float = 0.05, fmt: str = "md"):
     """What ``format_stats`` renders, before ``render.render``: for csv the frame
     (``analysis.significance.stats_frame``), else the page (the same for md and html)."""

@@ -424,7 +424,7 @@ def format_tables(results: Results, metric: str = "test_accuracy",
 def tables_page(results: Results, metric: str = "test_accuracy",
                 fmt: str = "md", layout: str = "wide", sig: str | None = None,
                 pooled: bool = False, alpha: float = 0.05, best: bool = False,
-                test: str = "t"):
+                test: str | None = None):
     """What ``format_tables`` renders, before ``render.render``: for csv the frame it
     writes (``table_frame`` with ``within`` as the text "true" / "false" / ""), else the
     page, which is the same for md, latex and html (``api.Results.table`` renders it in

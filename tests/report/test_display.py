@@ -9,11 +9,10 @@ import pytest
 from test_flags_shown import md_rows
 
 import obliq_cli
-from obliq_cli.analysis.significance import stats_frame
 from obliq_cli.report.display import TableOutput
 from obliq_cli.report.render import Heading, Table, Text, render
 from obliq_cli.report.significance import render_stats
-from obliq_cli.report.tables import render_tables, table_frame
+from obliq_cli.report.tables import render_tables
 
 PAGE = [[Heading("e <1>"), Text("caption"), Table(["a", "b|c"], [["x", "1.00 ⚠"]],
                                                  ["1 of 1 tasks flagged"])]]
@@ -63,13 +62,11 @@ def test_table_and_stats_print_what_the_command_line_prints(results, flagged_run
     table = results.table()
     assert str(table) == render_tables([out])
     assert table._repr_html_() == render_tables([out], fmt="html")
-    pd.testing.assert_frame_equal(table.to_frame(), table_frame(results))
     pd.testing.assert_frame_equal(table.to_frame(), results.table(frame=True))
     stats = results.stats()
     assert str(stats) == render_stats([out])
     assert stats._repr_html_() == render_stats([out], fmt="html")
-    pd.testing.assert_frame_equal(stats.to_frame(), stats_frame(results, "test_accuracy",
-                                                                "t", 0.05))
+    pd.testing.assert_frame_equal(stats.to_frame(), results.stats(frame=True))
 
 
 def test_results_show_a_summary_then_their_table(results):
