@@ -6,6 +6,7 @@
     results = obliq_cli.run_experiment("quickstart", output="results/qs", n_jobs=2)
     results.to_frame()                   # one row per task and metric
     print(results.table(sig="CART-AP gini unpruned"))   # the text `obliq table` prints
+    results.table()                      # in a notebook: the same table as html
     results.table(frame=True)            # the same numbers as a DataFrame (--format csv)
     results.stats(frame=True)            # what `obliq stats` computes
     obliq_cli.load_results("results/qs") # a finished folder, read into the same object
@@ -15,7 +16,9 @@ run by ``experiment.runner.run_experiment`` and read back by
 ``analysis.results.Results``; tables and statistics are ``report.tables``,
 ``report.significance`` and ``report.bayes`` (their numbers ``analysis.stats`` and
 ``analysis.bayes``). Errors are ``ObliqError``s (ValueErrors),
-the one-line messages the command line prints.
+the one-line messages the command line prints. In IPython or Jupyter a ``Results``
+shows a summary and its table, and the tables of ``table()`` and ``stats()`` show
+themselves, as html (``report.display``).
 """
 
 from __future__ import annotations
@@ -51,18 +54,26 @@ class Results(_Results):
               best: bool = False, test: str | None = None, show_all: bool | None = None,
               frame: bool = False):
         """What ``obliq table`` prints, with its options (``fmt`` is --format, ``show_all``
-        --all). ``frame=True``: the numbers as a DataFrame instead (the rows and columns
-        of ``--format csv``, ``report.tables.CSV_COLUMNS``; ``fmt`` and ``layout`` do not
+        --all), as a ``report.display.TableOutput``: ``str()`` is the text the command
+        prints, a notebook shows it as html, ``to_frame()`` gives its numbers.
+        ``frame=True``: the numbers as a DataFrame instead (the rows and columns of
+        ``--format csv``, ``report.tables.CSV_COLUMNS``; ``fmt`` and ``layout`` do not
         apply)."""
         from .experiment.metrics import check_metric
-        from .report.tables import check_table_options, format_tables, table_frame
+        from .report.display import TableOutput
+        from .report.tables import check_table_options, table_frame, tables_page
 
         check_table_options(metric, "csv" if frame else fmt, layout, pooled, alpha, sig, test)
         results = self.showing(show_all)
         check_metric(metric)
-        if frame:
+
+        def numbers():
             return table_frame(results, metric, sig, pooled, alpha, best, test)
-        return format_tables(results, metric, fmt, layout, sig, pooled, alpha, best, test)
+
+        if frame:
+            return numbers()
+        return TableOutput(tables_page(results, metric, fmt, layout, sig, pooled, alpha, best,
+                                       test), fmt, numbers)
 
     def stats(self, metric: str = "test_accuracy", test: str | None = None,
               alpha: float = 0.05, fmt: str = "md", frame: bool = False, bayes: bool = False,
@@ -74,25 +85,49 @@ class Results(_Results):
         ``analysis.significance.CSV_COLUMNS``). ``bayes=True``: ``obliq stats --bayes``
         instead (``report.bayes``: mean ranks, the Bayesian signed-rank test across
         datasets and the correlated t-test per dataset, with ``rope`` in the metric's
-        units; None: 1 point of a percentage); its frame has BAYES_CSV_COLUMNS."""
+        units; None: 1 point of a percentage); its frame has BAYES_CSV_COLUMNS. Without
+        ``frame``, a ``report.display.TableOutput`` as ``table`` gives."""
         from .analysis.significance import stats_frame
         from .experiment.metrics import check_metric
-        from .report.significance import check_stats_options, format_stats
+        from .report.display import TableOutput
+        from .report.significance import check_stats_options, stats_page
 
         check_stats_options(test, alpha, "csv" if frame else fmt)
         check_metric(metric)
         if bayes:
             from .analysis.bayes import bayes_frame, check_rope
-            from .report.bayes import format_bayes
+            from .report.bayes import bayes_page
 
             if rope is not None:
                 check_rope(rope)
-            if frame:
+
+            def numbers():
                 return bayes_frame(self, metric, rope, alpha)
-            return format_bayes(self, metric, rope, alpha, fmt)
-        if frame:
-            return stats_frame(self, metric, test, alpha)
-        return format_stats(self, metric, test, alpha, fmt)
+
+            page = None if frame else bayes_page(self, metric, rope, alpha, fmt)
+        else:
+            def numbers():
+                return stats_frame(self, metric, test, alpha)
+
+            page = None if frame else stats_page(self, metric, test, alpha, fmt)
+        return numbers() if frame else TableOutput(page, fmt, numbers)
+
+    def _page(self) -> list:
+        from .report.display import results_page
+
+        return results_page(self, self.table().page)
+
+    def _repr_html_(self) -> str:
+        """What a notebook shows (IPython's display protocol): ``report.display.
+        results_page`` as html."""
+        from .report.render import render
+
+        return render(self._page(), "html")
+
+    def _repr_markdown_(self) -> str:
+        from .report.render import render
+
+        return render(self._page(), "md")
 
 
 def load_results(path, show_all: bool = False) -> Results:
@@ -119,7 +154,7 @@ def name_list(value, option: str) -> list[str] | None:
 
 
 def run_experiment(config, output=None, n_jobs: int | None = None, backend: str | None = None,
-                   resume: bool = False, force: bool = False, progress: bool = False,
+                   resume: bool = False, force: bool = False, progress: bool | None = None,
                    scheduler: str | None = None, accept_changed_code: bool = False,
                    datasets=None, algorithms=None) -> Results:
     """Run (or with ``resume`` continue) an experiment and read its results back.
@@ -134,12 +169,15 @@ def run_experiment(config, output=None, n_jobs: int | None = None, backend: str 
     ``datasets`` / ``algorithms``: run only the tasks of these (labels or names as the
     config gives them; a string is split at commas), as ``obliq run --datasets
     --algorithms`` (the rows are those a full run writes; ``resume`` later adds the
-    rest). Raises
+    rest). ``progress``: draw a progress bar (tqdm.auto: a widget in a Jupyter notebook
+    with ipywidgets, text on stderr elsewhere); None draws it inside IPython or Jupyter
+    (``logs.in_ipython``) and not elsewhere. Raises
     ObliqError, having written nothing, for bad input; a task that fails is stored with
     status "error" and listed in ``Results.summary.failed``.
     """
     from .config import ExperimentConfig, config_from_dict, load_config
     from .experiment.runner import run_experiment as run
+    from .logs import in_ipython
 
     if resume and force:
         raise ObliqError("--resume and --force exclude each other")
@@ -158,7 +196,8 @@ def run_experiment(config, output=None, n_jobs: int | None = None, backend: str 
               spec.path, len(spec.datasets), len(spec.algorithms), spec.protocol.name,
               spec.n_jobs, spec.backend)
     summary = run(spec, n_jobs=spec.n_jobs, backend=spec.backend, scheduler=scheduler,
-                  resume=resume, force=force, progress=progress,
+                  resume=resume, force=force,
+                  progress=in_ipython() if progress is None else bool(progress),
                   accept_changed_code=accept_changed_code,
                   datasets=name_list(datasets, "datasets"),
                   algorithms=name_list(algorithms, "algorithms"))

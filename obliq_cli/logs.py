@@ -3,7 +3,8 @@
 Results (tables, predictions, paths written) go to standard output; everything else
 (what was run, where it went, warnings) is logged to standard error through the
 ``obliq`` logger, so ``-q`` silences it and ``-v`` adds detail, and a program that
-imports obliq decides for itself. Progress bars are drawn only on a terminal.
+imports obliq decides for itself. Progress bars are drawn on a terminal (the command
+line) and, by default, inside IPython or Jupyter (``in_ipython``, ``run_experiment``).
 """
 
 from __future__ import annotations
@@ -48,6 +49,15 @@ def show_progress(requested: bool = True) -> bool:
     file or a pipe gets no carriage-return frames)."""
     return (requested and logging.getLogger(LOGGER).isEnabledFor(logging.INFO)
             and sys.stderr.isatty())
+
+
+def in_ipython() -> bool:
+    """Whether an IPython shell runs this code (a Jupyter kernel, the ``ipython``
+    prompt): where ``run_experiment`` draws its progress bar unless told not to. Looked
+    up in ``sys.modules`` only: importing IPython to ask would cost every other caller."""
+    ipython = sys.modules.get("IPython")
+    get_ipython = getattr(ipython, "get_ipython", None)
+    return get_ipython is not None and get_ipython() is not None
 
 
 class _ThreadStdout:

@@ -3,6 +3,7 @@ as ``obliq table`` reads them; the command line prints the same text."""
 
 import csv
 import math
+import sys
 
 import numpy as np
 import pandas as pd
@@ -68,10 +69,10 @@ def test_table_and_stats_are_what_the_command_line_prints(tmp_path):
             (["--format", "csv", "--sig", "STUMP"], results.table(fmt="csv", sig="STUMP"))):
         shown = CliRunner().invoke(main, ["table", str(out), *args])
         assert shown.exit_code == 0, shown.output
-        assert shown.output == text + "\n"
+        assert shown.output == str(text) + "\n"
     shown = CliRunner().invoke(main, ["stats", str(out)])
-    assert shown.exit_code == 0 and shown.output == results.stats() + "\n"
-    assert obliq_cli.load_results(out).table() == results.table()
+    assert shown.exit_code == 0 and shown.output == str(results.stats()) + "\n"
+    assert str(obliq_cli.load_results(out).table()) == str(results.table())
     pd.testing.assert_frame_equal(obliq_cli.load_results(out).to_frame(), results.to_frame())
 
 
@@ -95,7 +96,7 @@ def test_the_frame_forms_hold_the_numbers_of_the_table(tmp_path):
     pairs = results.stats(frame=True)
     assert set(zip(pairs["algorithm"], pairs["versus"])) == {("FULL", "STUMP"),
                                                              ("STUMP", "FULL")}
-    text = results.stats(fmt="csv")
+    text = str(results.stats(fmt="csv"))
     assert text.splitlines()[0] == ",".join(pairs.columns)
 
 
@@ -163,3 +164,32 @@ def test_a_shipped_config_name_resolves(tmp_path, monkeypatch):
     assert spec.output == str(tmp_path / "qs") and seen["options"]["n_jobs"] == 1
     assert [a.label for a in spec.algorithms][0] == "CART-AP gini 0-SE"
     assert spec.reference == str(configs_dir() / "references" / "hhcart_uci.csv")
+
+
+class _Shell:
+    """What tqdm.auto and ``logs.in_ipython`` read of a running IPython shell: a terminal
+    ``ipython`` prompt's (no IPKernelApp in its config, so tqdm.auto draws the text bar)."""
+
+    config: dict = {}
+
+
+def test_the_progress_bar_is_on_by_default_inside_ipython_only(tmp_path, monkeypatch, capsys):
+    import types
+
+    from obliq_cli.logs import in_ipython
+
+    assert not in_ipython()  # pytest is no IPython shell
+    obliq_cli.run_experiment(small(), output=tmp_path / "plain")
+    assert "12/12" not in capsys.readouterr().err
+    ipython = types.ModuleType("IPython")
+    ipython.get_ipython = _Shell
+    monkeypatch.setitem(sys.modules, "IPython", ipython)
+    assert in_ipython()
+    obliq_cli.run_experiment(small(), output=tmp_path / "shell")
+    err = capsys.readouterr().err
+    assert "py: 100%" in err and "12/12" in err  # tqdm's bar: desc, percentage, done/total
+    obliq_cli.run_experiment(small(), output=tmp_path / "asked", progress=False)
+    assert "12/12" not in capsys.readouterr().err
+    # with no shell running (IPython imported, get_ipython() None) it stays off
+    ipython.get_ipython = lambda: None
+    assert not in_ipython()

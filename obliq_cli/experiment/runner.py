@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import Interrupted, ObliqError, Terminated
+from ..logs import in_ipython
 from . import pools, provenance, results
 from .plan import chosen_labels, plan, select_tasks, selection_notes
 
@@ -143,13 +144,15 @@ def _append_rows(name: str, settings: RunSettings, header, todo: list,
                  summary: RunSummary) -> None:
     """Run ``todo`` in the pool and append each row to runs.csv as it comes (after the
     stored ``header``, when the file has one), counting it in ``summary``."""
-    from tqdm import tqdm
+    # tqdm.auto: a widget in a Jupyter kernel that has ipywidgets, the text bar elsewhere
+    from tqdm.auto import tqdm
 
     with results.runs_appender(summary.output, header) as append, tqdm(
         total=len(todo), disable=not settings.progress, file=sys.stderr, unit="task",
         desc=name, dynamic_ncols=True, smoothing=0.1,
-        # In a log file (no terminal) each refresh is a new line: refresh rarely there.
-        mininterval=0.1 if sys.stderr.isatty() else 10.0,
+        # In a log file (no terminal) each refresh is a new line: refresh rarely there; a
+        # notebook's output area redraws the bar in place, as a terminal does.
+        mininterval=0.1 if sys.stderr.isatty() or in_ipython() else 10.0,
     ) as bar:
         for row in pools.parallel_results(todo, settings.n_jobs, settings.backend):
             append(row)

@@ -159,11 +159,20 @@ def format_bayes(results, metric: str = "test_accuracy",
     """``obliq stats --bayes``: every experiment's ``experiment_bayes`` as md, html (no
     page wrapper) or csv (``analysis.bayes.bayes_frame``). ``rope`` None:
     ``default_rope(metric)``."""
-    from .render import render, section
+    from .render import render
+
+    return render(bayes_page(results, metric, rope, alpha, fmt, samples), fmt)
+
+
+def bayes_page(results, metric: str = "test_accuracy", rope: float | None = None,
+               alpha: float = 0.05, fmt: str = "md", samples: int = SAMPLES):
+    """What ``format_bayes`` renders, before ``render.render``: for csv the frame
+    (``analysis.bayes.bayes_frame``), else the page (the same for md and html)."""
+    from .render import section
 
     rope = default_rope(metric) if rope is None else check_rope(rope)
     if fmt == "csv":
-        return render(bayes_frame(results, metric, rope, alpha, samples), fmt)
+        return bayes_frame(results, metric, rope, alpha, samples)
     page = []
     experiments = results.experiments()
     for experiment in experiments:
@@ -178,4 +187,4 @@ def format_bayes(results, metric: str = "test_accuracy",
                 raise
             blocks = [Text(str(exc))]  # one experiment of several: say so in its section
         page.append(section(title, blocks))
-    return render(page, fmt)
+    return page

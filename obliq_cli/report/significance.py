@@ -230,8 +230,15 @@ def format_stats(results: Results, metric: str = "test_accuracy",
                  test: str | None = None, alpha: float = 0.05, fmt: str = "md") -> str:
     """``render_stats`` on results already read, options checked (csv:
     ``analysis.significance.stats_frame``)."""
+    return render(stats_page(results, metric, test, alpha, fmt), fmt)
+
+
+def stats_page(results: Results, metric: str = "test_accuracy", test: str | None = None,
+               alpha: float = 0.05, fmt: str = "md"):
+    """What ``format_stats`` renders, before ``render.render``: for csv the frame
+    (``analysis.significance.stats_frame``), else the page (the same for md and html)."""
     if fmt == "csv":
-        return render(stats_frame(results, metric, test, alpha), fmt)
+        return stats_frame(results, metric, test, alpha)
     page = []
     for experiment in results.experiments():
         meta, part, title = experiment
@@ -240,4 +247,4 @@ def format_stats(results: Results, metric: str = "test_accuracy",
             continue
         numbers = significance_numbers(part, meta, metric, test, alpha)
         page.append(section(title, stats_blocks(numbers, alpha)))
-    return render(page, fmt)
+    return page

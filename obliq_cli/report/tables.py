@@ -417,10 +417,21 @@ def format_tables(results: Results, metric: str = "test_accuracy",
                   pooled: bool = False, alpha: float = 0.05, best: bool = False,
                   test: str | None = None) -> str:
     """``render_tables`` on results already read, options checked."""
+    return render(tables_page(results, metric, fmt, layout, sig, pooled, alpha, best, test),
+                  fmt)
+
+
+def tables_page(results: Results, metric: str = "test_accuracy",
+                fmt: str = "md", layout: str = "wide", sig: str | None = None,
+                pooled: bool = False, alpha: float = 0.05, best: bool = False,
+                test: str | None = None):
+    """What ``format_tables`` renders, before ``render.render``: for csv the frame it
+    writes (``table_frame`` with ``within`` as the text "true" / "false" / ""), else the
+    page, which is the same for md, latex and html (``api.Results.table`` renders it in
+    each)."""
     if fmt == "csv":
         out = table_frame(results, metric, sig, pooled, alpha, best, test)
-        return render(out.assign(
-            within=out["within"].map({True: "true", False: "false"}).fillna("")), fmt)
+        return out.assign(within=out["within"].map({True: "true", False: "false"}).fillna(""))
     decimals = check_metric(metric).decimals
     page = []
     for experiment in results.experiments():
@@ -446,7 +457,7 @@ def format_tables(results: Results, metric: str = "test_accuracy",
             notes.insert(1, f"(w/t/l) vs {sig}: " + "; ".join(
                 f"{a} {counts[a]}" for a in algorithms if a in counts))
         page.append(_section(headers, rows, caption, notes, title, titles))
-    return render(page, fmt)
+    return page
 
 
 def table_frame(results: Results, metric: str = "test_accuracy",

@@ -225,7 +225,7 @@ def test_cli_filters_run_a_piece_and_refuse_unknown_names(skipping):
 def test_the_table_of_a_partial_folder_says_not_run_and_skipped(skipping):
     path = skipping()
     res = obliq_cli.run_experiment(path, datasets="test-iris", algorithms="PRUNED,FDT")
-    text = res.table()
+    text = str(res.table())
     lines = text.splitlines()
     header = next(line for line in lines if line.startswith("| dataset"))
     assert [c.strip() for c in header.strip("|").split("|")] == [
@@ -238,13 +238,13 @@ def test_the_table_of_a_partial_folder_says_not_run_and_skipped(skipping):
         "not run", "not run", "not run", "not on wine"]
     assert "2 cells left out by the config's skip rules; the cell says why" in text
     assert "5 cells not run yet" in text
-    long = res.table(layout="long")
+    long = str(res.table(layout="long"))
     assert "| wine2     | SHALLOW     | not on wine" in long
     # csv keeps one row per cell with a result, as documented
     frame = res.table(frame=True)
     assert set(zip(frame["dataset"], frame["algorithm"])) == {("test-iris", "PRUNED")}
     done = obliq_cli.run_experiment(path, resume=True)
-    assert "not run" not in done.table()
+    assert "not run" not in str(done.table())
 
 
 def test_a_cell_whose_tasks_all_failed_says_so(tmp_path, monkeypatch):
@@ -260,7 +260,7 @@ def test_a_cell_whose_tasks_all_failed_says_so(tmp_path, monkeypatch):
               "protocol": {"name": "kfold", "folds": 2}}
     res = obliq_cli.run_experiment(config)
     assert len(res.summary.failed) == 2
-    row = next(line for line in res.table().splitlines() if line.startswith("| test-iris"))
+    row = next(line for line in str(res.table()).splitlines() if line.startswith("| test-iris"))
     assert [c.strip() for c in row.strip("|").split("|")][2] == "failed"
 
 

@@ -90,7 +90,7 @@ def test_stats_marks_the_algorithms_holding_flagged_cells(flagged_run):
     wtl = md_cells(text)
     assert set(wtl) == {"FULL", "STUMP ⚠", "DUMMY ⚠"}
     assert text.rstrip().endswith(f"in 4 cells: {CELLS}; {MEANINGS}")
-    bayes = obliq_cli.load_results(out).stats(bayes=True)
+    bayes = str(obliq_cli.load_results(out).stats(bayes=True))
     assert bayes.rstrip().endswith(f"in 4 cells: {CELLS}; {MEANINGS}")
     pairs = pd.read_csv(io.StringIO(render_stats([out], fmt="csv")))
     flagged = {"FULL": 0, "STUMP": 12, "DUMMY": 12}
