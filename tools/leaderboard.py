@@ -9,8 +9,9 @@ so what the docs quote of it is its ranking. ``summarize_benchmark`` writes
     key, value rows (FACT_KEYS): summary.py's run facts (date, commit, tasks, wall time,
     wall fit seconds, jobs, machine, load at start) plus the metric, rope, alpha and seed of
     the analysis, ``config_tasks`` (the tasks of the whole config; see ``config_tasks``)
-    and ``complete`` (true when every one of them has a row, ok or failed, and no run
-    was cut short).
+    and ``complete`` (true when every one of them has a row, ok or failed: a run cut
+    short and then resumed is complete once the resume wrote the last row, since each
+    row is written whole; its wall time then says "+1 unfinished run").
 ``scores.csv``
     per (dataset, algorithm) of the config: mean and sd over the repetitions of test
     accuracy and of the leaves (as ``obliq table`` prints them), the repetitions,
@@ -247,10 +248,11 @@ def summarize_benchmark(meta: dict, part: pd.DataFrame, facts: dict, rope: float
                  datasets=len(scores.index), config_datasets=len(planned),
                  metric=METRIC, rope=rope, alpha=alpha, seed=seed, samples=SAMPLES)
     # complete: every task of the config has its row (a failed task is a result too, its
-    # cell says so) and no run was cut short
+    # cell says so); an interrupted run whose rest a resume ran is complete, each row
+    # being written whole, and its wall time counts the unfinished run apart
     facts["complete"] = str(bool(
         total is not None and int(facts["tasks_ok"]) + int(facts["tasks_failed"]) >= total
-        and not facts["unfinished_runs"])).lower()
+    )).lower()
     rank_rows, friedman_rows = [], []
     if scores.shape[0] >= 2 and scores.shape[1] >= 2:
         for scope, (result, table, left_out) in rankings(scores, m.higher, alpha).items():
