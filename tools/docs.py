@@ -72,9 +72,7 @@ from pathlib import Path
 import pandas as pd
 
 from obliq_cli import registry
-from obliq_cli.errors import ObliqError
-from obliq_cli.invariances import ROUNDING_TOLERANCE, invariance_table
-from obliq_cli.report.agreement import (
+from obliq_cli.analysis.agreement import (
     NOTHING_COMPARED,
     agreement_page,
     flagged_tally,
@@ -91,7 +89,15 @@ from obliq_cli.report.agreement import (
     tasks_text,
     total_line,
 )
-from obliq_cli.report.claims import UNTESTABLE, claim_row, claims_page, read_claims, shipped_claims
+from obliq_cli.analysis.claims import (
+    UNTESTABLE,
+    claim_row,
+    claims_page,
+    read_claims,
+    shipped_claims,
+)
+from obliq_cli.errors import ObliqError
+from obliq_cli.invariances import ROUNDING_TOLERANCE, invariance_table
 from obliq_cli.report.render import md_table
 from obliq_cli.report.render import render as render_page
 from obliq_cli.report.tables import degenerate_note, flag_mark, format_number, wide_rows

@@ -29,6 +29,7 @@ from ..analysis.aggregate import (
     summarise,
     with_prediction_metric,
 )
+from ..analysis.references import TOLERANCE_POINTS, TOLERANCE_SDS, agrees, paper_values, tolerance
 from ..analysis.results import Results
 from ..analysis.stats import (
     check_alpha,
@@ -41,7 +42,6 @@ from ..analysis.stats import (
 from ..errors import ObliqError
 from ..experiment import degeneracy
 from ..experiment.protocols import measured_per_task
-from .references import TOLERANCE_POINTS, TOLERANCE_SDS, agrees, paper_values, tolerance
 from .render import Heading, Plain, Table, Text, check_format, render
 
 LAYOUTS = ("wide", "long")

@@ -13,7 +13,7 @@ from dataclasses import replace
 import pandas as pd
 import pytest
 
-from obliq_cli.report.claims import (
+from obliq_cli.analysis.claims import (
     FAILS,
     HOLDS,
     PARTLY,

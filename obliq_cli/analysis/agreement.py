@@ -29,12 +29,13 @@ from datetime import datetime
 
 import pandas as pd
 
-from ..analysis.aggregate import check_metric, failed_tasks
-from ..analysis.results import Results
 from ..errors import ObliqError
 from ..experiment import degeneracy
 from ..experiment.metrics import METRICS
 from ..experiment.schema import TIME_COLUMNS
+from ..report.render import Table, Text, check_format, render
+from ..report.tables import experiment_table, flag_mark, format_number, within_text
+from .aggregate import check_metric, failed_tasks
 from .references import (
     TOLERANCE_POINTS,
     TOLERANCE_SDS,
@@ -42,8 +43,7 @@ from .references import (
     read_reference,
     resolve_reference,
 )
-from .render import Table, Text, check_format, render
-from .tables import experiment_table, flag_mark, format_number, within_text
+from .results import Results
 
 BEST = "@best"
 NOT_COMPARED = tuple(TIME_COLUMNS)  # seconds (wall or CPU) on the machine that ran them

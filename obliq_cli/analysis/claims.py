@@ -85,15 +85,6 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..analysis.aggregate import (
-    as_single_folds,
-    check_metric,
-    flag_counts,
-    pooled_by_paper,
-    summarise,
-)
-from ..analysis.results import Results
-from ..analysis.stats import TESTS, compare_to, dataset_scores, friedman_test
 from ..errors import ObliqError
 from ..experiment.degeneracy import cells_text
 from ..experiment.protocols import measured_per_task
@@ -112,10 +103,19 @@ from ..parameters import (
     violations,
 )
 from ..parameters import Text as _Text
+from ..report.render import Table, Text, check_format, render
+from ..report.tables import flagged_cells
 from ..resources import shipped_path
 from ..yaml_input import load_yaml
-from .render import Table, Text, check_format, render
-from .tables import flagged_cells
+from .aggregate import (
+    as_single_folds,
+    check_metric,
+    flag_counts,
+    pooled_by_paper,
+    summarise,
+)
+from .results import Results
+from .stats import TESTS, compare_to, dataset_scores, friedman_test
 
 HOLDS, PARTLY, FAILS, UNTESTABLE = "holds", "partly", "does not hold", "not testable here"
 SD_TESTS = ("sd_gap", "sd_intervals", "sd_difference")
