@@ -283,7 +283,7 @@ def agree(results, metrics, algorithms, fmt, summary):
     """How many values of RESULTS (experiment folders, or a folder of them) agree with the
     papers' (obliq table's ✓), per experiment, algorithm and metric, and the misses.
     Misses are findings, not errors: the exit code is 0."""
-    from .analysis.agreement import render_agreement
+    from .report.agreement import render_agreement
 
     click.echo(render_agreement(list(results), metrics, algorithms, fmt, summary).rstrip("\n"))
 
@@ -299,7 +299,7 @@ def claims(results, fmt, claim_files):
     """The papers' headline claims checked against RESULTS (experiment folders, or a folder
     of them), each with the test its paper uses: holds / partly / does not hold / not
     testable here, with the evidence. Verdicts are findings: the exit code is 0."""
-    from .analysis.claims import render_claims
+    from .report.claims import render_claims
 
     click.echo(render_claims(list(results), list(claim_files), fmt).rstrip("\n"))
 

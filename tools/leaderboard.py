@@ -50,8 +50,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from obliq_cli.analysis.agreement import format_duration
 from obliq_cli.experiment import degeneracy
+from obliq_cli.report.agreement import format_duration
 from obliq_cli.report.render import md_table
 from obliq_cli.report.tables import flag_mark, format_number
 

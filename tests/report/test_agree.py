@@ -17,19 +17,12 @@ import pytest
 from click.testing import CliRunner
 
 from obliq_cli.analysis.aggregate import pooled_by_paper
-from obliq_cli.analysis.agreement import (
-    CELL_COLUMNS,
-    agreement_text,
-    compare,
-    format_duration,
-    render_agreement,
-    run_time,
-    tally,
-)
+from obliq_cli.analysis.agreement import CELL_COLUMNS, compare, run_time, tally
 from obliq_cli.analysis.claims import check_claims
 from obliq_cli.cli import main
 from obliq_cli.errors import ObliqError
 from obliq_cli.experiment.schema import RUN_COLUMNS
+from obliq_cli.report.agreement import agreement_text, format_duration, render_agreement
 from obliq_cli.report.tables import render_tables
 
 # Per (dataset, algorithm): test accuracy and leaves of repetitions 0 and 1 (both folds of

@@ -4,10 +4,10 @@ commands whose --format choices come from it."""
 import pandas as pd
 import pytest
 
-from obliq_cli.analysis.agreement import agreement_page, summary_page, tally_row
-from obliq_cli.analysis.claims import NO_CLAIMS, claims_page
 from obliq_cli.cli import main
 from obliq_cli.errors import ObliqError
+from obliq_cli.report.agreement import agreement_page, summary_page, tally_row
+from obliq_cli.report.claims import NO_CLAIMS, claims_page
 from obliq_cli.report.render import (
     FORMATS,
     Heading,

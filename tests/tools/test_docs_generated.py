@@ -16,10 +16,10 @@ import pandas as pd
 import pytest
 import yaml
 
-from obliq_cli.analysis.agreement import render_agreement
-from obliq_cli.analysis.claims import render_claims
 from obliq_cli.errors import ObliqError
 from obliq_cli.experiment.schema import RUN_COLUMNS
+from obliq_cli.report.agreement import render_agreement
+from obliq_cli.report.claims import render_claims
 from tools import docs
 from tools.leaderboard import stale_figures
 from tools.summary import (
