@@ -73,7 +73,7 @@ def tolerance_rule() -> str:
     return (f"A cell (dataset, algorithm, metric) is within tolerance when |ours - paper| <= "
             f"max({TOLERANCE_POINTS:g}, {TOLERANCE_SDS:g} × paper sd) in the metric's unit "
             f"(the floor is {TOLERANCE_POINTS / 100:g} for a fraction in [0, 1]; a blank "
-            f"paper sd counts as 0): the ✓ of `obliq table`, obliq_cli/report/references.py. "
+            f"paper sd counts as 0): the ✓ of `obliq table`, obliq_cli/analysis/references.py. "
             f"Ours are as `obliq table` prints them; <metric>@best is the best repetition "
             f"(`--best`).")
 
@@ -234,7 +234,7 @@ def summary_page(rows: list[list], skipped: list[str]) -> list:
     not compared; ``tools/docs.py`` renders the same page from the committed summary."""
     blocks = [Text("Agreement with the papers: per metric and algorithm, the cells within "
                    "tolerance of the paper's / the cells compared (`obliq agree`; the rule "
-                   "of `obliq table`'s ✓, obliq_cli/report/references.py). Run time: the "
+                   "of `obliq table`'s ✓, obliq_cli/analysis/references.py). Run time: the "
                    "sum over the results' runs (meta.json history)."),
               Table(SUMMARY_HEADERS, rows)]
     if skipped:

@@ -18,7 +18,7 @@ from .render import Table, Text, check_format, render
 
 RULES = ("Each paper's claims, quoted with their section, checked against these results "
          "with the test the paper itself uses (`obliq claims`; the claims are data in "
-         "obliq_cli/configs/references/claims/, the rules in obliq_cli/report/claims.py). A "
+         "obliq_cli/configs/references/claims/, the rules in obliq_cli/analysis/claims.py). A "
          "win is a dataset where the claimed algorithm is better than every algorithm it is "
          "compared with, a loss one where it is worse than any. *Better*: holds when wins > "
          "losses and the share of wins is at least the paper's own (without the paper's "

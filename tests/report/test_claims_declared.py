@@ -1,4 +1,4 @@
-"""The claims file and the reference CSV as declared data (report/claims.py FIELDS,
+"""The claims file and the reference CSV as declared data (analysis/claims.py FIELDS,
 reference_file.py CELLS): what cannot be is refused when the file is read, every problem
 at once, a line each naming file, entry and field."""
 
