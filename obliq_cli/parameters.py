@@ -18,7 +18,7 @@ The same declaration is read by
 - scikit-learn's ``check_param_validation`` (``tests/algorithms/test_sklearn_checks.py``).
 
 The same constraint objects declare the fields of the input files that are not parameters
-(a claims file's entries: ``report/claims.py`` FIELDS; a reference CSV's cells:
+(a claims file's entries: ``analysis/claims.py`` FIELDS; a reference CSV's cells:
 ``reference_file.py`` CELLS); ``violations`` reports every refused value at once and
 ``several_problems`` makes them one error of a line each. ``Text``, ``MappingOf`` and
 ``Described`` (a constraint with the words its file's errors use) serve them.

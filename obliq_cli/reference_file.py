@@ -2,8 +2,8 @@
 
 A reference CSV has the columns ``dataset, method, metric, mean, sd`` (see
 ``obliq_cli/configs/references/README.md``). The config reads it when it is loaded, so a
-bad file is refused before a run; the report reads it to print the paper's values beside
-ours (``report/references.py``). It lives below both, so neither imports the other.
+bad file is refused before a run; the analysis reads it to set the paper's values beside
+ours (``analysis/references.py``). It lives below both, so neither imports the other.
 """
 
 from __future__ import annotations

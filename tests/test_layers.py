@@ -43,7 +43,7 @@ HELPERS = {
 # Every other room and the rooms (besides the helpers) it may import: the intended map.
 ALLOWED = {
     "registry": set(),
-    "reference_file": set(),  # the papers' values file, read by config and report
+    "reference_file": set(),  # the papers' values file, read by config and analysis
     "kernels": set(),
     "tree": {"kernels"},
     "algorithms": {"kernels", "tree", "registry"},
@@ -53,9 +53,10 @@ ALLOWED = {
     "model_schema": {"tree", "data"},
     "model": {"tree", "data", "model_schema", "registry"},
     "experiment": {"config", "data", "registry"},
-    # the numbers of every table, as DataFrames; never the text (report renders it)
-    "analysis": {"experiment", "config"},
-    "report": {"analysis", "experiment", "config", "tree", "reference_file"},
+    # the numbers of every table, as DataFrames, and the papers' values they are compared
+    # with (references, agreement, claims); never the text (report renders it)
+    "analysis": {"experiment", "config", "reference_file"},
+    "report": {"analysis", "experiment", "config", "tree"},
     "api": {"config", "experiment", "analysis", "report"},
     "cli": {"api", "config", "experiment", "analysis", "report", "model", "pruning", "registry",
             "tree"},

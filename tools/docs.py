@@ -72,15 +72,16 @@ from pathlib import Path
 import pandas as pd
 
 from obliq_cli import registry
+from obliq_cli.analysis.agreement import flagged_tally, metric_kind
+from obliq_cli.analysis.claims import UNTESTABLE, read_claims, shipped_claims
+from obliq_cli.analysis.tables import degenerate_note
 from obliq_cli.errors import ObliqError
 from obliq_cli.invariances import ROUNDING_TOLERANCE, invariance_table
 from obliq_cli.report.agreement import (
     NOTHING_COMPARED,
     agreement_page,
-    flagged_tally,
     flagged_text,
     format_duration,
-    metric_kind,
     miss_row,
     ours_text,
     reading_text,
@@ -91,10 +92,10 @@ from obliq_cli.report.agreement import (
     tasks_text,
     total_line,
 )
-from obliq_cli.report.claims import UNTESTABLE, claim_row, claims_page, read_claims, shipped_claims
+from obliq_cli.report.claims import claim_row, claims_page
 from obliq_cli.report.render import md_table
 from obliq_cli.report.render import render as render_page
-from obliq_cli.report.tables import degenerate_note, flag_mark, format_number, wide_rows
+from obliq_cli.report.tables import flag_mark, format_number, wide_rows
 from tools.leaderboard import benchmark_block, read_benchmark, text_csv
 from tools.summary import FROM_RESULTS
 

@@ -49,10 +49,10 @@ from pathlib import Path
 
 import pandas as pd
 
+from obliq_cli.analysis.agreement import compare_experiment, run_time, tally
+from obliq_cli.analysis.claims import evaluate, read_claims, shipped_claims
 from obliq_cli.analysis.results import Results
 from obliq_cli.errors import ObliqError
-from obliq_cli.report.agreement import compare_experiment, run_time, tally
-from obliq_cli.report.claims import evaluate, read_claims, shipped_claims
 
 RUN_KEYS = ["config", "source", "summarized", "started", "finished", "commit", "obliq",
             "tasks_ok", "tasks_total", "tasks_failed", "run_seconds", "unfinished_runs",
@@ -191,9 +191,9 @@ def claims_from_cells(folder, claim_files=()) -> tuple[pd.DataFrame, list[str]]:
     their ids are returned. So a claims file corrected after the runs reaches the docs
     without a rerun wherever the means decide the claim: the verdicts are still of those
     runs' numbers."""
+    from obliq_cli.analysis.claims import TableNumbers, evaluate_on
     from obliq_cli.config import load_config
     from obliq_cli.errors import ConfigError
-    from obliq_cli.report.claims import TableNumbers, evaluate_on
 
     folder = Path(folder)
     name = folder.name

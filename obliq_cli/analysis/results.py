@@ -101,7 +101,7 @@ class Results:
 
     def by_name(self) -> dict[str, tuple[dict, pd.DataFrame]]:
         """(meta, rows) of every experiment by its (unique) name: what a claim looks its
-        experiment up in (``report.claims.evaluate``)."""
+        experiment up in (``analysis.claims.evaluate``)."""
         return {item.name: (item.meta, item.rows) for item in self.experiments()}
 
     def only(self) -> Experiment:

@@ -59,8 +59,8 @@ def bayes_blocks(numbers: BayesNumbers, alpha: float = 0.05,
                  samples: int = SAMPLES) -> list:
     """The text blocks of one experiment's Bayesian analysis, as
     ``significance.stats_blocks`` gives its own."""
+    from ..analysis.tables import degenerate_note
     from .significance import format_statistic, p_text
-    from .tables import degenerate_note
 
     metric, rope, seed = numbers.metric, numbers.rope, numbers.seed
     algorithms, friedman = numbers.algorithms, numbers.friedman

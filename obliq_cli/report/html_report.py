@@ -323,7 +323,7 @@ def benchmark_view(index: int, runs: pd.DataFrame, meta: dict, alpha: float = 0.
                      + "".join(f"<th>{html.escape(h)}</th>" for h in head)
                      + "</tr></thead><tbody>" + "".join(rows) + "</tbody></table>")
     from ..analysis.aggregate import config_order
-    from .tables import degenerate_note
+    from ..analysis.tables import degenerate_note
 
     datasets = config_order(meta, "datasets", scores.index)
     options = "".join(f'<option value="{html.escape(str(d))}">{html.escape(str(d))}'

@@ -34,8 +34,9 @@ from ..analysis.aggregate import check_metric
 from ..analysis.results import Results
 from ..analysis.significance import SignificanceNumbers, significance_numbers, stats_frame
 from ..analysis.stats import check_alpha, check_test, nemenyi_q
+from ..analysis.tables import degenerate_note
 from .render import Table, Text, check_format, render, section
-from .tables import degenerate_note, flag_mark
+from .tables import flag_mark
 
 
 def _p(value: float) -> str:

@@ -17,19 +17,12 @@ import pytest
 from click.testing import CliRunner
 
 from obliq_cli.analysis.aggregate import pooled_by_paper
+from obliq_cli.analysis.agreement import CELL_COLUMNS, compare, run_time, tally
+from obliq_cli.analysis.claims import check_claims
 from obliq_cli.cli import main
 from obliq_cli.errors import ObliqError
 from obliq_cli.experiment.schema import RUN_COLUMNS
-from obliq_cli.report.agreement import (
-    CELL_COLUMNS,
-    agreement_text,
-    compare,
-    format_duration,
-    render_agreement,
-    run_time,
-    tally,
-)
-from obliq_cli.report.claims import check_claims
+from obliq_cli.report.agreement import agreement_text, format_duration, render_agreement
 from obliq_cli.report.tables import render_tables
 
 # Per (dataset, algorithm): test accuracy and leaves of repetitions 0 and 1 (both folds of
@@ -355,7 +348,7 @@ def test_a_config_metric_that_reads_a_paper_metric_is_compared_after_it(tmp_path
     """macro_f1_pr_skip is a reading of the paper's macro_f1 (its paper_metric): when the
     config lists it, agree compares it too, right after macro_f1; a config that does not
     list it compares the reference's metrics only."""
-    from obliq_cli.report.agreement import _reference_metrics
+    from obliq_cli.analysis.agreement import _reference_metrics
 
     ref = tmp_path / "ref.csv"
     ref.write_text("dataset,method,metric,mean,sd\nd1,A,test_accuracy,80,\n"
@@ -370,7 +363,7 @@ def test_a_config_metric_that_reads_a_paper_metric_is_compared_after_it(tmp_path
 
 def test_summary_counts_per_class_rates_of_a_kind_together():
     """tpr:1 and tpr:2 read as one "tpr:*" entry whose counts are the classes' sums."""
-    from obliq_cli.report.agreement import ExperimentAgreement
+    from obliq_cli.analysis.agreement import ExperimentAgreement
 
     rows = [("d1", "A", "tpr:1", True), ("d2", "A", "tpr:1", False),
             ("d1", "A", "tpr:2", True), ("d1", "B", "tpr:2", True),

@@ -22,11 +22,7 @@ import yaml
 from click.testing import CliRunner
 
 from obliq_cli.analysis.aggregate import each_experiment, load_results
-from obliq_cli.analysis.stats import TESTS
-from obliq_cli.cli import main
-from obliq_cli.errors import ObliqError
-from obliq_cli.experiment.schema import RUN_COLUMNS
-from obliq_cli.report.claims import (
+from obliq_cli.analysis.claims import (
     CSV_COLUMNS,
     FAILS,
     HOLDS,
@@ -39,9 +35,13 @@ from obliq_cli.report.claims import (
     evaluate_on,
     parse_claim,
     read_claims,
-    render_claims,
     shipped_claims,
 )
+from obliq_cli.analysis.stats import TESTS
+from obliq_cli.cli import main
+from obliq_cli.errors import ObliqError
+from obliq_cli.experiment.schema import RUN_COLUMNS
+from obliq_cli.report.claims import render_claims
 from obliq_cli.resources import shipped_path
 
 WIN = (11.0, 9.0, 10.0, 10.5, 9.5, 10.0)

@@ -1,4 +1,4 @@
-"""The claims file and the reference CSV as declared data (report/claims.py FIELDS,
+"""The claims file and the reference CSV as declared data (analysis/claims.py FIELDS,
 reference_file.py CELLS): what cannot be is refused when the file is read, every problem
 at once, a line each naming file, entry and field."""
 
@@ -7,6 +7,7 @@ import yaml
 from click.testing import CliRunner
 from test_claims import write_experiment  # the hand-worked results of test_claims
 
+from obliq_cli.analysis.claims import _COMMON, FIELDS, KINDS, read_claims
 from obliq_cli.cli import main
 from obliq_cli.errors import ObliqError
 from obliq_cli.parameters import (
@@ -20,7 +21,6 @@ from obliq_cli.parameters import (
     violations,
 )
 from obliq_cli.reference_file import read_reference
-from obliq_cli.report.claims import _COMMON, FIELDS, KINDS, read_claims
 from obliq_cli.resources import shipped_path
 
 

@@ -1,4 +1,4 @@
-"""Every shipped claim checked on its own paper's table (report/claims.py, ``paper_numbers``).
+"""Every shipped claim checked on its own paper's table (analysis/claims.py, ``paper_numbers``).
 
 A claim's encoding must give "holds" on the paper's own numbers; where it cannot (the table
 lacks what the claim needs, or the paper's text says more than its table shows) the claim
@@ -13,7 +13,7 @@ from dataclasses import replace
 import pandas as pd
 import pytest
 
-from obliq_cli.report.claims import (
+from obliq_cli.analysis.claims import (
     FAILS,
     HOLDS,
     PARTLY,

@@ -15,10 +15,10 @@ from click.testing import CliRunner
 from conftest import EXPECTED_FLAGS
 
 import obliq_cli
+from obliq_cli.analysis.claims import TableNumbers, check_claims, evaluate_on, parse_claim
 from obliq_cli.cli import main
 from obliq_cli.experiment.degeneracy import CODES
 from obliq_cli.report.agreement import flagged_text
-from obliq_cli.report.claims import TableNumbers, check_claims, evaluate_on, parse_claim
 from obliq_cli.report.html_report import build_report
 from obliq_cli.report.significance import render_stats
 from obliq_cli.report.tables import render_tables

@@ -8,8 +8,8 @@ import pandas as pd
 import pytest
 from sklearn.metrics import precision_score, recall_score
 
+from obliq_cli.analysis.references import values_for
 from obliq_cli.experiment.metrics import METRICS, macro_f1_of_means
-from obliq_cli.report.references import values_for
 
 
 def f1(p, r):

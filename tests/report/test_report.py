@@ -15,11 +15,11 @@ import pytest
 from scipy import stats
 
 from obliq_cli.analysis.aggregate import describe, load_results, summarise
+from obliq_cli.analysis.references import agrees, read_reference
 from obliq_cli.analysis.results import Results
 from obliq_cli.analysis.stats import compare_to, paired_t_test
 from obliq_cli.errors import ObliqError
 from obliq_cli.experiment.schema import RUN_COLUMNS
-from obliq_cli.report.references import agrees, read_reference
 from obliq_cli.report.tables import render_tables
 from obliq_cli.resources import shipped_path
 
@@ -625,7 +625,7 @@ def test_a_moved_shipped_reference_resolves_to_this_installs_file(tmp_path):
     """Results copied from another checkout name its absolute reference path; when that
     path is gone and it names a shipped reference, this install's file of that name is
     read. Any other missing path stays as it is (and is reported as not found)."""
-    from obliq_cli.report.references import resolve_reference
+    from obliq_cli.analysis.references import resolve_reference
     from obliq_cli.resources import shipped_path
 
     gone = tmp_path / "old-checkout" / "obliq_cli" / "configs" / "references" / "umt_tables.csv"
