@@ -116,6 +116,9 @@ class Text(Described):
         super().__init__([str], "must be a non-empty string")
         self.label = label
 
+    def __str__(self):
+        return "a non-empty string" + (" without control characters" if self.label else "")
+
     def _bad(self, val) -> str | None:
         return next((c for c in val if c == "\x00" or self.label and (ord(c) < 32
                                                                        or ord(c) == 127)),
@@ -246,7 +249,7 @@ def _file_takes(name: str) -> Callable[[], str]:
 
         options = getattr(FILE_CONSTRAINTS[name][0], "options", None)
         if options:
-            named = {"\t": "tab", " ": "space", "|": "\\|"}
+            named = {"\t": "tab", " ": "space"}
             return ", ".join(f"`{named.get(o, o)}`" for o in sorted(options))
         return str(FILE_PARAMS[name])
     return words
