@@ -1,8 +1,10 @@
 """Experiment configs: YAML -> a validated, frozen spec.
 
-Every problem is a ``ConfigError`` with one line naming the file and the field path,
-e.g. ``configs/x.yaml: algorithms[1].parms: unknown key (did you mean 'params'?)``.
-Names (datasets, algorithms, pruners) and algorithm parameters are checked against the
+Every problem is a ``ConfigError`` with one line naming the file, the field path and,
+for a file, the line, e.g. ``configs/x.yaml: algorithms[1].parms: unknown key (did you
+mean 'params'?) (line 7)``. The keys each mapping allows and requires, their defaults and
+the constraints of their values are declared once, in ``config_schema``; names
+(datasets, algorithms, pruners) and algorithm parameters are checked against the
 registry here, so a run never starts with a config that would fail halfway.
 """
 
@@ -10,25 +12,20 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import re
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from . import config_schema as schema
 from . import registry
+from .config_schema import MAX_JOBS, MAX_REASON
 from .errors import ConfigError, ObliqError
-from .parameters import first_violation, several_problems
+from .parameters import first_violation, several_problems, violations
 from .registry import BACKENDS, DEFAULT_BACKEND, REQUIRED, suggest
 from .resources import resolve_config
-from .yaml_input import brief, load_yaml
+from .yaml_input import brief, line_of, load_yaml
 
-# Every repetition stores a split of every row (folds/*.npz) and a task per fold and
-# algorithm: beyond this a typo (1000000000) would exhaust memory, not run an experiment.
-MAX_REPEATS = 1000
-# Each job of the loky or dask backend is a process: a million would fork the machine to
-# a halt before the first task.
-MAX_JOBS = 1024
 
 @dataclass(frozen=True)
 class DatasetSpec:
@@ -53,8 +50,6 @@ _SKIP_OPERATORS = {"<": lambda a, b: a < b, "<=": lambda a, b: a <= b,
                    ">": lambda a, b: a > b, ">=": lambda a, b: a >= b,
                    "==": lambda a, b: a == b, "!=": lambda a, b: a != b}
 _SKIP_TERM = re.compile(r"^\s*(\w+)\s*(<=|>=|==|!=|<|>)\s*(\d+)\s*$")
-# A reason is the text of the table cell it stands in: a few words, not a paragraph.
-MAX_REASON = 60
 
 
 def skip_terms(when: str) -> list[list[tuple[str, str, int]]]:
@@ -270,14 +265,20 @@ def config_errors(problems: list[str]) -> ConfigError:
 
 
 class _Reader:
-    """Field access that names file and path in every error."""
+    """Field access that names file, path and (for a file) line in every error; the
+    allowed keys, defaults and value constraints are ``config_schema``'s."""
 
-    def __init__(self, file: str):
+    def __init__(self, file: str, lines: dict | None = None):
         self.file = file
         self.errors = []
+        self.lines = lines or {}  # field path -> line (yaml_input); empty for a dict
 
-    def fail(self, where: str, message: str):
-        raise ConfigError(f"{self.file}: {where}: {message}")
+    def fail(self, where: str, message: str, line: bool = True):
+        """Raise the ConfigError of field ``where``; ``line``: add its line in the file
+        (not when ``message`` quotes another file's line)."""
+        at = line_of(self.lines, where) if line else None
+        raise ConfigError(f"{self.file}: {where}: {message}"
+                          + (f" (line {at})" if at is not None else ""))
 
     # Several problems at once: each independent check runs through ``collect``, which
     # keeps a ConfigError and lets the checks after it run; ``raise_collected`` then
@@ -296,6 +297,24 @@ class _Reader:
         if self.errors:
             raise config_errors(self.errors)
 
+    def entry(self, value, where: str, scope: str, *more: str) -> dict:
+        """``value`` as a mapping of the keys ``scope`` (and the ``more`` scopes) declare,
+        with those ``scope`` requires."""
+        allowed = sum((schema.keys(s) for s in (scope, *more)), ())
+        return self.mapping(value, where, allowed, schema.required(scope))
+
+    def field(self, item: dict, scope: str, key: str, where: str):
+        """``item[key]`` (or its declared default) checked by its declaration."""
+        value = item.get(key, schema.default(scope, key))
+        return self.value(schema.declared(scope)[key].check, value, where)
+
+    def value(self, constraint, value, where: str):
+        """``value`` when ``constraint`` (a ``Described`` of config_schema) accepts it."""
+        bad = violations({"value": value}, {"value": [constraint]})
+        if bad:
+            self.fail(where, bad[0][1])
+        return value
+
     def mapping(self, value, where: str, allowed: tuple[str, ...], required=()) -> dict:
         if not isinstance(value, dict):
             self.fail(where, f"must be a mapping (got {type(value).__name__})")
@@ -308,43 +327,11 @@ class _Reader:
                 self.fail(f"{where}.{key}" if where else key, "required")
         return value
 
-    def integer(self, value, where: str, minimum: int | None = None,
-                maximum: int | None = None) -> int:
-        if isinstance(value, bool) or not isinstance(value, int):
-            self.fail(where, f"must be an integer (got {brief(value)})")
-        if minimum is not None and value < minimum:
-            self.fail(where, f"must be an integer >= {minimum} (got {value})")
-        if maximum is not None and value > maximum:
-            self.fail(where, f"must be an integer <= {maximum} (got {value})")
-        return value
-
-    def fraction(self, value, where: str) -> float:
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < 1:
-            self.fail(where, f"must be a number strictly between 0 and 1 (got {brief(value)})")
-        return float(value)
-
-    def boolean(self, value, where: str) -> bool:
-        if not isinstance(value, bool):
-            self.fail(where, f"must be true or false (got {brief(value)})")
-        return value
-
     def string(self, value, where: str) -> str:
-        if not isinstance(value, str) or not value:
-            self.fail(where, f"must be a non-empty string (got {brief(value)})")
-        if "\x00" in value:  # no name, label or path can hold one (YAML's "\0")
-            self.fail(where, f"must not hold a control character (got '\\x00' in "
-                             f"{brief(value)})")
-        return value
+        return self.value(schema.STRING, value, where)
 
     def label(self, value, where: str) -> str:
-        """A label: a non-empty string without control characters (a newline or NUL would
-        break the runs.csv line and the tables; file names are mapped from it safely)."""
-        value = self.string(value, where)
-        bad = next((c for c in value if ord(c) < 32 or ord(c) == 127), None)
-        if bad is not None:
-            self.fail(where, f"must not hold a control character (got {bad!r} in "
-                             f"{value[:40]!r})")
-        return value
+        return self.value(schema.LABEL, value, where)
 
     def params(self, value, where: str) -> dict:
         if value is None:
@@ -354,12 +341,11 @@ class _Reader:
         return dict(value)
 
 
-def _read_yaml(path: Path) -> Any:
-    return load_yaml(path)  # safe_load without duplicate keys, alias bombs, deep nesting
+def _read_yaml(path: Path, lines: dict | None = None) -> Any:
+    return load_yaml(path, lines)  # safe_load without duplicate keys, alias bombs, deep nesting
 
 
-_FILE_KEYS = ("path", "target", "categorical", "delimiter", "header", "missing", "nominal",
-              "target_is_label", "decimal")
+_FILE_KEYS = schema.keys("file")
 
 
 def _file_dataset(r: _Reader, item: dict, where: str, config_dir: Path) -> dict:
@@ -375,12 +361,9 @@ def _file_dataset(r: _Reader, item: dict, where: str, config_dir: Path) -> dict:
         params = {"path": str(path.resolve())}
     except (RuntimeError, OSError):  # Python 3.11 raises RuntimeError on a symlink loop
         r.fail(f"{where}.path", f"{path}: a symbolic link loop")
-    for key in ("target", "delimiter", "missing", "nominal", "decimal"):
-        if key in item:
-            params[key] = r.string(item[key], f"{where}.{key}")
-    for key in ("header", "target_is_label"):
-        if key in item:
-            params[key] = r.boolean(item[key], f"{where}.{key}")
+    for key, declared in schema.declared("file").items():
+        if key in item and key != "path" and declared.check is not None:
+            params[key] = r.value(declared.check, item[key], f"{where}.{key}")
     if "categorical" in item:
         cats = item["categorical"]
         if not isinstance(cats, list) or not all(isinstance(c, str) for c in cats):
@@ -410,8 +393,7 @@ def _dataset(r: _Reader, i: int, item, value: list, config_dir: Path) -> Dataset
     where = f"datasets[{i}]"
     if isinstance(item, str):
         item = {"name": item}
-    item = r.mapping(item, where, ("name", "params", "label", "protocol") + _FILE_KEYS,
-                     required=("name",))
+    item = r.entry(item, where, "dataset", "file")
     if "path" in item:  # the user's own file: {name: mine, path: ..., target: ...}
         item = _file_dataset(r, item, where, config_dir)
     else:  # a registered dataset declares its own columns and missing-value rule
@@ -433,7 +415,7 @@ def _dataset(r: _Reader, i: int, item, value: list, config_dir: Path) -> Dataset
     label = r.label(item.get("label", name), f"{where}.label")
     sizes = item.get("protocol")
     if sizes is not None:
-        r.mapping(sizes, f"{where}.protocol", _DATASET_PROTOCOL_KEYS)
+        r.mapping(sizes, f"{where}.protocol", schema.per_dataset_protocol_keys())
     # kept raw here; load_config checks it against the experiment's protocol
     return DatasetSpec(name, label, params, sizes)
 
@@ -495,9 +477,7 @@ def _algorithm(r: _Reader, i: int, item, labels: list[str] | None) -> AlgorithmS
     where = f"algorithms[{i}]"
     if isinstance(item, str):
         item = {"name": item}
-    item = r.mapping(item, where, ("name", "estimator", "pipeline", "label", "params",
-                                   "pruner", "dataset_params", "only", "missing", "skip",
-                                   "nominal"))
+    item = r.entry(item, where, "algorithm")
     if sum(key in item for key in ("name", "estimator", "pipeline")) > 1:
         r.fail(where, "give one of name (a registered algorithm), estimator (a "
                       "scikit-learn classifier's dotted path) or pipeline (a list of "
@@ -527,7 +507,7 @@ def _algorithm(r: _Reader, i: int, item, labels: list[str] | None) -> AlgorithmS
         pw = f"{where}.pruner"
         raw = item["pruner"]
         raw = {"name": raw} if isinstance(raw, str) else raw
-        raw = r.mapping(raw, pw, ("name", "params"), required=("name",))
+        raw = r.entry(raw, pw, "pruner")
         pname = r.string(raw["name"], f"{pw}.name")
         try:
             entry = registry.pruner_entry(pname)
@@ -575,8 +555,8 @@ def _skip(r: _Reader, where: str, value, labels: list[str] | None) -> tuple[Skip
     rules = []
     for j, item in enumerate(value):
         at = f"{where}.skip[{j}]"
-        item = r.mapping(item, at, ("when", "datasets", "reason"), required=("reason",))
-        reason = r.label(item["reason"], f"{at}.reason")
+        item = r.entry(item, at, "skip")
+        reason = r.field(item, "skip", "reason", f"{at}.reason")
         if len(reason) > MAX_REASON:
             r.fail(f"{at}.reason", f"at most {MAX_REASON} characters: it is the table "
                                    f"cell (got {len(reason)}); say more in a comment")
@@ -585,7 +565,7 @@ def _skip(r: _Reader, where: str, value, labels: list[str] | None) -> tuple[Skip
                        "datasets (a list of labels)")
         when, datasets = None, None
         if "when" in item:
-            when = r.string(item["when"], f"{at}.when")
+            when = r.field(item, "skip", "when", f"{at}.when")
             try:
                 skip_terms(when)
             except ValueError as exc:
@@ -680,8 +660,8 @@ def _pipeline_algorithm(r: _Reader, where: str, item: dict,
     plain = []
     for i, step in enumerate(steps):
         at = f"{where}.pipeline[{i}]"
-        step = r.mapping(step, at, ("estimator", "params"), required=("estimator",))
-        path = r.string(step["estimator"], f"{at}.estimator")
+        step = r.entry(step, at, "step")
+        path = r.field(step, "step", "estimator", f"{at}.estimator")
         try:
             cls = adapter.estimator_class(path, classifier=i == len(steps) - 1)
         except ObliqError as exc:
@@ -717,13 +697,9 @@ def _missing_override(r: _Reader, where: str, item: dict) -> str | None:
     """``algorithms[i].missing``: impute or native, this algorithm's own way with the
     missing cells a dataset keeps (one CSV, C4.5 on its gaps and OC1 on filled ones).
     drop and error are the dataset's business: they decide which rows exist."""
-    value = item.get("missing")
-    if value is None:
+    if item.get("missing") is None:
         return None
-    if value not in ("impute", "native"):
-        r.fail(f"{where}.missing", f"must be impute or native (got {brief(value)}); drop "
-                                   f"and error are set on the dataset")
-    return value
+    return r.field(item, "algorithm", "missing", f"{where}.missing")
 
 
 def _nominal_override(r: _Reader, where: str, item: dict) -> str | None:
@@ -747,20 +723,15 @@ def _protocol_keys(name: str) -> tuple[str, ...]:
     return tuple(entry.keys) + tuple(entry.aliases) + ("label_noise",)
 
 
-# What a dataset may set for itself: sizes only, so every dataset keeps the experiment's
-# repetitions, stratification and noise (and all algorithms still share each split).
-_DATASET_PROTOCOL_KEYS = ("train_size", "test_size", "test_fraction", "prune_fraction")
-
-
 class _PrefixedReader(_Reader):
     """A reader whose errors name a field under ``prefix`` (a dataset's protocol sizes)."""
 
-    def __init__(self, file: str, prefix: str):
-        super().__init__(file)
+    def __init__(self, file: str, prefix: str, lines: dict):
+        super().__init__(file, lines)
         self.prefix = prefix
 
-    def fail(self, where: str, message: str):
-        super().fail(f"{self.prefix}.{where}", message)
+    def fail(self, where: str, message: str, line: bool = True):
+        super().fail(f"{self.prefix}.{where}", message, line)
 
 
 def _dataset_protocols(r: _Reader, value: dict, datasets) -> tuple[DatasetSpec, ...]:
@@ -776,34 +747,18 @@ def _dataset_protocols(r: _Reader, value: dict, datasets) -> tuple[DatasetSpec, 
                 r.fail(f"datasets[{i}].protocol.{key}",
                        f"protocol {value['name']!r} has no {key!r}")
         merged = {**value, **spec.protocol}
-        own = _PrefixedReader(r.file, f"datasets[{i}]")
+        own = _PrefixedReader(r.file, f"datasets[{i}]", r.lines)
         protocol = _protocol(own, merged)
         r.errors.extend(own.errors)  # each of its problems, named under datasets[i]
         out.append(replace(spec, protocol=protocol))
     return tuple(out)
 
 
-def _size(r: _Reader, value, where: str) -> float:
-    # NaN compares false with everything: without isfinite it passed both checks below
-    if (isinstance(value, bool) or not isinstance(value, (int, float))
-            or not math.isfinite(value) or value <= 0):
-        r.fail(where, f"must be a fraction in (0, 1) or a row count >= 1 (got {brief(value)})")
-    if isinstance(value, float) and value >= 1:
-        r.fail(where, f"a fraction must be below 1; use an integer for a row count (got {value})")
-    return value
-
-
 def _protocol_value(r: _Reader, key: str, value, where: str):
-    """One protocol key's value, checked by what the key means."""
-    if key == "folds":
-        return r.integer(value, where, 2)
-    if key == "repeats":
-        return r.integer(value, where, 1, MAX_REPEATS)
-    if key == "stratified":
-        return r.boolean(value, where)
-    if key in ("train_size", "test_size"):
-        return None if value is None else _size(r, value, where)
-    return None if value is None else r.fraction(value, where)
+    """One protocol key's value, checked by its declaration (config_schema)."""
+    check = schema.declared("protocol")[key].check
+    value = r.value(check, value, where)
+    return float(value) if isinstance(check, schema.Fraction) and value is not None else value
 
 
 def _protocol(r: _Reader, value) -> ProtocolSpec:
@@ -890,9 +845,9 @@ def _reference(r: _Reader, value, folder: Path, algorithms) -> tuple[str | None,
         return None, {}, False
     if isinstance(value, str):
         value = {"file": value}
-    value = r.mapping(value, "reference", ("file", "methods", "pooled"), required=("file",))
-    pooled = r.boolean(value.get("pooled", False), "reference.pooled")
-    ref_path = (folder / r.string(value["file"], "reference.file")).resolve()
+    value = r.entry(value, "reference", "reference")
+    pooled = r.field(value, "reference", "pooled", "reference.pooled")
+    ref_path = (folder / r.field(value, "reference", "file", "reference.file")).resolve()
     if not ref_path.is_file():
         r.fail("reference.file", f"no such file {ref_path}")
     # Read now, not when the run's tables are printed: a binary file or one without the
@@ -905,7 +860,7 @@ def _reference(r: _Reader, value, folder: Path, algorithms) -> tuple[str | None,
         # every problem of the file on a line of its own, each naming config and field
         problems = getattr(exc, "problems", None) or [str(exc)]
         r.errors += [f"{r.file}: reference.file: {p}" for p in problems[:-1]]
-        r.fail("reference.file", problems[-1])
+        r.fail("reference.file", problems[-1], line=False)
     methods = r.params(value.get("methods"), "reference.methods")
     labels = [a.label for a in algorithms]
     for label in methods:
@@ -920,7 +875,8 @@ def load_config(path, overrides: dict | None = None) -> ExperimentConfig:
     name); ``overrides`` are CLI values. Every problem found is reported at once (the
     checks of one field or list item stop at its first problem; the others still run)."""
     path = resolve_config(path)
-    return _validated(_read_yaml(path), str(path), path.parent, overrides)
+    lines: dict = {}  # field path -> line, for the errors
+    return _validated(_read_yaml(path, lines), str(path), path.parent, overrides, lines)
 
 
 DICT_SOURCE = "<config dict>"
@@ -948,27 +904,27 @@ def _as_yaml_data(value):
     return value
 
 
-def _validated(data, file: str, folder: Path, overrides: dict | None) -> ExperimentConfig:
+def _validated(data, file: str, folder: Path, overrides: dict | None,
+               lines: dict | None = None) -> ExperimentConfig:
     """The checks of ``load_config`` on a config's content; ``file`` names it in errors,
-    relative paths are taken from ``folder``."""
-    r = _Reader(file)
+    relative paths are taken from ``folder``; ``lines`` maps field paths to the file's
+    lines (none for a config given as a dict)."""
+    r = _Reader(file, lines)
     if not isinstance(data, dict):
         raise ConfigError(f"{file}: the file must hold a mapping of settings")
-    allowed = ("name", "seed", "datasets", "algorithms", "protocol", "metrics", "output",
-               "n_jobs", "backend", "reference", "description", "imports")
+    allowed = schema.keys("config")
     # A misspelt or missing key is one problem among the others: each is reported, and
     # the fields that are present are still checked (a missing one is skipped).
     for key in data:
         if key not in allowed:
             r.collect(r.fail, str(key), f"unknown key{suggest(key, allowed)}")
-    missing = [key for key in ("name", "datasets", "algorithms", "protocol")
-               if key not in data]
+    missing = [key for key in schema.required("config") if key not in data]
     for key in missing:
         r.collect(r.fail, key, "required")
     if missing:
         r.raise_collected()  # the checks below read these four
     name = r.collect(_name, r, data["name"], default="")
-    seed = r.collect(r.integer, data.get("seed", 0), "seed", 0, default=0)
+    seed = r.collect(r.field, data, "config", "seed", "seed", default=0)
     # imports first: they register names the datasets and algorithms may use
     imports = r.collect(_imports, r, data.get("imports"), folder, default=())
     n_errors = len(r.errors)
@@ -981,15 +937,12 @@ def _validated(data, file: str, folder: Path, overrides: dict | None) -> Experim
     protocol = r.collect(_protocol, r, data["protocol"])
     if protocol is not None and datasets_ok:
         datasets = r.collect(_dataset_protocols, r, data["protocol"], datasets)
-    metrics = data.get("metrics", ["test_accuracy", "n_leaves"])
+    metrics = data.get("metrics", list(schema.default("config", "metrics")))
     r.collect(_metrics, r, metrics)
     output = r.collect(_output, r, data["output"] if "output" in data else f"results/{name}",
                        default="")
-    n_jobs = r.collect(_n_jobs, r, data.get("n_jobs", 1), default=1)
-    backend = data.get("backend", DEFAULT_BACKEND)
-    if backend not in BACKENDS:
-        r.collect(r.fail, "backend", f"unknown backend {brief(backend)}"
-                  f"{suggest(str(backend), BACKENDS)}; known: {', '.join(BACKENDS)}")
+    n_jobs = r.collect(_n_jobs, r, data, default=1)
+    backend = r.collect(r.field, data, "config", "backend", "backend")
     reference, methods, pooled = None, {}, False
     if algorithms_ok:  # its methods name algorithm labels
         reference, methods, pooled = r.collect(_reference, r, data.get("reference"), folder,
@@ -1035,8 +988,8 @@ def _output(r: _Reader, value) -> str:
     return output
 
 
-def _n_jobs(r: _Reader, value) -> int:
-    n_jobs = r.integer(value, "n_jobs", -MAX_JOBS, MAX_JOBS)
+def _n_jobs(r: _Reader, data: dict) -> int:
+    n_jobs = r.field(data, "config", "n_jobs", "n_jobs")
     if n_jobs == 0:
         r.fail("n_jobs", "must not be 0 (use 1, N, or -1 for all cores)")
     return n_jobs

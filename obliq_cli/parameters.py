@@ -218,6 +218,11 @@ class Described(Options):
     def __str__(self):
         return self.must.removeprefix("must be ")
 
+    def problem(self, value) -> str:
+        """The error text for a refused ``value``; a declaration whose words depend on the
+        value (too small, too large, not a number) overrides it."""
+        return f"{self.must} (got {short_repr(value)})"
+
 
 # An int seed, a numpy Generator (used as is) or None (fresh entropy): what
 # ``numpy.random.default_rng`` takes and the runner hands each task.
@@ -280,7 +285,7 @@ def violations(values: dict, constraints: dict) -> list[tuple[str, str]]:
     """``(name, "must ... (got ...)")`` for every value of ``values`` that its declaration
     in ``constraints`` refuses, in the order of ``values`` (undeclared names are not
     checked): what a file's reader reports all at once. A ``Described`` declaration says
-    its own requirement."""
+    its own requirement (``Described.problem``)."""
     out = []
     for name, value in values.items():
         if name not in constraints:
@@ -289,9 +294,9 @@ def violations(values: dict, constraints: dict) -> list[tuple[str, str]]:
         if wanted is None:
             continue
         declared = constraints[name]
-        must = (declared[0].must if len(declared) == 1 and isinstance(declared[0], Described)
-                else f"must be {wanted}")
-        out.append((name, f"{must} (got {short_repr(value)})"))
+        out.append((name, declared[0].problem(value)
+                    if len(declared) == 1 and isinstance(declared[0], Described)
+                    else f"must be {wanted} (got {short_repr(value)})"))
     return out
 
 

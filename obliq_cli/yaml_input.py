@@ -14,7 +14,9 @@ produces is refused with a one-line ``ConfigError`` naming the file and the line
 - a file over ``MAX_BYTES``.
 
 Everything else is ``yaml.safe_load``: the same tags, types and merge keys. ``brief``
-shortens a value for an error message, so no message prints an unbounded value.
+shortens a value for an error message, so no message prints an unbounded value. Given a
+``lines`` dict, the loaders also record the line of every key and list item, by its
+field path (``algorithms[1].params.max_depth``), for the errors of the file's reader.
 """
 
 from __future__ import annotations
@@ -64,6 +66,7 @@ class _Loader(yaml.SafeLoader):
     def __init__(self, stream):
         super().__init__(stream)
         self._depth = 0
+        self.root = None
 
     def compose_node(self, parent, index):
         self._depth += 1
@@ -79,6 +82,7 @@ class _Loader(yaml.SafeLoader):
         node = super().get_single_node()
         if node is not None:
             _check_expansion(node)
+        self.root = node
         return node
 
     def compose_mapping_node(self, anchor):
@@ -139,8 +143,47 @@ def _check_expansion(root) -> None:
     size(root, 0)
 
 
-def load_yaml(path: Path) -> Any:
-    """The data of the YAML file ``path``, or a one-line ConfigError naming file and line."""
+def _record_lines(node, where: str, lines: dict) -> None:
+    """The 1-based line of each key and item below ``node`` into ``lines``, by field path
+    (``a.b[2].c``: the config reader's ``where``). A key merged in (``<<: *base``) gets
+    its line in the anchored mapping unless the mapping gives the key itself. Bounded by
+    ``_check_expansion``: the walk visits the expanded tree, at most MAX_EXPANDED_NODES."""
+    if isinstance(node, SequenceNode):
+        for i, item in enumerate(node.value):
+            at = f"{where}[{i}]"
+            lines.setdefault(at, item.start_mark.line + 1)
+            _record_lines(item, at, lines)
+    elif isinstance(node, yaml.MappingNode):
+        merged = []
+        for key_node, value_node in node.value:
+            if key_node.tag == _MERGE_TAG:
+                merged += (value_node.value if isinstance(value_node, SequenceNode)
+                           else [value_node])
+            elif isinstance(key_node, ScalarNode):
+                at = f"{where}.{key_node.value}" if where else key_node.value
+                lines[at] = key_node.start_mark.line + 1
+                _record_lines(value_node, at, lines)
+        for base in merged:  # after the mapping's own keys, which override them
+            inner: dict = {}
+            _record_lines(base, where, inner)
+            for at, line in inner.items():
+                lines.setdefault(at, line)
+
+
+def line_of(lines: dict, where: str) -> int | None:
+    """The line of field ``where`` in ``lines`` (``_record_lines``), or of the nearest
+    field that holds it (a missing key: the line of its mapping); None when unknown."""
+    while where:
+        if where in lines:
+            return lines[where]
+        cut = max(where.rfind("."), where.rfind("["))
+        where = where[:cut] if cut > 0 else ""
+    return None
+
+
+def load_yaml(path: Path, lines: dict | None = None) -> Any:
+    """The data of the YAML file ``path``, or a one-line ConfigError naming file and line;
+    ``lines``, when given, receives the line of every field (``_record_lines``)."""
     if not path.is_file():
         raise ConfigError(f"{path}: no such file")
     try:
@@ -149,16 +192,19 @@ def load_yaml(path: Path) -> Any:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: cannot read ({brief(str(exc))[1:-1]})") from None
-    return parse_yaml(text, str(path))
+    return parse_yaml(text, str(path), lines)
 
 
-def parse_yaml(text: str, source: str) -> Any:
+def parse_yaml(text: str, source: str, lines: dict | None = None) -> Any:
     """``text`` read as ``load_yaml`` reads a file; errors name ``source`` (a file, or the
     option a value came from) and the line."""
     loader = None
     try:
         loader = _Loader(text)  # the reader refuses control characters here
-        return loader.get_single_data()
+        data = loader.get_single_data()
+        if lines is not None and loader.root is not None:
+            _record_lines(loader.root, "", lines)
+        return data
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         if mark is None and isinstance(exc, yaml.reader.ReaderError):

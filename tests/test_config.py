@@ -261,13 +261,15 @@ def test_problems_in_different_keys_of_one_field_are_each_reported(write_config)
     fields = [p.split(": ")[1] for p in info.value.problems]
     assert fields == ["seeed", "algorithms[0].name", "datasets[1].protocol.train_size",
                       "datasets[1].protocol.test_size"]
-    # a required key that is missing is reported beside the misspelling that caused it
+    # a required key that is missing is reported beside the misspelling that caused it;
+    # each names the line of its key (the text starts with a newline: seeed is on line 3),
+    # the missing one none
     typo = fixed.replace("protocol: {name", "protocl: {name")
     with pytest.raises(ConfigError) as info:
         load_config(write_config(typo, "typo.yaml"))
     assert [p.split(": ", 1)[1] for p in info.value.problems] == [
-        "seeed: unknown key (did you mean 'seed'?)",
-        "protocl: unknown key (did you mean 'protocol'?)", "protocol: required"]
+        "seeed: unknown key (did you mean 'seed'?) (line 3)",
+        "protocl: unknown key (did you mean 'protocol'?) (line 6)", "protocol: required"]
 
 
 def test_at_most_ten_problems_then_a_count(write_config):

@@ -32,6 +32,10 @@ Blocks, whole generated sections::
     a benchmark's ranking, CD diagrams, Bayesian summary of the papers' methods and
     sentences read off them, from ``docs/results/CONFIG/`` (default ``benchmark``;
     leaderboard.py), or "not yet run" / a labelled partial summary.
+``obliq config``
+    every config key, a table per place it may appear (top level, dataset entry,
+    algorithm entry, protocol, ...): what it takes, its default, what it does, rendered
+    from the one declaration the config reader checks with (``obliq_cli.config_schema``).
 ``obliq invariances``
     what every built-in algorithm declares it keeps of each transformation
     (``obliq_cli.invariances``), read from the registry rather than the summary: the
@@ -71,7 +75,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from obliq_cli import registry
+from obliq_cli import config_schema, registry
 from obliq_cli.analysis.agreement import flagged_tally, metric_kind
 from obliq_cli.analysis.claims import UNTESTABLE, read_claims, shipped_claims
 from obliq_cli.analysis.tables import degenerate_note
@@ -427,6 +431,18 @@ def invariance_block() -> str:
     return "\n\n".join([md_table(rows, headers), legend, notes])
 
 
+def config_block() -> str:
+    """The config reference: for each scope of ``config_schema.SCOPES`` a heading line
+    (where it is read) and a table of its keys."""
+    parts = []
+    for scope, (where, title) in config_schema.SCOPES.items():
+        at = f" (`{where}`)" if where else ""
+        parts.append(f"**{title[0].upper()}{title[1:]}**{at}\n\n"
+                     + md_table(config_schema.reference_rows(scope),
+                                ["key", "takes", "default", "what it does"]))
+    return "\n\n".join(parts)
+
+
 def _block(summary: Summary, words: list[str]) -> str:
     kind, args = words[0], words[1:]
     if kind == "agree" and not args:
@@ -443,6 +459,8 @@ def _block(summary: Summary, words: list[str]) -> str:
         return table_block(summary, *args)
     if kind == "invariances" and not args:
         return invariance_block()
+    if kind == "config" and not args:
+        return config_block()
     if kind == "benchmark" and len(args) <= 1:
         name = args[0] if args else "benchmark"
         return benchmark_block(summary.benchmarks.get(name), name, _link_base(summary.where))

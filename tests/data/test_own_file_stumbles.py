@@ -156,7 +156,7 @@ def test_a_run_applies_and_records_each_algorithms_nominal(tmp_path):
     assert result.exit_code == 2 and not (tmp_path / "o2").exists()
     line = result.output.strip()  # the file dataset's declaration of nominal says it
     assert line.startswith(f"error: {config}: algorithms[1].nominal: must be a str among ")
-    assert "'onehot'" in line and "'codes'" in line and line.endswith("(got 'dummies')")
+    assert "'onehot'" in line and "'codes'" in line and line.endswith("(got 'dummies') (line 6)")
 
 
 # --------------------------------------- 4. predict: unseen levels, row keys
