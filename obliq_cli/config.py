@@ -192,6 +192,10 @@ class ExperimentConfig:
     # the config's ``imports``: module names and absolute .py paths, imported before the
     # names are checked (registry.import_plugin)
     imports: tuple[str, ...] = ()
+    # the config's ``timeout``: seconds a task's fit may take before it is recorded as
+    # failed (experiment/limits.py); None: no limit. Not part of ``hash``: it decides
+    # which tasks fail, not the numbers of those that succeed
+    timeout: float | None = None
 
     def to_dict(self) -> dict:
         """Plain data, as run (what meta.json stores)."""
@@ -232,7 +236,7 @@ class ExperimentConfig:
                    reference=data.get("reference"),
                    reference_methods=dict(data.get("reference_methods") or {}),
                    reference_pooled=bool(data.get("reference_pooled", False)),
-                   imports=tuple(data.get("imports") or ()))
+                   imports=tuple(data.get("imports") or ()), timeout=data.get("timeout"))
 
     def hash(self) -> str:
         """Digest of what determines the results (not jobs, backend, output, metrics)."""
@@ -955,7 +959,7 @@ def _validated(data, file: str, folder: Path, overrides: dict | None) -> Experim
     if not isinstance(data, dict):
         raise ConfigError(f"{file}: the file must hold a mapping of settings")
     allowed = ("name", "seed", "datasets", "algorithms", "protocol", "metrics", "output",
-               "n_jobs", "backend", "reference", "description", "imports")
+               "n_jobs", "backend", "reference", "description", "imports", "timeout")
     # A misspelt or missing key is one problem among the others: each is reported, and
     # the fields that are present are still checked (a missing one is skipped).
     for key in data:
@@ -986,6 +990,7 @@ def _validated(data, file: str, folder: Path, overrides: dict | None) -> Experim
     output = r.collect(_output, r, data["output"] if "output" in data else f"results/{name}",
                        default="")
     n_jobs = r.collect(_n_jobs, r, data.get("n_jobs", 1), default=1)
+    timeout = r.collect(_timeout, r, data.get("timeout"))
     backend = data.get("backend", DEFAULT_BACKEND)
     if backend not in BACKENDS:
         r.collect(r.fail, "backend", f"unknown backend {brief(backend)}"
@@ -996,7 +1001,8 @@ def _validated(data, file: str, folder: Path, overrides: dict | None) -> Experim
                                                algorithms, default=(None, {}, False))
     r.raise_collected()
     config = ExperimentConfig(file, name, seed, datasets, algorithms, protocol, tuple(metrics),
-                              output, n_jobs, backend, reference, methods, pooled, imports)
+                              output, n_jobs, backend, reference, methods, pooled, imports,
+                              timeout)
     return config.with_overrides(**(overrides or {}))
 
 
@@ -1033,6 +1039,20 @@ def _output(r: _Reader, value) -> str:
     if "\x00" in output:
         r.fail("output", "must not hold a NUL byte")
     return output
+
+
+MAX_TIMEOUT = 7 * 24 * 3600  # a week: a wait the thread library can take (1e308 s cannot)
+
+
+def _timeout(r: _Reader, value) -> float | None:
+    """Seconds each task's fit may take (``timeout:``; null or absent: no limit)."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) \
+            or not 0 < value <= MAX_TIMEOUT:
+        r.fail("timeout", f"must be a number of seconds above 0 and at most {MAX_TIMEOUT} "
+                          f"(got {brief(value)})")
+    return float(value)
 
 
 def _n_jobs(r: _Reader, value) -> int:

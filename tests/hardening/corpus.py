@@ -988,6 +988,8 @@ CASES += [
 # error, under every backend. plug.py's Late* classes pass the trial (which predicts 5
 # rows) and fail in the tasks (which predict 20).
 PLUG = """import sys
+import time
+
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
@@ -1049,8 +1051,15 @@ class Late(Base):
                 raise SystemExit(3)
             if self.how == "interrupt":
                 raise KeyboardInterrupt
+            if self.how == "sleep":  # hangs (a timeout: ends it)
+                time.sleep(1e6)
             raise RuntimeError("late")
         return super().predict(X)
+
+
+class Sleeps(Base):
+    def fit(self, X, y):
+        time.sleep(1e6)
 """
 
 
@@ -1112,6 +1121,20 @@ CASES += [
     *[external(f"late-{how}-{b}", f"{{estimator: plug.Late, params: {{how: {how}}}}}",
                expect="recorded", more=lines)
       for how in ("exit0", "exit3", "interrupt", "raise") for b, lines in BACKEND_LINES.items()],
+    # the config's timeout: a hung fit fails its task (or, in the trial, the run) after it
+    *[external(f"late-sleep-timeout-{b}", "{estimator: plug.Late, params: {how: sleep}}",
+               expect="recorded", more="timeout: 1\n" + lines)
+      for b, lines in BACKEND_LINES.items()],
+    *[external(f"fit-sleeps-timeout-{b}", "{estimator: plug.Sleeps}",
+               ("algorithms[1] (Sleeps)", TRIED, "failed: timeout after 0.5 s"),
+               more="timeout: 0.5\n" + lines) for b, lines in BACKEND_LINES.items()],
+    external("timeout-zero", "{estimator: plug.Picky}", ("timeout: must be a number of "
+                                                         "seconds above 0", "(got 0)"),
+             more="timeout: 0\n"),
+    external("timeout-infinite", "{estimator: plug.Picky}", ("timeout:", "(got inf)"),
+             more="timeout: .inf\n"),
+    external("timeout-a-list", "{estimator: plug.Picky}", ("timeout:", "(got [1])"),
+             more="timeout: [1]\n"),
     external("imports-file-class-by-stem", "{estimator: plug.Picky, label: P}",
              expect="handled"),
     external("imports-file-class-unknown", "{estimator: plug.Nope}",
