@@ -257,6 +257,11 @@ class ExperimentConfig:
     def with_overrides(self, **overrides) -> ExperimentConfig:
         """A copy with the CLI's explicit values (None means not given)."""
         given = {k: v for k, v in overrides.items() if v is not None}
+        if "output" in given and (not isinstance(given["output"], str) or not given["output"]
+                                  or "\x00" in given["output"]):
+            # "" would write the results into the current folder
+            raise ConfigError(f"--output: must be a folder path, not empty and without a NUL "
+                              f"byte (got {brief(given['output'])})")
         if "backend" in given and given["backend"] not in BACKENDS:
             raise ConfigError(f"--backend: must be one of {', '.join(BACKENDS)}")
         if "n_jobs" in given and (not isinstance(given["n_jobs"], int) or given["n_jobs"] == 0
