@@ -216,8 +216,8 @@ def _is_int(text: str) -> bool:
 def impossible_cell(row: dict) -> str | None:
     """What no task can have written in an "ok" row (a hand edit, another program's
     file): the first numeric cell outside its declared range (``schema.COLUMN_RANGES``:
-    NaN, infinities, 150 %, a negative count or time, 1e308 seconds), a count of correct
-    test rows above the test rows, or a per-class rate list that is not fractions; as
+    NaN, infinities, 150 %, a negative count or time, 1e308 seconds) or a per-class rate
+    list that is not fractions; as
     ``line {line}: column NAME: ...``, or None."""
     for column, (low, high) in COLUMN_RANGES.items():
         text = row.get(column, "").strip()
@@ -229,10 +229,6 @@ def impossible_cell(row: dict) -> str | None:
         if column in ("n_test", "n_test_correct", "n_leaves", "n_internal", "depth") \
                 and value != int(value):
             return f"line {{line}}: column {column}: {text[:40]} is not a whole count"
-    correct, tested = row.get("n_test_correct", "").strip(), row.get("n_test", "").strip()
-    if correct and tested and float(correct) > float(tested):
-        return (f"line {{line}}: column n_test_correct: {correct} is more than the "
-                f"{tested} test rows")
     for column in RATE_LIST_COLUMNS:
         text = row.get(column, "").strip()
         if not text:
