@@ -26,9 +26,12 @@ from __future__ import annotations
 import logging
 import os
 
-from .analysis.results import FRAME_COLUMNS  # noqa: F401  (to_frame's columns, as before)
+from .analysis.results import (
+    FRAME_COLUMNS,  # noqa: F401  (to_frame's columns, as before)
+    _flag,
+)
 from .analysis.results import Results as _Results
-from .errors import ObliqError
+from .errors import ArgumentTypeError, ObliqError
 
 log = logging.getLogger("obliq")
 
@@ -179,9 +182,15 @@ def run_experiment(config, output=None, n_jobs: int | None = None, backend: str 
     from .experiment.runner import run_experiment as run
     from .logs import in_ipython
 
+    for name, value in (("resume", resume), ("force", force), ("progress", progress),
+                        ("accept_changed_code", accept_changed_code)):
+        _flag(value, name)
     if resume and force:
         raise ObliqError("--resume and --force exclude each other")
-    overrides = {"output": None if output is None else str(output), "n_jobs": n_jobs,
+    if output is not None and (isinstance(output, bytes)
+                               or not isinstance(output, (str, os.PathLike))):
+        raise ArgumentTypeError(f"output: must be a folder path (got {type(output).__name__})")
+    overrides = {"output": None if output is None else os.fspath(output), "n_jobs": n_jobs,
                  "backend": backend}
     if isinstance(config, ExperimentConfig):
         spec = config.with_overrides(**overrides)

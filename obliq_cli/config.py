@@ -187,6 +187,10 @@ class ExperimentConfig:
     # the config's ``imports``: module names and absolute .py paths, imported before the
     # names are checked (registry.import_plugin)
     imports: tuple[str, ...] = ()
+    # the config's ``timeout``: seconds a task's fit may take before it is recorded as
+    # failed (experiment/limits.py); None: no limit. Not part of ``hash``: it decides
+    # which tasks fail, not the numbers of those that succeed
+    timeout: float | None = None
 
     def to_dict(self) -> dict:
         """Plain data, as run (what meta.json stores)."""
@@ -227,7 +231,7 @@ class ExperimentConfig:
                    reference=data.get("reference"),
                    reference_methods=dict(data.get("reference_methods") or {}),
                    reference_pooled=bool(data.get("reference_pooled", False)),
-                   imports=tuple(data.get("imports") or ()))
+                   imports=tuple(data.get("imports") or ()), timeout=data.get("timeout"))
 
     def hash(self) -> str:
         """Digest of what determines the results (not jobs, backend, output, metrics)."""
@@ -248,6 +252,11 @@ class ExperimentConfig:
     def with_overrides(self, **overrides) -> ExperimentConfig:
         """A copy with the CLI's explicit values (None means not given)."""
         given = {k: v for k, v in overrides.items() if v is not None}
+        if "output" in given and (not isinstance(given["output"], str) or not given["output"]
+                                  or "\x00" in given["output"]):
+            # "" would write the results into the current folder
+            raise ConfigError(f"--output: must be a folder path, not empty and without a NUL "
+                              f"byte (got {brief(given['output'])})")
         if "backend" in given and given["backend"] not in BACKENDS:
             raise ConfigError(f"--backend: must be one of {', '.join(BACKENDS)}")
         if "n_jobs" in given and (not isinstance(given["n_jobs"], int) or given["n_jobs"] == 0
@@ -942,6 +951,7 @@ def _validated(data, file: str, folder: Path, overrides: dict | None,
     output = r.collect(_output, r, data["output"] if "output" in data else f"results/{name}",
                        default="")
     n_jobs = r.collect(_n_jobs, r, data, default=1)
+    timeout = r.collect(_timeout, r, data.get("timeout"))
     backend = r.collect(r.field, data, "config", "backend", "backend")
     reference, methods, pooled = None, {}, False
     if algorithms_ok:  # its methods name algorithm labels
@@ -949,7 +959,8 @@ def _validated(data, file: str, folder: Path, overrides: dict | None,
                                                algorithms, default=(None, {}, False))
     r.raise_collected()
     config = ExperimentConfig(file, name, seed, datasets, algorithms, protocol, tuple(metrics),
-                              output, n_jobs, backend, reference, methods, pooled, imports)
+                              output, n_jobs, backend, reference, methods, pooled, imports,
+                              timeout)
     return config.with_overrides(**(overrides or {}))
 
 
@@ -986,6 +997,20 @@ def _output(r: _Reader, value) -> str:
     if "\x00" in output:
         r.fail("output", "must not hold a NUL byte")
     return output
+
+
+MAX_TIMEOUT = 7 * 24 * 3600  # a week: a wait the thread library can take (1e308 s cannot)
+
+
+def _timeout(r: _Reader, value) -> float | None:
+    """Seconds each task's fit may take (``timeout:``; null or absent: no limit)."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) \
+            or not 0 < value <= MAX_TIMEOUT:
+        r.fail("timeout", f"must be a number of seconds above 0 and at most {MAX_TIMEOUT} "
+                          f"(got {brief(value)})")
+    return float(value)
 
 
 def _n_jobs(r: _Reader, data: dict) -> int:

@@ -282,6 +282,9 @@ KEYS: tuple[Key, ...] = (
     Key("backend", "config", "how tasks run in parallel (fork: Linux only)",
         Choice("backend", BACKENDS), default=DEFAULT_BACKEND,
         shown="fork on Linux, loky elsewhere"),
+    Key("timeout", "config", "seconds a task's fit may take; a task over it is recorded "
+        "as failed (timeout after N s)", takes="a number of seconds above 0, at most a week "
+        "(checked by config._timeout)", default=None, shown="none (no limit)"),
     Key("reference", "config", "the paper's values, shown beside ours",
         takes="a CSV path (relative to this file) or a reference mapping"),
     # a dataset entry

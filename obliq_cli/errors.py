@@ -32,6 +32,11 @@ class DataTypeError(DataError, TypeError):
     """Data of a type that cannot be used (sparse, or cells that are not numbers)."""
 
 
+class ArgumentTypeError(ObliqError, TypeError):
+    """A Python caller passed a value of the wrong type (``load_results(5)``): a
+    TypeError too, as Python's own would be."""
+
+
 class UnknownNameError(ObliqError):
     """A name (algorithm, dataset, pruner, protocol) is not registered."""
 

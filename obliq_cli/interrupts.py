@@ -7,7 +7,8 @@
   (128 + SIGTERM) where Ctrl-C gives 130.
 - ``deferred()``: a block that must not be cut in two (the history entry's last write,
   the pool's shutdown): a signal arriving inside is held and raised when it ends, unless
-  an interrupt or an error is already on its way out (that one is reported).
+  an interrupt or an error is already on its way out (that one is reported), or the block
+  is a closing generator's cleanup (the run is already stopping).
 - ``guard_exit()``: once a command is done, Python's own shutdown still runs code (loky
   joins its executor's threads, atexit hooks) in which a KeyboardInterrupt is printed as
   "Exception ignored in ..." with a traceback, and the process exits 0. From then on
@@ -86,8 +87,13 @@ def deferred():
     if not _deferring and _held:
         signum = _held[0]
         _held.clear()
-        if isinstance(sys.exc_info()[1], KeyboardInterrupt):
-            return  # a cleanup (``finally``) of an interrupt already on its way out
+        if isinstance(sys.exc_info()[1], (KeyboardInterrupt, GeneratorExit)):
+            # a cleanup (``finally``) of an interrupt already on its way out; or of a
+            # generator closed because its consumer stopped (the pools' row generators,
+            # whose ``finally`` stops the pool): closed by the garbage collector once the
+            # first signal's error is handled, an exception raised here is "ignored" with
+            # a traceback on stderr (the flaky signal-fork-sigterm-then-ctrl-c case)
+            return
         raise Terminated() if signum == signal.SIGTERM else Interrupt()
 
 

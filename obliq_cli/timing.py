@@ -38,8 +38,11 @@ from collections.abc import Callable
 
 
 def cpu_clock() -> Callable[[], float]:
-    """The CPU clock for a fit run on the calling thread (see the module docstring)."""
-    if threading.current_thread() is threading.main_thread():
+    """The CPU clock for a fit run on the calling thread (see the module docstring). A
+    thread that runs a main thread's task under a time limit (``experiment.limits``)
+    counts as that main thread."""
+    thread = threading.current_thread()
+    if thread is threading.main_thread() or getattr(thread, "obliq_stands_for_main", False):
         return time.process_time
     return time.thread_time
 

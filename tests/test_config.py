@@ -40,7 +40,7 @@ def test_defaults(write_config):
     assert config.metrics == ("test_accuracy", "n_leaves")
     assert config.output == "results/mini"
     assert config.n_jobs == 1 and config.backend == DEFAULT_BACKEND
-    assert config.reference is None
+    assert config.reference is None and config.timeout is None  # no time limit
     (algo,) = config.algorithms
     assert algo.label == "test-tree" and algo.params == {}
     assert algo.pruner.name == "test-prune" and algo.pruner.params == {}
@@ -105,6 +105,12 @@ def test_protocol_defaults_per_protocol(write_config):
     (("name: mini", "name: mini\nbackend: lokky"), ["backend: unknown backend 'lokky'",
                                                      "did you mean 'loky'"]),
     (("name: mini", "name: mini\nn_jobs: 0"), ["n_jobs"]),
+    (("name: mini", "name: mini\ntimeout: 0"), ["timeout: must be a number of seconds above 0",
+                                                 "(got 0)"]),
+    (("name: mini", "name: mini\ntimeout: .nan"), ["timeout:", "(got nan)"]),
+    (("name: mini", "name: mini\ntimeout: 1e308"), ["timeout:", "at most 604800"]),
+    (("name: mini", "name: mini\ntimeout: ten"), ["timeout:", "(got 'ten')"]),
+    (("name: mini", "name: mini\ntimeout: true"), ["timeout:", "(got True)"]),
     (("name: mini", "name: mini\nmetrics: [test_acuracy]"),
      ["metrics[0]: unknown metric 'test_acuracy'", "did you mean 'test_accuracy'"]),
     (("name: mini", "name: mini\nreference: nowhere.csv"), ["reference.file: no such file"]),
@@ -157,8 +163,9 @@ def test_reference_is_relative_to_the_config(write_config, tmp_path):
 def test_hash_covers_what_determines_results(write_config):
     base = load_config(write_config(MINIMAL, "a.yaml"), {})
     same = load_config(write_config(
-        MINIMAL + "n_jobs: 4\nbackend: threading\noutput: elsewhere\nmetrics: [depth]\n",
-        "b.yaml"), {})
+        MINIMAL + "n_jobs: 4\nbackend: threading\noutput: elsewhere\nmetrics: [depth]\n"
+        "timeout: 2.5\n", "b.yaml"), {})
+    assert same.timeout == 2.5 and ExperimentConfig.from_dict(same.to_dict()).timeout == 2.5
     assert base.hash() == same.hash()
     assert base.hash() == load_config(write_config(MINIMAL, "a.yaml"), {}).hash()  # stable
     assert base.hash() == base.with_overrides(n_jobs=3, output="x").hash()

@@ -125,3 +125,35 @@ def test_deferred_holds_a_signal_until_its_block_ends():
                 raise KeyboardInterrupt
         assert type(caught.value) is KeyboardInterrupt
     assert signal.getsignal(signal.SIGTERM) == signal.SIG_DFL
+
+
+def test_a_signal_held_while_a_generator_closes_is_not_raised_from_its_close():
+    # the fork pool's row generator stops its pool in a deferred block when the run has
+    # stopped consuming it; a second signal there (SIGTERM, then Ctrl-C) was raised out of
+    # the generator's close and, the close being the garbage collector's, printed
+    # "Exception ignored in: <generator object _forked_results ...>" and a traceback
+    import sys
+
+    ignored = []
+    previous_hook, sys.unraisablehook = sys.unraisablehook, ignored.append
+    stopped = []
+
+    def rows():
+        try:
+            yield 1
+            yield 2
+        finally:
+            with interrupts.deferred():
+                os.kill(os.getpid(), signal.SIGINT)
+                for _ in range(1000):
+                    pass
+                stopped.append(True)
+
+    try:
+        with interrupts.handled():
+            with pytest.raises(Terminated):
+                for _ in rows():
+                    raise Terminated()
+    finally:
+        sys.unraisablehook = previous_hook
+    assert stopped == [True] and ignored == []

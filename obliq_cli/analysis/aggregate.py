@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..errors import ObliqError
+from ..errors import ArgumentTypeError, ObliqError
 from ..experiment import degeneracy
 from ..experiment import results as results_folder
 from ..experiment.metrics import METRICS, PER_CLASS, Metric, check_metric  # noqa: F401
@@ -64,6 +64,36 @@ def _class_rate(runs: pd.DataFrame, metric: str) -> pd.Series:
     return out
 
 
+def results_paths(paths) -> list[Path]:
+    """The folders ``paths`` names (a path, or a list of paths: ``str`` or
+    ``os.PathLike``), checked before any is read: bytes, another type, an empty path (which
+    would read the current folder) or one holding a NUL byte are one error saying so."""
+    import os
+
+    items = [paths] if isinstance(paths, (str, os.PathLike, bytes)) else paths
+    if not isinstance(items, (list, tuple)):
+        raise ArgumentTypeError(f"results: give a folder path or a list of them (got "
+                                f"{type(paths).__name__})")
+    if not items:
+        raise ObliqError("no results directory given")
+    out = []
+    for i, item in enumerate(items):
+        where = "results" if items is not paths else f"results[{i}]"
+        if isinstance(item, bytes) or not isinstance(item, (str, os.PathLike)):
+            raise ArgumentTypeError(f"{where}: a folder path must be a str or a path "
+                                    f"(got {type(item).__name__})")
+        text = os.fspath(item)
+        if not isinstance(text, str):  # a PathLike of bytes
+            raise ArgumentTypeError(f"{where}: a folder path must be text (got bytes)")
+        if not text:
+            raise ObliqError(f"{where}: an empty path (give the results folder, '.' for "
+                             f"the current one)")
+        if "\x00" in text:
+            raise ObliqError(f"{where}: {text!r} holds a NUL byte")
+        out.append(Path(text))
+    return out
+
+
 def experiment_dirs(path) -> list[Path]:
     """``path`` itself when it holds runs.csv, else its sub-folders that do (sorted)."""
     path = Path(path)
@@ -78,6 +108,9 @@ def experiment_dirs(path) -> list[Path]:
     return found
 
 
+MAX_SAID = 5  # impossible rows named one by one; the rest are counted
+
+
 def _read_runs_csv(runs_path: Path) -> pd.DataFrame:
     """The latest row of each task of runs.csv as text columns (``results.read_runs_file``
     and ``results.latest_rows``, as a resume reads it), without a row that a running or
@@ -86,9 +119,18 @@ def _read_runs_csv(runs_path: Path) -> pd.DataFrame:
     problem = runs.first_problem(runs_path)
     if problem:
         raise ObliqError(problem)
+    log = logging.getLogger("obliq")
+    for impossible in runs.impossible[:MAX_SAID]:  # read as failed tasks, never averaged
+        log.warning("warning: %s; its task is left out as failed", impossible)
+    if len(runs.impossible) > MAX_SAID:
+        log.warning("warning: %s: %d more rows with impossible numbers left out as failed",
+                    runs_path, len(runs.impossible) - MAX_SAID)
     if not runs.header:
-        # created but nothing finished yet (or killed while writing the header line)
-        return pd.DataFrame(columns=REQUIRED_COLUMNS, dtype=str)
+        # a run writes the header line before its first task: an empty file (or one of
+        # NULs, a crash's filesystem leftovers) is not the runs.csv of any run
+        what = "empty" if not runs.tail else "no header line (not text)"
+        raise ObliqError(f"{runs_path}: {what}: not a runs.csv obliq wrote; `obliq run "
+                         f"CONFIG --resume` writes it anew")
     return pd.DataFrame(results_folder.latest_rows(runs.rows), columns=runs.header,
                         dtype=str)
 
@@ -190,22 +232,27 @@ def read_experiment(directory, show_all: bool = False) -> tuple[pd.DataFrame, di
     runs_path = directory / "runs.csv"
     runs = _read_runs_csv(runs_path)
     meta_path = directory / "meta.json"
-    meta: dict = {}
-    if meta_path.is_file():
-        meta = results_folder.read_meta(meta_path)
-        # A metric or protocol a config's plugin registers is known here too, in a new
-        # process; a plugin that moved away still leaves the built-in metrics readable.
-        try:
-            results_folder.import_config_plugins(meta, meta_path)
-        except ObliqError as exc:
-            logging.getLogger("obliq").warning("warning: %s", exc)
+    if not meta_path.is_file():  # every run writes it before its first row
+        raise ObliqError(f"{meta_path}: missing: {directory} holds a runs.csv but no "
+                         f"meta.json (a folder obliq run did not write, or a damaged one)")
+    meta = results_folder.read_meta(meta_path)
+    # A metric or protocol a config's plugin registers is known here too, in a new
+    # process; a plugin that moved away still leaves the built-in metrics readable.
+    try:
+        results_folder.import_config_plugins(meta, meta_path)
+    except ObliqError as exc:
+        logging.getLogger("obliq").warning("warning: %s", exc)
     meta.setdefault("name", directory.name)
     meta["results_dir"] = str(directory)
     runs = _to_numbers(runs)
     runs[degeneracy.COLUMN], runs["flags_undecided"] = degeneracy.read_flags(runs)
     if "task" not in runs.columns:
         runs["task"] = ""
+    stored = len(runs)
     runs = _visible(runs, meta, show_all).reset_index(drop=True)
+    if stored and runs.empty:
+        raise ObliqError(f"{runs_path}: none of its {stored} task(s) belongs to the config "
+                         f"in {meta_path} (results of another config; `--all` shows them)")
     runs["experiment"] = str(meta["name"])
     runs["source"] = str(runs_path)
     return _registered_metrics(runs), meta
@@ -235,9 +282,7 @@ def load_results(paths, show_all: bool = False) -> tuple[pd.DataFrame, list[dict
     the same meta["name"] in different directories keep apart: the later one is renamed
     "<name> (<directory>)". ``runs["experiment"]`` equals the meta's "name".
     """
-    paths = [paths] if isinstance(paths, (str, Path)) else list(paths)
-    if not paths:
-        raise ObliqError("no results directory given")
+    paths = results_paths(paths)
     dirs: list[Path] = []
     for path in paths:
         for d in experiment_dirs(path):

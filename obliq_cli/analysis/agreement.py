@@ -97,7 +97,9 @@ def check_asked_metric(name: str) -> str:
 def run_time(meta: dict) -> tuple[float | None, int]:
     """(seconds, unfinished): the sum of finished - started over meta.json's history
     entries that have both, and how many entries lack either (a run killed or still
-    running). Seconds is None when no entry has both."""
+    running). Seconds is None when no entry has both, NaN (unknown) when an entry
+    finished before it started (the machine's clock was set back during the run: its
+    duration, and so the sum, is not known)."""
     seconds, counted, unfinished = 0.0, 0, 0
     for entry in meta.get("history") or []:
         if not isinstance(entry, dict):
@@ -108,6 +110,8 @@ def run_time(meta: dict) -> tuple[float | None, int]:
         except (KeyError, TypeError, ValueError):
             unfinished += 1
             continue
+        if not took >= 0:  # negative, or NaN: not a duration
+            took = float("nan")
         seconds += took
         counted += 1
     return (seconds if counted else None), unfinished

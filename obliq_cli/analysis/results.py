@@ -10,18 +10,25 @@ experiment (``runs``, ``aggregate.load_results``) with each experiment's meta.js
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import NamedTuple
 
 import pandas as pd
 
-from ..errors import ObliqError
-from .aggregate import each_experiment, flag_counts, label_order, load_results
+from ..errors import ArgumentTypeError, ObliqError
+from .aggregate import each_experiment, flag_counts, label_order, load_results, results_paths
 
 # the columns of ``Results.to_frame`` (``experiment`` tells several experiments apart;
 # ``flags``: the task's degeneracy codes, experiment/degeneracy.py)
 FRAME_COLUMNS = ["experiment", "dataset", "repetition", "fold", "algorithm", "metric",
                  "value", "status", "flags"]
+
+
+def _flag(value, name: str, none: bool = False):
+    """``value`` when it is a bool (or None, with ``none``): a "no" or a 0 given for a
+    yes/no argument is refused rather than read by its truth (``"no"`` is true)."""
+    if isinstance(value, bool) or (none and value is None):
+        return value
+    raise ArgumentTypeError(f"{name}: must be True or False (got {value!r:.40})")
 
 
 class Experiment(NamedTuple):
@@ -53,17 +60,24 @@ class Results:
     """
 
     def __init__(self, paths, runs: pd.DataFrame, metas: list[dict], show_all: bool = False):
-        self.paths = list(paths)
+        if not isinstance(runs, pd.DataFrame) or "experiment" not in runs.columns:
+            raise ArgumentTypeError(f"Results: runs must be the DataFrame load_results reads "
+                                    f"(got {type(runs).__name__}); use load_results(path)")
+        if not isinstance(metas, list) or not all(isinstance(m, dict) and "name" in m
+                                                  for m in metas):
+            raise ArgumentTypeError("Results: metas must be a list of meta.json objects; "
+                                    "use load_results(path)")
+        self.paths = results_paths(paths)
         self.runs = runs
         self.metas = metas
-        self.show_all = show_all
+        self.show_all = _flag(show_all, "show_all")
 
     @classmethod
     def read(cls, paths, show_all: bool = False):
         """The results under ``paths`` (an experiment folder, a folder of them, or a list
         of such paths)."""
-        paths = [paths] if isinstance(paths, (str, Path)) else list(paths)
-        runs, metas = load_results(paths, show_all)
+        paths = results_paths(paths)
+        runs, metas = load_results(paths, _flag(show_all, "show_all"))
         return cls(paths, runs, metas, show_all)
 
     @classmethod
@@ -73,14 +87,14 @@ class Results:
         paths ``source`` names: what the report's functions take."""
         if isinstance(source, Results):
             return source.showing(show_all)
-        return cls.read(source, bool(show_all))
+        return cls.read(source, bool(_flag(show_all, "show_all", none=True)))
 
     def showing(self, show_all: bool | None):
         """These results, or the same folders read again when ``show_all`` (None: as
         held) asks for other rows than those held."""
-        if show_all is None or bool(show_all) == self.show_all:
+        if show_all is None or _flag(show_all, "show_all") == self.show_all:
             return self
-        return type(self).read(self.paths, bool(show_all))
+        return type(self).read(self.paths, show_all)
 
     def __repr__(self) -> str:
         names = ", ".join(str(m["name"]) for m in self.metas)

@@ -20,6 +20,7 @@ from ..data.preprocess import Preprocessor
 from ..errors import one_line
 from ..logs import captured
 from ..timing import Stopwatch
+from . import limits
 from .metrics import task_metrics
 from .protocols import Split, flip_labels, take_count
 from .seeds import rng_for
@@ -171,14 +172,17 @@ def warm_up(task: Task, y: np.ndarray) -> None:
     small = replace(split, train=draw(split.train, WARM_ROWS),
                     prune=draw(split.prune, WARM_ROWS // 10),
                     test=draw(split.test, WARM_TEST_ROWS))
-    run_task(replace(task, split=small))
+    # no time limit: a fresh clone compiles the kernels here, which is not the task's time
+    run_task(replace(task, split=small, timeout=None))
 
 
 def run_task(task: Task) -> dict:
     """Grow (and prune) one tree on one split and measure it; never raises. The first
     task of an algorithm in a process warms its kernels first (``warm_up``). An "ok" row
     carries its test predictions under ``predictions.KEY`` (not a column: the runs
-    writer stores them in a file of their own)."""
+    writer stores them in a file of their own). With the config's ``timeout:``, the fit
+    and its measurement past that many seconds fail the task ("timeout after N s",
+    ``limits.within``)."""
     split, algo = task.split, task.algorithm
     row = dict(task=task.identity, config_hash=task.config_hash, dataset=task.dataset.label,
                repetition=split.repetition, fold=split.fold, algorithm=algo.label)
@@ -192,20 +196,26 @@ def run_task(task: Task) -> dict:
         warm_up(task, y)
         y = task_labels(task.seed, task.dataset.label, split, task.label_noise, y)
         names = (task.seed, task.dataset.label, split.repetition, split.fold, algo.label)
-        with captured(f"task {task.identity} ({algo.label})"):  # prints: the log's
-            fitted = fit_task(algo, task.dataset.label, X, y, info, split.train,
-                              split.prune, names)
-            grow, prune, X = fitted.grow, fitted.prune, fitted.X
-            # the test predictions ride along for the writer to store (predictions.py)
-            row.update(task_metrics(fitted.estimator, X[grow], y[grow], X[split.test],
-                                    y[split.test], task.extra_metrics,
-                                    keep_predictions=True))
+
+        def measure():
+            with captured(f"task {task.identity} ({algo.label})"):  # prints: the log's
+                fitted = fit_task(algo, task.dataset.label, X, y, info, split.train,
+                                  split.prune, names)
+                grow = fitted.grow
+                # the test predictions ride along for the writer to store (predictions.py)
+                return fitted, task_metrics(
+                    fitted.estimator, fitted.X[grow], y[grow], fitted.X[split.test],
+                    y[split.test], task.extra_metrics, keep_predictions=True)
+
+        fitted, measured = limits.within(task.timeout, measure)  # the config's timeout:
+        row.update(measured)
         row.update(status="ok", error="", fit_time=fitted.fit_time, fit_cpu=fitted.fit_cpu,
-                   n_train=int(grow.size), n_prune=int(prune.size))
+                   n_train=int(fitted.grow.size), n_prune=int(fitted.prune.size))
     except BaseException as exc:  # a failing task is recorded; the run goes on
         # an estimator's own sys.exit() or KeyboardInterrupt too (which once ended -j 1
         # with exit 0 and no rows, and hung the fork pool); the user's Ctrl-C stops the run
         if interrupts.from_signal(exc):
             raise
-        row.update(status="error", error=one_line(exc))
+        row.update(status="error", error=str(exc) if isinstance(exc, limits.TaskTimeout)
+                   else one_line(exc))
     return row

@@ -184,7 +184,7 @@ def plan(config, labels=None) -> Plan:
             for algo in running:
                 tasks.append(Task(digest, config.seed, spec, algo, split,
                                   config.protocol.label_noise, modules,
-                                  keys[algo.label][k], extra))
+                                  keys[algo.label][k], extra, config.timeout))
     return Plan(tasks, records, skipped)
 
 

@@ -37,7 +37,15 @@ from ..config import ExperimentConfig
 from ..csvio import check_header_names
 from ..errors import ObliqError, naming_file
 from . import predictions
-from .schema import LABEL_COLUMNS, LATER_NUMERIC_COLUMNS, NUMERIC_COLUMNS, RUN_COLUMNS, STATUSES
+from .schema import (
+    COLUMN_RANGES,
+    LABEL_COLUMNS,
+    LATER_NUMERIC_COLUMNS,
+    NUMERIC_COLUMNS,
+    RATE_LIST_COLUMNS,
+    RUN_COLUMNS,
+    STATUSES,
+)
 from .tasks import config_of, drop_none, split_identity
 
 RUNS = "runs.csv"
@@ -185,6 +193,9 @@ class RunsFile:
     tail: bytes = b""
     header_bytes: bytes = b""
     problems: dict[int, str] = field(default_factory=dict)  # line number -> what is wrong
+    # rows whose numbers no task can have written (``impossible_cell``), each as one line
+    # naming file, line and column: read as failed tasks
+    impossible: list[str] = field(default_factory=list)
 
     def first_problem(self, path: Path) -> str | None:
         """One line naming the file, the first damaged line and its fault (None when no
@@ -200,6 +211,37 @@ class RunsFile:
 
 def _is_int(text: str) -> bool:
     return text.isascii() and text.isdigit()  # "²" is a digit to str.isdigit, not to int
+
+
+def impossible_cell(row: dict) -> str | None:
+    """What no task can have written in an "ok" row (a hand edit, another program's
+    file): the first numeric cell outside its declared range (``schema.COLUMN_RANGES``:
+    NaN, infinities, 150 %, a negative count or time, 1e308 seconds) or a per-class rate
+    list that is not fractions; as
+    ``line {line}: column NAME: ...``, or None."""
+    for column, (low, high) in COLUMN_RANGES.items():
+        text = row.get(column, "").strip()
+        if not text:
+            continue  # blank: not measured (a folder older than the column)
+        value = float(text)  # _parse_line has checked it is a number
+        if not low <= value <= high:
+            return f"line {{line}}: column {column}: {text[:40]} is outside [{low:g}, {high:g}]"
+        if column in ("n_test", "n_test_correct", "n_leaves", "n_internal", "depth") \
+                and value != int(value):
+            return f"line {{line}}: column {column}: {text[:40]} is not a whole count"
+    for column in RATE_LIST_COLUMNS:
+        text = row.get(column, "").strip()
+        if not text:
+            continue
+        try:
+            rates = json.loads(text)
+        except ValueError:
+            rates = None
+        if not isinstance(rates, list) or not all(
+                rate is None or (isinstance(rate, (int, float)) and not isinstance(rate, bool)
+                                 and 0 <= rate <= 1) for rate in rates):
+            return f"line {{line}}: column {column}: {text[:40]} is not a list of fractions"
+    return None
 
 
 def _parse_line(line: bytes, header: list[str]) -> tuple[dict | None, str]:
@@ -278,9 +320,16 @@ def _read_runs_file(path: Path, required: list[str]) -> RunsFile:
         if row is None:
             out.damaged.append((number, line))
             out.problems[number] = problem
-        else:
-            out.rows.append(row)
-            out.lines.append(line + b"\n")
+            continue
+        impossible = impossible_cell(row) if row["status"] == "ok" else None
+        if impossible is not None:
+            # a row, but not a finished task's: its task counts as failed everywhere
+            # (left out of every summary, run again by a resume), and readers say why
+            impossible = f"{path}: {impossible.replace('{line}', str(number), 1)}"
+            out.impossible.append(impossible)
+            row = {**row, "status": "error", "error": f"not read: {impossible}"}
+        out.rows.append(row)
+        out.lines.append(line + b"\n")
     return out
 
 

@@ -79,3 +79,19 @@ LATER_NUMERIC_COLUMNS = ["fit_cpu", "oblique_fraction"]
 # an "ok" row is the same for any backend, n_jobs or machine).
 TIME_COLUMNS = ["fit_time", "fit_cpu", "predict_time"]
 STATUSES = ("ok", "error")
+
+# What a stored number can be, [low, high] per numeric column (``results.impossible_cell``,
+# the runs reader's check): accuracies are percentages, the F1 and the oblique share
+# fractions, sizes counts and times seconds. The upper bounds of counts and seconds are
+# far above any run (10^12 rows; 30 years) but keep a hand-made 1e308, whose sum over
+# the folds is infinite, out of every mean.
+MAX_COUNT = 1e12
+MAX_SECONDS = 1e9
+COLUMN_RANGES = {
+    **dict.fromkeys(["test_accuracy", "train_accuracy"], (0.0, 100.0)),
+    **dict.fromkeys(["macro_f1", "oblique_fraction"], (0.0, 1.0)),
+    **dict.fromkeys(["n_test", "n_test_correct", "n_leaves", "n_internal", "depth"],
+                    (0.0, MAX_COUNT)),
+    **dict.fromkeys(TIME_COLUMNS, (0.0, MAX_SECONDS)),
+}
+RATE_LIST_COLUMNS = ["tpr", "tnr"]  # JSON lists of per-class fractions in [0, 1] or null

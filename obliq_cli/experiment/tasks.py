@@ -46,6 +46,8 @@ class Task:
     identity: str = ""
     # the config's metrics stored in the row's extra JSON (no column of their own)
     extra_metrics: tuple[str, ...] = ()
+    # the config's ``timeout:``: seconds the fit and its measurement may take (None: any)
+    timeout: float | None = None
 
     @property
     def key(self) -> str:

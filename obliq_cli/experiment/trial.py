@@ -24,6 +24,7 @@ import numpy as np
 from .. import interrupts
 from ..errors import ObliqError, one_line
 from ..logs import captured
+from . import limits
 from .protocols import take_count
 from .seeds import rng_for
 
@@ -34,17 +35,22 @@ TRIAL_TEST_ROWS = 5
 
 
 def _fit_once(fit_task, algo, label: str, X, y, info: dict, grow: np.ndarray,
-              test: np.ndarray, names: tuple) -> None:
-    with captured(f"trial fit of {algo.label} on {label}"):
-        fitted = fit_task(algo, label, X, y, info, grow, grow[:0], names)
-        fitted.estimator.predict(fitted.X[test])
+              test: np.ndarray, names: tuple, timeout: float | None) -> None:
+    def trial():
+        with captured(f"trial fit of {algo.label} on {label}"):
+            fitted = fit_task(algo, label, X, y, info, grow, grow[:0], names)
+            fitted.estimator.predict(fitted.X[test])
+
+    limits.within(timeout, trial)
 
 
-def failure(fit_task, algo, label: str, X, y, info: dict, parts, seed: int) -> str | None:
+def failure(fit_task, algo, label: str, X, y, info: dict, parts, seed: int,
+            timeout: float | None = None) -> str | None:
     """Why a task of ``algo`` (an AlgorithmSpec) on dataset ``label`` cannot succeed, as
     the trial fit found it (``Type: message``, with the rows it had), or None. ``parts``:
     the (grow rows, test rows) of each of its tasks; ``fit_task``: ``fit.fit_task``
-    (handed in by the plan)."""
+    (handed in by the plan). ``timeout``: the config's, which the trial keeps as a task
+    does; a trial past it is not made again on more rows (it would take longer)."""
     grow, test = min(parts, key=lambda part: part[0].size)
     names = (seed, label, "trial", algo.label)
     test = test[:TRIAL_TEST_ROWS]
@@ -55,8 +61,10 @@ def failure(fit_task, algo, label: str, X, y, info: dict, parts, seed: int) -> s
             rows = drawn
     for attempt in ([rows, grow] if rows.size < grow.size else [grow]):
         try:
-            _fit_once(fit_task, algo, label, X, y, info, attempt, test, names)
+            _fit_once(fit_task, algo, label, X, y, info, attempt, test, names, timeout)
             return None
+        except limits.TaskTimeout as exc:
+            return f"a trial fit on {attempt.size} training rows failed: {exc}"
         except BaseException as exc:  # whatever the estimator raises, exits included
             if interrupts.from_signal(exc):
                 raise
@@ -67,7 +75,7 @@ def failure(fit_task, algo, label: str, X, y, info: dict, parts, seed: int) -> s
 def check(config, j: int, algo, label: str, X, y, info: dict, parts, fit_task) -> None:
     """``failure`` as the plan's ObliqError naming the config, ``algorithms[j]`` and the
     dataset."""
-    reason = failure(fit_task, algo, label, X, y, info, parts, config.seed)
+    reason = failure(fit_task, algo, label, X, y, info, parts, config.seed, config.timeout)
     if reason is not None:
         raise ObliqError(f"{config.path}: algorithms[{j}] ({algo.label}) on {label}: "
                          f"{reason}")

@@ -208,7 +208,8 @@ def _run_time_text(result: ExperimentAgreement) -> str:
 
 def run_time_text(seconds: float | None, unfinished: int) -> str:
     """The run time column: the runs' summed duration, "+n unfinished runs" beside it."""
-    text = "" if seconds is None else format_duration(seconds)
+    text = "" if seconds is None else "unknown (the clock went back)" \
+        if seconds != seconds else format_duration(seconds)
     if unfinished:
         more = f"+{unfinished} unfinished run" + ("s" if unfinished != 1 else "")
         text = f"{text} ({more})" if text else more

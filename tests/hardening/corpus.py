@@ -967,6 +967,22 @@ CASES += [
                   _edit_file("runs.csv", lambda b: b.replace(b",small,0,", b",small,\xc2\xb2,",
                                                              1)),
                   ("table",), ("repetition must be an integer",), names="{out}/runs.csv"),
+    # runs.csv and meta.json that no run leaves behind, and another config's folder
+    *results_case("runs-empty", _edit_file("runs.csv", lambda b: b""), ("table", "stats"),
+                  ("runs.csv: empty: not a runs.csv obliq wrote",), names="{out}/runs.csv"),
+    *results_case("runs-nul-filled", _edit_file("runs.csv", lambda b: b"\0" * len(b)),
+                  ("table", "agree"), ("no header line",), names="{out}/runs.csv"),
+    *results_case("runs-headerless",
+                  _edit_file("runs.csv", lambda b: b.split(b"\n", 1)[1]), ("table", "report"),
+                  ("line 1:",), names="{out}/runs.csv"),
+    *results_case("meta-missing", lambda out: (out / "meta.json").unlink(),
+                  ("table", "stats", "agree"), ("meta.json: missing",)),
+    *results_case("another-configs-rows", _edit_meta(task_identities=["0" * 20]),
+                  ("table", "stats", "report"),
+                  ("none of its 4 task(s) belongs to the config", "another config"),
+                  names="{out}/runs.csv"),
+    Case("results-empty-path-table", TWO, ("an empty path",), command=("table", ""),
+         names=None),
     # fold files (a resume rewrites an unreadable one from the config: tests/test_resume_kill)
     Case("results-fold-truncated-plot-tree", TWO, ("folds/small.npz", "not a fold file"),
          command=("plot", "tree", "--dataset", "small", "--algorithm", "cart-ap", "--results",
@@ -988,6 +1004,8 @@ CASES += [
 # error, under every backend. plug.py's Late* classes pass the trial (which predicts 5
 # rows) and fail in the tasks (which predict 20).
 PLUG = """import sys
+import time
+
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
@@ -1049,8 +1067,15 @@ class Late(Base):
                 raise SystemExit(3)
             if self.how == "interrupt":
                 raise KeyboardInterrupt
+            if self.how == "sleep":  # hangs (a timeout: ends it)
+                time.sleep(1e6)
             raise RuntimeError("late")
         return super().predict(X)
+
+
+class Sleeps(Base):
+    def fit(self, X, y):
+        time.sleep(1e6)
 """
 
 
@@ -1112,6 +1137,20 @@ CASES += [
     *[external(f"late-{how}-{b}", f"{{estimator: plug.Late, params: {{how: {how}}}}}",
                expect="recorded", more=lines)
       for how in ("exit0", "exit3", "interrupt", "raise") for b, lines in BACKEND_LINES.items()],
+    # the config's timeout: a hung fit fails its task (or, in the trial, the run) after it
+    *[external(f"late-sleep-timeout-{b}", "{estimator: plug.Late, params: {how: sleep}}",
+               expect="recorded", more="timeout: 1\n" + lines)
+      for b, lines in BACKEND_LINES.items()],
+    *[external(f"fit-sleeps-timeout-{b}", "{estimator: plug.Sleeps}",
+               ("algorithms[1] (Sleeps)", TRIED, "failed: timeout after 0.5 s"),
+               more="timeout: 0.5\n" + lines) for b, lines in BACKEND_LINES.items()],
+    external("timeout-zero", "{estimator: plug.Picky}", ("timeout: must be a number of "
+                                                         "seconds above 0", "(got 0)"),
+             more="timeout: 0\n"),
+    external("timeout-infinite", "{estimator: plug.Picky}", ("timeout:", "(got inf)"),
+             more="timeout: .inf\n"),
+    external("timeout-a-list", "{estimator: plug.Picky}", ("timeout:", "(got [1])"),
+             more="timeout: [1]\n"),
     external("imports-file-class-by-stem", "{estimator: plug.Picky, label: P}",
              expect="handled"),
     external("imports-file-class-unknown", "{estimator: plug.Nope}",

@@ -545,7 +545,7 @@ def test_reference_errors_name_the_file(tmp_path):
 
 
 def test_an_experiment_with_no_finished_task_yet(tmp_path):
-    (tmp_path / "results" / "new").mkdir(parents=True)
+    write_results(tmp_path / "results" / "new", [], name="new")  # a run's header, no row
     (tmp_path / "results" / "new" / "runs.csv").write_text(",".join(RUN_COLUMNS) + "\n")
     write_results(tmp_path / "results" / "done", hand_rows(), name="done")
     text = render_tables([tmp_path / "results"])
