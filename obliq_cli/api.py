@@ -182,9 +182,11 @@ def run_experiment(config, output=None, n_jobs: int | None = None, backend: str 
     from .experiment.runner import run_experiment as run
     from .logs import in_ipython
 
-    for name, value in (("resume", resume), ("force", force), ("progress", progress),
+    for name, value in (("resume", resume), ("force", force),
                         ("accept_changed_code", accept_changed_code)):
         _flag(value, name)
+    if progress is not None:  # None: on inside IPython only
+        _flag(progress, "progress")
     if resume and force:
         raise ObliqError("--resume and --force exclude each other")
     if output is not None and (isinstance(output, bytes)

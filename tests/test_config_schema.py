@@ -64,7 +64,7 @@ def test_line_of_merged_and_nested_fields():
 def test_every_scope_s_keys_are_the_reader_s():
     assert schema.keys("config") == ("name", "description", "seed", "imports", "datasets",
                                       "algorithms", "protocol", "metrics", "output", "n_jobs",
-                                      "backend", "reference")
+                                      "backend", "timeout", "reference")
     assert schema.required("config") == ("name", "datasets", "algorithms", "protocol")
     assert schema.per_dataset_protocol_keys() == ("prune_fraction", "test_fraction",
                                                   "train_size", "test_size")

@@ -16,7 +16,8 @@ from obliq_cli.analysis.results import Results
 from obliq_cli.api import load_results as api_load_results
 from obliq_cli.api import run_experiment
 from obliq_cli.errors import ObliqError
-from obliq_cli.report.agreement import run_time, run_time_text
+from obliq_cli.analysis.agreement import run_time
+from obliq_cli.report.agreement import run_time_text
 
 
 @pytest.mark.parametrize("value, fragment, is_type", [
