@@ -12,11 +12,11 @@ import pytest
 from test_report import hand_rows, write_results
 
 from obliq_cli.analysis.aggregate import load_results, summarise
+from obliq_cli.analysis.agreement import run_time
 from obliq_cli.analysis.results import Results
 from obliq_cli.api import load_results as api_load_results
 from obliq_cli.api import run_experiment
 from obliq_cli.errors import ObliqError
-from obliq_cli.analysis.agreement import run_time
 from obliq_cli.report.agreement import run_time_text
 
 
