@@ -47,11 +47,14 @@ def _seed(ctx, param, value):
 
 
 class _Group(click.Group):
-    """Turns ObliqError anywhere below into one line ``error: ...`` on stderr and exit 2;
-    so is an OSError (a results folder that cannot be written, a full disk). SIGTERM is
-    handled as Ctrl-C (one line, exit 143 where Ctrl-C gives 130), and once the command
-    is done either signal ends the process with one line, never exit 0
-    (``interrupts``)."""
+    """Lists its commands in SECTIONS. Turns ObliqError anywhere below into one line
+    ``error: ...`` on stderr and exit 2; so is an OSError (a results folder that cannot
+    be written, a full disk). SIGTERM is handled as Ctrl-C (one line, exit 143 where
+    Ctrl-C gives 130), and once the command is done either signal ends the process with
+    one line, never exit 0 (``interrupts``)."""
+
+    def format_commands(self, ctx, formatter):
+        _format_sections(self, ctx, formatter, SECTIONS)
 
     def invoke(self, ctx):
         from . import interrupts
@@ -82,7 +85,37 @@ class _Group(click.Group):
             _fail(f"{where}{exc.strerror or exc}")
 
 
-@click.group(cls=_Group)
+# ``obliq --help`` lists the commands in these sections (plot's own help, in PLOT_SECTIONS)
+SECTIONS = (("Experiments", ("run", "configs")),
+            ("Results", ("table", "stats", "agree", "claims", "report", "plot")),
+            ("Models", ("fit", "predict")),
+            ("Catalog", ("algorithms", "pruners", "datasets")),
+            ("Shell", ("completion",)))
+PLOT_SECTIONS = (("From stored results", ("cd", "bayes", "size")),
+                 ("Fitting a tree now", ("boundary", "tree", "pruning")))
+
+
+def _format_sections(group, ctx, formatter, sections):
+    """click's command listing, one titled block per section; a command no section
+    names (a plugin's) under "Other commands"."""
+    shown = {name: cmd for name in group.list_commands(ctx)
+             if (cmd := group.get_command(ctx, name)) is not None and not cmd.hidden}
+    placed = {name for _, names in sections for name in names}
+    blocks = [(title, [n for n in names if n in shown]) for title, names in sections]
+    blocks.append(("Other commands", [n for n in shown if n not in placed]))
+    limit = formatter.width - 6 - max((len(n) for n in shown), default=0)
+    for title, names in blocks:
+        if names:
+            with formatter.section(title):
+                formatter.write_dl([(n, shown[n].get_short_help_str(limit)) for n in names])
+
+
+class _PlotGroup(click.Group):
+    def format_commands(self, ctx, formatter):
+        _format_sections(self, ctx, formatter, PLOT_SECTIONS)
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="obliq")
 @click.option("-v", "--verbose", count=True, help="Say more on standard error (-v: debug).")
 @click.option("-q", "--quiet", count=True,
@@ -749,7 +782,8 @@ def _fit_title(dataset, algorithm, pruner, task, seed, results) -> str:
     return f"{what} on {dataset}: fitted on all {task.X.shape[0]} rows (seed {seed}{leaves})"
 
 
-@main.group(short_help="Draw decision regions, trees, CD diagrams and pruning curves.")
+@main.group(cls=_PlotGroup,
+            short_help="Draw decision regions, trees, CD diagrams and pruning curves.")
 def plot():
     """Pictures: decision regions, tree diagrams, CD diagrams, accuracy vs size, pruning."""
 
@@ -880,25 +914,6 @@ def plot_size(results, output):
                  None if output else meta["results_dir"])
 
 
-def _curve_steps(record: dict, n_points: int):
-    """(step of each learning-curve point, unit) from a network pruner's record: GA one
-    point per generation (0 = the initial population), LA one per chunk of iterations
-    (the last chunk may end early, at convergence)."""
-    import inspect
-
-    import numpy as np
-
-    from .pruning.network import learning_automata_search
-
-    if "n_generations" in record:
-        return np.arange(n_points), "generation"
-    if "iterations" in record:
-        chunk = inspect.signature(learning_automata_search).parameters["chunk"].default
-        steps = np.minimum(chunk * np.arange(1, n_points + 1), int(record["iterations"]))
-        return steps, "iteration"
-    return np.arange(n_points), "step"
-
-
 @plot.command("pruning", short_help="Learning curves of LA and GA pruning (APDT paper, Figure 6).")
 @click.option("--dataset", required=True, help="A registered two-class dataset.")
 @click.option("--algorithm", required=True, help="A registered algorithm.")
@@ -913,45 +928,14 @@ def _curve_steps(record: dict, n_points: int):
 @click.option("-o", "--output", metavar="PATH", help="Writes PATH.png and PATH.svg.")
 def plot_pruning(dataset, algorithm, params, pruners, pruner_params, seed, output):
     """Learning curves of LA and GA pruning of one tree (APDT paper, Figure 6)."""
-    import copy
-
-    import numpy as np
-
-    from .config import PrunerSpec
-    from .experiment.fit import prune_task_estimator
+    from .experiment.replay import pruning_curves
     from .report.plots import plot_learning_curves
 
     names = [p.strip() for p in pruners.split(",") if p.strip()]
-    if not names:
-        raise ObliqError("--pruners: give at least one pruner, e.g. la,ga")
-    extra = _key_values(pruner_params, "--pruner-param")
-    known = {name: registry.pruner_entry(name).params for name in names}
-    for key in extra:
-        if not any(key in params_of for params_of in known.values()):
-            raise ObliqError(f"--pruner-param: none of {', '.join(names)} has a parameter "
-                             f"{key!r}")
-    task = _plot_fit(dataset, algorithm, _key_values(params, "--param"), None, {}, seed,
-                     None, 0, 0)
-    estimator, X, y = task.estimator, task.X, task.y
-    rows = np.arange(len(y))
-    seed_names = (seed, dataset, "plot", 0, algorithm)
-    curves, steps, units, sizes = {}, {}, {}, []
-    for name in names:
-        spec = PrunerSpec(name, {k: v for k, v in extra.items() if k in known[name]})
-        pruned = prune_task_estimator(copy.deepcopy(estimator), spec, X, y, rows, rows[:0],
-                                      seed_names)
-        record = getattr(pruned, "pruning_", {}) or {}
-        curve = record.get("learning_curve")
-        if not curve:
-            why = record.get("note") or "it records no learning curve (la and ga do)"
-            raise ObliqError(f"--pruners: {name}: {why}")
-        curves[name] = [100.0 * v for v in curve]
-        steps[name], units[name] = _curve_steps(record, len(curve))
-        sizes.append(f"{name} keeps {record.get('n_hyperplanes_used', '?')}")
-    grown = getattr(estimator, "tree_", None)
-    title = (f"{algorithm} on {dataset} ({len(y)} rows, seed {seed}): "
-             f"{getattr(grown, 'n_internal', '?')} hyperplanes grown; " + ", ".join(sizes))
-    fig = plot_learning_curves(curves, steps, units, "best training accuracy (%)", title)
+    found = pruning_curves(dataset, algorithm, _key_values(params, "--param"), names,
+                           _key_values(pruner_params, "--pruner-param"), seed)
+    fig = plot_learning_curves(found.curves, found.steps, found.units,
+                               "best training accuracy (%)", found.title)
     _save_figure(fig, _figure_base(output, f"figures/{dataset}_{algorithm}_pruning"))
 
 
@@ -977,6 +961,17 @@ def report(results, output, boundaries, alpha, rope):
     target = Path(output) if output else Path(results[0]) / "report.html"
     root = None if output else Path(results[0])  # no link followed inside RESULTS
     click.echo(str(write_report(list(results), target, boundaries, alpha, root, rope)))
+
+
+@main.command(short_help="Print the shell completion script of obliq.")
+@click.argument("shell", type=click.Choice(["bash", "zsh", "fish"]))
+def completion(shell):
+    """Print the completion script of SHELL (click's, through _OBLIQ_COMPLETE); load it
+    with e.g. `eval "$(obliq completion bash)"` in ~/.bashrc."""
+    from click.shell_completion import get_completion_class
+
+    script = get_completion_class(shell)(main, {}, "obliq", "_OBLIQ_COMPLETE")
+    click.echo(script.source())
 
 
 if __name__ == "__main__":  # pragma: no cover
