@@ -85,6 +85,74 @@ class _Group(click.Group):
             _fail(f"{where}{exc.strerror or exc}")
 
 
+# ------------------------------------------------- the options' one vocabulary
+def _complete_tests(ctx, param, incomplete):
+    """--test's values: the names of the tests registry (analysis.stats.TESTS), read only
+    when a shell asks (it imports pandas)."""
+    from .analysis.stats import TESTS
+
+    return [name for name in TESTS if name.startswith(incomplete)]
+
+
+def _complete_metrics(ctx, param, incomplete):
+    """--metric's values: the metric registry's names (plugins' too, once loaded)."""
+    return [name for name in registry.list_metrics() if name.startswith(incomplete)]
+
+
+def _format_option(func):
+    """``--format`` of every rendered table: report/render.py's FORMATS."""
+    return click.option("--format", "fmt", type=click.Choice(FORMATS), default="md",
+                        show_default=True)(func)
+
+
+def _test_option(func):
+    """``--test``: a per-fold test of the tests registry, checked by its owner
+    (analysis.stats.check_test: one error line naming the choices)."""
+    return click.option("--test", default="t", show_default=True, help=_TEST_HELP, metavar="NAME",
+                        shell_complete=_complete_tests)(func)
+
+
+def _metric_option(help_text: str, multiple: bool = False, default="test_accuracy"):
+    """``--metric``: a name of the metric registry, checked by its owner once the results
+    are read (their config's plugins may register it)."""
+    if multiple:
+        return click.option("--metric", "metrics", multiple=True, metavar="M",
+                            help=help_text, shell_complete=_complete_metrics)
+    return click.option("--metric", default=default, show_default=True, metavar="M",
+                        help=help_text, shell_complete=_complete_metrics)
+
+
+class _AliasedOption(click.Option):
+    """An option whose old spellings (``aliases``) still parse but are not shown."""
+
+    def __init__(self, *args, aliases=(), **kwargs):
+        self.aliases = tuple(aliases)
+        super().__init__([*args[0], *self.aliases], *args[1:], **kwargs)
+
+    def get_help_record(self, ctx):
+        opts = self.opts
+        self.opts = [o for o in opts if o not in self.aliases]
+        try:
+            return super().get_help_record(ctx)
+        finally:
+            self.opts = opts
+
+
+def _filter_option(kind: str, metavar: str, help_text: str, aliases=()):
+    """``--datasets A,B`` / ``--algorithms X,Y``: repeatable, each value a comma list of
+    labels or names, given on as one list (an old spelling kept as a hidden alias)."""
+    def split(ctx, param, values):
+        return [part.strip() for value in values for part in value.split(",")
+                if part.strip()]
+
+    return click.option(f"--{kind}", kind, cls=_AliasedOption, aliases=aliases,
+                        multiple=True, metavar=metavar, callback=split, help=help_text)
+
+
+def _alpha_option(func):
+    return click.option("--alpha", type=float, default=0.05, show_default=True)(func)
+
+
 # ``obliq --help`` lists the commands in these sections (plot's own help, in PLOT_SECTIONS)
 SECTIONS = (("Experiments", ("run", "configs")),
             ("Results", ("table", "stats", "agree", "claims", "report", "plot")),
@@ -150,11 +218,10 @@ def _explicit(ctx, name, value):
                    "imports: file changed since the stored rows (meta.json's history says "
                    "so).")
 @click.option("--no-progress", is_flag=True, help="No progress bar.")
-@click.option("--datasets", "datasets", multiple=True, metavar="A,B",
-              help="Run only these datasets' tasks (labels or names in the config); "
-                   "the same rows as a full run, into the same folder.")
-@click.option("--algorithms", "algorithms", multiple=True, metavar="X,Y",
-              help="Run only these algorithms' tasks (labels or names in the config).")
+@_filter_option("datasets", "A,B", "Run only these datasets' tasks (labels or names in the "
+                "config); the same rows as a full run, into the same folder.")
+@_filter_option("algorithms", "X,Y", "Run only these algorithms' tasks (labels or names in "
+                "the config).")
 @click.pass_context
 def run(ctx, config, output, n_jobs, backend, scheduler, resume, force, accept_changed_code,
         no_progress, datasets, algorithms):
@@ -242,18 +309,16 @@ _TEST_HELP = ("Per-fold test for the v / * marks: t (paired t), 5x2t (Dietterich
 
 @main.command(short_help="Tabulate results, beside the papers' values.")
 @click.argument("results", nargs=-1, required=True, type=click.Path())
-@click.option("--metric", default="test_accuracy", show_default=True,
-              help="test_accuracy, test_error, n_leaves, n_nodes, depth, fit_time, macro_f1, "
-                   "...; balanced_accuracy, auc, log_loss from the stored predictions")
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="md",
-              show_default=True)
+@_metric_option("test_accuracy, test_error, n_leaves, n_nodes, depth, fit_time, macro_f1, "
+                "...; balanced_accuracy, auc, log_loss from the stored predictions")
+@_format_option
 @click.option("--layout", type=click.Choice(["wide", "long"]), default="wide", show_default=True)
 @click.option("--sig", metavar="REF", help="Mark cells that differ significantly from REF.")
-@click.option("--alpha", type=float, default=0.05, show_default=True)
+@_alpha_option
 @click.option("--pooled", is_flag=True, help="OC1-style accuracy: pool each repetition's folds.")
 @click.option("--best", is_flag=True,
               help="The best repetition (highest test accuracy) instead of the mean.")
-@click.option("--test", default="t", show_default=True, help=_TEST_HELP)
+@_test_option
 @click.option("--all", "show_all", is_flag=True,
               help="Also the stored rows of tasks that are no longer in the config.")
 def table(results, metric, fmt, layout, sig, alpha, pooled, best, test, show_all):
@@ -269,12 +334,10 @@ def table(results, metric, fmt, layout, sig, alpha, pooled, best, test, show_all
 
 @main.command(short_help="Test every pair of algorithms for significant differences.")
 @click.argument("results", nargs=-1, required=True, type=click.Path())
-@click.option("--metric", default="test_accuracy", show_default=True,
-              help="test_accuracy, test_error, n_leaves, n_nodes, depth, fit_time, macro_f1, ...")
-@click.option("--test", default="t", show_default=True, help=_TEST_HELP)
-@click.option("--alpha", type=float, default=0.05, show_default=True)
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="md",
-              show_default=True)
+@_metric_option("test_accuracy, test_error, n_leaves, n_nodes, depth, fit_time, macro_f1, ...")
+@_test_option
+@_alpha_option
+@_format_option
 @click.option("--bayes", is_flag=True,
               help="Bayesian analysis instead (baycomp): mean ranks, the signed-rank test "
                    "across datasets, the correlated t-test per dataset.")
@@ -301,13 +364,11 @@ def stats(results, metric, test, alpha, fmt, bayes, rope):
 
 @main.command(short_help="Count our values that agree with the papers', and the misses.")
 @click.argument("results", nargs=-1, required=True, type=click.Path())
-@click.option("--metric", "metrics", multiple=True, metavar="M",
-              help="Compare only this metric (repeatable; M@best: the best repetition). "
-                   "Default: every metric of the reference but the times.")
-@click.option("--algorithm", "algorithms", multiple=True, metavar="LABEL",
-              help="Only this algorithm (repeatable).")
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="md",
-              show_default=True)
+@_metric_option("Compare only this metric (repeatable; M@best: the best repetition). "
+                "Default: every metric of the reference but the times.", multiple=True)
+@_filter_option("algorithms", "X,Y", "Only these algorithms (labels; repeatable).",
+                aliases=("--algorithm",))
+@_format_option
 @click.option("--summary", is_flag=True,
               help="One row per experiment: tasks ok, run time, agreement per metric.")
 def agree(results, metrics, algorithms, fmt, summary):
@@ -321,8 +382,7 @@ def agree(results, metrics, algorithms, fmt, summary):
 
 @main.command(short_help="Check the papers' headline claims against the results.")
 @click.argument("results", nargs=-1, required=True, type=click.Path())
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="md",
-              show_default=True)
+@_format_option
 @click.option("--claims", "claim_files", multiple=True, type=click.Path(), metavar="FILE",
               help="Check the claims of this YAML file (repeatable) instead of the papers' "
                    "shipped ones (obliq_cli/configs/references/claims/).")
@@ -862,8 +922,8 @@ def _one_experiment(results: str):
 
 @plot.command("cd", short_help="Demšar's critical-difference diagram of one experiment.")
 @click.argument("results", type=click.Path())
-@click.option("--metric", default="test_accuracy", show_default=True)
-@click.option("--alpha", type=float, default=0.05, show_default=True)
+@_metric_option("The metric ranked.")
+@_alpha_option
 @click.option("-o", "--output", metavar="PATH",
               help="Writes PATH.png and PATH.svg (default RESULTS/figures/cd_METRIC).")
 def plot_cd(results, metric, alpha, output):
@@ -879,7 +939,7 @@ def plot_cd(results, metric, alpha, output):
 
 @plot.command("bayes", short_help="Bayesian signed-rank probabilities of every pair.")
 @click.argument("results", type=click.Path())
-@click.option("--metric", default="test_accuracy", show_default=True)
+@_metric_option("The metric compared.")
 @click.option("--rope", type=float, default=None, metavar="R",
               help="Region of practical equivalence in the metric's units "
                    "[default: 1 for percentages, 0.01 for rates in [0, 1], else 0].")
@@ -946,7 +1006,7 @@ def plot_pruning(dataset, algorithm, params, pruners, pruner_params, seed, outpu
 @click.option("--boundaries", is_flag=True,
               help="Also refit each algorithm on each 2-D dataset's first split and show "
                    "its decision regions (slower).")
-@click.option("--alpha", type=float, default=0.05, show_default=True)
+@_alpha_option
 @click.option("--rope", type=float, default=None, metavar="R",
               help="The Bayesian comparison's region of practical equivalence, in accuracy "
                    "points [default: 1].")
