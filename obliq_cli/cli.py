@@ -47,11 +47,14 @@ def _seed(ctx, param, value):
 
 
 class _Group(click.Group):
-    """Turns ObliqError anywhere below into one line ``error: ...`` on stderr and exit 2;
-    so is an OSError (a results folder that cannot be written, a full disk). SIGTERM is
-    handled as Ctrl-C (one line, exit 143 where Ctrl-C gives 130), and once the command
-    is done either signal ends the process with one line, never exit 0
-    (``interrupts``)."""
+    """Lists its commands in SECTIONS. Turns ObliqError anywhere below into one line
+    ``error: ...`` on stderr and exit 2; so is an OSError (a results folder that cannot
+    be written, a full disk). SIGTERM is handled as Ctrl-C (one line, exit 143 where
+    Ctrl-C gives 130), and once the command is done either signal ends the process with
+    one line, never exit 0 (``interrupts``)."""
+
+    def format_commands(self, ctx, formatter):
+        _format_sections(self, ctx, formatter, SECTIONS)
 
     def invoke(self, ctx):
         from . import interrupts
@@ -82,7 +85,105 @@ class _Group(click.Group):
             _fail(f"{where}{exc.strerror or exc}")
 
 
-@click.group(cls=_Group)
+# ------------------------------------------------- the options' one vocabulary
+def _complete_tests(ctx, param, incomplete):
+    """--test's values: the names of the tests registry (analysis.stats.TESTS), read only
+    when a shell asks (it imports pandas)."""
+    from .analysis.stats import TESTS
+
+    return [name for name in TESTS if name.startswith(incomplete)]
+
+
+def _complete_metrics(ctx, param, incomplete):
+    """--metric's values: the metric registry's names (plugins' too, once loaded)."""
+    return [name for name in registry.list_metrics() if name.startswith(incomplete)]
+
+
+def _format_option(func):
+    """``--format`` of every rendered table: report/render.py's FORMATS."""
+    return click.option("--format", "fmt", type=click.Choice(FORMATS), default="md",
+                        show_default=True)(func)
+
+
+def _test_option(func):
+    """``--test``: a per-fold test of the tests registry, checked by its owner
+    (analysis.stats.check_test: one error line naming the choices)."""
+    return click.option("--test", default=None, help=_TEST_HELP, metavar="NAME",
+                        shell_complete=_complete_tests)(func)
+
+
+def _metric_option(help_text: str, multiple: bool = False, default="test_accuracy"):
+    """``--metric``: a name of the metric registry, checked by its owner once the results
+    are read (their config's plugins may register it)."""
+    if multiple:
+        return click.option("--metric", "metrics", multiple=True, metavar="M",
+                            help=help_text, shell_complete=_complete_metrics)
+    return click.option("--metric", default=default, show_default=True, metavar="M",
+                        help=help_text, shell_complete=_complete_metrics)
+
+
+class _AliasedOption(click.Option):
+    """An option whose old spellings (``aliases``) still parse but are not shown."""
+
+    def __init__(self, *args, aliases=(), **kwargs):
+        self.aliases = tuple(aliases)
+        super().__init__([*args[0], *self.aliases], *args[1:], **kwargs)
+
+    def get_help_record(self, ctx):
+        opts = self.opts
+        self.opts = [o for o in opts if o not in self.aliases]
+        try:
+            return super().get_help_record(ctx)
+        finally:
+            self.opts = opts
+
+
+def _filter_option(kind: str, metavar: str, help_text: str, aliases=()):
+    """``--datasets A,B`` / ``--algorithms X,Y``: repeatable, each value a comma list of
+    labels or names, given on as one list (an old spelling kept as a hidden alias)."""
+    def split(ctx, param, values):
+        return [part.strip() for value in values for part in value.split(",")
+                if part.strip()]
+
+    return click.option(f"--{kind}", kind, cls=_AliasedOption, aliases=aliases,
+                        multiple=True, metavar=metavar, callback=split, help=help_text)
+
+
+def _alpha_option(func):
+    return click.option("--alpha", type=float, default=0.05, show_default=True)(func)
+
+
+# ``obliq --help`` lists the commands in these sections (plot's own help, in PLOT_SECTIONS)
+SECTIONS = (("Experiments", ("run", "configs")),
+            ("Results", ("table", "stats", "agree", "claims", "report", "plot")),
+            ("Models", ("fit", "predict")),
+            ("Catalog", ("algorithms", "pruners", "datasets")),
+            ("Shell", ("completion",)))
+PLOT_SECTIONS = (("From stored results", ("cd", "bayes", "size")),
+                 ("Fitting a tree now", ("boundary", "tree", "pruning")))
+
+
+def _format_sections(group, ctx, formatter, sections):
+    """click's command listing, one titled block per section; a command no section
+    names (a plugin's) under "Other commands"."""
+    shown = {name: cmd for name in group.list_commands(ctx)
+             if (cmd := group.get_command(ctx, name)) is not None and not cmd.hidden}
+    placed = {name for _, names in sections for name in names}
+    blocks = [(title, [n for n in names if n in shown]) for title, names in sections]
+    blocks.append(("Other commands", [n for n in shown if n not in placed]))
+    limit = formatter.width - 6 - max((len(n) for n in shown), default=0)
+    for title, names in blocks:
+        if names:
+            with formatter.section(title):
+                formatter.write_dl([(n, shown[n].get_short_help_str(limit)) for n in names])
+
+
+class _PlotGroup(click.Group):
+    def format_commands(self, ctx, formatter):
+        _format_sections(self, ctx, formatter, PLOT_SECTIONS)
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="obliq")
 @click.option("-v", "--verbose", count=True, help="Say more on standard error (-v: debug).")
 @click.option("-q", "--quiet", count=True,
@@ -117,11 +218,10 @@ def _explicit(ctx, name, value):
                    "imports: file changed since the stored rows (meta.json's history says "
                    "so).")
 @click.option("--no-progress", is_flag=True, help="No progress bar.")
-@click.option("--datasets", "datasets", multiple=True, metavar="A,B",
-              help="Run only these datasets' tasks (labels or names in the config); "
-                   "the same rows as a full run, into the same folder.")
-@click.option("--algorithms", "algorithms", multiple=True, metavar="X,Y",
-              help="Run only these algorithms' tasks (labels or names in the config).")
+@_filter_option("datasets", "A,B", "Run only these datasets' tasks (labels or names in the "
+                "config); the same rows as a full run, into the same folder.")
+@_filter_option("algorithms", "X,Y", "Run only these algorithms' tasks (labels or names in "
+                "the config).")
 @click.pass_context
 def run(ctx, config, output, n_jobs, backend, scheduler, resume, force, accept_changed_code,
         no_progress, datasets, algorithms):
@@ -211,18 +311,16 @@ _TEST_HELP = ("Per-fold test for the v / * marks: t (paired t), 5x2t (Dietterich
 
 @main.command(short_help="Tabulate results, beside the papers' values.")
 @click.argument("results", nargs=-1, required=True, type=click.Path())
-@click.option("--metric", default="test_accuracy", show_default=True,
-              help="test_accuracy, test_error, n_leaves, n_nodes, depth, fit_time, macro_f1, "
-                   "...; balanced_accuracy, auc, log_loss from the stored predictions")
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="md",
-              show_default=True)
+@_metric_option("test_accuracy, test_error, n_leaves, n_nodes, depth, fit_time, macro_f1, "
+                "...; balanced_accuracy, auc, log_loss from the stored predictions")
+@_format_option
 @click.option("--layout", type=click.Choice(["wide", "long"]), default="wide", show_default=True)
 @click.option("--sig", metavar="REF", help="Mark cells that differ significantly from REF.")
-@click.option("--alpha", type=float, default=0.05, show_default=True)
+@_alpha_option
 @click.option("--pooled", is_flag=True, help="OC1-style accuracy: pool each repetition's folds.")
 @click.option("--best", is_flag=True,
               help="The best repetition (highest test accuracy) instead of the mean.")
-@click.option("--test", default=None, help=_TEST_HELP)
+@_test_option
 @click.option("--all", "show_all", is_flag=True,
               help="Also the stored rows of tasks that are no longer in the config.")
 def table(results, metric, fmt, layout, sig, alpha, pooled, best, test, show_all):
@@ -238,12 +336,10 @@ def table(results, metric, fmt, layout, sig, alpha, pooled, best, test, show_all
 
 @main.command(short_help="Test every pair of algorithms for significant differences.")
 @click.argument("results", nargs=-1, required=True, type=click.Path())
-@click.option("--metric", default="test_accuracy", show_default=True,
-              help="test_accuracy, test_error, n_leaves, n_nodes, depth, fit_time, macro_f1, ...")
-@click.option("--test", default=None, help=_TEST_HELP)
-@click.option("--alpha", type=float, default=0.05, show_default=True)
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="md",
-              show_default=True)
+@_metric_option("test_accuracy, test_error, n_leaves, n_nodes, depth, fit_time, macro_f1, ...")
+@_test_option
+@_alpha_option
+@_format_option
 @click.option("--bayes", is_flag=True,
               help="Bayesian analysis instead (baycomp): mean ranks, the signed-rank test "
                    "across datasets, the correlated t-test per dataset.")
@@ -270,13 +366,11 @@ def stats(results, metric, test, alpha, fmt, bayes, rope):
 
 @main.command(short_help="Count our values that agree with the papers', and the misses.")
 @click.argument("results", nargs=-1, required=True, type=click.Path())
-@click.option("--metric", "metrics", multiple=True, metavar="M",
-              help="Compare only this metric (repeatable; M@best: the best repetition). "
-                   "Default: every metric of the reference but the times.")
-@click.option("--algorithm", "algorithms", multiple=True, metavar="LABEL",
-              help="Only this algorithm (repeatable).")
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="md",
-              show_default=True)
+@_metric_option("Compare only this metric (repeatable; M@best: the best repetition). "
+                "Default: every metric of the reference but the times.", multiple=True)
+@_filter_option("algorithms", "X,Y", "Only these algorithms (labels; repeatable).",
+                aliases=("--algorithm",))
+@_format_option
 @click.option("--summary", is_flag=True,
               help="One row per experiment: tasks ok, run time, agreement per metric.")
 def agree(results, metrics, algorithms, fmt, summary):
@@ -290,8 +384,7 @@ def agree(results, metrics, algorithms, fmt, summary):
 
 @main.command(short_help="Check the papers' headline claims against the results.")
 @click.argument("results", nargs=-1, required=True, type=click.Path())
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="md",
-              show_default=True)
+@_format_option
 @click.option("--claims", "claim_files", multiple=True, type=click.Path(), metavar="FILE",
               help="Check the claims of this YAML file (repeatable) instead of the papers' "
                    "shipped ones (obliq_cli/configs/references/claims/).")
@@ -751,7 +844,8 @@ def _fit_title(dataset, algorithm, pruner, task, seed, results) -> str:
     return f"{what} on {dataset}: fitted on all {task.X.shape[0]} rows (seed {seed}{leaves})"
 
 
-@main.group(short_help="Draw decision regions, trees, CD diagrams and pruning curves.")
+@main.group(cls=_PlotGroup,
+            short_help="Draw decision regions, trees, CD diagrams and pruning curves.")
 def plot():
     """Pictures: decision regions, tree diagrams, CD diagrams, accuracy vs size, pruning."""
 
@@ -830,8 +924,8 @@ def _one_experiment(results: str):
 
 @plot.command("cd", short_help="Demšar's critical-difference diagram of one experiment.")
 @click.argument("results", type=click.Path())
-@click.option("--metric", default="test_accuracy", show_default=True)
-@click.option("--alpha", type=float, default=0.05, show_default=True)
+@_metric_option("The metric ranked.")
+@_alpha_option
 @click.option("-o", "--output", metavar="PATH",
               help="Writes PATH.png and PATH.svg (default RESULTS/figures/cd_METRIC).")
 def plot_cd(results, metric, alpha, output):
@@ -847,7 +941,7 @@ def plot_cd(results, metric, alpha, output):
 
 @plot.command("bayes", short_help="Bayesian signed-rank probabilities of every pair.")
 @click.argument("results", type=click.Path())
-@click.option("--metric", default="test_accuracy", show_default=True)
+@_metric_option("The metric compared.")
 @click.option("--rope", type=float, default=None, metavar="R",
               help="Region of practical equivalence in the metric's units "
                    "[default: 1 for percentages, 0.01 for rates in [0, 1], else 0].")
@@ -882,25 +976,6 @@ def plot_size(results, output):
                  None if output else meta["results_dir"])
 
 
-def _curve_steps(record: dict, n_points: int):
-    """(step of each learning-curve point, unit) from a network pruner's record: GA one
-    point per generation (0 = the initial population), LA one per chunk of iterations
-    (the last chunk may end early, at convergence)."""
-    import inspect
-
-    import numpy as np
-
-    from .pruning.network import learning_automata_search
-
-    if "n_generations" in record:
-        return np.arange(n_points), "generation"
-    if "iterations" in record:
-        chunk = inspect.signature(learning_automata_search).parameters["chunk"].default
-        steps = np.minimum(chunk * np.arange(1, n_points + 1), int(record["iterations"]))
-        return steps, "iteration"
-    return np.arange(n_points), "step"
-
-
 @plot.command("pruning", short_help="Learning curves of LA and GA pruning (APDT paper, Figure 6).")
 @click.option("--dataset", required=True, help="A registered two-class dataset.")
 @click.option("--algorithm", required=True, help="A registered algorithm.")
@@ -915,45 +990,14 @@ def _curve_steps(record: dict, n_points: int):
 @click.option("-o", "--output", metavar="PATH", help="Writes PATH.png and PATH.svg.")
 def plot_pruning(dataset, algorithm, params, pruners, pruner_params, seed, output):
     """Learning curves of LA and GA pruning of one tree (APDT paper, Figure 6)."""
-    import copy
-
-    import numpy as np
-
-    from .config import PrunerSpec
-    from .experiment.fit import prune_task_estimator
+    from .experiment.replay import pruning_curves
     from .report.plots import plot_learning_curves
 
     names = [p.strip() for p in pruners.split(",") if p.strip()]
-    if not names:
-        raise ObliqError("--pruners: give at least one pruner, e.g. la,ga")
-    extra = _key_values(pruner_params, "--pruner-param")
-    known = {name: registry.pruner_entry(name).params for name in names}
-    for key in extra:
-        if not any(key in params_of for params_of in known.values()):
-            raise ObliqError(f"--pruner-param: none of {', '.join(names)} has a parameter "
-                             f"{key!r}")
-    task = _plot_fit(dataset, algorithm, _key_values(params, "--param"), None, {}, seed,
-                     None, 0, 0)
-    estimator, X, y = task.estimator, task.X, task.y
-    rows = np.arange(len(y))
-    seed_names = (seed, dataset, "plot", 0, algorithm)
-    curves, steps, units, sizes = {}, {}, {}, []
-    for name in names:
-        spec = PrunerSpec(name, {k: v for k, v in extra.items() if k in known[name]})
-        pruned = prune_task_estimator(copy.deepcopy(estimator), spec, X, y, rows, rows[:0],
-                                      seed_names)
-        record = getattr(pruned, "pruning_", {}) or {}
-        curve = record.get("learning_curve")
-        if not curve:
-            why = record.get("note") or "it records no learning curve (la and ga do)"
-            raise ObliqError(f"--pruners: {name}: {why}")
-        curves[name] = [100.0 * v for v in curve]
-        steps[name], units[name] = _curve_steps(record, len(curve))
-        sizes.append(f"{name} keeps {record.get('n_hyperplanes_used', '?')}")
-    grown = getattr(estimator, "tree_", None)
-    title = (f"{algorithm} on {dataset} ({len(y)} rows, seed {seed}): "
-             f"{getattr(grown, 'n_internal', '?')} hyperplanes grown; " + ", ".join(sizes))
-    fig = plot_learning_curves(curves, steps, units, "best training accuracy (%)", title)
+    found = pruning_curves(dataset, algorithm, _key_values(params, "--param"), names,
+                           _key_values(pruner_params, "--pruner-param"), seed)
+    fig = plot_learning_curves(found.curves, found.steps, found.units,
+                               "best training accuracy (%)", found.title)
     _save_figure(fig, _figure_base(output, f"figures/{dataset}_{algorithm}_pruning"))
 
 
@@ -964,7 +1008,7 @@ def plot_pruning(dataset, algorithm, params, pruners, pruner_params, seed, outpu
 @click.option("--boundaries", is_flag=True,
               help="Also refit each algorithm on each 2-D dataset's first split and show "
                    "its decision regions (slower).")
-@click.option("--alpha", type=float, default=0.05, show_default=True)
+@_alpha_option
 @click.option("--rope", type=float, default=None, metavar="R",
               help="The Bayesian comparison's region of practical equivalence, in accuracy "
                    "points [default: 1].")
@@ -979,6 +1023,17 @@ def report(results, output, boundaries, alpha, rope):
     target = Path(output) if output else Path(results[0]) / "report.html"
     root = None if output else Path(results[0])  # no link followed inside RESULTS
     click.echo(str(write_report(list(results), target, boundaries, alpha, root, rope)))
+
+
+@main.command(short_help="Print the shell completion script of obliq.")
+@click.argument("shell", type=click.Choice(["bash", "zsh", "fish"]))
+def completion(shell):
+    """Print the completion script of SHELL (click's, through _OBLIQ_COMPLETE); load it
+    with e.g. `eval "$(obliq completion bash)"` in ~/.bashrc."""
+    from click.shell_completion import get_completion_class
+
+    script = get_completion_class(shell)(main, {}, "obliq", "_OBLIQ_COMPLETE")
+    click.echo(script.source())
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -5,7 +5,8 @@ split of one (dataset, repetition, fold) in ``folds/``, applies the task's label
 and grows (and prunes) the algorithm with the task's seed names through ``fit.fit_task``,
 so the replayed tree is the stored task's tree: it predicts the stored test accuracy
 exactly. ``fit_on_all_rows`` is the one other way a picture fits a tree: one task whose
-grow part is the whole dataset (``obliq plot`` without results).
+grow part is the whole dataset (``obliq plot`` without results); ``pruning_curves``
+prunes such a tree with the network pruners and collects their learning curves.
 """
 
 from __future__ import annotations
@@ -174,3 +175,56 @@ def fit_on_all_rows(dataset: str, algo: AlgorithmSpec, seed: int,
                          f"({', '.join(fitted.preprocess.output_names_)})")
     return Replay(fitted.X, y, _as_fitted(info, fitted), fitted.grow, fitted.prune, rows[:0],
                   fitted.estimator, None, None, algo, 0, 0)
+
+
+@dataclass
+class PruningCurves:
+    """The learning curves of network pruners on one tree (APDT paper, Figure 6): per
+    pruner the best training accuracy (%) at each point, where it was taken (the
+    record's ``learning_curve_at``) and in which unit (iteration, generation)."""
+
+    curves: dict
+    steps: dict
+    units: dict
+    title: str
+
+
+def pruning_curves(dataset: str, algorithm: str, params: dict, pruners: list[str],
+                   pruner_params: dict, seed: int) -> PruningCurves:
+    """Grow ``algorithm`` on every row of ``dataset`` (``fit_on_all_rows``), prune a copy
+    of it with each of ``pruners`` (each given the keys of ``pruner_params`` it has) as a
+    task would, and collect the learning curves their records keep."""
+    import copy
+
+    from .fit import prune_task_estimator
+
+    if not pruners:
+        raise ObliqError("--pruners: give at least one pruner, e.g. la,ga")
+    known = {name: registry.pruner_entry(name).params for name in pruners}
+    for key in pruner_params:
+        if not any(key in params_of for params_of in known.values()):
+            raise ObliqError(f"--pruner-param: none of {', '.join(pruners)} has a parameter "
+                             f"{key!r}")
+    task = fit_on_all_rows(dataset, check_fit_options(algorithm, params, None, {}), seed)
+    estimator, X, y = task.estimator, task.X, task.y
+    rows = np.arange(len(y))
+    seed_names = (seed, dataset, "plot", 0, algorithm)
+    curves, steps, units, sizes = {}, {}, {}, []
+    for name in pruners:
+        spec = PrunerSpec(name, {k: v for k, v in pruner_params.items() if k in known[name]})
+        pruned = prune_task_estimator(copy.deepcopy(estimator), spec, X, y, rows, rows[:0],
+                                      seed_names)
+        record = getattr(pruned, "pruning_", {}) or {}
+        curve = record.get("learning_curve")
+        if not curve:
+            why = record.get("note") or "it records no learning curve (la and ga do)"
+            raise ObliqError(f"--pruners: {name}: {why}")
+        curves[name] = [100.0 * v for v in curve]
+        # a plugin pruner's curve without its steps: one point per step
+        steps[name] = np.asarray(record.get("learning_curve_at", range(len(curve))))
+        units[name] = record.get("learning_curve_unit", "step")
+        sizes.append(f"{name} keeps {record.get('n_hyperplanes_used', '?')}")
+    grown = getattr(estimator, "tree_", None)
+    title = (f"{algorithm} on {dataset} ({len(y)} rows, seed {seed}): "
+             f"{getattr(grown, 'n_internal', '?')} hyperplanes grown; " + ", ".join(sizes))
+    return PruningCurves(curves, steps, units, title)

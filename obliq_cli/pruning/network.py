@@ -492,7 +492,9 @@ def learning_automata_search(Y: np.ndarray, target: np.ndarray, n_units: int, st
     """Table V on precomputed first-layer outputs ``Y`` (bool [n, M]).
 
     Returns (keep-the-best record, final q [L, M], iterations run, converged flag,
-    learning curve = best accuracy on the sample after each chunk). The automata
+    learning curve = best accuracy on the sample after each chunk, the iterations run
+    at each point of the curve: ``chunk``, 2 ``chunk``, ..., the last one where the
+    search stopped). The automata
     update is sequential by nature (one Python step per pattern); the draws of a chunk
     of iterations are made at once, and the sampled networks of a chunk are scored on
     the whole sample in one matrix product for keep-the-best.
@@ -505,7 +507,7 @@ def learning_automata_search(Y: np.ndarray, target: np.ndarray, n_units: int, st
     start_distance = float(np.minimum(q, 1.0 - q).min()) if q.size else 0.5
     margin = 0.5 - min(tol, start_distance / 2)
     best = _Best(m // 2)
-    curve = []
+    curve, at = [], []
     order = np.empty(0, dtype=np.int64)
     t = 0
     converged = False
@@ -530,11 +532,12 @@ def learning_automata_search(Y: np.ndarray, target: np.ndarray, n_units: int, st
         t += done
         best.offer(sampled[:done], accuracies(Y, target, sampled[:done]))
         curve.append(best.accuracy)
+        at.append(t)
     modal = (q > 0.5)[None]
     best.offer(modal, accuracies(Y, target, modal))
     if curve:
         curve[-1] = best.accuracy
-    return best, q, t, converged, curve
+    return best, q, t, converged, curve, at
 
 
 @register_pruner(
@@ -571,13 +574,14 @@ def prune_learning_automata(
     if base.n_hyperplanes == 0:
         return _unsplit(estimator, base, Y, target, "la")
     rng = np.random.default_rng(random_state)
-    best, q, iterations, converged, curve = learning_automata_search(
+    best, q, iterations, converged, curve, at = learning_automata_search(
         Y, target, int(n_units), float(step), int(max_iterations), float(tol), rng,
         q0=np.full((int(n_units), Y.shape[1]), start_q))
     record = {"method": "la", "sample": "training data", "n_units": int(n_units),
               "step": float(step), "q0": start_q, "iterations": iterations,
               "converged": converged,
-              "probabilities": q.tolist(), "learning_curve": curve}
+              "probabilities": q.tolist(), "learning_curve": curve,
+              "learning_curve_at": at, "learning_curve_unit": "iteration"}
     return _finish(estimator, base, best, record, Y, target, int(n_timing_vectors), watch)
 
 
@@ -697,7 +701,10 @@ def prune_genetic(
               "initial_density": density, "selection": selection,
               "population_size": int(population_size), "n_generations": int(n_generations),
               "crossover": float(crossover), "mutation": float(mutation),
-              "learning_curve": curve}
+              "learning_curve": curve,
+              # generation 0 is the initial population (genetic_search)
+              "learning_curve_at": list(range(len(curve))),
+              "learning_curve_unit": "generation"}
     return _finish(estimator, base, best, record, Y, target, int(n_timing_vectors), watch)
 
 

@@ -135,13 +135,15 @@ def _first_sentence(text: str) -> str:
 def test_every_command_summary_is_a_whole_sentence(path, group):
     shown = CliRunner().invoke(main, [*path, "--help"], terminal_width=80)
     assert shown.exit_code == 0
-    listing = shown.output.split("Commands:\n", 1)[1]
+    # the commands follow the options, under section titles ("Commands:" or main's own)
+    listing = shown.output.split("\nOptions:\n", 1)[1].split("\n\n", 1)[1]
     summaries = {}
     for line in listing.splitlines():
-        if not line.strip():
+        if not line.strip() or (not line.startswith(" ") and line.endswith(":")):
             continue
         name, _, text = line.strip().partition(" ")
         assert line.startswith("  ") and name in group.commands, line  # one line each
+        assert name not in summaries, f"{name} listed twice"
         summaries[name] = text.strip()
     assert set(summaries) == set(group.commands)
     for name, text in summaries.items():
@@ -149,3 +151,36 @@ def test_every_command_summary_is_a_whole_sentence(path, group):
         assert not text.endswith("..."), f"{name}: cut mid-phrase: {text!r}"
         assert text.endswith("."), f"{name}: {text!r}"
         assert text in (command.short_help, _first_sentence(command.help or "")), name
+
+
+def test_main_help_lists_every_command_in_its_section_and_h_works_everywhere():
+    shown = CliRunner().invoke(main, ["-h"], terminal_width=80).output
+    titles = [line[:-1] for line in shown.splitlines()
+              if line.endswith(":") and not line.startswith(" ")]
+    assert titles == ["Options", "Experiments", "Results", "Models", "Catalog", "Shell"]
+    results = shown.split("\nResults:\n", 1)[1].split("\n\n", 1)[0]
+    assert [line.split()[0] for line in results.splitlines()] == [
+        "table", "stats", "agree", "claims", "report", "plot"]
+    plot = CliRunner().invoke(main, ["plot", "-h"], terminal_width=80).output
+    stored = plot.split("\nFrom stored results:\n", 1)[1].split("\n\n", 1)[0]
+    assert [line.split()[0] for line in stored.splitlines()] == ["cd", "bayes", "size"]
+    for path, group in _groups(main):
+        for name in group.commands:
+            assert CliRunner().invoke(main, [*path, name, "-h"]).exit_code == 0, (path, name)
+
+
+@pytest.mark.parametrize("shell, marker", [("bash", "complete -o nosort -F"),
+                                           ("zsh", "#compdef obliq"),
+                                           ("fish", "complete --no-files --command obliq")])
+def test_completion_prints_clicks_script(shell, marker):
+    shown = CliRunner().invoke(main, ["completion", shell])
+    assert shown.exit_code == 0 and marker in shown.output
+    assert "_OBLIQ_COMPLETE" in shown.output
+
+
+def test_completion_completes_commands_and_their_options():
+    from click.shell_completion import ShellComplete
+
+    complete = ShellComplete(main, {}, "obliq", "_OBLIQ_COMPLETE")
+    assert {"table", "stats"} <= {c.value for c in complete.get_completions([], "")}
+    assert "--metric" in {c.value for c in complete.get_completions(["table"], "--m")}

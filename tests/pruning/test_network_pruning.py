@@ -82,14 +82,47 @@ def test_la_with_zero_step_leaves_probabilities_unchanged():
     rng = np.random.default_rng(3)
     Y = rng.uniform(size=(50, 8)) < 0.5
     target = rng.integers(0, 2, 50)
-    _, q, iterations, converged, _ = learning_automata_search(
+    _, q, iterations, converged, _, _ = learning_automata_search(
         Y, target, 2, 0.0, 2000, 0.01, np.random.default_rng(0))
     assert iterations == 2000 and not converged
     assert np.array_equal(q, np.full((2, 8), 0.5))
     # A positive step moves them (reward-inaction, eq. (9)).
-    _, q, _, _, _ = learning_automata_search(Y, target, 2, 0.01, 2000, 0.01,
+    _, q, _, _, _, _ = learning_automata_search(Y, target, 2, 0.01, 2000, 0.01,
                                              np.random.default_rng(0))
     assert not np.allclose(q, 0.5)
+
+
+def test_the_learning_curves_say_where_each_point_was_taken():
+    # LA: one point per chunk of 500 iterations (2000 with a zero step never converge:
+    # 4 chunks); a search that converges (every pattern rewarded, q(0) near a corner, as
+    # in test_a_start_within_tol_of_a_corner_is_not_converged) ends on the iteration
+    # where it stopped, inside a chunk.
+    rng = np.random.default_rng(3)
+    Y = rng.uniform(size=(50, 8)) < 0.5
+    target = rng.integers(0, 2, 50)
+    *_, curve, at = learning_automata_search(Y, target, 2, 0.0, 2000, 0.01,
+                                             np.random.default_rng(0))
+    assert at == [500, 1000, 1500, 2000] and len(curve) == 4
+    ones = np.ones((1, 4), dtype=bool)
+    _, _, iterations, converged, curve, at = learning_automata_search(
+        ones, np.array([1]), 1, 0.01, 20000, 0.01, np.random.default_rng(5),
+        q0=np.full((1, 4), 0.005))
+    assert converged and iterations % 500 != 0
+    assert at == [*range(500, iterations, 500), iterations] and len(curve) == len(at)
+    # the pruners keep them in their record, GA one point per generation from 0
+    X, y = problem(200, seed=5)
+    est = make_estimator("cart-lc").fit(X, y)
+    la = prune_learning_automata(est, X, y, None, None, random_state=np.random.default_rng(0),
+                                 n_timing_vectors=0, max_iterations=1200)
+    ga = prune_genetic(est, X, y, None, None, random_state=np.random.default_rng(0),
+                       n_timing_vectors=0, n_generations=4)
+    assert la.pruning_["learning_curve_unit"] == "iteration"
+    assert la.pruning_["learning_curve_at"][-1] == la.pruning_["iterations"]
+    points = len(la.pruning_["learning_curve"])
+    assert la.pruning_["learning_curve_at"][:-1] == [500, 1000][:points - 1]
+    assert ga.pruning_["learning_curve_unit"] == "generation"
+    assert ga.pruning_["learning_curve_at"] == [0, 1, 2, 3, 4]
+    assert len(ga.pruning_["learning_curve"]) == 5
 
 
 def test_la_update_is_equation_9():
@@ -97,7 +130,7 @@ def test_la_update_is_equation_9():
     # every first-layer unit fires): beta = 1 each time, so q moves toward each draw.
     Y = np.ones((1, 2), dtype=bool)
     rng = np.random.default_rng(4)
-    _, q, _, _, _ = learning_automata_search(Y, np.array([1]), 1, 0.1, 1, 0.01, rng)
+    _, q, _, _, _, _ = learning_automata_search(Y, np.array([1]), 1, 0.1, 1, 0.01, rng)
     draws = np.random.default_rng(4)
     draws.permutation(1)
     v = draws.random((1, 1, 2))[0] < 0.5
@@ -309,7 +342,7 @@ def test_a_start_within_tol_of_a_corner_is_not_converged():
     # pattern is rewarded here, and an automaton at 0.005 takes 69 rewards at
     # lambda = 0.01 to fall below it (0.005 * 0.99^69 < 0.0025 < 0.005 * 0.99^68).
     Y = np.ones((1, 4), dtype=bool)  # every unit fires: every network answers 1, right
-    _, q, iterations, converged, _ = learning_automata_search(
+    _, q, iterations, converged, _, _ = learning_automata_search(
         Y, np.array([1]), 1, 0.01, 20000, 0.01, np.random.default_rng(5),
         q0=np.full((1, 4), 0.005))
     assert converged and iterations >= 69

@@ -432,9 +432,10 @@ def test_cli_pruning_curves_take_pruner_params(tmp_path, monkeypatch):
     seen = {}
     original = plots.plot_learning_curves
 
-    def spy(curves, *args, **kwargs):
+    def spy(curves, steps, units, *args, **kwargs):
         seen.update({k: len(v) for k, v in curves.items()})
-        return original(curves, *args, **kwargs)
+        seen.update({f"{k} at": list(v) for k, v in steps.items()}, units=units)
+        return original(curves, steps, units, *args, **kwargs)
 
     monkeypatch.setattr(plots, "plot_learning_curves", spy)
     result, lines = invoke(["plot", "pruning", "--dataset", "apdt_problem1", "--algorithm",
@@ -445,6 +446,10 @@ def test_cli_pruning_curves_take_pruner_params(tmp_path, monkeypatch):
     assert lines == [str(tmp_path / "curves.png"), str(tmp_path / "curves.svg")]
     assert seen["ga"] == 8  # generation 0 and 7 more
     assert seen["la"] <= 3  # chunks of 500 iterations, or fewer when converged
+    # the x of each point is where the pruner's record says it was taken
+    assert seen["ga at"] == list(range(8))
+    assert seen["la at"][:-1] == [500, 1000][:seen["la"] - 1] and seen["la at"][-1] <= 1500
+    assert seen["units"] == {"la": "iteration", "ga": "generation"}
     result, lines = invoke(["plot", "pruning", "--dataset", "apdt_problem1", "--algorithm",
                             "cart-lc", "--pruner-param", "nope=1", "-o", tmp_path / "x"])
     assert result.exit_code == 2 and len(lines) == 1 and "nope" in lines[0]
