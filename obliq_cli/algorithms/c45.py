@@ -282,6 +282,8 @@ class C45Classifier(TreeClassifier):
         multiway; None: every column is continuous (the runner fills it from the
         dataset's qualitative columns).
     random_state : unused (C4.5 is deterministic); kept for a uniform API.
+    class_weight : None, "balanced" or {label: weight}: each case enters with its class's
+        weight, as C4.5 carries fractional cases (ch. 3; ``base.fit_weights``).
 
     NaN in ``X`` is a missing value (``input_tags.allow_nan``), handled as C4.5 does.
     """
@@ -293,12 +295,13 @@ class C45Classifier(TreeClassifier):
 
     def __init__(self, threshold: str = "c45", min_samples_split: int = 4,
                  max_depth: int | None = None, categorical_features=None,
-                 random_state=None):
+                 random_state=None, class_weight=None):
         self.threshold = threshold
         self.min_samples_split = min_samples_split
         self.max_depth = max_depth
         self.categorical_features = categorical_features
         self.random_state = random_state
+        self.class_weight = class_weight
 
     def _make_split_finder(self) -> SplitFinder:
         return C45SplitFinder(self.threshold == "c45")

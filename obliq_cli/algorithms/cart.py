@@ -54,6 +54,9 @@ class CARTClassifier(TreeClassifier):
     max_depth : maximum depth, None for unlimited.
     max_misclassification_rate : a node whose error rate is at most this stops (0).
     random_state : unused by the search (it is deterministic); kept for a uniform API.
+    class_weight : None, "balanced" or {label: weight}: every class count the search and
+        the leaves read is weighed by it (``base.fit_weights``; CART's priors, Breiman et
+        al. 1984 §4.3, in scikit-learn's form).
     """
 
     _parameter_constraints = {"criterion": CRITERION}
@@ -66,12 +69,14 @@ class CARTClassifier(TreeClassifier):
         max_depth: int | None = None,
         max_misclassification_rate: float = 0.0,
         random_state=None,
+        class_weight=None,
     ):
         self.criterion = criterion
         self.min_samples_split = min_samples_split
         self.max_depth = max_depth
         self.max_misclassification_rate = max_misclassification_rate
         self.random_state = random_state
+        self.class_weight = class_weight
 
     def _make_split_finder(self) -> SplitFinder:
         return AxisSplitFinder(split_criterion(self.criterion))

@@ -137,17 +137,20 @@ class ID3Classifier(TreeClassifier):
     categorical_features : indices of the nominal columns (category codes 0..m-1), split
         multiway by gain; None: every column is continuous.
     random_state : unused (the search is deterministic); kept for a uniform API.
+    class_weight : None, "balanced" or {label: weight}: every class count of the gains
+        and the leaves is weighed by it (``base.fit_weights``).
     """
 
     _native_nominal = True
     _importance_impurity = "entropy"  # its splits are chosen by information gain
 
     def __init__(self, min_samples_split: int = 2, max_depth: int | None = None,
-                 categorical_features=None, random_state=None):
+                 categorical_features=None, random_state=None, class_weight=None):
         self.min_samples_split = min_samples_split
         self.max_depth = max_depth
         self.categorical_features = categorical_features
         self.random_state = random_state
+        self.class_weight = class_weight
 
     def _make_split_finder(self) -> SplitFinder:
         return ID3SplitFinder()

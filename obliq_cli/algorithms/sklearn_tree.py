@@ -28,12 +28,13 @@ from __future__ import annotations
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.model_selection import KFold, StratifiedKFold
+from sklearn.model_selection import KFold, StratifiedKFold, check_cv
 from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Integral, Interval, StrOptions
+from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 SEED_BOUND = 2**31 - 1
 
@@ -54,47 +55,70 @@ class CostComplexityTreeClassifier(ClassifierMixin, BaseEstimator):
 
     _parameter_constraints = {
         "criterion": [StrOptions({"gini", "entropy", "log_loss"})],
-        "cv": [Interval(Integral, 2, 100, closed="both")],
+        # a number of folds, or (as scikit-learn's weight checks pass) the folds themselves
+        "cv": [Interval(Integral, 2, 100, closed="both"), "cv_object"],
         "max_alphas": [Interval(Integral, 1, 10_000, closed="both")],
         "random_state": ["random_state"],
+        # scikit-learn's tree checks it (None, "balanced", a dict or a list of dicts)
+        "class_weight": [StrOptions({"balanced"}), dict, list, None],
     }
 
-    def __init__(self, criterion="gini", cv=5, max_alphas=20, random_state=None):
+    def __init__(self, criterion="gini", cv=5, max_alphas=20, random_state=None,
+                 class_weight=None):
         self.criterion = criterion
         self.cv = cv
         self.max_alphas = max_alphas
         self.random_state = random_state
+        self.class_weight = class_weight
 
     def _tree(self, alpha: float, seed: int) -> DecisionTreeClassifier:
         return DecisionTreeClassifier(criterion=self.criterion, ccp_alpha=float(alpha),
-                                      random_state=seed)
+                                      random_state=seed, class_weight=self.class_weight)
 
     def _folds(self, y, seed: int):
+        if not isinstance(self.cv, Integral):
+            return list(check_cv(self.cv).split(np.zeros((y.size, 1)), y))
         counts = np.unique(y, return_counts=True)[1]
         if counts.min() >= self.cv:
             return StratifiedKFold(self.cv, shuffle=True, random_state=seed).split(y, y)
         return KFold(self.cv, shuffle=True, random_state=seed).split(y)
 
-    def fit(self, X, y):
+    def fit(self, X, y, sample_weight=None):
+        """Choose alpha and grow the pruned tree; ``sample_weight`` and ``class_weight``
+        weigh every fit (scikit-learn's) and each held-out fold's accuracy (a weighted
+        mean), so an integer weight counts as that many copies of the row."""
         self._validate_params()
         X, y = validate_data(self, X, y)
         check_classification_targets(y)
         self.classes_ = np.unique(y)
+        w = None if sample_weight is None else _check_sample_weight(sample_weight, X)
+        # a held-out row scores with its weight and its class's (the fits weigh both)
+        score_w = w
+        if self.class_weight is not None:
+            per_class = compute_sample_weight(self.class_weight, y)
+            score_w = per_class if w is None else w * per_class
         seed = int(check_random_state(self.random_state).randint(SEED_BOUND))
-        alphas = thinned(self._tree(0.0, seed).cost_complexity_pruning_path(X, y).ccp_alphas,
-                         int(self.max_alphas))
+        alphas = thinned(self._tree(0.0, seed).cost_complexity_pruning_path(
+            X, y, sample_weight=w).ccp_alphas, int(self.max_alphas))
         scores = np.zeros(alphas.size)
-        if alphas.size > 1 and y.size >= self.cv:
-            for train, test in self._folds(y, seed):
+        folds = list(self._folds(y, seed)) if alphas.size > 1 and (
+            not isinstance(self.cv, Integral) or y.size >= self.cv) else []
+        if folds:
+            for train, test in folds:
                 for i, alpha in enumerate(alphas):
-                    tree = self._tree(alpha, seed).fit(X[train], y[train])
-                    scores[i] += np.mean(tree.predict(X[test]) == y[test])
+                    tree = self._tree(alpha, seed).fit(
+                        X[train], y[train], sample_weight=None if w is None else w[train])
+                    right = tree.predict(X[test]) == y[test]
+                    if score_w is not None and score_w[test].sum() > 0:
+                        scores[i] += np.average(right, weights=score_w[test])
+                    else:
+                        scores[i] += np.mean(right)
         # the best mean accuracy; among equals the largest alpha (the smallest tree)
         best = int(np.flatnonzero(scores == scores.max())[-1])
         self.ccp_alpha_ = float(alphas[best])
-        self.cv_accuracy_ = scores / self.cv
+        self.cv_accuracy_ = scores / max(len(folds), 1)
         self.candidate_alphas_ = alphas
-        self.tree_model_ = self._tree(self.ccp_alpha_, seed).fit(X, y)
+        self.tree_model_ = self._tree(self.ccp_alpha_, seed).fit(X, y, sample_weight=w)
         return self
 
     def predict(self, X):

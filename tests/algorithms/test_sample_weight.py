@@ -97,3 +97,18 @@ def test_weights_move_the_majority_of_a_leaf():
     tree = registry.make_estimator("cart-ap").fit(Xs, ys, sample_weight=[1, 1, 1, 5])
     assert tree.predict(Xs).tolist() == [1, 1, 1, 1]
     np.testing.assert_allclose(tree.predict_proba(Xs)[0], [3 / 8, 5 / 8])
+
+
+@pytest.mark.parametrize("name", AXIS)
+@pytest.mark.parametrize("class_weight", ["balanced", {0: 3.0, 2: 0.5}])
+def test_class_weight_equals_its_sample_weights(name, class_weight):
+    # iris made imbalanced, so "balanced" weighs the classes differently
+    keep = np.r_[np.arange(50), np.arange(50, 70), np.arange(100, 150)]
+    Xi, yi = X[keep], Y[keep]
+    by_class = registry.make_estimator(name, class_weight=class_weight).fit(Xi, yi)
+    by_rows = registry.make_estimator(name).fit(
+        Xi, yi, sample_weight=compute_sample_weight(class_weight, yi))
+    _same_tree(by_class, by_rows)
+    np.testing.assert_array_equal(by_class.tree_.value, by_rows.tree_.value)
+    plain = registry.make_estimator(name).fit(Xi, yi)
+    assert not np.array_equal(plain.tree_.value, by_class.tree_.value)

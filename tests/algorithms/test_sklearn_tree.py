@@ -47,3 +47,22 @@ def test_a_class_smaller_than_the_folds_falls_back_to_plain_folds():
 @pytest.mark.filterwarnings("ignore::UserWarning")
 def test_it_passes_scikit_learns_estimator_checks():
     check_estimator(CostComplexityTreeClassifier())
+
+
+def test_weights_reach_scikit_learn_s_trees():
+    # integer weights are copies of rows; class_weight passes through to every fit
+    from sklearn.datasets import load_iris
+    from sklearn.utils.class_weight import compute_sample_weight
+
+    from obliq_cli.algorithms.sklearn_tree import CostComplexityTreeClassifier
+
+    X, y = load_iris(return_X_y=True)
+    X, y = X[:120], y[:120]
+    w = np.random.default_rng(1).integers(1, 3, len(y))
+    weighted = CostComplexityTreeClassifier(cv=3, random_state=0).fit(X, y, sample_weight=w)
+    assert weighted.tree_model_.tree_.weighted_n_node_samples[0] == w.sum()
+    balanced = CostComplexityTreeClassifier(cv=3, random_state=0, class_weight="balanced")
+    balanced.fit(X, y)
+    assert balanced.tree_model_.class_weight == "balanced"
+    np.testing.assert_allclose(balanced.tree_model_.tree_.weighted_n_node_samples[0],
+                               compute_sample_weight("balanced", y).sum())
