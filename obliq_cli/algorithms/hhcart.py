@@ -159,21 +159,21 @@ def parallel_to_axes(vectors: np.ndarray, tau: float) -> np.ndarray:
 def find_householder_split(X, y, n_classes, criterion, mode="A", tau=0.05,
                            min_oblique_ratio=2.0, min_class_rows=2, null_eigenvectors="use",
                            axis_parallel=True, eigenvector_sign="largest_positive",
-                           weights=None) -> Split | None:
+                           row_weights=None) -> Split | None:
     """The best split of HHCART(A) (mode 'A') or HHCART(D) (mode 'D') at a node.
 
     ``min_oblique_ratio``, ``min_class_rows``, ``null_eigenvectors`` and
     ``axis_parallel`` are the estimator's ``oblique_rows_per_feature``,
     ``min_class_rows``, ``null_eigenvectors``, ``axis_parallel`` and ``eigenvector_sign``
-    (module docstring). ``weights``: None or the rows' weights: the class covariances,
+    (module docstring). ``row_weights``: None or the rows' weights: the class covariances,
     every split's class counts and the size rules count them (a row of weight 3 as
     three copies of it).
     """
-    axis_split = best_axis_split(X, y, n_classes, criterion, weights=weights)
+    axis_split = best_axis_split(X, y, n_classes, criterion, weights=row_weights)
     if axis_split is None:
         return None
     n, p = X.shape
-    size = n if weights is None else float(weights.sum())
+    size = n if row_weights is None else float(row_weights.sum())
     if size <= min_oblique_ratio * p or p < 2:
         return axis_split
     min_rows = p + 1 if min_class_rows == "full_rank" else int(min_class_rows)
@@ -184,7 +184,7 @@ def find_householder_split(X, y, n_classes, criterion, mode="A", tau=0.05,
         mine = y == k
         vectors = class_eigenvectors(X[mine], mode, min_rows, null_eigenvectors == "skip",
                                      eigenvector_sign,
-                                     None if weights is None else weights[mine])
+                                     None if row_weights is None else row_weights[mine])
         parallel = parallel_to_axes(vectors, tau)
         if parallel.any() and not axis_parallel:
             # "no reflection is done" for an eigenvector along an axis: its space is the
@@ -201,7 +201,7 @@ def find_householder_split(X, y, n_classes, criterion, mode="A", tau=0.05,
             reflected = (Xt[None, :, :]
                          - (2.0 * linalg.matmul(X, U.T)).T[:, None, :] * U[:, :, None])
             found = find_best_projection_split(reflected.reshape(-1, n), y, n_classes,
-                                               criterion, weights=weights)
+                                               criterion, weights=row_weights)
             if found is None:
                 continue
             which, column = divmod(found[0], p)
@@ -305,7 +305,7 @@ class HouseholderSplitFinder(SplitFinder):
             min_oblique_ratio=self.oblique_rows_per_feature,
             min_class_rows=self.min_class_rows, null_eigenvectors=self.null_eigenvectors,
             axis_parallel=self.axis_parallel, eigenvector_sign=self.eigenvector_sign,
-            weights=node.weights)
+            row_weights=node.weights)
 
 
 @register_algorithm(
