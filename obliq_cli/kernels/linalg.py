@@ -144,12 +144,12 @@ def covariance(X, weights=None):
     as ``np.cov(X, rowvar=False)`` defines it: column means first (summed in row
     order), then the centred cross products summed in row order.
 
-    ``weights``: None, or each row's weight, as ``np.cov(X, rowvar=False, aweights=w,
-    ddof=0)`` defines it: weighted means and cross products over the divisor ``sum(w)``
-    (not ``sum(w) - 1``, which fractional weights can make negative), so integer
-    weights give the covariance of the rows repeated up to that factor and to rounding
-    (``3 x`` is added once, not ``x`` three times). numba compiles the unweighted case
-    without the weighted branches."""
+    ``weights``: None, or each row's (frequency) weight, summing to W > 1: weighted
+    means and cross products over ``W - 1`` (``np.cov(X, rowvar=False, fweights=w)``
+    for integer weights), so weights of 1 give the unweighted covariance to the bit and
+    integer weights that of the rows repeated up to rounding (``3 x`` is added once,
+    not ``x`` three times). numba compiles the unweighted case without the weighted
+    branches."""
     n, p = X.shape
     mean = np.zeros(p)
     total = float(n)
@@ -178,10 +178,7 @@ def covariance(X, weights=None):
                     C[j, k] += weights[i] * d[j] * d[k]
     for j in range(p):
         for k in range(j + 1):
-            if weights is None:
-                C[j, k] /= n - 1
-            else:
-                C[j, k] /= total
+            C[j, k] /= total - 1
             C[k, j] = C[j, k]
     return C
 

@@ -131,9 +131,11 @@ def test_weighted_quartiles_are_numpy_s_of_the_repeated_rows():
 def test_weighted_covariance_is_numpy_s():
     rng = np.random.default_rng(4)
     Xs = rng.normal(size=(9, 3))
-    w = rng.random(9) + 0.1
-    np.testing.assert_allclose(linalg.covariance(Xs, w),
-                               np.cov(Xs, rowvar=False, aweights=w, ddof=0), rtol=1e-12)
+    w = rng.integers(1, 5, 9)
+    np.testing.assert_allclose(linalg.covariance(Xs, w.astype(float)),
+                               np.cov(Xs, rowvar=False, fweights=w), rtol=1e-12)
+    # weights of 1 are no weights, to the bit (zero-weight rows dropped leave them)
+    np.testing.assert_array_equal(linalg.covariance(Xs, np.ones(9)), linalg.covariance(Xs))
     # the unweighted covariance is np.cov's, as before
     np.testing.assert_allclose(linalg.covariance(Xs), np.cov(Xs, rowvar=False), rtol=1e-12)
 

@@ -251,6 +251,12 @@ def _maybe_weights(rng, n):
     return rng.random(n) + 0.05
 
 
+def _weighted_covariance(X, w):
+    """Frequency-weighted covariance, divisor sum(w) - 1 (np.cov's fweights, any w)."""
+    centred = X - w @ X / w.sum()
+    return (centred.T * w) @ centred / (w.sum() - 1)
+
+
 def _weighted_line_inputs(rng):
     """``_line_inputs`` with row weights or None, ``total`` their class sums."""
     V, D, y, total = _line_inputs(rng)
@@ -468,9 +474,8 @@ CASES = [
          lambda A, B: A.T @ B, 1e-12, "BLAS sums in its own order"),
     Case(linalg.covariance, lambda r: (_levels(r, (8, 3)), _maybe_weights(r, 8)),
          lambda X, w: (np.cov(X, rowvar=False) if w is None
-                       else np.cov(X, rowvar=False, aweights=w, ddof=0)
-                       ).reshape(X.shape[1], X.shape[1]), 1e-12,
-         "np.cov multiplies through BLAS"),
+                       else _weighted_covariance(X, w)).reshape(X.shape[1], X.shape[1]),
+         1e-12, "np.cov multiplies through BLAS"),
     Case(linalg._orient_and_sort,
          lambda r: (r.normal(size=4), r.normal(size=(4, 4)))),
     Case(linalg._jacobi, lambda r: (lambda a: (a, np.eye(a.shape[0])))(_symmetric(r)[0])),
