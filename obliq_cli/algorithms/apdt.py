@@ -161,6 +161,7 @@ from ..parameters import MAX_REAL, Integral, Interval, Real, StrOptions
 from ..registry import register_algorithm
 from ..tree.builder import Node, Split, SplitFinder, goes_left
 from .base import TreeClassifier, binary_only
+from .unweighted import WEIGHTS_NOT_READ, refuse_row_weights
 
 PERCEPTRON_MIN_ITERATIONS = 300
 """§III: the Perceptron runs for max(300, |S^t|) iterations."""
@@ -232,6 +233,7 @@ def _initial_hyperplane(Z: np.ndarray, s: np.ndarray, rng: np.random.Generator):
         "classes2": NotKept("the random start draws a pattern of the first class, then "
                             "one of the second (Table I, step 1)"),
         "classes3": TWO_CLASSES_ONLY, "nominal": NO_NOMINAL, "levels": NO_NOMINAL},
+    expected_failed_checks=WEIGHTS_NOT_READ,
 )
 class APDTClassifier(TreeClassifier):
     """APDT (Shah & Sastry 1999). See the module docstring for every choice.
@@ -400,6 +402,7 @@ class APDTSplitFinder(SplitFinder):
         return W if found else None
 
     def split(self, node: Node) -> Split | None:
+        refuse_row_weights(node, "APDT")
         stage, separable, W = node.state if node.state is not None else NodeState()
         rows = node.rows  # ascending; the builder never asks about a pure node
         if separable is None:

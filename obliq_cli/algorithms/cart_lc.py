@@ -57,19 +57,60 @@ def best_shift(slack: np.ndarray, d: np.ndarray, onehot: np.ndarray, criterion):
     return float(delta), float(score)
 
 
-class _Search:
-    """The coefficient search at one node, on normalised features Z."""
+def _order_values(xs, cum, positions):
+    """Per column, the values at 0-based ``positions`` of the sorted rows counted with
+    their weights: ``xs`` [n, d] the sorted columns, ``cum`` [n, d] their cumulative
+    weights (the row at position i is the first whose cumulative weight exceeds i)."""
+    n, d = xs.shape
+    out = np.empty((len(positions), d))
+    for f in range(d):  # a loop over columns
+        at = np.searchsorted(cum[:, f], positions, side="right")
+        out[:, f] = xs[np.minimum(at, n - 1), f]
+    return out
 
-    def __init__(self, Z, y, k, criterion, tol, max_cycles):
+
+def weighted_median_quartiles(X, w):
+    """(median, q75, q25) of every column of ``X``, each row counted ``w`` times.
+
+    numpy's ``median`` and linear ``percentile`` (Hyndman & Fan's type 7) of the rows
+    repeated by their weights, operation for operation, so integer weights give the
+    duplicated rows' normalisation to the bit: the order statistics at the virtual
+    positions ``W q + (1 - q) - 1`` of the total weight W, interpolated as numpy's
+    ``_lerp`` does; the median the mean of the two middle ones."""
+    order = np.argsort(X, axis=0, kind="stable")
+    xs = np.take_along_axis(X, order, axis=0)
+    cum = np.cumsum(w[order], axis=0)
+    W = float(cum[-1, 0])
+    middle = (W - 1.0) / 2.0
+    lo_hi = _order_values(xs, cum, np.array([np.floor(middle), np.ceil(middle)]))
+    median = (lo_hi[0] + lo_hi[1]) / 2.0
+    q = np.array([75.0, 25.0]) / 100
+    virtual = W * q + (1 + q * (1 - 1 - 1)) - 1
+    below = np.floor(virtual)
+    gamma = virtual - below
+    values = _order_values(xs, cum, np.r_[below, np.minimum(below + 1, W - 1)])
+    a, b = values[:2], values[2:]
+    diff = b - a
+    g = gamma[:, None]
+    quartiles = np.where(g >= 0.5, b - diff * (1 - g), a + diff * g)
+    return median, quartiles[0], quartiles[1]
+
+
+class _Search:
+    """The coefficient search at one node, on normalised features Z (rows weighted by
+    ``weights`` when it is not None)."""
+
+    def __init__(self, Z, y, k, criterion, tol, max_cycles, weights=None):
         self.Zc = np.ascontiguousarray(Z, dtype=np.float64)
         self.yc = np.ascontiguousarray(y, dtype=np.int64)
-        self.total = class_totals(self.yc, k)
+        self.weights = weights
+        self.total = class_totals(self.yc, k, weights)
         self.code = line_search_code(criterion)
         self.tol, self.max_cycles = tol, max_cycles
 
     def refit_threshold(self, beta):
         t, score = best_threshold(self.Zc, np.asarray(beta, dtype=np.float64), self.yc,
-                                   self.total, self.code)
+                                   self.total, self.code, self.weights)
         return (float(t), float(score)) if np.isfinite(score) else (None, np.inf)
 
     def improve(self, beta, c, score, active):
@@ -78,7 +119,7 @@ class _Search:
         for _ in range(self.max_cycles):
             start = score
             c, score = coefficient_pass(self.Zc, self.yc, self.total, self.code, beta,
-                                         float(c), float(score), features)
+                                         float(c), float(score), features, self.weights)
             t, s = self.refit_threshold(beta)
             if t is not None and s < score - SCORE_EPS:
                 c, score = t, s
@@ -108,6 +149,13 @@ class CARTLCClassifier(TreeClassifier):
     tol : a coefficient cycle that improves the criterion by less stops the search.
     max_cycles : cap on coefficient cycles per search (OC1's MAX_CART_CYCLES is 100).
     min_samples_split, max_depth : as for CART-AP.
+    class_weight : None, "balanced" or {label: weight}: each row weighs its class's
+        weight (times its ``sample_weight``) in every count of the search and the leaves
+        (``base.fit_weights``).
+
+    Row weights count in every class count, in the axis-parallel start and in the
+    normalisation's median and quartiles (``weighted_median_quartiles``): integer
+    weights grow the tree of the rows repeated.
     """
 
     _parameter_constraints = {
@@ -120,7 +168,7 @@ class CARTLCClassifier(TreeClassifier):
 
     def __init__(self, criterion: str = "gini", beta: float = 0.1, tol: float = 1e-4,
                  max_cycles: int = 100, min_samples_split: int = 2,
-                 max_depth: int | None = None, random_state=None):
+                 max_depth: int | None = None, random_state=None, class_weight=None):
         self.criterion = criterion
         self.beta = beta
         self.tol = tol
@@ -128,6 +176,7 @@ class CARTLCClassifier(TreeClassifier):
         self.min_samples_split = min_samples_split
         self.max_depth = max_depth
         self.random_state = random_state
+        self.class_weight = class_weight
 
     def _make_split_finder(self) -> SplitFinder:
         return CARTLCSplitFinder(criterion=split_criterion(self.criterion), beta=self.beta,
@@ -143,18 +192,22 @@ class CARTLCSplitFinder(SplitFinder):
     def split(self, node: Node) -> Split | None:
         criterion, n_classes = self.criterion, self.n_classes
         X, y = self.node_data(node)
-        axis = best_axis_split(X, y, n_classes, criterion)
+        w = node.weights
+        axis = best_axis_split(X, y, n_classes, criterion, weights=w)
         if axis is None:
             return None
-        median = np.median(X, axis=0)
-        q75, q25 = np.percentile(X, [75, 25], axis=0)
+        if w is None:
+            median = np.median(X, axis=0)
+            q75, q25 = np.percentile(X, [75, 25], axis=0)
+        else:  # a row of weight 3 counts as three rows in the normalisation too
+            median, q75, q25 = weighted_median_quartiles(X, w)
         # A column of interquartile range 0 (most of the node's rows share one value) is
         # divided by its range instead, not by 1: the search must not depend on its
         # units (scaled by 2**k it would otherwise be searched in other steps).
         spread = X.max(axis=0) - X.min(axis=0)
         scale = np.where(q75 - q25 > 0, q75 - q25, np.where(spread > 0, spread, 1.0))
         Z = (X - median) / scale
-        search = _Search(Z, y, n_classes, criterion, self.tol, self.max_cycles)
+        search = _Search(Z, y, n_classes, criterion, self.tol, self.max_cycles, w)
         beta = np.zeros(X.shape[1])
         beta[axis.feature] = 1.0
         c = (axis.threshold - median[axis.feature]) / scale[axis.feature]

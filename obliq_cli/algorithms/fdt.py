@@ -70,6 +70,7 @@ from ..registry import register_algorithm
 from ..tree.builder import Node, Split, SplitFinder, StoppingRules
 from ..tree.impurity import entropy_of_counts
 from .base import TreeClassifier, binary_only
+from .unweighted import WEIGHTS_NOT_READ, refuse_row_weights
 
 CRITERIA = ("gain_ratio", "gain")
 
@@ -188,6 +189,7 @@ def best_cut(z: np.ndarray, y: np.ndarray, min_side: int, criterion: str = "gain
                  "classes2": NotKept("equally good cuts go to the lowest projected value, "
                                      "and swapping the classes reverses the projection"),
                  "classes3": TWO_CLASSES_ONLY, "nominal": NO_NOMINAL, "levels": NO_NOMINAL},
+    expected_failed_checks=WEIGHTS_NOT_READ,
 )
 class FDTClassifier(TreeClassifier):
     """FDT.
@@ -233,6 +235,7 @@ class FDTSplitFinder(SplitFinder):
         self.min_samples_leaf, self.criterion = min_samples_leaf, criterion
 
     def split(self, node: Node) -> Split | None:
+        refuse_row_weights(node, "FDT")
         if np.count_nonzero(node.counts) < 2:
             return None
         X, y = self.node_data(node)

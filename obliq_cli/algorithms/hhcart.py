@@ -111,7 +111,8 @@ def householder_matrix(d: np.ndarray) -> np.ndarray:
 
 
 def class_eigenvectors(X: np.ndarray, mode: str, min_rows: int = 2,
-                       skip_null: bool = False, sign: str = "largest_positive") -> np.ndarray:
+                       skip_null: bool = False, sign: str = "largest_positive",
+                       weights=None) -> np.ndarray:
     """Unit eigenvectors (as columns) of the covariance of ``X`` (one class's rows):
     all of them for mode 'A', the dominant one for mode 'D'; none (shape [p, 0]) when
     the class has fewer than ``min_rows`` rows or fewer than two distinct points
@@ -119,13 +120,16 @@ def class_eigenvectors(X: np.ndarray, mode: str, min_rows: int = 2,
     eigenvalues, those at most p * eps * the largest (``numpy.linalg.matrix_rank``'s
     tolerance). ``sign``: each vector with its largest-magnitude component positive
     ('largest_positive'), its first non-zero one positive ('first_positive'), or both
-    signs, v then -v ('both')."""
+    signs, v then -v ('both'). ``weights``: None or the rows' weights, which the class's
+    size (``min_rows`` counts weight, a row of weight 3 as three rows) and its
+    covariance (weighted means and scatter) count."""
     p = X.shape[1]
-    if X.shape[0] < max(2, min_rows) or not np.any(X.max(axis=0) > X.min(axis=0)):
+    size = X.shape[0] if weights is None else float(weights.sum())
+    if size < max(2, min_rows) or not np.any(X.max(axis=0) > X.min(axis=0)):
         return np.zeros((p, 0))
     # covariance and eigenvectors by kernels/linalg.py's fixed-order kernels: LAPACK's
     # depend on the CPU in the last bits, and in the basis of a repeated eigenvalue.
-    lam, vec = linalg.eigh(linalg.covariance(np.ascontiguousarray(X)))
+    lam, vec = linalg.eigh(linalg.covariance(np.ascontiguousarray(X), weights))
     if mode == "D":
         vec = vec[:, [int(np.argmax(lam))]]
     elif skip_null:
@@ -154,28 +158,33 @@ def parallel_to_axes(vectors: np.ndarray, tau: float) -> np.ndarray:
 
 def find_householder_split(X, y, n_classes, criterion, mode="A", tau=0.05,
                            min_oblique_ratio=2.0, min_class_rows=2, null_eigenvectors="use",
-                           axis_parallel=True, eigenvector_sign="largest_positive"
-                           ) -> Split | None:
+                           axis_parallel=True, eigenvector_sign="largest_positive",
+                           row_weights=None) -> Split | None:
     """The best split of HHCART(A) (mode 'A') or HHCART(D) (mode 'D') at a node.
 
     ``min_oblique_ratio``, ``min_class_rows``, ``null_eigenvectors`` and
     ``axis_parallel`` are the estimator's ``oblique_rows_per_feature``,
     ``min_class_rows``, ``null_eigenvectors``, ``axis_parallel`` and ``eigenvector_sign``
-    (module docstring).
+    (module docstring). ``row_weights``: None or the rows' weights: the class covariances,
+    every split's class counts and the size rules count them (a row of weight 3 as
+    three copies of it).
     """
-    axis_split = best_axis_split(X, y, n_classes, criterion)
+    axis_split = best_axis_split(X, y, n_classes, criterion, weights=row_weights)
     if axis_split is None:
         return None
     n, p = X.shape
-    if n <= min_oblique_ratio * p or p < 2:
+    size = n if row_weights is None else float(row_weights.sum())
+    if size <= min_oblique_ratio * p or p < 2:
         return axis_split
     min_rows = p + 1 if min_class_rows == "full_rank" else int(min_class_rows)
     # Ties keep the earlier candidate: h_ap first (Algorithm 1), then the classes in order.
     split = axis_split if axis_parallel else None
     Xt = X.T
     for k in np.unique(y):
-        vectors = class_eigenvectors(X[y == k], mode, min_rows, null_eigenvectors == "skip",
-                                     eigenvector_sign)
+        mine = y == k
+        vectors = class_eigenvectors(X[mine], mode, min_rows, null_eigenvectors == "skip",
+                                     eigenvector_sign,
+                                     None if row_weights is None else row_weights[mine])
         parallel = parallel_to_axes(vectors, tau)
         if parallel.any() and not axis_parallel:
             # "no reflection is done" for an eigenvector along an axis: its space is the
@@ -192,7 +201,7 @@ def find_householder_split(X, y, n_classes, criterion, mode="A", tau=0.05,
             reflected = (Xt[None, :, :]
                          - (2.0 * linalg.matmul(X, U.T)).T[:, None, :] * U[:, :, None])
             found = find_best_projection_split(reflected.reshape(-1, n), y, n_classes,
-                                               criterion)
+                                               criterion, weights=row_weights)
             if found is None:
                 continue
             which, column = divmod(found[0], p)
@@ -252,6 +261,7 @@ class _HHCARTBase(TreeClassifier):
         axis_parallel: bool = True,
         oblique_rows_per_feature: float = 2.0,
         eigenvector_sign: str = "largest_positive",
+        class_weight=None,
     ):
         self.criterion = criterion
         self.tau = tau
@@ -265,6 +275,7 @@ class _HHCARTBase(TreeClassifier):
         self.axis_parallel = axis_parallel
         self.oblique_rows_per_feature = oblique_rows_per_feature
         self.eigenvector_sign = eigenvector_sign
+        self.class_weight = class_weight
 
     def _make_split_finder(self) -> SplitFinder:
         return HouseholderSplitFinder(
@@ -293,7 +304,8 @@ class HouseholderSplitFinder(SplitFinder):
             X, y, self.n_classes, self.criterion, self.mode, self.tau,
             min_oblique_ratio=self.oblique_rows_per_feature,
             min_class_rows=self.min_class_rows, null_eigenvectors=self.null_eigenvectors,
-            axis_parallel=self.axis_parallel, eigenvector_sign=self.eigenvector_sign)
+            axis_parallel=self.axis_parallel, eigenvector_sign=self.eigenvector_sign,
+            row_weights=node.weights)
 
 
 @register_algorithm(
@@ -328,6 +340,10 @@ class HHCARTAClassifier(_HHCARTBase):
         than this many rows per feature (2.0, the OC1 rule quoted in §3.1; 0: always).
     eigenvector_sign : the sign each eigenvector is reflected with (eq. 2):
         'largest_positive' (default), 'first_positive', or 'both' signs.
+    class_weight : None, "balanced" or {label: weight}: each row weighs its class's
+        weight (times its ``sample_weight``) in every count of the search and the leaves
+        and in the class
+        covariances (weighted means and scatter; ``base.fit_weights``).
     """
 
     _mode = "A"

@@ -41,6 +41,7 @@ from ..registry import register_algorithm
 from ..tree.builder import Node, Split, SplitFinder
 from ..tree.impurity import entropy_of_counts, entropy_split
 from .base import TreeClassifier
+from .unweighted import WEIGHTS_NOT_READ, refuse_row_weights
 
 
 def gaussian_boundary(m1, v1, p1, m2, v2, p2) -> np.ndarray:
@@ -158,6 +159,7 @@ def initial_partition(present: np.ndarray, rng: np.random.Generator) -> np.ndarr
         rows=ROUNDING,
         classes3=NotKept("the random first grouping of the classes is drawn class by "
                          "class, and entropy's sum over classes rounds in class order")),
+    expected_failed_checks=WEIGHTS_NOT_READ,
 )
 class LDTClassifier(TreeClassifier):
     """Univariate LDT (module docstring).
@@ -182,6 +184,7 @@ class LDTSplitFinder(SplitFinder):
     """The univariate LDT split at one node (module docstring)."""
 
     def split(self, node: Node) -> Split | None:
+        refuse_row_weights(node, "LDT")
         n_classes, counts = self.n_classes, node.counts
         present = counts > 0
         if present.sum() < 2:

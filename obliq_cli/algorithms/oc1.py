@@ -166,10 +166,12 @@ class _NodeSearch:
     from running the restarts one after another.
     """
 
-    def __init__(self, Xs, y, n_classes, criterion, rng, max_stagnant, n_jumps):
+    def __init__(self, Xs, y, n_classes, criterion, rng, max_stagnant, n_jumps,
+                 weights=None):
         self.Xa = _augmented(Xs)
         self.y = np.ascontiguousarray(y, dtype=np.int64)
-        self.total = class_totals(self.y, n_classes)
+        self.weights = weights
+        self.total = class_totals(self.y, n_classes, weights)
         self.code = line_search_code(criterion)
         self.rng = rng
         self.max_stagnant = max_stagnant
@@ -194,7 +196,7 @@ class _NodeSearch:
         """
         A = np.array(A, dtype=np.float64)
         cur, perfect, first = climb(A, self.Xa, self.y, self.total, self.code,
-                                    self.rng, self.max_stagnant, self.n_jumps)
+                                    self.rng, self.max_stagnant, self.n_jumps, self.weights)
         return A, cur, perfect, first
 
 
@@ -211,29 +213,33 @@ def _axis_start(finder, node, exempt_root):
     oblique search should follow, else ``(axis_split, None, None, None)``: no search
     when the axis-parallel split is perfect, or the node has at most 2 d rows
     (TOO_SMALL_FOR_OBLIQUE_SPLIT, JAIR §3; v3), unless it is the root and
-    ``exempt_root`` (the program's CART-LC mode)."""
+    ``exempt_root`` (the program's CART-LC mode). With row weights (``node.weights``)
+    the split's counts are weighted sums and the size rule counts weight, as the
+    program would count that many copies of the rows."""
     X, y = finder.node_data(node)
-    axis_split = best_axis_split(X, y, finder.n_classes, finder.criterion)
+    w = node.weights
+    axis_split = best_axis_split(X, y, finder.n_classes, finder.criterion, weights=w)
     none = (axis_split, None, None, None)
     if axis_split is None:
         return none
-    n, d = X.shape
-    if n <= 2 * d and not (exempt_root and node.is_root):
+    d = X.shape[1]
+    if node.total <= 2 * d and not (exempt_root and node.is_root):
         return none
     y_loc, k = _present_classes(y, finder.n_classes)
     # x <= t exactly when x - t <= 0 (a difference rounds to zero only when x == t)
     if partition_score(X[:, axis_split.feature] - axis_split.threshold, y_loc,
-                       class_totals(y_loc, k), 0)[1]:
+                       class_totals(y_loc, k, w), 0, w)[1]:
         return none  # a perfect axis-parallel split is kept
     return axis_split, X, y_loc, k
 
 
-def _oblique_or_axis(X, y, n_classes, criterion, axis, w, t):
+def _oblique_or_axis(X, y, n_classes, criterion, axis, w, t, row_weights=None):
     """The oblique split ``w . x <= t`` if, re-scored on the partition the builder
-    makes, it is better than ``axis`` by more than SCORE_EPS (``ap_bias`` = 1: oblique
-    only when strictly better, v3 build_subtree)."""
-    return strictly_better(axis, rescored_oblique(X, y, n_classes, criterion, w, t),
-                           SCORE_EPS)
+    makes (its counts weighted by ``row_weights``), it is better than ``axis`` by more
+    than SCORE_EPS (``ap_bias`` = 1: oblique only when strictly better, v3
+    build_subtree)."""
+    return strictly_better(axis, rescored_oblique(X, y, n_classes, criterion, w, t,
+                                                  row_weights), SCORE_EPS)
 
 
 # ------------------------------------------------------------------------- OC1
@@ -278,6 +284,14 @@ class OC1Classifier(TreeClassifier):
         (the program's default; ``-N`` turns it off).
     min_samples_split, max_depth, max_misclassification_rate : stopping rules.
     random_state : seed or Generator for the restarts, jumps and tie-breaks.
+    class_weight : None, "balanced" or {label: weight}: each row weighs its class's
+        weight (times its ``sample_weight``) in every count of the search and the leaves
+        (``base.fit_weights``).
+
+    Row weights: a row of weight 3 counts as three copies of it in every score, the
+    axis-parallel start and the size rule; the random draws stay one per row and
+    interval of the node's own rows, so the climb's path differs from that of copied
+    rows (the line search draws ``n + 1`` tie-breaks for ``n`` rows).
     """
 
     _parameter_constraints = {
@@ -302,6 +316,7 @@ class OC1Classifier(TreeClassifier):
         max_depth: int | None = None,
         max_misclassification_rate: float = 0.0,
         random_state=None,
+        class_weight=None,
     ):
         self.criterion = criterion
         self.n_restarts = n_restarts
@@ -312,6 +327,7 @@ class OC1Classifier(TreeClassifier):
         self.max_depth = max_depth
         self.max_misclassification_rate = max_misclassification_rate
         self.random_state = random_state
+        self.class_weight = class_weight
 
     def _make_split_finder(self) -> SplitFinder:
         return OC1SplitFinder(criterion=split_criterion(self.criterion),
@@ -337,7 +353,7 @@ class OC1SplitFinder(SplitFinder):
         d = X.shape[1]
         shift = positive_quadrant_shift(X) if self.normalize else np.zeros(d)
         search = _NodeSearch(X - shift, y_loc, k, criterion, rng, self.max_stagnant,
-                             self.n_jumps)
+                             self.n_jumps, node.weights)
         # Restart 1 from the axis-parallel hyperplane (in shifted coordinates),
         # restarts 2..R from random hyperplanes with coefficients in [-1, 1].
         starts = np.empty((n_restarts, d + 1))
@@ -358,7 +374,7 @@ class OC1SplitFinder(SplitFinder):
                 if perfect[r]:
                     break
         w, t = to_original(best_a, shift)
-        return _oblique_or_axis(X, y_loc, k, criterion, axis_split, w, t)
+        return _oblique_or_axis(X, y_loc, k, criterion, axis_split, w, t, node.weights)
 
 
 # ---------------------------------------------------------------------- OC1-AP
@@ -380,6 +396,9 @@ class OC1APClassifier(CARTClassifier):
     criterion : 'twoing' (default), 'gini' or 'entropy'.
     min_samples_split, max_depth, max_misclassification_rate : stopping rules.
     random_state : unused (the search is deterministic); kept for a uniform API.
+    class_weight : None, "balanced" or {label: weight}: each row weighs its class's
+        weight (times its ``sample_weight``) in every count of the search and the leaves
+        (``base.fit_weights``).
     """
 
     _allow_nan = False  # OC1's program has no rule for missing values; CART-AP's is not it
@@ -391,13 +410,15 @@ class OC1APClassifier(CARTClassifier):
         max_depth: int | None = None,
         max_misclassification_rate: float = 0.0,
         random_state=None,
+        class_weight=None,
     ):
         super().__init__(criterion, min_samples_split, max_depth,
                          max_misclassification_rate, random_state)
+        self.class_weight = class_weight
 
 
 # ---------------------------------------------------------------------- OC1-LC
-def cart_lc_climb(X, y, n_classes, criterion, a, max_cycles=MAX_CART_CYCLES):
+def cart_lc_climb(X, y, n_classes, criterion, a, max_cycles=MAX_CART_CYCLES, weights=None):
     """The OC1 program's CART-LC hill climbing (``cart_split``/``cart_perturb``).
 
     From the hyperplane ``a`` (left iff ``a[:d] . x + a[d] <= 0``), each cycle perturbs
@@ -412,13 +433,14 @@ def cart_lc_climb(X, y, n_classes, criterion, a, max_cycles=MAX_CART_CYCLES):
     perfect, when a cycle after the first improves by less than 1e-4, or after
     ``max_cycles`` cycles. No feature normalisation, no backward elimination
     (version3.whatsnew). Ties inside a 1-D search go to the smallest step (the program
-    flips a coin; deterministic here). Returns (a, score).
+    flips a coin; deterministic here). ``weights``: None or the rows' weights, which
+    every count of the searches sums. Returns (a, score).
     """
     Xa = _augmented(np.asarray(X, dtype=np.float64))
     y = np.ascontiguousarray(y, dtype=np.int64)
     a = np.array(a, dtype=np.float64)
-    cur = cart_lc_cycles(Xa, y, class_totals(y, n_classes), line_search_code(criterion),
-                          a, int(max_cycles))
+    cur = cart_lc_cycles(Xa, y, class_totals(y, n_classes, weights),
+                         line_search_code(criterion), a, int(max_cycles), weights)
     return a, cur
 
 
@@ -453,6 +475,9 @@ class OC1LCClassifier(TreeClassifier):
     max_cycles : cap on coefficient cycles (``MAX_CART_CYCLES`` = 100).
     min_samples_split, max_depth, max_misclassification_rate : stopping rules.
     random_state : unused (the search is deterministic); kept for a uniform API.
+    class_weight : None, "balanced" or {label: weight}: each row weighs its class's
+        weight (times its ``sample_weight``) in every count of the search and the leaves
+        (``base.fit_weights``).
     """
 
     _parameter_constraints = {
@@ -468,6 +493,7 @@ class OC1LCClassifier(TreeClassifier):
         max_depth: int | None = None,
         max_misclassification_rate: float = 0.0,
         random_state=None,
+        class_weight=None,
     ):
         self.criterion = criterion
         self.max_cycles = max_cycles
@@ -475,6 +501,7 @@ class OC1LCClassifier(TreeClassifier):
         self.max_depth = max_depth
         self.max_misclassification_rate = max_misclassification_rate
         self.random_state = random_state
+        self.class_weight = class_weight
 
     def _make_split_finder(self) -> SplitFinder:
         return OC1LCSplitFinder(criterion=split_criterion(self.criterion),
@@ -497,6 +524,6 @@ class OC1LCSplitFinder(SplitFinder):
         start = np.zeros(d + 1)
         start[axis_split.feature] = 1.0
         start[d] = -axis_split.threshold
-        a, _ = cart_lc_climb(X, y_loc, k, criterion, start, self.max_cycles)
+        a, _ = cart_lc_climb(X, y_loc, k, criterion, start, self.max_cycles, node.weights)
         w, t = to_original(a, np.zeros(d))
-        return _oblique_or_axis(X, y_loc, k, criterion, axis_split, w, t)
+        return _oblique_or_axis(X, y_loc, k, criterion, axis_split, w, t, node.weights)

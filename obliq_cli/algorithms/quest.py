@@ -74,6 +74,7 @@ from ..kernels import linalg
 from ..registry import register_algorithm
 from ..tree.builder import Node, Split, SplitFinder
 from .base import TreeClassifier
+from .unweighted import WEIGHTS_NOT_READ, refuse_row_weights
 
 EIG_TOL = 1e-9
 """Principal components of the node's correlation matrix with an eigenvalue at most this
@@ -238,6 +239,7 @@ def find_quest_split(X: np.ndarray, y: np.ndarray) -> Split | None:
                  "duplicate": MIN_NORM, "combination": MIN_NORM, "scale": EXACT,
                  "classes2": ROUNDING, "classes3": ROUNDING, "nominal": EXACT,
                  "levels": ROUNDING},
+    expected_failed_checks=WEIGHTS_NOT_READ,
 )
 class QUESTClassifier(TreeClassifier):
     """QUEST with linear splits and the LDA split point (module docstring).
@@ -272,4 +274,5 @@ class QUESTSplitFinder(SplitFinder):
     """QUEST's linear-combination split at one node (``find_quest_split``)."""
 
     def split(self, node: Node) -> Split | None:
+        refuse_row_weights(node, "QUEST")
         return find_quest_split(*self.node_data(node))

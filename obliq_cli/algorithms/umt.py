@@ -117,6 +117,7 @@ from ..parameters import Interval, ParameterError, Real, StrOptions
 from ..registry import register_algorithm
 from ..tree.builder import Node, Split, SplitFinder
 from .base import TreeClassifier, binary_only
+from .unweighted import WEIGHTS_NOT_READ, refuse_row_weights
 
 # What UMT keeps (obliq_cli.invariances): an axis-parallel search on z-scored columns
 # (power-of-two scaling is exact there; a constant column keeps scale 1 and offers no
@@ -254,6 +255,7 @@ def _thresholds(Z, y_sign, Cs, sweep: str) -> np.ndarray:
     "Univariate margin tree (Yildiz 2011), two classes: hinge-slack thresholds, margin C "
     "chosen on a node validation quarter; multiclass via umt-ovo / umt-ovr",
     invariances=UMT_INVARIANCES,
+    expected_failed_checks=WEIGHTS_NOT_READ,
 )
 class UMTClassifier(TreeClassifier):
     """UMT for two classes (see the module docstring for every choice).
@@ -355,6 +357,7 @@ class UMTSplitFinder(SplitFinder):
             self.mu, self.sd = np.zeros(X.shape[1]), np.ones(X.shape[1])
 
     def split(self, node: Node) -> Split | None:
+        refuse_row_weights(node, "UMT")
         X, y = self.node_data(node)
         held = stratified_quarter(y, self.rng)
         found = best_margin_split(X, y, self.mu, self.sd, self.Cs, ~held, self.refit,

@@ -15,9 +15,10 @@ GAMMAS = (-0.25, 0.0, 0.25)
 
 
 @compiled
-def coefficient_pass(Z, y, total, code, beta, c, score, features):
+def coefficient_pass(Z, y, total, code, beta, c, score, features, weights=None):
     """One cycle of ``algorithms.cart_lc._Search.improve`` over ``features``, compiled;
-    ``beta`` is updated in place, (c, score) returned."""
+    ``beta`` is updated in place, (c, score) returned; ``weights``: None or each row's
+    weight (``total`` their class sums), which the line searches count."""
     n = Z.shape[0]
     slack = np.empty(n)
     D = np.empty(n)
@@ -27,7 +28,7 @@ def coefficient_pass(Z, y, total, code, beta, c, score, features):
         for gamma in GAMMAS:
             for j in range(n):
                 D[j] = -(Z[j, i] + gamma)
-            delta, s = line_search(slack, D, y, total, code, RULE_FIRST, no_draws)
+            delta, s = line_search(slack, D, y, total, code, RULE_FIRST, no_draws, weights)
             if s < score - SCORE_EPS:
                 beta[i] -= delta
                 c += delta * gamma
@@ -45,11 +46,12 @@ def slack_values(Z, beta, c, out):
 
 
 @compiled
-def best_threshold(Z, beta, y, total, code):
+def best_threshold(Z, beta, y, total, code, weights=None):
     """(t, score) of the best split ``Z @ beta <= t`` (the axis-parallel search on the
-    one projected column); score inf when every row projects to the same value."""
+    one projected column); score inf when every row projects to the same value;
+    ``weights`` as in :func:`coefficient_pass`."""
     n = Z.shape[0]
     v = np.empty(n)
     slack_values(Z, beta, 0.0, v)
     minus_one = np.full(n, -1.0)
-    return line_search(v, minus_one, y, total, code, RULE_THRESHOLD, np.empty(0))
+    return line_search(v, minus_one, y, total, code, RULE_THRESHOLD, np.empty(0), weights)

@@ -139,17 +139,32 @@ def crossprod(A, B):
 
 
 @compiled
-def covariance(X):
+def covariance(X, weights=None):
     """The sample covariance (divisor n - 1) of the rows of ``X`` [n, p], n >= 2,
     as ``np.cov(X, rowvar=False)`` defines it: column means first (summed in row
-    order), then the centred cross products summed in row order."""
+    order), then the centred cross products summed in row order.
+
+    ``weights``: None, or each row's (frequency) weight, summing to W > 1: weighted
+    means and cross products over ``W - 1`` (``np.cov(X, rowvar=False, fweights=w)``
+    for integer weights), so weights of 1 give the unweighted covariance to the bit and
+    integer weights that of the rows repeated up to rounding (``3 x`` is added once,
+    not ``x`` three times). numba compiles the unweighted case without the weighted
+    branches."""
     n, p = X.shape
     mean = np.zeros(p)
+    total = float(n)
+    if weights is not None:
+        total = 0.0
+        for i in range(n):
+            total += weights[i]
     for i in range(n):
         for j in range(p):
-            mean[j] += X[i, j]
+            if weights is None:
+                mean[j] += X[i, j]
+            else:
+                mean[j] += weights[i] * X[i, j]
     for j in range(p):
-        mean[j] /= n
+        mean[j] /= total
     C = np.zeros((p, p))
     d = np.empty(p)
     for i in range(n):
@@ -157,10 +172,13 @@ def covariance(X):
             d[j] = X[i, j] - mean[j]
         for j in range(p):
             for k in range(j + 1):
-                C[j, k] += d[j] * d[k]
+                if weights is None:
+                    C[j, k] += d[j] * d[k]
+                else:
+                    C[j, k] += weights[i] * d[j] * d[k]
     for j in range(p):
         for k in range(j + 1):
-            C[j, k] /= n - 1
+            C[j, k] /= total - 1
             C[k, j] = C[j, k]
     return C
 

@@ -54,11 +54,25 @@ SCORE_EPS = 1e-12
 
 
 @compiled
-def partition_score(V, y, total, code):
+def partition_score(V, y, total, code, weights=None):
     """(score, perfect) of the partition ``V <= 0``; perfect means both sides pure (an
-    empty side counts as pure), the program's ``stop_splitting`` case."""
+    empty side counts as pure), the program's ``stop_splitting`` case. ``weights``:
+    None (every point counts 1; numba compiles that case without the weighted branch)
+    or each point's weight, ``total`` then the weighted class sums."""
     K = total.size
     left = np.zeros(K)
+    if weights is not None:
+        # purity from the rows each side holds: weighted sums summed in another
+        # order need not cancel exactly
+        sides = np.zeros((2, K), dtype=np.bool_)
+        for j in range(V.size):
+            if V[j] <= 0.0:
+                left[y[j]] += weights[j]
+                sides[0, y[j]] = True
+            else:
+                sides[1, y[j]] = True
+        score = count_score(left, total, code)
+        return score, sides[0].sum() <= 1 and sides[1].sum() <= 1
     if K == 2:
         # integer counts in registers (exact, as the float counts are): adding 1.0 to
         # the class's count in memory made each point wait for the point before
@@ -85,7 +99,7 @@ def partition_score(V, y, total, code):
 
 
 @compiled
-def line_search(V, D, y, total, code, rule, draws):
+def line_search(V, D, y, total, code, rule, draws, weights=None):
     """(delta, score) minimising the criterion of ``{V + delta D <= 0}`` over delta.
 
     ``y`` holds class codes ``0..K-1`` with ``total`` their counts (float, [K]);
@@ -95,11 +109,17 @@ def line_search(V, D, y, total, code, rule, draws):
     partitions that exist only exactly at a candidate shared by points moving in both
     directions are not considered (``linear_split`` never picks them either).
 
+    ``weights``: None, or each point's weight (``total`` the weighted class sums): a
+    point then moves its weight between the sides, every count is a weighted sum and
+    the steps beyond either end use the weighted number of candidates, so integer
+    weights search as many copies of the points would (the draws of ``RULE_RANDOM``
+    stay one per interval position of the points given).
+
     This allocates the scratch arrays and runs :func:`line_search_with`; a climber that
     searches many lines of the same points allocates them once instead.
     """
     fwork, iwork = line_search_scratch(V.size, total.size)
-    return line_search_with(V, D, y, total, code, rule, draws, fwork, iwork)
+    return line_search_with(V, D, y, total, code, rule, draws, fwork, iwork, weights)
 
 
 @compiled
@@ -111,7 +131,7 @@ def line_search_scratch(n, K):
 
 
 @compiled
-def line_search_with(V, D, y, total, code, rule, draws, fwork, iwork):
+def line_search_with(V, D, y, total, code, rule, draws, fwork, iwork, weights=None):
     """:func:`line_search` in the scratch arrays of :func:`line_search_scratch` (sized
     for at least ``V.size`` points and ``total.size`` classes, whatever they hold): the
     same operations in the same order, without allocating (eight arrays a search made
@@ -131,12 +151,16 @@ def line_search_with(V, D, y, total, code, rule, draws, fwork, iwork):
     lo = np.inf  # the range of the keys below +inf, for the sort
     hi = -np.inf
     n_keys = 0
+    w_keys = 0.0  # weighted: the finite candidates' weight, for the end steps' margin
+    m_left = 0  # weighted: the rows on the left, for the rules that want no empty side
     for j in range(n):
         if D[j] != 0.0:
             key = -V[j] / D[j]
             cand[j] = key
             if key < np.inf:  # as sort_tagged finds them
                 n_keys += 1
+                if weights is not None:
+                    w_keys += weights[j]
                 if key < lo:
                     lo = key
                 if key > hi:
@@ -145,17 +169,30 @@ def line_search_with(V, D, y, total, code, rule, draws, fwork, iwork):
             cand[j] = np.inf
         # delta -> -inf: points with D > 0 are left, D < 0 right, D = 0 where V says.
         if D[j] > 0.0 or (D[j] == 0.0 and V[j] <= 0.0):
-            left[y[j]] += 1.0
-            n_left += 1.0
-        # what the sweep needs of the point when it changes side: its class, and
-        # whether it joins the left side (D < 0) or leaves it
-        tags[j] = 2 * y[j] + (1 if D[j] < 0.0 else 0)
+            if weights is None:
+                left[y[j]] += 1.0
+                n_left += 1.0
+            else:
+                left[y[j]] += weights[j]
+                n_left += weights[j]
+                m_left += 1
+        # what the sweep needs of the point when it changes side: its class (weighted:
+        # its index, which gives class and weight), and whether it joins the left side
+        # (D < 0) or leaves it
+        if weights is None:
+            tags[j] = 2 * y[j] + (1 if D[j] < 0.0 else 0)
+        else:
+            tags[j] = 2 * j + (1 if D[j] < 0.0 else 0)
     sort_tagged_in(cand, tags, c, ctags, sort_ints, n_keys, lo, hi)
     # n_fin: how many finite keys the sorted ones start with. They start with the n_keys
     # keys below +inf (NaN and +inf sort after them), all finite unless the least is
     # -inf, and then none counts (as a scan to the first key not finite would find).
     n_fin = n_keys if lo > -np.inf else 0
     n_tot = float(n)
+    if weights is not None:
+        n_tot = 0.0
+        for c_ in range(K):
+            n_tot += total[c_]
     # Position p is the interval just after sorted candidate p - 1; only the ends of
     # runs of equal candidates are scored (nothing after the unmoving points).
     # Only positions within SCORE_EPS of the best so far can end within it of the final
@@ -180,8 +217,13 @@ def line_search_with(V, D, y, total, code, rule, draws, fwork, iwork):
         if p > 0:
             tag = ctags[p - 1]
             change = 1.0 if tag & 1 else -1.0  # D < 0 joins the left side
+            if weights is None:
+                cls = tag >> 1
+            else:
+                m_left += 1 if tag & 1 else -1
+                cls = y[tag >> 1]
+                change *= weights[tag >> 1]
             n_left += change
-            cls = tag >> 1
             if two:
                 if cls == 0:
                     l0 += change
@@ -195,9 +237,17 @@ def line_search_with(V, D, y, total, code, rule, draws, fwork, iwork):
             break
         if 0 < p < n_fin and c[p] == c[p - 1]:
             continue
-        if rule >= RULE_FIRST and not 0.0 < n_left < n_tot:
-            continue
-        if two:
+        if rule >= RULE_FIRST:
+            if weights is None:
+                if not 0.0 < n_left < n_tot:
+                    continue
+            elif not 0 < m_left < n:  # rows, not weight: sums of fractions round
+                continue
+        if weights is not None and not two:
+            # the weighted sums of squares would gather rounding as they run: the
+            # counts' own score (the same value for integer weights)
+            s = count_score(left, total, code)
+        elif two:
             n_right = n_all - n_left
             safe_l = n_left if n_left > 0.0 else 1.0
             safe_r = n_right if n_right > 0.0 else 1.0
@@ -242,7 +292,10 @@ def line_search_with(V, D, y, total, code, rule, draws, fwork, iwork):
     first = c[0] if n_fin > 0 else 0.0
     last = c[n_fin - 1] if n_fin > 0 else 0.0
     spread = last - first
-    margin = 0.5 * spread / max(n_fin - 1, 1) if spread > 0 else 0.5
+    n_gaps = n_fin - 1
+    if weights is not None:
+        n_gaps = w_keys - 1.0 if n_fin > 0 else -1.0
+    margin = 0.5 * spread / max(n_gaps, 1) if spread > 0 else 0.5
     margin = max(margin, 1e-9 * max(1.0, max(abs(first), abs(last))))
     if not best < np.inf:  # nothing scored: every position ties
         n_near = n + 1
@@ -468,6 +521,6 @@ def step_at(c, p, n, n_fin, first, last, margin):
     return c[p - 1] / 2.0 + c[p] / 2.0
 
 
-def class_totals(y, n_classes):
-    """Float class counts, the ``total`` of the kernels."""
-    return np.bincount(y, minlength=n_classes).astype(np.float64)
+def class_totals(y, n_classes, weights=None):
+    """Float class counts, the ``total`` of the kernels (weighted sums with ``weights``)."""
+    return np.bincount(y, weights=weights, minlength=n_classes).astype(np.float64)

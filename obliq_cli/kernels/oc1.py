@@ -54,14 +54,15 @@ def values_by_column(XaT, a, out):
 
 
 @compiled
-def climb(A, Xa, y, total, code, rng, max_stagnant, n_jumps):
+def climb(A, Xa, y, total, code, rng, max_stagnant, n_jumps, weights=None):
     """The lockstep hill climbing of ``algorithms.oc1._NodeSearch.climb``, compiled.
 
     Restarts are visited in order within every step (each coefficient, each jump), so
     the random draws come in the order of the batched search this replaces: per
     coefficient, ``n + 1`` tie-break draws for each climbing restart in turn; per jump,
     the directions of all restarts needing one, then their tie-break draws. Returns
-    (scores, perfect, the score of the first start).
+    (scores, perfect, the score of the first start). ``weights``: None or each point's
+    weight (``total`` their class sums), which every score and line search counts.
     """
     k, n_coef = A.shape
     n = Xa.shape[0]
@@ -71,7 +72,7 @@ def climb(A, Xa, y, total, code, rng, max_stagnant, n_jumps):
     perfect = np.zeros(k, dtype=np.bool_)
     for r in range(k):
         values_by_column(XaT, A[r], V[r])
-        cur[r], perfect[r] = partition_score(V[r], y, total, code)
+        cur[r], perfect[r] = partition_score(V[r], y, total, code, weights)
     first = cur[0]  # the caller compares the restarts against the first start
     stagnant = np.zeros(k, dtype=np.int64)
     running = ~perfect
@@ -92,13 +93,13 @@ def climb(A, Xa, y, total, code, rng, max_stagnant, n_jumps):
                 for p in range(n + 1):
                     draws[p] = rng.random()
                 delta, _ = line_search_with(V[r], D, y, total, code, RULE_RANDOM, draws,
-                                            fwork, iwork)
+                                            fwork, iwork, weights)
                 if not abs(delta) > TOLERANCE:
                     continue
                 trial[:] = A[r]
                 trial[m] += delta
                 values_by_column(XaT, trial, V_new)
-                s, p_new = partition_score(V_new, y, total, code)
+                s, p_new = partition_score(V_new, y, total, code, weights)
                 better = s < cur[r] - SCORE_EPS
                 equal = (not better and s <= cur[r] + SCORE_EPS
                          and stagnant[r] <= max_stagnant)
@@ -129,7 +130,7 @@ def climb(A, Xa, y, total, code, rng, max_stagnant, n_jumps):
                 for p in range(n + 1):
                     draws[p] = rng.random()
                 alpha, _ = line_search_with(V[r], jump, y, total, code, RULE_RANDOM, draws,
-                                            fwork, iwork)
+                                            fwork, iwork, weights)
                 moved = False
                 for c in range(n_coef):
                     trial[c] = alpha * directions[i, c]
@@ -140,7 +141,7 @@ def climb(A, Xa, y, total, code, rng, max_stagnant, n_jumps):
                 for c in range(n_coef):
                     trial[c] += A[r, c]
                 values_by_column(XaT, trial, V_new)
-                s, p_new = partition_score(V_new, y, total, code)
+                s, p_new = partition_score(V_new, y, total, code, weights)
                 if s < cur[r] - SCORE_EPS:
                     A[r] = trial
                     V[r] = V_new
@@ -155,9 +156,9 @@ def climb(A, Xa, y, total, code, rng, max_stagnant, n_jumps):
 
 
 @compiled
-def cart_lc_cycles(Xa, y, total, code, a, max_cycles):
+def cart_lc_cycles(Xa, y, total, code, a, max_cycles, weights=None):
     """The cycles of ``algorithms.oc1.cart_lc_climb``, compiled; ``a`` is updated in place
-    and the final score returned."""
+    and the final score returned; ``weights`` as in :func:`climb`."""
     n, n_coef = Xa.shape
     d = n_coef - 1
     gammas = np.array(CART_GAMMAS)
@@ -167,7 +168,7 @@ def cart_lc_cycles(Xa, y, total, code, a, max_cycles):
     D = np.empty(n)
     trial = np.empty(n_coef)
     hyperplane_values(Xa, a, V)
-    cur, perfect = partition_score(V, y, total, code)
+    cur, perfect = partition_score(V, y, total, code, weights)
     for cycle in range(max_cycles):
         if perfect:
             break
@@ -181,7 +182,7 @@ def cart_lc_cycles(Xa, y, total, code, a, max_cycles):
                     for j in range(n):
                         D[j] = -(Xa[j, m] + gammas[g])
                     lams[g], scores[g] = line_search(V, D, y, total, code, RULE_SMALLEST,
-                                                     no_draws)
+                                                     no_draws, weights)
                     best = min(best, scores[g])
                 if not np.isfinite(best):
                     continue
@@ -191,7 +192,7 @@ def cart_lc_cycles(Xa, y, total, code, a, max_cycles):
                         break
             else:
                 D[:] = -1.0
-                lam, _ = line_search(V, D, y, total, code, RULE_SMALLEST, no_draws)
+                lam, _ = line_search(V, D, y, total, code, RULE_SMALLEST, no_draws, weights)
                 gamma = 1.0  # the constant alone: a_{d+1} -= lambda
             if max(abs(lam), abs(lam * gamma)) <= TOLERANCE:
                 continue
@@ -200,7 +201,7 @@ def cart_lc_cycles(Xa, y, total, code, a, max_cycles):
                 trial[m] -= lam
             trial[d] -= lam * gamma
             hyperplane_values(Xa, trial, V_new)
-            s, p_new = partition_score(V_new, y, total, code)
+            s, p_new = partition_score(V_new, y, total, code, weights)
             if s <= cur + SCORE_EPS:
                 a[:] = trial
                 V[:] = V_new

@@ -18,26 +18,31 @@ from .builder import Split
 from .structure import go_left
 
 
-def best_axis_split(X, y, n_classes: int, criterion, order=None) -> Split | None:
+def best_axis_split(X, y, n_classes: int, criterion, order=None,
+                    weights=None) -> Split | None:
     """The best axis-parallel split of the rows ``X`` as a ``Split`` (None when no
     feature has two distinct values); ``order`` is an optional per-column ascending
-    order of the rows (``find_best_axis_split``)."""
-    found = find_best_axis_split(X, y, n_classes, criterion, order=order)
+    order of the rows, ``weights`` None or the rows' weights (``find_best_axis_split``)."""
+    found = find_best_axis_split(X, y, n_classes, criterion, order=order, weights=weights)
     if found is None:
         return None
     return Split(threshold=found.threshold, feature=found.feature, score=found.score)
 
 
-def rescored_oblique(X, y, n_classes: int, criterion, weights, threshold) -> Split | None:
+def rescored_oblique(X, y, n_classes: int, criterion, weights, threshold,
+                     row_weights=None) -> Split | None:
     """The oblique split ``weights . x <= threshold`` of the rows ``X``, scored by
     ``criterion`` on the partition the builder makes (``X @ w <= t``), so the score
-    belongs to the split that will be grown; None when it sends every row one way."""
+    belongs to the split that will be grown; None when it sends every row one way.
+    ``row_weights``: None or each row's weight, the class counts then weighted sums."""
     split = Split(threshold=threshold, weights=weights)
     left_mask = go_left(split.projection(X), threshold)  # the builder's partition
     n_left = int(np.count_nonzero(left_mask))
     if not 0 < n_left < X.shape[0]:
         return None
     onehot = np.eye(n_classes)[y]
+    if row_weights is not None:
+        onehot *= row_weights[:, None]
     left = left_mask[None, :].astype(np.float64) @ onehot
     right = onehot.sum(axis=0) - left
     score = float(criterion(left, right)[0])

@@ -25,7 +25,8 @@ class AxisSplit:
 
 
 def find_best_axis_split(
-    X: np.ndarray, y: np.ndarray, n_classes: int, criterion, features=None, order=None
+    X: np.ndarray, y: np.ndarray, n_classes: int, criterion, features=None, order=None,
+    weights=None,
 ) -> AxisSplit | None:
     """The axis-parallel split ``X[:, f] <= t`` with the lowest ``criterion`` score.
 
@@ -38,6 +39,8 @@ def find_best_axis_split(
     order : optional int array [n, d]: column j lists the rows in ascending order of
         ``X[:, j]`` (any order within equal values), e.g. from an order presorted once
         per fit; saves the sort.
+    weights : None, or each row's weight: the class counts are weighted sums (a row of
+        weight 3 counts as three copies of it).
 
     Returns None when no feature has two distinct values. Ties in score go to the
     lowest feature index, then the lowest threshold, so the search is deterministic.
@@ -48,7 +51,7 @@ def find_best_axis_split(
         if order is not None:
             order = order[:, features]
     found = find_best_projection_split(X.T, y, n_classes, criterion,
-                                       None if order is None else order.T)
+                                       None if order is None else order.T, weights)
     if found is None:
         return None
     f, threshold, score = found
@@ -57,12 +60,13 @@ def find_best_axis_split(
 
 
 def find_best_projection_split(values: np.ndarray, y: np.ndarray, n_classes: int, criterion,
-                               order: np.ndarray | None = None):
+                               order: np.ndarray | None = None, weights=None):
     """The same search over projections given as rows, ``values`` [d, n] (e.g. HHCART's
     reflected columns, built in this layout so that each sorts along memory).
 
-    ``order`` is the argsort of each row when the caller already has it. Returns
-    (row, threshold, score) or None, with the tie rule of ``find_best_axis_split``.
+    ``order`` is the argsort of each row when the caller already has it; ``weights``
+    None or each row's weight (``find_best_axis_split``). Returns (row, threshold,
+    score) or None, with the tie rule of ``find_best_axis_split``.
     """
     d, n = values.shape
     if n < 2 or d == 0:
@@ -72,15 +76,17 @@ def find_best_projection_split(values: np.ndarray, y: np.ndarray, n_classes: int
     present = np.bincount(y, minlength=n_classes) > 0
     k = int(present.sum())
     y_local = (np.cumsum(present) - 1)[y]
-    if isinstance(criterion, Criterion):
+    if weights is None and isinstance(criterion, Criterion):
         return best_sorted_split(values, y_local, k, criterion, order)
+    # Weighted counts take the vectorised search: the compiled sweep counts integers.
     found = _vectorised_axis_split(values.T, y_local, k, criterion,
-                                   None if order is None else order.T)
+                                   None if order is None else order.T, weights)
     return None if found is None else (found.feature, found.threshold, found.score)
 
 
-def _vectorised_axis_split(X, y_local, k, criterion, order=None):
-    """The same search for any criterion callable, through [m, k] count arrays."""
+def _vectorised_axis_split(X, y_local, k, criterion, order=None, weights=None):
+    """The same search for any criterion callable, through [m, k] count arrays (weighted
+    sums with ``weights``)."""
     n, d = X.shape
     # Order within a run of equal values does not matter: counts are taken per run.
     if order is None:
@@ -97,7 +103,9 @@ def _vectorised_axis_split(X, y_local, k, criterion, order=None):
     if not (n_blocks > 1).any():
         return None
     cell = ((block + offset) * k + y_local[order]).ravel()
-    per_block = np.bincount(cell, minlength=int(n_blocks.sum()) * k).reshape(-1, k)
+    per_block = np.bincount(cell, minlength=int(n_blocks.sum()) * k,
+                            weights=None if weights is None else weights[order].ravel()
+                            ).reshape(-1, k)
     running = np.cumsum(per_block, axis=0)
     # Counts accumulated over the earlier features, and each feature's node total.
     before = np.vstack([np.zeros((1, k), dtype=running.dtype), running[offset[1:] - 1]])
@@ -113,7 +121,8 @@ def _vectorised_axis_split(X, y_local, k, criterion, order=None):
     scores = criterion(left, right)
     best = int(np.argmin(scores))
     f = int(feat_idx[best])
-    # The block ends after row (rows in earlier blocks of f) - 1 of the sorted column.
-    p = int(left[best].sum()) - 1
+    # The block's last row in the sorted column (found in the block numbers, as the
+    # counts of a weighted search are no row counts).
+    p = int(np.searchsorted(block[:, f], cand[best] - offset[f], side="right")) - 1
     threshold = midpoint_threshold(x_sorted[p, f], x_sorted[p + 1, f])
     return AxisSplit(f, threshold, float(scores[best]))

@@ -242,16 +242,40 @@ def _scratch_shapes(result, args):
     return tuple(a.shape for a in result) + tuple(a.dtype.str for a in result)
 
 
+def _maybe_weights(rng, n):
+    """None (the unweighted specialisation) or row weights, half of them integers."""
+    if rng.random() < 0.5:
+        return None
+    if rng.random() < 0.5:
+        return rng.integers(1, 4, n).astype(np.float64)
+    return rng.random(n) + 0.05
+
+
+def _weighted_covariance(X, w):
+    """Frequency-weighted covariance, divisor sum(w) - 1 (np.cov's fweights, any w)."""
+    centred = X - w @ X / w.sum()
+    return (centred.T * w) @ centred / (w.sum() - 1)
+
+
+def _weighted_line_inputs(rng):
+    """``_line_inputs`` with row weights or None, ``total`` their class sums."""
+    V, D, y, total = _line_inputs(rng)
+    w = _maybe_weights(rng, V.size)
+    if w is not None:
+        total = np.bincount(y, weights=w, minlength=total.size)
+    return V, D, y, total, w
+
+
 def _line_with_inputs(rng):
     # scratch for more points and classes than the search needs, holding garbage: what
     # the scratch holds before the call must not matter
-    V, D, y, total = _line_inputs(rng)
+    V, D, y, total, w = _weighted_line_inputs(rng)
     n, k = V.size + int(rng.integers(0, 5)), total.size + int(rng.integers(0, 3))
     fwork, iwork = k_ls.line_search_scratch(n, k)
     fwork[:] = rng.normal(size=fwork.size)
     iwork[:] = rng.integers(-5, 50, iwork.size)
     return (V, D, y, total, _code(rng), int(rng.integers(0, 4)), rng.random(V.size + 1),
-            fwork, iwork)
+            fwork, iwork, w)
 
 
 def _eq1(n_l, n_r, e_l, e_r, M):
@@ -265,8 +289,8 @@ def _eq1(n_l, n_r, e_l, e_r, M):
 
 
 def _line_inputs_yt(rng):
-    V, D, y, total = _line_inputs(rng)
-    return V, y, total, _code(rng)
+    V, D, y, total, w = _weighted_line_inputs(rng)
+    return V, y, total, _code(rng), w
 
 
 def _sweep_twin(split):
@@ -329,12 +353,15 @@ def _min_split_twin(values, order, y, k, min_split, xlogx, scores, tries):
     return scores.min(axis=1)
 
 
-def _partition_twin(V, y, total, code):
-    left = np.bincount(y[V <= 0], minlength=total.size).astype(np.float64)
+def _partition_twin(V, y, total, code, w=None):
+    on_left = V <= 0
+    left = np.bincount(y[on_left], weights=None if w is None else w[on_left],
+                       minlength=total.size).astype(np.float64)
     right = total - left
-    score = SPLITS[code](left[None], right[None])[0] if 0 < left.sum() < total.sum() else (
-        0.0 if code != criteria.TWOING else -0.0)
-    return score, bool((left > 0).sum() <= 1 and (right > 0).sum() <= 1)
+    score = SPLITS[code](left[None], right[None])[0] if on_left.any() and not on_left.all() \
+        else (0.0 if code != criteria.TWOING else -0.0)
+    pure = (len(np.unique(y[on_left])) <= 1 and len(np.unique(y[~on_left])) <= 1)
+    return score, pure
 
 
 def _validation_twin(X_val, y_val, val_total, f, t, left):
@@ -445,9 +472,10 @@ CASES = [
          lambda A, B: A @ B, 1e-12, "BLAS sums in its own order"),
     Case(linalg.crossprod, lambda r: (r.normal(size=(6, 3)), r.normal(size=(6, 2))),
          lambda A, B: A.T @ B, 1e-12, "BLAS sums in its own order"),
-    Case(linalg.covariance, lambda r: (_levels(r, (8, 3)),),
-         lambda X: np.cov(X, rowvar=False).reshape(X.shape[1], X.shape[1]), 1e-12,
-         "np.cov multiplies through BLAS"),
+    Case(linalg.covariance, lambda r: (_levels(r, (8, 3)), _maybe_weights(r, 8)),
+         lambda X, w: (np.cov(X, rowvar=False) if w is None
+                       else _weighted_covariance(X, w)).reshape(X.shape[1], X.shape[1]),
+         1e-12, "np.cov multiplies through BLAS"),
     Case(linalg._orient_and_sort,
          lambda r: (r.normal(size=4), r.normal(size=(4, 4)))),
     Case(linalg._jacobi, lambda r: (lambda a: (a, np.eye(a.shape[0])))(_symmetric(r)[0])),
@@ -541,15 +569,16 @@ CASES = [
     Case(k_ls.partition_score, _line_inputs_yt, _partition_twin, 1e-12,
          "closed forms from the counts against the vectorised formulas"),
     Case(k_ls.line_search,
-         lambda r: (lambda V, D, y, total: (V, D, y, total, _code(r), int(r.integers(0, 4)),
-                                            r.random(V.size + 1)))(*_line_inputs(r))),
+         lambda r: (lambda V, D, y, total, w: (V, D, y, total, _code(r),
+                                               int(r.integers(0, 4)), r.random(V.size + 1),
+                                               w))(*_weighted_line_inputs(r))),
     Case(k_ls.argsort_floats,
          lambda r: (np.round(r.normal(size=int(r.choice([5, 50, 700, 2000]))) * 3),),
          lambda keys: np.argsort(keys, kind="stable"),
          view=_sorted_keys_view, py_view=_sorted_keys_view),
     Case(k_ls.line_search_with,  # the search in scratch arrays: the allocating search's
          _line_with_inputs,
-         lambda *args: k_ls.line_search(*args[:7]),
+         lambda *args: k_ls.line_search(*args[:7], args[9]),
          py_view=lambda result, args: result),  # the scratch holds ties in any order
     Case(k_ls.line_search_scratch, lambda r: (int(r.integers(0, 50)), int(r.integers(1, 5))),
          lambda n, k: (np.empty(3 * n + 1 + k),
@@ -597,15 +626,16 @@ CASES = [
                                         0.6, 4.0, 20, 0, 0))(*_perceptron_set(r))),
     # CART-LC and OC1
     Case(k_cart_lc.coefficient_pass,
-         lambda r: (lambda V, D, y, total: (
+         lambda r: (lambda V, D, y, total, w: (
              np.column_stack([V, D]), y, total, _code(r), r.normal(size=2), 0.1, np.inf,
-             np.arange(2)))(*_line_inputs(r))),
+             np.arange(2), w))(*_weighted_line_inputs(r))),
     Case(k_cart_lc.slack_values,
          lambda r: (r.normal(size=(6, 3)), r.normal(size=3), 0.5, np.empty(6)),
          lambda Z, beta, c, out: np.array([_sequential_sum(z * beta) for z in Z]) - c),
     Case(k_cart_lc.best_threshold,
-         lambda r: (lambda V, D, y, total: (np.column_stack([V, D]), r.normal(size=2), y,
-                                            total, _code(r)))(*_line_inputs(r))),
+         lambda r: (lambda V, D, y, total, w: (np.column_stack([V, D]), r.normal(size=2), y,
+                                               total, _code(r), w))(
+             *_weighted_line_inputs(r))),
     # GDT
     Case(k_gdt.augmented_scatter, lambda r: (_levels(r, (int(r.integers(1, 9)), 3)),),
          lambda rows: (lambda aug: aug.T @ aug / rows.shape[0])(
@@ -632,14 +662,14 @@ CASES = [
          lambda r: (r.normal(size=(3, 6)), r.normal(size=3), np.empty(6)),
          lambda XaT, a, out: np.array([_sequential_sum(x * a) for x in XaT.T])),
     Case(k_oc1.climb,
-         lambda r: (lambda V, D, y, total: (
+         lambda r: (lambda V, D, y, total, w: (
              r.normal(size=(3, 3)), np.column_stack([V, D, np.ones(V.size)]), y, total,
-             _code(r), np.random.default_rng(int(r.integers(1000))), 3, 2))(
-             *_line_inputs(r))),
+             _code(r), np.random.default_rng(int(r.integers(1000))), 3, 2, w))(
+             *_weighted_line_inputs(r))),
     Case(k_oc1.cart_lc_cycles,
-         lambda r: (lambda V, D, y, total: (
+         lambda r: (lambda V, D, y, total, w: (
              np.column_stack([V, D, np.ones(V.size)]), y, total, _code(r), r.normal(size=3),
-             5))(*_line_inputs(r))),
+             5, w))(*_weighted_line_inputs(r))),
     # SVM
     Case(k_svm.squared_distances, lambda r: (_levels(r, (5, 3)), _levels(r, (4, 3))),
          lambda A, B: ((A[:, None, :] - B[None, :, :]) ** 2).sum(axis=2)),
