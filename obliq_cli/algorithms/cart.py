@@ -32,6 +32,7 @@ from ..tree.impurity import split_criterion
 from ..tree.sorted_sweep import midpoint_threshold
 from ..tree.structure import MISSING_DEFAULT
 from .base import TreeClassifier
+from .unweighted import GROWN_UNTIL_PURE, refuse_row_weights
 
 CRITERIA = ("gini", "entropy", "twoing")
 # The declaration of ``criterion`` for every algorithm that offers CART's split rules.
@@ -43,6 +44,7 @@ CRITERION = [StrOptions(set(CRITERIA))]
     "CART with axis-parallel splits (Breiman et al. 1984); prune with pruner 'cc'",
     # gini's sum over classes is of whole squared counts, exact in any class order
     invariances=axis_parallel(),
+    expected_failed_checks=GROWN_UNTIL_PURE,
 )
 class CARTClassifier(TreeClassifier):
     """CART-AP.
@@ -100,10 +102,14 @@ class AxisSplitFinder(SplitFinder):
         rows = node.rows
         columns = self.XT.take(rows, axis=1)
         if self.has_nan and np.isnan(columns).any():
+            refuse_row_weights(node, "the axis-parallel search with missing values")
             return best_split_with_missing(columns, self.y[rows], self.n_classes,
                                            self.criterion, self.local_order(node))
+        # node.weights: the rows' weights (None unweighted), so the impurity compared
+        # is of the weighted class sums, as the leaves' (integer weights = copied rows)
         found = find_best_projection_split(columns, self.y[rows], self.n_classes,
-                                           self.criterion, self.local_order(node))
+                                           self.criterion, self.local_order(node),
+                                           weights=node.weights)
         if found is None:
             return None
         feature, threshold, score = found

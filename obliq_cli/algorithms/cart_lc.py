@@ -40,6 +40,7 @@ from ..tree.builder import Node, Split, SplitFinder
 from ..tree.impurity import line_search_code, split_criterion
 from .base import TreeClassifier
 from .cart import CRITERION
+from .unweighted import GROWN_UNTIL_PURE
 
 
 def best_shift(slack: np.ndarray, d: np.ndarray, onehot: np.ndarray, criterion):
@@ -137,6 +138,7 @@ class _Search:
                          "= -0.25 or 0.25 moves the threshold in mid-cycle"),
         duplicate=NotKept("the coefficient cycle and the backward elimination treat the "
                           "copy as a coefficient of its own")),
+    expected_failed_checks=GROWN_UNTIL_PURE,
 )
 class CARTLCClassifier(TreeClassifier):
     """CART-LC.

@@ -81,6 +81,7 @@ from ..tree.impurity import split_criterion
 from ..tree.orientation import canonical_signs
 from .base import TreeClassifier
 from .cart import CRITERION
+from .unweighted import GROWN_UNTIL_PURE
 
 COVARIANCE = NotKept("a copied or combined column changes the class covariances and their "
                      "eigenvectors")
@@ -314,6 +315,7 @@ class HouseholderSplitFinder(SplitFinder):
     "eigenvector of each class covariance; prune with 'cc'",
     # null eigenvectors (used by A) reflect rows that tie in exact arithmetic
     invariances={**HHCART_INVARIANCES, "rows": ON_THE_SPLIT},
+    expected_failed_checks=GROWN_UNTIL_PURE,
 )
 class HHCARTAClassifier(_HHCARTBase):
     """HHCART(A): all eigenvectors of every class's covariance matrix (§3).
@@ -354,6 +356,7 @@ class HHCARTAClassifier(_HHCARTBase):
     "HHCART(D) (Wickramarachchi et al. 2016): Householder reflections on the dominant "
     "eigenvector of each class covariance; prune with 'cc'",
     invariances=HHCART_INVARIANCES,
+    expected_failed_checks=GROWN_UNTIL_PURE,
 )
 class HHCARTDClassifier(_HHCARTBase):
     """HHCART(D): the dominant eigenvector of each class's covariance matrix (§3).

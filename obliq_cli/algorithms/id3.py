@@ -44,6 +44,7 @@ from ..registry import register_algorithm
 from ..tree.builder import Node, Split, SplitFinder
 from ..tree.impurity import entropy_of_counts, entropy_split
 from .base import TreeClassifier
+from .unweighted import WEIGHTS_NOT_READ, refuse_row_weights
 
 
 @dataclass(frozen=True)
@@ -126,6 +127,7 @@ def best_boundary_cut(X: np.ndarray, y: np.ndarray, n_classes: int):
     "ID3 (Quinlan 1986) with Fayyad-Irani binary cuts at boundary points; no pruning",
     # a nominal split has a branch per code, in any code order
     invariances=axis_parallel(classes3=CLASS_SUM_ROUNDING.unshown(), nominal=EXACT, levels=EXACT),
+    expected_failed_checks=WEIGHTS_NOT_READ,
 )
 class ID3Classifier(TreeClassifier):
     """ID3 with information gain and binary boundary-point cuts.
@@ -183,6 +185,7 @@ class ID3SplitFinder(SplitFinder):
     nominal: dict = {}  # column -> number of codes; set by the estimator before prepare
 
     def split(self, node: Node) -> Split | None:
+        refuse_row_weights(node, "ID3")  # its boundary-point cuts count rows
         X, y = self.node_data(node)
         if not self.nominal:
             best = best_boundary_cut(X, y, self.n_classes)

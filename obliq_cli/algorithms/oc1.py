@@ -77,6 +77,7 @@ from ..tree.builder import Node, Split, SplitFinder
 from ..tree.impurity import line_search_code, split_criterion
 from .base import TreeClassifier
 from .cart import CRITERION, CARTClassifier
+from .unweighted import GROWN_UNTIL_PURE
 
 MAX_CART_CYCLES = 100
 """``MAX_CART_CYCLES`` of ``oc1.h``: cap on the coefficient cycles of the CART-LC mode."""
@@ -256,6 +257,7 @@ def _oblique_or_axis(X, y, n_classes, criterion, axis, w, t, row_weights=None):
                          "[-1, 1] and the 1e-4 that makes a move count are in the data's "
                          "units"),
         "nominal": NO_NOMINAL, "levels": NO_NOMINAL},
+    expected_failed_checks=GROWN_UNTIL_PURE,
 )
 class OC1Classifier(TreeClassifier):
     """OC1 with the defaults of the released program v3 and of the HHCART paper.
@@ -383,6 +385,7 @@ class OC1SplitFinder(SplitFinder):
     "OC1's axis-parallel mode (OC1-AP, Murthy et al. 1994, program option -a); twoing; "
     "prune with pruner 'cc'",
     invariances=axis_parallel(classes3=CLASS_SUM_ROUNDING),
+    expected_failed_checks=GROWN_UNTIL_PURE,
 )
 class OC1APClassifier(CARTClassifier):
     """OC1-AP: only the axis-parallel step of OC1 (``axis_parallel_split``).
@@ -456,6 +459,7 @@ def cart_lc_climb(X, y, n_classes, criterion, a, max_cycles=MAX_CART_CYCLES, wei
                       "0, 0.25 and the 1e-4 that makes a move count are in the data's "
                       "units"),
         classes3=CLASS_SUM_ROUNDING),
+    expected_failed_checks=GROWN_UNTIL_PURE,
 )
 class OC1LCClassifier(TreeClassifier):
     """OC1-LC: the OC1 program's imitation of CART's linear combinations (``-K``).

@@ -17,6 +17,8 @@ WEIGHTS_NOT_READ = {
         "its split search reads no row weights yet: a weighted fit is refused",
     "check_sample_weights_not_overwritten":
         "its split search reads no row weights yet: a weighted fit is refused",
+    "check_class_weight_classifiers":
+        "its split search reads no row weights yet: a class-weighted fit is refused",
 }
 """The scikit-learn checks a refusing finder's estimator cannot pass (its
 ``expected_failed_checks``): both fit with unequal weights."""
@@ -28,3 +30,12 @@ def refuse_row_weights(node, method: str) -> None:
     if node.weights is not None:
         raise DataTypeError(f"{method}: sample_weight and class_weight are not supported "
                             f"yet (its split search reads unweighted class statistics)")
+
+
+GROWN_UNTIL_PURE = {
+    "check_class_weight_classifiers":
+        "grown until pure with no minimum leaf weight (the check sets scikit-learn's "
+        "min_weight_fraction_leaf, which this tree has not): its unpruned tree separates "
+        "the check's noisy training rows whatever the class weights",
+}
+"""The scikit-learn check a tree that reads weights still cannot pass unpruned."""
