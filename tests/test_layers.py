@@ -49,7 +49,8 @@ ALLOWED = {
     "algorithms": {"kernels", "tree", "registry"},
     "pruning": {"kernels", "tree", "registry"},  # network pruning's fixed-order products
     "data": {"kernels", "tree", "registry"},  # the generators' fixed-order rotations
-    "config": {"registry", "reference_file"},
+    "config_schema": {"registry", "data"},  # the keys of every config scope, as data
+    "config": {"registry", "reference_file", "config_schema"},
     "model_schema": {"tree", "data"},
     "model": {"tree", "data", "model_schema", "registry"},
     "experiment": {"config", "data", "registry"},

@@ -369,7 +369,7 @@ def test_a_registered_dataset_refuses_a_files_options(tmp_path):
     assert result.exit_code == 2
     assert result.output.strip() == (f"error: {config}: datasets[0].missing: applies to your "
                                      "own file only (give its path:); a registered dataset "
-                                     "declares its own (catalog.yaml)")
+                                     "declares its own (catalog.yaml) (line 2)")
 
 
 def test_an_arff_headers_levels_are_the_declared_categories(tmp_path):
