@@ -140,11 +140,15 @@ def read_raw_rows(path, prep: Preprocessor, delimiter: str = ",", decimal: str =
     (header row) or ARFF file: the raw cells of its columns (strings, blanks) read as the
     loader reads a training file; notes and ``strict`` as ``Preprocessor.encode``; keys
     as ``row_keys``."""
-    from .data.files import _arff_cells, _csv_cells
+    from .data.files import FILE_CONSTRAINTS, _arff_cells, _csv_cells
 
     path = Path(path)
     if not path.is_file():
         raise DataError(f"{path}: no such file")
+    allowed = FILE_CONSTRAINTS["delimiter"][0]  # the delimiters a training file may have
+    if not allowed.is_satisfied_by(delimiter):
+        raise DataError(f"{path}: delimiter {delimiter!r}: must be one of "
+                        f"{', '.join(repr(d) for d in sorted(allowed.options))}")
     if str(path).lower().endswith(".arff"):
         frame, lines = _arff_cells(str(path))
     else:

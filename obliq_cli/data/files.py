@@ -294,7 +294,8 @@ def load_file(path=None, target=None, categorical=(), delimiter=",", header=True
                         f"are written with '.')")
     try:
         X, y, names, target, cat_idx, levels, dropped = _read(
-            str(file.resolve()), target, delimiter, tuple(categorical or ()),
+            # a column declared twice is one nominal column (fit and predict agree)
+            str(file.resolve()), target, delimiter, tuple(dict.fromkeys(categorical or ())),
             file.stat().st_mtime, header, missing, decimal)
     except DataError as exc:  # under another delimiter the file may be a table: say so
         raise DataError(f"{exc}{_delimiter_hint(file, delimiter)}") from None

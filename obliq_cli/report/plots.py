@@ -110,8 +110,14 @@ def _single_tree(estimator) -> Tree | None:
 
 
 def _grid(X: np.ndarray, resolution: int, margin: float = 0.05):
-    """A square grid over the data's bounding box widened by ``margin`` of its span."""
-    low, high = X.min(axis=0), X.max(axis=0)
+    """A square grid over the data's bounding box widened by ``margin`` of its span; the
+    box is of the known values (a missing value, NaN, has no place on the picture: its
+    point is not drawn, while the regions are the model's for every grid point)."""
+    known = ~np.isnan(X)
+    if not known.any(axis=0).all():
+        raise ObliqError("decision regions need a known value in each of the 2 features "
+                         "(one is missing in every row)")
+    low, high = np.nanmin(X, axis=0), np.nanmax(X, axis=0)
     span = np.where(high > low, high - low, 1.0)
     low, high = low - margin * span, high + margin * span
     xs = np.linspace(low[0], high[0], resolution)
