@@ -1259,3 +1259,19 @@ CASES += [
                    ("sd must be a finite number >= 0, or empty", "got inf")),
     reference_case("method-empty", "small,,test_accuracy,90,1", ("method must be a name",)),
 ]
+
+# ---- own files on the command line: each was a traceback or a disagreement of fit and
+# predict (a delimiter of two characters, blanks read natively under a picture, a
+# nominal column declared twice)
+BLANKS_CSV = "a,b,y\n1,2,0\n2,,1\n3,4,0\n4,5,1\n5,1,1\n6,2,0\n,3,1\n"
+CASES += [
+    model_case("predict-delimiter-two-chars", _model(), ("delimiter ';;': must be one of",),
+               command=PREDICT + ("--delimiter", ";;"), names="small.csv"),
+    Case("plot-boundary-blank-cells-native", base(), expect="handled",
+         files={"blanks.csv": BLANKS_CSV}, names=None,
+         command=("plot", "boundary", "--data", "blanks.csv", "--target", "y", "--missing",
+                  "native", "--algorithm", "c45", "-o", "regions")),
+    Case("datasets-show-categorical-twice", base(), expect="handled", names=None,
+         command=("datasets", "show", "--data", "small.csv", "--categorical", "a",
+                  "--categorical", "a")),
+]
