@@ -81,6 +81,7 @@ class Case:
     # runner(case, workdir) -> (outcome, detail): a case that is not one CLI call
     runner: object = None
     changes: tuple[str, ...] = ()  # folders whose files the command may rewrite (a resume)
+    says: tuple[str, ...] = ()  # what a handled (exit 0) case's output must say, else wrong
 
 
 def base(extra: str = "") -> str:
@@ -480,6 +481,9 @@ def run_case(case: Case, workdir: Path) -> tuple[str, str]:
     if result.exit_code == 0:
         if warned:  # a handled case says nothing but its results (no RuntimeWarning pages)
             return "handled-but-warned", f"{len(warned)} warning(s): {warned[0]}"
+        unsaid = [text for text in case.says if text not in result.output]
+        if unsaid:
+            return "wrong", f"the output does not say {unsaid}"
         return "handled", lines[-1] if lines else ""
     return "traceback", f"exit {result.exit_code}: {lines[-3:]}"
 
@@ -898,9 +902,9 @@ def _npz(**arrays) -> bytes:
 
 
 def results_case(id: str, damage, readers, fragments, names="{out}/meta.json",
-                 expect="clean") -> list[Case]:
+                 expect="clean", says=()) -> list[Case]:
     return [Case(f"results-{id}-{reader}", TWO, fragments, expect, command=READERS[reader],
-                 names=names, damage=damage) for reader in readers]
+                 names=names, damage=damage, says=says) for reader in readers]
 
 
 ALL = tuple(READERS)
@@ -1275,3 +1279,26 @@ CASES += [
          command=("datasets", "show", "--data", "small.csv", "--categorical", "a",
                   "--categorical", "a")),
 ]
+
+
+def _cell(column: str, value: str):
+    """runs.csv's first row with ``column`` set to ``value`` (a number no task can give)."""
+    def edit(data: bytes) -> bytes:
+        import csv
+        import io
+        rows = list(csv.reader(io.StringIO(data.decode())))
+        rows[1][rows[0].index(column)] = value
+        buffer = io.StringIO()
+        csv.writer(buffer, lineterminator="\r\n").writerows(rows)
+        return buffer.getvalue().encode()
+    return _edit_file("runs.csv", edit)
+
+
+# ---- numbers read back: a cell no task can write is named and left out, never averaged
+for _name, _column, _value in (("accuracy-150", "test_accuracy", "150"),
+                               ("accuracy-nan", "test_accuracy", "nan"),
+                               ("accuracy-inf", "test_accuracy", "inf"),
+                               ("leaves-negative", "n_leaves", "-3")):
+    CASES += results_case(f"cell-{_name}", _cell(_column, _value),
+                          ("table", "stats", "report"), (), expect="handled",
+                          says=(f"runs.csv: line 2: column {_column}: ", "left out"))
