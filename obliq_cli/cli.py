@@ -754,7 +754,7 @@ def fit(dataset, data_path, target, categorical, missing, nominal, delimiter, de
     as a JSON model file for `obliq predict` (feature names, category levels, the
     missing-value rule, classes, algorithm, parameters, obliq version)."""
     from .experiment.replay import check_fit_options, fit_on_all_rows
-    from .model import save_model
+    from .model import save_fitted
 
     name, data_params, label = _data_source(dataset, data_path, target, categorical, missing,
                                             nominal, delimiter, decimal)
@@ -762,16 +762,9 @@ def fit(dataset, data_path, target, categorical, missing, nominal, delimiter, de
     algo = check_fit_options(algorithm, _key_values(params, "--param"), pruner, pruner_values)
     task = fit_on_all_rows(name, algo, seed, params=data_params, label=label)
     estimator, X, info = task.estimator, task.X, task.info
-    trained_on = {}
-    if data_params:
-        trained_on = {"path": data_params["path"], "target": info.get("target"),
-                      "delimiter": data_params.get("delimiter", ","),
-                      "decimal": data_params.get("decimal", "."),
-                      "rows_dropped": int(info.get("rows_dropped") or 0)}
-    path = save_model(output, estimator, algorithm=algorithm,
-                      feature_names=info["feature_names"], pruner=pruner,
-                      pruner_params=pruner_values, dataset=label, seed=seed,
-                      preprocess=info["preprocess"], trained_on=trained_on)
+    path = save_fitted(output, estimator, info, algorithm=algorithm, pruner=pruner,
+                       pruner_params=pruner_values, dataset=label, seed=seed,
+                       data_params=data_params)
     dropped = int(info.get("rows_dropped") or 0)
     log.info("%s: %s on %s (%d rows%s, %s; %s leaves)", path, algorithm, label, X.shape[0],
              f", {dropped} incomplete dropped" if dropped else "",
@@ -800,38 +793,17 @@ def predict(model, data, output, proba, delimiter, decimal, id_column, strict):
     is) with the tree in MODEL (from `obliq fit`). The output keys each row (--id COLUMN,
     or its 1-based number) and has a note column: a row with a level the model never
     saw is left unpredicted and its note says which (--strict: stop there instead)."""
-    import numpy as np
+    from .model import predict_file, write_text
 
-    from .model import (
-        load_model,
-        model_preprocessor,
-        predictions_csv,
-        read_raw_rows,
-        read_rows,
-        write_text,
-    )
-
-    estimator, meta = load_model(model)
-    prep = model_preprocessor(meta)
-    notes = None
-    if prep is None:  # a version-1 model: numeric columns, qualitative ones as codes
-        X, keys = read_rows(data, meta["feature_names"], id_column)
-        notes = np.full(len(X), "", dtype=object)
-    else:
-        trained = meta.get("trained_on") or {}
-        sep = delimiter or trained.get("delimiter") or ","
-        mark = decimal or trained.get("decimal") or "."
-        raw, notes, keys = read_raw_rows(data, prep, sep, mark, strict, id_column)
-        X = prep.transform(raw)
-    text = predictions_csv(estimator, X, proba, keys, id_column or "row", notes)
-    unpredicted = int(np.count_nonzero(notes != ""))
-    if unpredicted:
+    found = predict_file(model, data, proba, delimiter, decimal, id_column, strict)
+    if found.unpredicted:
         log.warning("%s: %d row(s) left unpredicted (see the note column)", data,
-                    unpredicted)
+                    found.unpredicted)
     if output:
-        log.info("%s: %d predictions", write_text(output, text), X.shape[0] - unpredicted)
+        log.info("%s: %d predictions", write_text(output, found.text),
+                 found.rows - found.unpredicted)
     else:
-        click.echo(text, nl=False)
+        click.echo(found.text, nl=False)
 
 
 def _fit_title(dataset, algorithm, pruner, task, seed, results) -> str:
