@@ -632,55 +632,15 @@ def _figure_base(output: str | None, default: str):
 
 
 def _save_figure(fig, base, root=None) -> None:
-    """Write ``base``.png and ``base``.svg (``safe_io.write_bytes``: a temporary file of an
-    unpredictable name, renamed; no link followed below ``root``, default the figure's
-    folder) and print the two paths, then the figure's caption line if it has one."""
-    import io
+    """``report.plots.save_figure`` (``base``.png and ``base``.svg, no link followed below
+    ``root``); print the two paths, then the figure's caption line if it has one."""
+    from .report.plots import save_figure
 
-    from matplotlib import rc_context
-
-    from . import safe_io
-    from .report.plots import missing_glyphs_quiet
-
-    paths = {ext: base.with_name(f"{base.name}.{ext}") for ext in ("png", "svg")}
-    for path in paths.values():  # both refused before either is written
-        safe_io.check_file(path, root)
-    for ext, path in paths.items():
-        buffer = io.BytesIO()
-        # no date in the SVG and fixed clip-path ids: the same figure, the same bytes
-        options = {"metadata": {"Date": None}} if ext == "svg" else {}
-        with missing_glyphs_quiet(), rc_context({"svg.hashsalt": "obliq"}):
-            fig.savefig(buffer, format=ext, dpi=120 if ext == "png" else None, **options)
-        safe_io.write_bytes(path, buffer.getvalue(), root)
+    for path in save_figure(fig, base, root):
         click.echo(str(path))
     note = getattr(fig, "obliq_note", "")  # plots._caption's line, e.g. the ⚠ methods
     if note:
         click.echo(note)
-
-
-def _plot_fit(dataset: str, algorithm: str, params: dict, pruner: str | None,
-              pruner_params: dict, seed: int, results: str | None, repetition: int,
-              fold: int, need_2d: bool = False, source: tuple | None = None):
-    """The tree of a picture: with RESULTS, the stored task (dataset and algorithm labels,
-    repetition, fold) replayed (``replay.replay_task``); else ALGORITHM fitted on every
-    row of DATASET (``source``: name, params, label from ``_data_source``) as a task
-    would be (``replay.fit_on_all_rows``)."""
-    from .experiment.replay import check_fit_options, fit_on_all_rows, replay_task
-
-    if results is None:
-        algo = check_fit_options(algorithm, params, pruner, pruner_params)
-        name, data_params, label = source or (dataset, {}, dataset)
-        return fit_on_all_rows(name, algo, seed, 2 if need_2d else None,
-                               params=data_params, label=label)
-
-    if params or pruner or pruner_params:
-        raise ObliqError("--results replays a stored task as it ran: --param, --pruner and "
-                         "--pruner-param do not apply")
-    task = replay_task(results, dataset, algorithm, repetition, fold)
-    if need_2d and task.X.shape[1] != 2:
-        raise ObliqError(f"--dataset {dataset}: decision regions need a dataset with 2 "
-                         f"features (it has {task.X.shape[1]})")
-    return task
 
 
 def _picture_source(dataset, data_path, target, categorical, missing, nominal, delimiter,
@@ -806,16 +766,6 @@ def predict(model, data, output, proba, delimiter, decimal, id_column, strict):
         click.echo(found.text, nl=False)
 
 
-def _fit_title(dataset, algorithm, pruner, task, seed, results) -> str:
-    what = f"{algorithm} + {pruner}" if pruner else algorithm
-    size = getattr(task.estimator, "n_leaves_", None)
-    leaves = f", {size} leaves" if isinstance(size, (int,)) else ""
-    if results is not None:
-        return (f"{what} on {dataset}: repetition {task.repetition}, fold {task.fold} of "
-                f"{results} ({task.grow.size} rows grown on{leaves})")
-    return f"{what} on {dataset}: fitted on all {task.X.shape[0]} rows (seed {seed}{leaves})"
-
-
 @main.group(cls=_PlotGroup,
             short_help="Draw decision regions, trees, CD diagrams and pruning curves.")
 def plot():
@@ -830,18 +780,18 @@ def plot_boundary(dataset, data_path, target, categorical, missing, nominal, del
     """Decision regions (and a tree's hyperplanes) on a 2-D dataset (or your file, --data),
     fitted on all rows (or a stored task replayed, --results); the points are the rows it
     grew on."""
+    from .experiment.replay import picture_task
     from .report.plots import plot_decision_regions
 
     source = _picture_source(dataset, data_path, target, categorical, missing, nominal,
                              delimiter, results, decimal)
     dataset = source[2] if source else dataset
-    task = _plot_fit(dataset, algorithm, _key_values(params, "--param"), pruner,
-                     _key_values(pruner_params, "--pruner-param"), seed, results,
-                     repetition, fold, need_2d=True, source=source)
+    task = picture_task(dataset, algorithm, _key_values(params, "--param"), pruner,
+                        _key_values(pruner_params, "--pruner-param"), seed, results,
+                        repetition, fold, need_2d=True, source=source)
     fig = plot_decision_regions(task.estimator, task.X[task.grow], task.y[task.grow],
                                 task.info.get("feature_names"),
-                                title=_fit_title(dataset, algorithm, pruner, task, seed,
-                                                 results))
+                                title=task.title(dataset, algorithm, pruner, seed, results))
     suffix = f"_{pruner}" if pruner else ""
     _save_figure(fig, _figure_base(output, f"figures/{dataset}_{algorithm}{suffix}"))
 
@@ -858,30 +808,18 @@ def plot_tree(dataset, data_path, target, categorical, missing, nominal, delimit
     """A fitted tree as a diagram of its rules and class counts, fitted on all rows of
     DATASET (or your file, --data), or a stored task replayed (--results). The canvas is
     sized to the tree, so every box and the title lie inside it."""
-    from .report.plots import plot_tree_diagram
-    from .tree.structure import Tree
+    from .experiment.replay import picture_task
+    from .report.plots import plot_fitted_tree
 
     source = _picture_source(dataset, data_path, target, categorical, missing, nominal,
                              delimiter, results, decimal)
     dataset = source[2] if source else dataset
-    task = _plot_fit(dataset, algorithm, _key_values(params, "--param"), pruner,
-                     _key_values(pruner_params, "--pruner-param"), seed, results, repetition,
-                     fold, source=source)
-    estimator, info = task.estimator, task.info
-    tree = getattr(estimator, "tree_", None)
-    if not isinstance(tree, Tree):
-        what = f"{algorithm} + {pruner}" if pruner else algorithm
-        raise ObliqError(f"{what} gives no single tree to draw (a {type(estimator).__name__})")
-    names = info.get("feature_names")
-    coding = getattr(estimator, "coding_", None)
-    if coding is not None:
-        names = coding.feature_names(names)
-    # a multiway split (C4.5, ID3) tests a nominal column as loaded: name its levels
-    levels = dict(zip(info.get("categorical") or [], info.get("categories") or []))
-    fig = plot_tree_diagram(tree, names, [str(c) for c in estimator.classes_], max_depth,
-                            category_names=levels, terms=terms,
-                            scale=getattr(estimator, "tree_input_std_", None),
-                            title=_fit_title(dataset, algorithm, pruner, task, seed, results))
+    task = picture_task(dataset, algorithm, _key_values(params, "--param"), pruner,
+                        _key_values(pruner_params, "--pruner-param"), seed, results,
+                        repetition, fold, source=source)
+    fig = plot_fitted_tree(task.estimator, task.info, max_depth, terms,
+                           task.title(dataset, algorithm, pruner, seed, results),
+                           f"{algorithm} + {pruner}" if pruner else algorithm)
     suffix = f"_{pruner}" if pruner else ""
     _save_figure(fig, _figure_base(output, f"figures/{dataset}_{algorithm}{suffix}_tree"))
 
