@@ -114,9 +114,11 @@ def _test_option(func):
 
 def _metric_option(help_text: str, multiple: bool = False, default="test_accuracy"):
     """``--metric``: a name of the metric registry, checked by its owner once the results
-    are read (their config's plugins may register it)."""
+    are read (their config's plugins may register it). ``multiple``: repeatable, given on
+    as ``metrics`` (``default`` a tuple, or None for none)."""
     if multiple:
         return click.option("--metric", "metrics", multiple=True, metavar="M",
+                            default=default, show_default=bool(default),
                             help=help_text, shell_complete=_complete_metrics)
     return click.option("--metric", default=default, show_default=True, metavar="M",
                         help=help_text, shell_complete=_complete_metrics)
@@ -312,7 +314,9 @@ _TEST_HELP = ("Per-fold test for the v / * marks: t (paired t), 5x2t (Dietterich
 @main.command(short_help="Tabulate results, beside the papers' values.")
 @click.argument("results", nargs=-1, required=True, type=click.Path())
 @_metric_option("test_accuracy, test_error, n_leaves, n_nodes, depth, fit_time, macro_f1, "
-                "...; balanced_accuracy, auc, log_loss from the stored predictions")
+                "...; balanced_accuracy, auc, log_loss from the stored predictions. "
+                "Repeatable: one table per metric (csv: one file, a metric column).",
+                multiple=True, default=("test_accuracy",))
 @_format_option
 @click.option("--layout", type=click.Choice(["wide", "long"]), default="wide", show_default=True)
 @click.option("--sig", metavar="REF", help="Mark cells that differ significantly from REF.")
@@ -323,20 +327,23 @@ _TEST_HELP = ("Per-fold test for the v / * marks: t (paired t), 5x2t (Dietterich
 @_test_option
 @click.option("--all", "show_all", is_flag=True,
               help="Also the stored rows of tasks that are no longer in the config.")
-def table(results, metric, fmt, layout, sig, alpha, pooled, best, test, show_all):
+def table(results, metrics, fmt, layout, sig, alpha, pooled, best, test, show_all):
     """Aggregate RESULTS (experiment folders, or a folder of them) into a table."""
     from .api import load_results
     from .report.tables import check_table_options
 
-    check_table_options(metric, fmt, layout, pooled, alpha, sig, test)  # before reading
+    for metric in metrics:  # before reading
+        check_table_options(metric, fmt, layout, pooled, alpha, sig, test)
     click.echo(load_results(results, show_all).table(
-        metric=metric, fmt=fmt, layout=layout, sig=sig, pooled=pooled, alpha=alpha,
+        metric=list(metrics), fmt=fmt, layout=layout, sig=sig, pooled=pooled, alpha=alpha,
         best=best, test=test))
 
 
 @main.command(short_help="Test every pair of algorithms for significant differences.")
 @click.argument("results", nargs=-1, required=True, type=click.Path())
-@_metric_option("test_accuracy, test_error, n_leaves, n_nodes, depth, fit_time, macro_f1, ...")
+@_metric_option("test_accuracy, test_error, n_leaves, n_nodes, depth, fit_time, macro_f1, "
+                "... Repeatable: the analysis of each metric in turn.", multiple=True,
+                default=("test_accuracy",))
 @_test_option
 @_alpha_option
 @_format_option
@@ -346,7 +353,7 @@ def table(results, metric, fmt, layout, sig, alpha, pooled, best, test, show_all
 @click.option("--rope", type=float, default=None, metavar="R",
               help="--bayes: region of practical equivalence in the metric's units "
                    "[default: 1 for percentages, 0.01 for rates in [0, 1], else 0].")
-def stats(results, metric, test, alpha, fmt, bayes, rope):
+def stats(results, metrics, test, alpha, fmt, bayes, rope):
     """Significance tests of every pair of algorithms in RESULTS: per-dataset w/t/l by the
     per-fold test, Wilcoxon across datasets, Friedman / Iman-Davenport / Nemenyi CD.
     With --bayes: P(better) / P(rope) / P(worse) of every pair (Benavoli et al. 2017)."""
@@ -360,14 +367,15 @@ def stats(results, metric, test, alpha, fmt, bayes, rope):
         if not bayes:
             raise ObliqError("--rope goes with --bayes")
         check_rope(rope)
-    click.echo(load_results(results).stats(metric=metric, test=test, alpha=alpha, fmt=fmt,
-                                           bayes=bayes, rope=rope))
+    click.echo(load_results(results).stats(metric=list(metrics), test=test, alpha=alpha,
+                                           fmt=fmt, bayes=bayes, rope=rope))
 
 
 @main.command(short_help="Count our values that agree with the papers', and the misses.")
 @click.argument("results", nargs=-1, required=True, type=click.Path())
 @_metric_option("Compare only this metric (repeatable; M@best: the best repetition). "
-                "Default: every metric of the reference but the times.", multiple=True)
+                "Default: every metric of the reference but the times.", multiple=True,
+                default=None)
 @_filter_option("algorithms", "X,Y", "Only these algorithms (labels; repeatable).",
                 aliases=("--algorithm",))
 @_format_option
