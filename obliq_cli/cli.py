@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import functools
+import importlib
 import logging
 import sys
 
 import click
+import click.shell_completion
 
 from . import registry
 from .errors import ObliqError
 from .registry import BACKENDS, DEFAULT_BACKEND
-from .report.render import FORMATS
+from .report.render import FORMATS, LAYOUTS, LISTING_FORMATS
 
 log = logging.getLogger("obliq")
 
@@ -97,6 +100,29 @@ def _complete_tests(ctx, param, incomplete):
 def _complete_metrics(ctx, param, incomplete):
     """--metric's values: the metric registry's names (plugins' too, once loaded)."""
     return [name for name in registry.list_metrics() if name.startswith(incomplete)]
+
+
+class _DeclaredChoice(click.Choice):
+    """A choice among the names a module of obliq declares (``DECLARED``: the option's
+    declaration, module and name), read on first use: the data's declarations import
+    pandas, which ``obliq --help`` must not (tests/cli/test_startup.py)."""
+
+    def __init__(self, declaration: str):
+        self.declaration = declaration
+        self.case_sensitive = True
+
+    @functools.cached_property
+    def choices(self):
+        module, _, name = DECLARED[self.declaration].rpartition(".")
+        return tuple(getattr(importlib.import_module(module, __package__), name))
+
+
+# Where each declared choice list of an option lives (read by _DeclaredChoice).
+DECLARED = {"missing": ".data.preprocess.MISSING_POLICIES",
+            "nominal": ".data.preprocess.NOMINAL_RULES",
+            "decimal": ".data.files.DECIMAL_MARKS"}
+# The shells click completes (its own registry, which add_completion_class extends).
+SHELLS = tuple(click.shell_completion._available_shells)
 
 
 def _format_option(func):
@@ -318,7 +344,7 @@ _TEST_HELP = ("Per-fold test for the v / * marks: t (paired t), 5x2t (Dietterich
                 "Repeatable: one table per metric (csv: one file, a metric column).",
                 multiple=True, default=("test_accuracy",))
 @_format_option
-@click.option("--layout", type=click.Choice(["wide", "long"]), default="wide", show_default=True)
+@click.option("--layout", type=click.Choice(LAYOUTS), default="wide", show_default=True)
 @click.option("--sig", metavar="REF", help="Mark cells that differ significantly from REF.")
 @_alpha_option
 @click.option("--pooled", is_flag=True, help="OC1-style accuracy: pool each repetition's folds.")
@@ -429,9 +455,6 @@ def pruners():
         click.echo(f"    params: {_params_text(entry.params)}")
 
 
-_MISSING_CHOICES = ("error", "drop", "impute", "native")
-
-
 def _data_options(func):
     """``--data PATH --target COL [--categorical C ...] [--missing P] [--nominal R]
     [--delimiter D] [--decimal M]``: the user's own CSV or ARFF file instead of
@@ -442,15 +465,15 @@ def _data_options(func):
         click.option("--target", help="With --data: the class column (default: the last)."),
         click.option("--categorical", multiple=True, metavar="COL",
                      help="With --data: a nominal column (repeatable)."),
-        click.option("--missing", type=click.Choice(_MISSING_CHOICES),
+        click.option("--missing", type=_DeclaredChoice("missing"),
                      help="With --data: what a blank, ? or NA cell means: error (the "
                           "default), drop the row, impute (medians / most frequent level "
                           "of the rows grown on) or native (the algorithm takes NaN)."),
-        click.option("--nominal", type=click.Choice(("onehot", "codes")),
+        click.option("--nominal", type=_DeclaredChoice("nominal"),
                      help="With --data: nominal columns for algorithms without "
                           "categorical_features: onehot (the default) or codes."),
         click.option("--delimiter", help="With --data: the CSV's delimiter (default ',')."),
-        click.option("--decimal", type=click.Choice((".", ",")),
+        click.option("--decimal", type=_DeclaredChoice("decimal"),
                      help="With --data: the CSV's decimal mark (default '.'; ',' reads "
                           "3,14 as 3.14)."),
     ]
@@ -499,7 +522,7 @@ def datasets(ctx):
 
 
 @datasets.command("list", short_help="Rows, features, classes, source and status of each dataset.")
-@click.option("--format", "fmt", type=click.Choice(["plain", "md"]), default="plain",
+@click.option("--format", "fmt", type=click.Choice(LISTING_FORMATS), default="plain",
               show_default=True)
 def datasets_list(fmt):
     """Name, rows, features, classes, source, papers and status of every dataset."""
@@ -696,7 +719,7 @@ def fit(dataset, data_path, target, categorical, missing, nominal, delimiter, de
               help="Write the predictions here (CSV) instead of to standard output.")
 @click.option("--proba", is_flag=True, help="Add one column of class probability per class.")
 @click.option("--delimiter", help="The CSV's delimiter (default: the training file's, or ',').")
-@click.option("--decimal", type=click.Choice((".", ",")),
+@click.option("--decimal", type=_DeclaredChoice("decimal"),
               help="The CSV's decimal mark (default: the training file's, or '.').")
 @click.option("--id", "id_column", metavar="COLUMN",
               help="Key each output row by this input column (default: the 1-based row "
@@ -893,7 +916,7 @@ def report(results, output, boundaries, alpha, rope):
 
 
 @main.command(short_help="Print the shell completion script of obliq.")
-@click.argument("shell", type=click.Choice(["bash", "zsh", "fish"]))
+@click.argument("shell", type=click.Choice(SHELLS))
 def completion(shell):
     """Print the completion script of SHELL (click's, through _OBLIQ_COMPLETE); load it
     with e.g. `eval "$(obliq completion bash)"` in ~/.bashrc."""
