@@ -2,8 +2,8 @@
 
 The estimator classes are importable by name (``from obliq_cli import OC1Classifier``),
 and so are ``run_experiment`` / ``load_results`` (``obliq_cli.api``) and ``load_model`` /
-``save_model``; they load on first use, so that ``import obliq_cli`` (and ``obliq
---help``) imports neither pandas, scikit-learn, scipy nor numba
+``save_model`` / ``predict_file`` (``obliq_cli.model``); they load on first use, so that
+``import obliq_cli`` (and ``obliq --help``) imports neither pandas, scikit-learn, scipy nor numba
 (``tests/cli/test_startup.py`` checks).
 """
 
@@ -24,6 +24,7 @@ from .version import __version__  # noqa: E402
 _FUNCTIONS = {
     "load_model": "model",
     "save_model": "model",
+    "predict_file": "model",
     "run_experiment": "api",
     "load_results": "api",
     "Results": "api",

@@ -52,7 +52,7 @@ class Results(_Results):
         self.summary = summary
         self.config = config
 
-    def table(self, metric: str = "test_accuracy", fmt: str = "md", layout: str = "wide",
+    def table(self, metric="test_accuracy", fmt: str = "md", layout: str = "wide",
               sig: str | None = None, alpha: float = 0.05, pooled: bool = False,
               best: bool = False, test: str | None = None, show_all: bool | None = None,
               frame: bool = False):
@@ -61,24 +61,38 @@ class Results(_Results):
         prints, a notebook shows it as html, ``to_frame()`` gives its numbers.
         ``frame=True``: the numbers as a DataFrame instead (the rows and columns of
         ``--format csv``, ``report.tables.CSV_COLUMNS``; ``fmt`` and ``layout`` do not
-        apply)."""
+        apply).
+
+        ``metric``: a name, or several (a list; ``--metric`` repeated): one table per
+        metric, one after the other as ``obliq run`` prints its config's metrics, and for
+        csv one file whose rows say their metric. One table each rather than a column
+        per metric: each metric keeps its own decimals, paper values, ✓ and --sig marks,
+        which a shared wide table (algorithms x metrics columns) could not show legibly
+        (``metrics``)."""
         from .experiment.metrics import check_metric
         from .report.display import TableOutput
+        from .report.render import join_pages
         from .report.tables import check_table_options, table_frame, tables_page
 
-        check_table_options(metric, "csv" if frame else fmt, layout, pooled, alpha, sig, test)
+        names = metrics(metric)
+        for name in names:
+            check_table_options(name, "csv" if frame else fmt, layout, pooled, alpha, sig,
+                                test)
         results = self.showing(show_all)
-        check_metric(metric)
+        for name in names:
+            check_metric(name)
 
         def numbers():
-            return table_frame(results, metric, sig, pooled, alpha, best, test)
+            return join_pages([table_frame(results, name, sig, pooled, alpha, best, test)
+                               for name in names])
 
         if frame:
             return numbers()
-        return TableOutput(tables_page(results, metric, fmt, layout, sig, pooled, alpha, best,
-                                       test), fmt, numbers)
+        return TableOutput(join_pages([tables_page(results, name, fmt, layout, sig, pooled,
+                                                   alpha, best, test) for name in names]),
+                           fmt, numbers)
 
-    def stats(self, metric: str = "test_accuracy", test: str | None = None,
+    def stats(self, metric="test_accuracy", test: str | None = None,
               alpha: float = 0.05, fmt: str = "md", frame: bool = False, bayes: bool = False,
               rope: float | None = None):
         """What ``obliq stats`` prints: per-dataset w/t/l of every pair of algorithms by
@@ -89,14 +103,18 @@ class Results(_Results):
         instead (``report.bayes``: mean ranks, the Bayesian signed-rank test across
         datasets and the correlated t-test per dataset, with ``rope`` in the metric's
         units; None: 1 point of a percentage); its frame has BAYES_CSV_COLUMNS. Without
-        ``frame``, a ``report.display.TableOutput`` as ``table`` gives."""
+        ``frame``, a ``report.display.TableOutput`` as ``table`` gives. ``metric``: a
+        name or several, one analysis each, as ``table`` takes them (``metrics``)."""
         from .analysis.significance import stats_frame
         from .experiment.metrics import check_metric
         from .report.display import TableOutput
+        from .report.render import join_pages
         from .report.significance import check_stats_options, stats_page
 
+        names = metrics(metric)
         check_stats_options(test, alpha, "csv" if frame else fmt)
-        check_metric(metric)
+        for name in names:
+            check_metric(name)
         if bayes:
             from .analysis.bayes import bayes_frame, check_rope
             from .report.bayes import bayes_page
@@ -105,15 +123,19 @@ class Results(_Results):
                 check_rope(rope)
 
             def numbers():
-                return bayes_frame(self, metric, rope, alpha)
+                return join_pages([bayes_frame(self, name, rope, alpha) for name in names])
 
-            page = None if frame else bayes_page(self, metric, rope, alpha, fmt)
+            def page(name):
+                return bayes_page(self, name, rope, alpha, fmt)
         else:
             def numbers():
-                return stats_frame(self, metric, test, alpha)
+                return join_pages([stats_frame(self, name, test, alpha) for name in names])
 
-            page = None if frame else stats_page(self, metric, test, alpha, fmt)
-        return numbers() if frame else TableOutput(page, fmt, numbers)
+            def page(name):
+                return stats_page(self, name, test, alpha, fmt)
+        if frame:
+            return numbers()
+        return TableOutput(join_pages([page(name) for name in names]), fmt, numbers)
 
     def _page(self) -> list:
         from .report.display import results_page
@@ -138,6 +160,18 @@ def load_results(path, show_all: bool = False) -> Results:
     list of such paths), as ``obliq table`` reads them; ``show_all`` also keeps the rows
     of tasks that left the config (``obliq table --all``)."""
     return Results.read(path, show_all)
+
+
+def metrics(value) -> list[str]:
+    """The metrics of a table (``Results.table``'s and ``stats``'s ``metric``): a name, or
+    several (a list or tuple, ``--metric`` repeated) in the order given, each once."""
+    if isinstance(value, str):
+        return [value]
+    if (not isinstance(value, (list, tuple)) or not value
+            or not all(isinstance(v, str) for v in value)):
+        raise ArgumentTypeError(f"metric: give a metric's name or a list of them (got "
+                                f"{value!r})")
+    return list(dict.fromkeys(value))
 
 
 def name_list(value, option: str) -> list[str] | None:

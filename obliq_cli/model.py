@@ -24,6 +24,7 @@ multiclass decomposition or a network-pruned tree is refused when it is saved.
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -87,6 +88,25 @@ def save_model(path, estimator, **meta) -> Path:
     """Write ``model_dict(estimator, **meta)`` to ``path`` (atomically, never through a
     link: ``safe_io``)."""
     return safe_io.write_text(path, json.dumps(model_dict(estimator, **meta), indent=1) + "\n")
+
+
+def save_fitted(path, estimator, info: dict, *, algorithm: str, pruner: str | None,
+                pruner_params: dict, dataset: str, seed: int,
+                data_params: dict | None = None) -> Path:
+    """``save_model`` of a tree fitted on every row (``obliq fit``): ``info`` the loaded
+    data's, with the fit's ``feature_names`` and ``preprocess``; ``data_params`` the
+    user's file's (path, delimiter, decimal), kept under ``trained_on`` with the target
+    and the incomplete rows dropped, so ``predict_file`` reads new rows the same way."""
+    trained_on = {}
+    if data_params:
+        trained_on = {"path": data_params["path"], "target": info.get("target"),
+                      "delimiter": data_params.get("delimiter", ","),
+                      "decimal": data_params.get("decimal", "."),
+                      "rows_dropped": int(info.get("rows_dropped") or 0)}
+    return save_model(path, estimator, algorithm=algorithm,
+                      feature_names=info["feature_names"], pruner=pruner,
+                      pruner_params=pruner_params, dataset=dataset, seed=seed,
+                      preprocess=info["preprocess"], trained_on=trained_on)
 
 
 def load_model(path):
@@ -230,3 +250,38 @@ def predictions_csv(estimator, X: np.ndarray, proba: bool, keys=None, key_name: 
 def write_text(path, text: str) -> Path:
     """``text`` into ``path`` atomically, never through a link (the predictions file)."""
     return safe_io.write_text(path, text)
+
+
+@dataclass(frozen=True)
+class Predictions:
+    """What ``predict_file`` gives: the predictions file's ``text`` (``predictions_csv``),
+    the number of input ``rows`` and of rows left ``unpredicted`` (a note says why)."""
+
+    text: str
+    rows: int
+    unpredicted: int
+
+
+def predict_file(model, data, proba: bool = False, delimiter: str | None = None,
+                 decimal: str | None = None, id_column: str | None = None,
+                 strict: bool = False) -> Predictions:
+    """The predictions of the tree in the model file ``model`` for the rows of the CSV or
+    ARFF file ``data`` (what ``obliq predict`` prints). A version-2 model reads the raw
+    file as its training file was read (``read_raw_rows``: ``delimiter`` and ``decimal``
+    default to the training file's, else ``,`` and ``.``) and repeats the fit's
+    preprocessing; a level it never saw leaves its row unpredicted with a note
+    (``strict``: a DataError instead). A version-1 model reads numeric columns
+    (``read_rows``). ``id_column`` keys the rows (default their 1-based number)."""
+    estimator, meta = load_model(model)
+    prep = model_preprocessor(meta)
+    if prep is None:  # a version-1 model: numeric columns, qualitative ones as codes
+        X, keys = read_rows(data, meta["feature_names"], id_column)
+        notes = np.full(len(X), "", dtype=object)
+    else:
+        trained = meta.get("trained_on") or {}
+        sep = delimiter or trained.get("delimiter") or ","
+        mark = decimal or trained.get("decimal") or "."
+        raw, notes, keys = read_raw_rows(data, prep, sep, mark, strict, id_column)
+        X = prep.transform(raw)
+    text = predictions_csv(estimator, X, proba, keys, id_column or "row", notes)
+    return Predictions(text, int(X.shape[0]), int(np.count_nonzero(notes != "")))

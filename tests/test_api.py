@@ -100,6 +100,27 @@ def test_the_frame_forms_hold_the_numbers_of_the_table(tmp_path):
     assert text.splitlines()[0] == ",".join(pairs.columns)
 
 
+def test_several_metrics_are_each_metrics_table_in_turn(tmp_path):
+    results = obliq_cli.run_experiment(small(), output=tmp_path / "out")
+    names = ["n_leaves", "test_accuracy"]
+    # the frames: each metric's rows, one under the other, in the order asked
+    both = results.table(names, frame=True, sig="STUMP")
+    pd.testing.assert_frame_equal(both, pd.concat(
+        [results.table(m, frame=True, sig="STUMP") for m in names], ignore_index=True))
+    stats = results.stats(names, frame=True)
+    assert stats["metric"].drop_duplicates().tolist() == names
+    pd.testing.assert_frame_equal(stats.iloc[:len(stats) // 2].reset_index(drop=True),
+                                  results.stats("n_leaves", frame=True))
+    # the text: the tables one after the other, a blank line between, to_frame the same
+    table = results.table(names)
+    assert str(table) == "\n\n".join(str(results.table(m)) for m in names)
+    pd.testing.assert_frame_equal(table.to_frame(), results.table(names, frame=True))
+    with pytest.raises(TypeError, match="metric: give a metric's name or a list"):
+        results.table([])
+    with pytest.raises(ObliqError, match="n_leaf"):
+        results.stats(["n_leaves", "n_leaf"])
+
+
 def test_failed_tasks_are_rows_with_status_error_and_no_values(tmp_path):
     marker = tmp_path / "fail"
     marker.write_text("")

@@ -59,8 +59,10 @@ ALLOWED = {
     "analysis": {"experiment", "config", "reference_file"},
     "report": {"analysis", "experiment", "config", "tree"},
     "api": {"config", "experiment", "analysis", "report"},
+    # the command line parses, calls and prints: what it prints about a dataset comes
+    # from data (data.summary), a tree's picture from report, never drawn here
     "cli": {"api", "config", "experiment", "analysis", "report", "model", "pruning", "registry",
-            "tree"},
+            "data"},
     "__main__": {"cli"},
     "obliq_cli": {"registry"},  # the package's __init__: the rest loads on first use
 }

@@ -45,6 +45,19 @@ class Replay:
     repetition: int
     fold: int
 
+    def title(self, dataset: str, algorithm: str, pruner: str | None, seed: int,
+              results: str | None) -> str:
+        """A picture's title: what was fitted on which rows (the stored task's repetition
+        and fold from ``results``, else every row under ``seed``) and its leaves."""
+        what = f"{algorithm} + {pruner}" if pruner else algorithm
+        size = getattr(self.estimator, "n_leaves_", None)
+        leaves = f", {size} leaves" if isinstance(size, (int,)) else ""
+        if results is not None:
+            return (f"{what} on {dataset}: repetition {self.repetition}, fold {self.fold} "
+                    f"of {results} ({self.grow.size} rows grown on{leaves})")
+        return (f"{what} on {dataset}: fitted on all {self.X.shape[0]} rows (seed "
+                f"{seed}{leaves})")
+
 
 def _pick(items, label: str, kind: str):
     labels = [item.label for item in items]
@@ -175,6 +188,31 @@ def fit_on_all_rows(dataset: str, algo: AlgorithmSpec, seed: int,
                          f"({', '.join(fitted.preprocess.output_names_)})")
     return Replay(fitted.X, y, _as_fitted(info, fitted), fitted.grow, fitted.prune, rows[:0],
                   fitted.estimator, None, None, algo, 0, 0)
+
+
+def picture_task(dataset: str, algorithm: str, params: dict, pruner: str | None,
+                 pruner_params: dict, seed: int, results: str | None, repetition: int,
+                 fold: int, need_2d: bool = False, source: tuple | None = None) -> Replay:
+    """The tree of a picture (``obliq plot boundary``, ``obliq plot tree``): with
+    ``results``, the stored task (dataset and algorithm labels, repetition, fold)
+    replayed (``replay_task``); else ``algorithm`` fitted on every row of ``dataset``
+    (``source``: the registered name, its parameters and the label, for a user's file)
+    as a task would be (``fit_on_all_rows``). ``need_2d``: decision regions, which need
+    two features."""
+    if results is None:
+        algo = check_fit_options(algorithm, params, pruner, pruner_params)
+        name, data_params, label = source or (dataset, {}, dataset)
+        return fit_on_all_rows(name, algo, seed, 2 if need_2d else None,
+                               params=data_params, label=label)
+
+    if params or pruner or pruner_params:
+        raise ObliqError("--results replays a stored task as it ran: --param, --pruner and "
+                         "--pruner-param do not apply")
+    task = replay_task(results, dataset, algorithm, repetition, fold)
+    if need_2d and task.X.shape[1] != 2:
+        raise ObliqError(f"--dataset {dataset}: decision regions need a dataset with 2 "
+                         f"features (it has {task.X.shape[1]})")
+    return task
 
 
 @dataclass

@@ -3,7 +3,8 @@ accuracy vs size, learning curves.
 
 Every function returns a ``matplotlib.figure.Figure`` built without pyplot (no global
 state, no screen: a bare ``Figure`` renders with the Agg canvas when saved) and knows
-nothing about files or the command line; ``cli.py`` and ``html_report.py`` save them.
+nothing about files or the command line; ``save_figure`` writes one as PNG and SVG (what
+``obliq plot`` keeps) and ``html_report.py`` embeds them.
 
 What a test (or a caller) needs beyond the pixels is attached to the figure:
 ``fig.obliq_regions`` (the grid and its predicted class codes) and the node ids as artist
@@ -70,6 +71,30 @@ def _caption(fig: Figure, note: str | None) -> Figure:
         fig.supxlabel(textwrap.fill(note, max(40, int(width * 15))),  # ~15 a inch at 7.5 pt
                       x=0.01, ha="left", fontsize=7.5, color="#8a4b00")
     return fig
+
+
+def save_figure(fig: Figure, base, root=None) -> list:
+    """Write ``base``.png (120 dpi) and ``base``.svg and return their paths. Each is
+    ``safe_io.write_bytes``'s: a temporary file of an unpredictable name, renamed, no link
+    followed below ``root`` (default the figure's folder); both are refused before either
+    is written. The SVG has no date and fixed clip-path ids: the same figure, the same
+    bytes."""
+    import io
+    from pathlib import Path
+
+    from .. import safe_io
+
+    base = Path(base)
+    paths = {ext: base.with_name(f"{base.name}.{ext}") for ext in ("png", "svg")}
+    for path in paths.values():
+        safe_io.check_file(path, root)
+    for ext, path in paths.items():
+        buffer = io.BytesIO()
+        options = {"metadata": {"Date": None}} if ext == "svg" else {}
+        with missing_glyphs_quiet(), rc_context({"svg.hashsalt": "obliq"}):
+            fig.savefig(buffer, format=ext, dpi=120 if ext == "png" else None, **options)
+        safe_io.write_bytes(path, buffer.getvalue(), root)
+    return list(paths.values())
 
 
 def class_colours(n_classes: int) -> np.ndarray:
@@ -385,6 +410,29 @@ def plot_tree_diagram(tree: Tree, feature_names=None, class_names=None,
         heading.set_y(1.0 - 0.05 / height)
         heading.set_verticalalignment("top")
     return fig
+
+
+def plot_fitted_tree(estimator, info: dict, max_depth: int | None = None,
+                     terms: int | None = 3, title: str | None = None,
+                     what: str | None = None) -> Figure:
+    """``plot_tree_diagram`` of a fitted single-tree ``estimator`` (``obliq plot tree``),
+    labelled from the data's ``info``: the columns its tree reads (those of its own
+    coding, ``coding_``, when it has one), the levels of the nominal columns a multiway
+    split (C4.5, ID3) tests as loaded, the class names, each column's spread
+    (``tree_input_std_``) ranking an oblique rule's terms. ``what`` names the fit in the
+    error an estimator without one obliq Tree gives."""
+    tree = getattr(estimator, "tree_", None)
+    if not isinstance(tree, Tree):
+        raise ObliqError(f"{what or type(estimator).__name__} gives no single tree to draw "
+                         f"(a {type(estimator).__name__})")
+    names = info.get("feature_names")
+    coding = getattr(estimator, "coding_", None)
+    if coding is not None:
+        names = coding.feature_names(names)
+    levels = dict(zip(info.get("categorical") or [], info.get("categories") or []))
+    return plot_tree_diagram(tree, names, [str(c) for c in estimator.classes_], max_depth,
+                             category_names=levels, terms=terms,
+                             scale=getattr(estimator, "tree_input_std_", None), title=title)
 
 
 # ------------------------------------------------------------ critical difference

@@ -21,6 +21,9 @@ import re
 from dataclasses import dataclass, field
 
 FORMATS = ("md", "latex", "csv", "html")
+LAYOUTS = ("wide", "long")  # a results table's: a column per algorithm, or a row per cell
+# a listing of names and facts (``obliq datasets list``): tabulate's plain columns, or md
+LISTING_FORMATS = ("plain", "md")
 _TABLEFMT = {"latex": "latex_booktabs", "html": "html"}
 # ours, not the labels': latex gets them after tabulate has escaped the cells
 _LATEX_SYMBOLS = (("±", r"$\pm$"), ("Δ", r"$\Delta$"), ("✓", r"\checkmark"))
@@ -141,6 +144,32 @@ def html_marks(table: str, titles: list[str]) -> str:
                 f"</span>{match.group(1)}</td>")
 
     return re.sub(f" {MARK}( *)</td>", span, table)
+
+
+def join_pages(pages: list):
+    """Several pages (one per metric) as one: the DataFrames of csv one under the other
+    under one header, the sections of the other formats one after the other (a blank
+    line between tables, as between experiments). One page is returned as it is."""
+    if len(pages) == 1:
+        return pages[0]
+    import pandas as pd
+
+    if all(isinstance(page, pd.DataFrame) for page in pages):
+        return pd.concat(pages, ignore_index=True)
+    return [section for page in pages for section in page]
+
+
+def listing(rows: list[dict], columns: list[str], fmt: str) -> str:
+    """``rows`` (dicts) as a table of ``columns``, in one of LISTING_FORMATS: plain
+    (tabulate's simple columns) or md; cells as given, never read as numbers."""
+    from tabulate import tabulate
+
+    if fmt not in LISTING_FORMATS:
+        from ..errors import ObliqError
+
+        raise ObliqError(f"unknown format {fmt!r}; choose one of {', '.join(LISTING_FORMATS)}")
+    return tabulate([[row[c] for c in columns] for row in rows], headers=columns,
+                    tablefmt="pipe" if fmt == "md" else "simple", disable_numparse=True)
 
 
 def section(title: str | None, blocks) -> list:

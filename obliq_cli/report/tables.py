@@ -31,9 +31,8 @@ from ..analysis.stats import (
 from ..analysis.tables import experiment_table
 from ..errors import ObliqError
 from ..experiment import degeneracy
-from .render import Heading, Plain, Table, Text, check_format, render
+from .render import LAYOUTS, Heading, Plain, Table, Text, check_format, render
 
-LAYOUTS = ("wide", "long")
 # The first seven are the columns csv had before the paper's; keep them first, in this order.
 # method .. within: the paper's value the row is compared with (empty without one).
 # versus .. mark: --sig REF's per-fold test against REF ("v" / "*" / "", empty without it).

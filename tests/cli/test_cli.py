@@ -4,6 +4,7 @@ values, exit 1 with a summary when a task fails, the listing and table commands.
 Uses the test-only registrations of conftest (test-tree, test-prune, test-iris ...).
 """
 
+import io
 import json
 
 import pandas as pd
@@ -164,6 +165,36 @@ def test_table_command(test_config, tmp_path):
     result, lines = invoke(["table", tmp_path / "none"])
     assert result.exit_code == 2 and lines == [f"error: {tmp_path / 'none'}: no such "
                                                f"results directory"]
+
+
+def test_metric_repeated_gives_each_metrics_table_in_turn(test_config, tmp_path):
+    assert invoke(["run", test_config(), "--no-progress"])[0].exit_code == 0
+    out = tmp_path / "results" / "tiny"
+    one = {m: invoke(["table", out, "--metric", m])[0].output
+           for m in ("test_accuracy", "n_leaves")}
+    both = invoke(["table", out, "--metric", "test_accuracy", "--metric", "n_leaves"])[0]
+    assert both.exit_code == 0, both.output
+    # md: the two tables one after the other, a blank line between, as obliq run prints
+    assert both.output == one["test_accuracy"].rstrip("\n") + "\n\n" + one["n_leaves"]
+    # csv: one file (one header), its metric column telling the tables apart
+    csv = {m: pd.read_csv(io.StringIO(invoke(["table", out, "--metric", m, "--format",
+                                              "csv"])[0].output)) for m in one}
+    joined = pd.read_csv(io.StringIO(invoke(
+        ["table", out, "--metric", "n_leaves", "--metric", "test_accuracy", "--format",
+         "csv"])[0].output))
+    pd.testing.assert_frame_equal(joined, pd.concat([csv["n_leaves"], csv["test_accuracy"]],
+                                                    ignore_index=True))
+    assert joined["metric"].drop_duplicates().tolist() == ["n_leaves", "test_accuracy"]
+    # a metric given twice is one table; stats takes the same repetition
+    assert invoke(["table", out, "--metric", "n_leaves", "--metric", "n_leaves"])[0].output \
+        == one["n_leaves"]
+    stats = {m: invoke(["stats", out, "--metric", m])[0].output for m in one}
+    result = invoke(["stats", out, "--metric", "test_accuracy", "--metric", "n_leaves"])[0]
+    assert result.exit_code == 0, result.output
+    assert result.output == stats["test_accuracy"].rstrip("\n") + "\n\n" + stats["n_leaves"]
+    # an unknown metric among several is the one-line error of a single one
+    result, lines = invoke(["table", out, "--metric", "n_leaves", "--metric", "leaves"])
+    assert result.exit_code == 2 and len(lines) == 1 and "leaves" in lines[0]
 
 
 def test_listing_commands():

@@ -188,6 +188,19 @@ def test_an_unseen_level_leaves_its_row_unpredicted_with_a_note(tmp_path, colour
                                "2,,,,column colour: unseen category 'green'\n3,b,0.0,1.0,\n")
 
 
+def test_predict_file_is_what_obliq_predict_prints(tmp_path, colour_model):
+    # the command's body is obliq_cli.predict_file: the same text, and the counts it logs
+    rows = write(tmp_path / "new.csv", "id,size,colour\nk1,1,red\nk2,2,green\nk3,3,blue\n")
+    found = obliq_cli.predict_file(colour_model, rows, proba=True, id_column="id")
+    assert (found.rows, found.unpredicted) == (3, 1)
+    assert found.text == ("id,prediction,proba:a,proba:b,note\nk1,a,1.0,0.0,\n"
+                          "k2,,,,column colour: unseen category 'green'\nk3,b,0.0,1.0,\n")
+    result = invoke(["predict", colour_model, rows, "--proba", "--id", "id"])
+    assert result.exit_code == 0 and result.stdout == found.text
+    with pytest.raises(DataError, match="unseen category 'green'"):
+        obliq_cli.predict_file(colour_model, rows, strict=True)
+
+
 def test_strict_stops_at_an_unseen_level_and_a_bad_id_is_one_line(tmp_path, colour_model):
     rows = write(tmp_path / "new.csv", "id,size,colour\nk1,1,red\nk2,2,green\n")
     out = tmp_path / "pred.csv"
