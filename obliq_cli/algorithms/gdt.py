@@ -39,6 +39,16 @@ Algorithm 1's eta < epsilon rule. The paper leaves epsilon2 unset; the default
 text describes. Splits send w~'x~ <= 0 left (the paper: < 0; they differ on a set of
 measure zero). GDT grows no pruning.
 
+Weights (``sample_weight``, ``class_weight``; the paper has none): a row of weight w
+counts as w copies of itself. So G and H are the weighted scatters (1/W+) sum w_i x~ x~'
+over C+ and (1/W-) sum over C- (W the classes' summed weights), C+ is the class of
+largest weight, and the gini of eq. 6 and the eta rules read summed weights where they
+read counts (eta_of='root' divides by the training set's weight). Rows of weight 0 are
+left out of the fit (``TreeClassifier.fit``), so the columns dropped as constant or
+collinear (``kept_columns``) are those of the rows of positive weight. Integer weights
+then grow the tree of the copied rows up to rounding (a row of weight 3 is added to G
+once, scaled, not three times); every row weighing the same grows the unweighted tree.
+
 Readings the paper leaves open, each a parameter (docs/ablations/gdt.md runs them all on
 Table II): the denominator of eta1 (``eta_of``: the child's rows as Algorithm 1 line
 1.13 prints it, its parent's, or the training set's), how epsilon1 "between .1 and .2"
@@ -62,15 +72,17 @@ from ..registry import register_algorithm
 from ..tree.builder import Node, Split, SplitFinder, StoppingRules
 from ..tree.impurity import gini_split
 from ..tree.structure import go_left
-from .base import TreeClassifier, as_rng, fit_input
+from .base import TreeClassifier, as_rng, fit_input, fit_weights
 
 GDT_FIRST_CLASS = NotKept("C+ is the node's majority class and the leaf rules count the "
                           "parent's: where two classes tie in count the first one is taken")
 
 
-def _augmented_scatter(rows: np.ndarray) -> np.ndarray:
-    """(1/n) sum x~ x~' over the rows, x~ = [x, 1] (the paper's G or H)."""
-    return gdt_kernels.augmented_scatter(np.ascontiguousarray(rows, dtype=np.float64))
+def _augmented_scatter(rows: np.ndarray, weights: np.ndarray | None = None) -> np.ndarray:
+    """(1/n) sum x~ x~' over the rows, x~ = [x, 1] (the paper's G or H); with row
+    ``weights``, (1/W) sum w_i x~ x~' (``kernels.gdt.augmented_scatter``)."""
+    return gdt_kernels.augmented_scatter(np.ascontiguousarray(rows, dtype=np.float64),
+                                         weights)
 
 
 def most_favoured_direction(num: np.ndarray, den: np.ndarray,
@@ -108,10 +120,14 @@ def kept_columns(rows: np.ndarray) -> np.ndarray:
     return gdt_kernels.independent_columns(np.ascontiguousarray(rows, dtype=np.float64))
 
 
-def clustering_hyperplanes(A: np.ndarray, B: np.ndarray, columns: np.ndarray | None = None):
+def clustering_hyperplanes(A: np.ndarray, B: np.ndarray, columns: np.ndarray | None = None,
+                           weights_A: np.ndarray | None = None,
+                           weights_B: np.ndarray | None = None):
     """(w1, w2): augmented clustering hyperplanes of C+ (rows A) and C- (rows B), eqs.
     1-3, on the columns of the mask ``columns`` (default all); None for a side the
-    paper's rules cannot find. Columns left out get weight 0.
+    paper's rules cannot find. Columns left out get weight 0. ``weights_A`` and
+    ``weights_B``: None, or the positive weights of the rows of A and B, which make G
+    and H weighted scatters (module docstring, "Weights").
 
     A direction w~ in the common null space N0 of G and H makes both quotients of eqs.
     1-2 0/0, and when null(G) is N0 (the node's C+ rows span all that its rows span) H
@@ -142,19 +158,20 @@ def clustering_hyperplanes(A: np.ndarray, B: np.ndarray, columns: np.ndarray | N
     keep = np.ones(A.shape[1], dtype=bool) if columns is None else columns.copy()
     if not keep.all():
         A, B = A[:, keep], B[:, keep]
-    w1, w2 = _paper_hyperplanes(A, B)
+    w1, w2 = _paper_hyperplanes(A, B, weights_A, weights_B)
     if w1 is None or w2 is None:
         more = kept_columns(np.vstack([A, B]))
         if not more.all():
             keep[keep] = more
-            w1, w2 = _paper_hyperplanes(A[:, more], B[:, more])
+            w1, w2 = _paper_hyperplanes(A[:, more], B[:, more], weights_A, weights_B)
     return _on_columns(w1, keep), _on_columns(w2, keep)
 
 
-def _paper_hyperplanes(A: np.ndarray, B: np.ndarray):
-    """(w1, w2) of eqs. 1-3 and §II-B on all the columns of A and B, each None where the
-    paper's rules find none."""
-    G, H = _augmented_scatter(A), _augmented_scatter(B)
+def _paper_hyperplanes(A: np.ndarray, B: np.ndarray, weights_A=None, weights_B=None):
+    """(w1, w2) of eqs. 1-3 and §II-B on all the columns of A and B (rows weighted by
+    ``weights_A`` / ``weights_B`` where given), each None where the paper's rules find
+    none."""
+    G, H = _augmented_scatter(A, weights_A), _augmented_scatter(B, weights_B)
     w1 = _unit(most_favoured_direction(H, G))  # close to A, far from B
     w2 = _unit(most_favoured_direction(G, H))  # close to B, far from A
     return w1, w2
@@ -227,6 +244,9 @@ class GeometricTreeClassifier(TreeClassifier):
         classes).
     random_state : seeds the folds of ``epsilon1_grid``'s cross-validation; otherwise
         unused (GDT is deterministic).
+    class_weight : None, "balanced" or {label: weight}: each row weighs its class's
+        weight (times its ``sample_weight``) in G and H, the gini of eq. 6, the majority
+        class and the eta rules (module docstring, "Weights").
     """
 
     _parameter_constraints = {
@@ -240,7 +260,7 @@ class GeometricTreeClassifier(TreeClassifier):
 
     def __init__(self, epsilon1: float = 0.1, epsilon2: float | None = None,
                  max_depth: int | None = None, eta_of: str = "node", epsilon1_grid=None,
-                 gini_of: str = "groups", random_state=None):
+                 gini_of: str = "groups", random_state=None, class_weight=None):
         self.epsilon1 = epsilon1
         self.epsilon2 = epsilon2
         self.max_depth = max_depth
@@ -248,22 +268,33 @@ class GeometricTreeClassifier(TreeClassifier):
         self.epsilon1_grid = epsilon1_grid
         self.gini_of = gini_of
         self.random_state = random_state
+        self.class_weight = class_weight
 
-    def fit(self, X, y):
-        """Grow the tree; with ``epsilon1_grid``, first choose epsilon1 by 5-fold CV."""
+    def fit(self, X, y, sample_weight=None):
+        """Grow the tree; with ``epsilon1_grid``, first choose epsilon1 by 5-fold CV.
+        ``sample_weight`` and ``class_weight`` weigh the rows (``TreeClassifier.fit``)."""
         self.validate_params()
         self.epsilon1_ = float(self.epsilon1)
         self.__dict__.pop("best_params_", None)  # of an earlier fit with a grid
         if self.epsilon1_grid is not None:
-            self.epsilon1_ = self._cross_validated_epsilon1(X, y)
+            self.epsilon1_ = self._cross_validated_epsilon1(X, y, sample_weight)
             self.best_params_ = {"epsilon1": self.epsilon1_}
-        return super().fit(X, y)
+        return super().fit(X, y, sample_weight=sample_weight)
 
-    def _cross_validated_epsilon1(self, X, y) -> float:
+    def _cross_validated_epsilon1(self, X, y, sample_weight=None) -> float:
         """The value of ``epsilon1_grid`` with the highest mean accuracy over 5 folds of
         (X, y), stratified when every class has 5 rows (else plain 5-fold, or fewer
-        folds on fewer rows); the first such value in grid order."""
+        folds on fewer rows); the first such value in grid order.
+
+        With row weights (``sample_weight`` times ``class_weight``, ``fit_weights``) the
+        rows of weight 0 are left out before the folds are drawn, each fold's tree is
+        grown with its training rows' weights, and a fold's accuracy is weighted by its
+        test rows' weights (the share of the test weight predicted right)."""
         X, codes = fit_input(self, X, y)
+        weights = fit_weights(self, sample_weight, self.classes_[codes], X.shape[0])
+        if weights is not None:
+            kept = weights > 0
+            X, codes, weights = X[kept], codes[kept], weights[kept]
         grid = [float(e) for e in self.epsilon1_grid]
         if len(grid) == 1:
             return grid[0]
@@ -278,9 +309,14 @@ class GeometricTreeClassifier(TreeClassifier):
         for train, test in folds.split(X, codes):
             for k, epsilon1 in enumerate(grid):
                 tree = type(self)(**{**self.get_params(deep=False), "epsilon1": epsilon1,
-                                     "epsilon1_grid": None})
-                tree.fit(X[train], codes[train])
-                scores[k] += np.mean(tree.predict(X[test]) == codes[test])
+                                     "epsilon1_grid": None, "class_weight": None})
+                if weights is None:
+                    tree.fit(X[train], codes[train])
+                    scores[k] += np.mean(tree.predict(X[test]) == codes[test])
+                else:
+                    tree.fit(X[train], codes[train], sample_weight=weights[train])
+                    scores[k] += np.average(tree.predict(X[test]) == codes[test],
+                                            weights=weights[test])
         return grid[int(np.flatnonzero(scores == scores.max())[0])]
 
     def _stopping_rules(self) -> StoppingRules:
@@ -312,13 +348,15 @@ class GDTSplitFinder(SplitFinder):
         # on every node's rows: no node looks at it (``clustering_hyperplanes``).
         self.columns = kept_columns(X)
 
-    def eta_denominator(self, node: Node) -> int:
-        """What eta1 divides the child's minority count by (``eta_of``)."""
+    def eta_denominator(self, node: Node) -> float:
+        """What eta1 divides the child's minority count by (``eta_of``): rows, or their
+        summed weights in a weighted fit."""
         if self.eta_of == "root":
             return self.n_train
         if self.eta_of == "parent":
-            return int(node.parent_counts.sum())
-        return node.n_rows
+            total = node.parent_counts.sum()
+            return int(total) if node.weights is None else float(total)
+        return node.total
 
     def stop_node(self, node: Node) -> bool:
         """Algorithm 2's eta rules for a non-root node (pure nodes and max_depth are
@@ -326,7 +364,7 @@ class GDTSplitFinder(SplitFinder):
         if node.parent_counts is None:
             return False
         counts = node.counts
-        n = node.n_rows
+        n = node.total  # its rows, or their summed weights
         n_plus = counts[int(np.argmax(node.parent_counts))]
         n_minus = n - n_plus
         if min(n_plus, n_minus) / self.eta_denominator(node) < self.epsilon1:
@@ -335,18 +373,25 @@ class GDTSplitFinder(SplitFinder):
 
     def split(self, node: Node) -> Split | None:
         X, y = self.node_data(node)
+        weights = node.weights  # None, or the rows' positive weights
+        if weights is not None and node.is_root:
+            self.n_train = node.total  # eta_of='root' divides by the training weight
         majority = int(np.argmax(node.counts))
         plus = y == majority
         if plus.all() or not plus.any():
             return None
-        w1, w2 = clustering_hyperplanes(X[plus], X[~plus], self.columns)
+        if weights is None:
+            w1, w2 = clustering_hyperplanes(X[plus], X[~plus], self.columns)
+        else:
+            w1, w2 = clustering_hyperplanes(X[plus], X[~plus], self.columns,
+                                            weights[plus], weights[~plus])
         if w1 is None or w2 is None:
             return None
         # gini of eq. 6, as impurity.gini_split rounds it: C+ against C- ('groups'),
-        # or over the node's classes ('classes').
+        # or over the node's classes ('classes'); weighted counts with row weights.
         labels = (~plus).astype(np.int64) if self.gini_of == "groups" else y
-        counts = np.bincount(labels, minlength=2 if self.gini_of == "groups"
-                             else self.n_classes)
+        counts = np.bincount(labels, weights=weights,
+                             minlength=2 if self.gini_of == "groups" else self.n_classes)
         best, best_score = None, np.inf
         for w in angle_bisectors(w1, w2):
             # the builder's sums and its partition rule, so the scored split is the grown one
@@ -354,7 +399,9 @@ class GDTSplitFinder(SplitFinder):
             n_left = int(np.count_nonzero(left))
             if n_left == 0 or n_left == len(y):
                 continue
-            counts_left = np.bincount(labels[left], minlength=counts.size)
+            counts_left = np.bincount(labels[left],
+                                      weights=None if weights is None else weights[left],
+                                      minlength=counts.size)
             score = impurity_score(gini_split.code, counts_left, counts - counts_left,
                                    np.empty(counts.size))
             if score < best_score:

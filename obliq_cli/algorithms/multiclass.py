@@ -40,14 +40,20 @@ import inspect
 import numpy as np
 from sklearn.base import clone
 from sklearn.utils._param_validation import HasMethods
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import check_is_fitted, has_fit_parameter
 
-from ..errors import ObliqError
+from ..errors import DataTypeError, ObliqError
 from ..invariances import NotKept
 from ..parameters import RANDOM_STATE, StrOptions
 from ..registry import register_algorithm
-from .base import ObliqClassifier, as_rng, fit_input, predict_input
+from .base import CLASS_WEIGHT, ObliqClassifier, as_rng, fit_input, fit_weights, predict_input
 from .umt import EQ4_SIDE, UMT_INVARIANCES, UMTClassifier, UMTOneVsRestMember
+
+# The scikit-learn checks the UMT wrappers cannot pass while UMT refuses unequal weights
+UMT_MEMBERS_UNWEIGHTED = {
+    check: "its member UMTs' split search reads no row weights yet: a weighted fit is "
+           "refused" for check in ("check_sample_weight_equivalence_on_dense_data",
+                                   "check_sample_weights_not_overwritten")}
 
 # What the UMT wrappers keep: their members' invariances, but the members are seeded in
 # the order of their class problems, and each member's eq. 4 has a side.
@@ -63,6 +69,7 @@ class _DecompositionTrees(ObliqClassifier):
     _parameter_constraints = {
         "estimator": [HasMethods(["fit", "predict_proba"])],
         "random_state": RANDOM_STATE,
+        "class_weight": CLASS_WEIGHT,
     }
 
     def _make_member(self):  # pragma: no cover - overridden
@@ -85,6 +92,15 @@ class _DecompositionTrees(ObliqClassifier):
     def _problems(self, k: int) -> list[tuple[int, ...]]:  # pragma: no cover
         raise NotImplementedError
 
+    def member_rows(self, m: int, y_codes) -> np.ndarray | None:
+        """Which rows (a bool mask) member ``m``'s problem keeps of rows with class codes
+        ``y_codes``: OVO the rows of its pair; None for all (OVR, all-class members)."""
+        prob = self.problems_[m]
+        if self._members_keep_all_classes() or len(prob) != 2:
+            return None
+        y_codes = np.asarray(y_codes)
+        return (y_codes == prob[0]) | (y_codes == prob[1])
+
     def member_problem(self, m: int, X, y_codes):
         """Rows and two-class labels of member ``m``'s problem for rows ``X`` with class
         codes ``y_codes`` (code -1 = unseen class): OVO keeps the rows of its pair and
@@ -94,13 +110,26 @@ class _DecompositionTrees(ObliqClassifier):
         if self._members_keep_all_classes():
             return X, y_codes
         if len(prob) == 2:
-            keep = (y_codes == prob[0]) | (y_codes == prob[1])
+            keep = self.member_rows(m, y_codes)
             return X[keep], (y_codes[keep] == prob[1]).astype(np.int64)
         return X, (y_codes != prob[0]).astype(np.int64)
 
-    def fit(self, X, y):
+    def fit(self, X, y, sample_weight=None):
+        """Fit every member on its problem (``member_problem``).
+
+        ``sample_weight`` (one weight a row) and the wrapper's ``class_weight`` (where it
+        has one: None, "balanced" or {label: weight}) give each row its weight
+        (``base.fit_weights``), with the class weights taken on the original K labels
+        before the decomposition: "balanced" weighs class c by n / (K n_c) over all the
+        rows, not by its share of a member's pair or of its "rest". Each member is then
+        fitted with its own rows' weights (an OVO member's pair, all rows for OVR), so a
+        member reads exactly what it would read fitted alone on those rows and weights;
+        it weighs its classes no further. Without weights (or with all weights equal) the
+        members are fitted as before, with no ``sample_weight``. A member whose ``fit``
+        takes no ``sample_weight`` gets a one-line error when the rows are weighted."""
         self.validate_params()
         X, codes = fit_input(self, X, y)
+        weights = fit_weights(self, sample_weight, self.classes_[codes], X.shape[0])
         k = len(self.classes_)
         if k < 2:
             raise ObliqError(f"{type(self).__name__} needs at least two classes (got {k} "
@@ -114,7 +143,16 @@ class _DecompositionTrees(ObliqClassifier):
             member = self._member_for(m)
             if "random_state" in member.get_params():
                 member.set_params(random_state=np.random.default_rng(int(seeds[m])))
-            self.estimators_.append(member.fit(Xm, ym))
+            if weights is None:
+                self.estimators_.append(member.fit(Xm, ym))
+                continue
+            if not has_fit_parameter(member, "sample_weight"):
+                raise DataTypeError(f"{type(self).__name__}: its member "
+                                    f"{type(member).__name__} takes no sample_weight, so "
+                                    f"the rows cannot be weighted")
+            keep = self.member_rows(m, codes)
+            wm = weights if keep is None else weights[keep]
+            self.estimators_.append(member.fit(Xm, ym, sample_weight=wm))
         return self
 
     def encode(self, y) -> np.ndarray:
@@ -208,13 +246,16 @@ class _DecompositionTrees(ObliqClassifier):
 
 
 class OneVsOneTrees(_DecompositionTrees):
-    """K(K-1)/2 two-class trees on class pairs; votes = summed leaf posteriors."""
+    """K(K-1)/2 two-class trees on class pairs; votes = summed leaf posteriors.
+    ``class_weight``: None, "balanced" or {label: weight}, taken on the K labels
+    (``fit``)."""
 
     _kind = "one-vs-one"
 
-    def __init__(self, estimator=None, random_state=None):
+    def __init__(self, estimator=None, random_state=None, class_weight=None):
         self.estimator = estimator
         self.random_state = random_state
+        self.class_weight = class_weight
 
     def _make_member(self):
         if self.estimator is None:
@@ -226,13 +267,16 @@ class OneVsOneTrees(_DecompositionTrees):
 
 
 class OneVsRestTrees(_DecompositionTrees):
-    """K two-class trees, class i against the rest; vote i = tree i's posterior of i."""
+    """K two-class trees, class i against the rest; vote i = tree i's posterior of i.
+    ``class_weight``: None, "balanced" or {label: weight}, taken on the K labels
+    (``fit``)."""
 
     _kind = "one-vs-rest"
 
-    def __init__(self, estimator=None, random_state=None):
+    def __init__(self, estimator=None, random_state=None, class_weight=None):
         self.estimator = estimator
         self.random_state = random_state
+        self.class_weight = class_weight
 
     def _make_member(self):
         if self.estimator is None:
@@ -262,7 +306,7 @@ class _UMTMembers:
 @register_algorithm(
     "umt-ovo", "Univariate margin tree, one-vs-one: K(K-1)/2 UMTs on class pairs, "
     "summed posteriors vote (Yildiz 2011 §3.2)",
-    invariances=WRAPPED_UMT,
+    invariances=WRAPPED_UMT, expected_failed_checks=UMT_MEMBERS_UNWEIGHTED,
 )
 class UMTOneVsOneClassifier(_UMTMembers, OneVsOneTrees):
     """UMT one-vs-one; parameters as ``umt`` (each member gets its own rng stream)."""
@@ -271,7 +315,7 @@ class UMTOneVsOneClassifier(_UMTMembers, OneVsOneTrees):
 @register_algorithm(
     "umt-ovr", "Univariate margin tree, one-vs-rest: K UMTs (class i vs rest), "
     "summed posteriors vote (Yildiz 2011 §3.2)",
-    invariances=WRAPPED_UMT,
+    invariances=WRAPPED_UMT, expected_failed_checks=UMT_MEMBERS_UNWEIGHTED,
 )
 class UMTOneVsRestClassifier(_UMTMembers, OneVsRestTrees):
     """UMT one-vs-rest; parameters as ``umt`` (each member gets its own rng stream),

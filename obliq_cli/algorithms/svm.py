@@ -70,7 +70,15 @@ from ..invariances import (
 from ..kernels.svm import squared_distances
 from ..parameters import MAX_REAL, RANDOM_STATE, Interval, ListOf, ParameterError, Real, StrOptions
 from ..registry import register_algorithm
-from .base import ObliqClassifier, as_rng, binary_only, fit_input, predict_input
+from .base import (
+    CLASS_WEIGHT,
+    ObliqClassifier,
+    as_rng,
+    binary_only,
+    fit_input,
+    fit_weights,
+    predict_input,
+)
 
 
 class _NotATree:
@@ -104,9 +112,27 @@ _DELTA = Interval(Real, 0, MAX_REAL, closed="both")
 _KERNEL = [StrOptions({"rbf", "linear"})]
 
 
+INNER_FOLDS = ("its parameters are chosen by an inner 5-fold cross-validation, whose folds "
+               "keep a weighted row whole where they would spread its copies (and need 5 "
+               "rows of positive weight in each class)")
+"""Why integer weights are not copied rows for the SVM and GEPSVM."""
+
+
 # GEPSVM's planes with a copied or combined column (the invariances it declares)
 TIKHONOV = NotKept("the Tikhonov term delta |z|^2 prices a copied or combined column's "
                    "weight otherwise than its sources'")
+
+
+def _positive_rows(estimator, X, y, labels, sample_weight):
+    """``(X, y, weights)`` of a fit: the row weights ``base.fit_weights`` gives
+    (``sample_weight`` times ``estimator.class_weight`` of the rows' ``labels``; None
+    when all equal), with the rows of weight 0 left out of X, y and the weights, as if
+    removed."""
+    weights = fit_weights(estimator, sample_weight, labels, X.shape[0])
+    if weights is not None and not weights.all():
+        kept = weights > 0
+        X, y, weights = X[kept], y[kept], weights[kept]
+    return X, y, weights
 
 
 def _cv(random_state) -> StratifiedKFold:
@@ -114,10 +140,16 @@ def _cv(random_state) -> StratifiedKFold:
     return StratifiedKFold(5, shuffle=True, random_state=seed)
 
 
-def spread(A: np.ndarray) -> float:
+def spread(A: np.ndarray, weights: np.ndarray | None = None) -> float:
     """d var(A), var over every entry: the mean squared distance of A's rows is about
     twice it, so 1 / spread(A) is scikit-learn's ``SVC(gamma="scale")`` on A (which
-    takes 1 where A is constant, as here)."""
+    takes 1 where A is constant, as here). ``weights``: None, or the rows' weights, each
+    entry weighing its row's (the var of the rows repeated by integer weights)."""
+    if weights is not None:
+        mean = np.average(A, weights=np.broadcast_to(weights[:, None], A.shape))
+        variance = np.average((A - mean) ** 2, weights=np.broadcast_to(weights[:, None],
+                                                                       A.shape))
+        return A.shape[1] * variance if variance != 0 else 1.0
     variance = A.var()
     return A.shape[1] * variance if variance != 0 else 1.0
 
@@ -130,7 +162,7 @@ def relative_gamma(A: np.ndarray, g: float, unit: str = "scale") -> float:
 
 
 def grid_scores(X, y, kernel: str, c_grid, gamma_grid, cv,
-                gamma_unit: str = "scale") -> np.ndarray:
+                gamma_unit: str = "scale", sample_weight=None) -> np.ndarray:
     """Mean 5-fold accuracy of every (C, gamma) pair, C outer, gamma inner (the order of
     ``GridSearchCV``'s candidates; one gamma, unused, for the linear kernel).
 
@@ -139,6 +171,11 @@ def grid_scores(X, y, kernel: str, c_grid, gamma_grid, cv,
     are computed once per width and shared by all C values (``SVC(kernel=
     "precomputed")``), instead of libsvm computing them again in each of the |C| x
     |gamma| fits. The values are those libsvm computes up to rounding.
+
+    ``sample_weight``: None, or each row's positive weight; each split's SVC is then
+    fitted with its training rows' weights (libsvm's per-row C_i = C w_i) and scored by
+    weighted accuracy (the share of its test rows' weight predicted right), the score
+    ``GridSearchCV`` gives with weights routed to both the fit and the scorer.
     """
     scores = np.zeros((len(c_grid), len(gamma_grid), cv.get_n_splits()))
     for split, (train, test) in enumerate(cv.split(X, y)):
@@ -153,14 +190,22 @@ def grid_scores(X, y, kernel: str, c_grid, gamma_grid, cv,
             else:
                 K_train, K_test = A @ A.T, B @ A.T
             for c, C in enumerate(c_grid):
-                svc = SVC(kernel="precomputed", C=C).fit(K_train, y[train])
-                scores[c, g, split] = np.mean(svc.predict(K_test) == y[test])  # accuracy
+                if sample_weight is None:
+                    svc = SVC(kernel="precomputed", C=C).fit(K_train, y[train])
+                    scores[c, g, split] = np.mean(svc.predict(K_test) == y[test])
+                    continue
+                svc = SVC(kernel="precomputed", C=C).fit(K_train, y[train],
+                                                         sample_weight=sample_weight[train])
+                scores[c, g, split] = np.average(svc.predict(K_test) == y[test],
+                                                 weights=sample_weight[test])
     return np.average(scores.reshape(len(c_grid) * len(gamma_grid), -1), axis=1)
 
 
 @register_algorithm("svm", "SVM (libsvm via scikit-learn), C and width tuned by 5-fold CV",
                     # scikit-learn's estimator checks fit many times: a 1 x 2 grid
                     check_params={"c_grid": (1.0,), "gamma_grid": (0.5, 2.0)},
+                    expected_failed_checks={
+                        "check_sample_weight_equivalence_on_dense_data": INNER_FOLDS},
                     # [-1, 1] scaling per column: power-of-two scaling is exact there
                     invariances={
                         "rows": NotKept("its cross-validation draws the folds by row "
@@ -184,33 +229,50 @@ class SVMClassifier(_NotATree, ObliqClassifier):
     gamma_unit : 'scale' (default): a ``gamma_grid`` value g is gamma = g / (d var(X')),
         X' the [-1, 1]-scaled training features (scikit-learn's ``gamma="scale"`` times
         g; module docstring); 'absolute': g is gamma itself.
+    class_weight : None, "balanced" or {label: weight}: each row's weight is its
+        ``sample_weight`` times its class's (``base.fit_weights``, "balanced" over the
+        rows of the fit).
     After ``fit``, ``best_params_`` holds the chosen grid values and ``gamma_`` the
     gamma of the refitted model (None for the linear kernel).
+
+    Weights (``fit``'s ``sample_weight`` and ``class_weight``) reach libsvm as
+    scikit-learn's ``SVC.fit(..., sample_weight)`` (C_i = C w_i, so a row of weight w
+    costs its slack w times) in the inner grid search and in the refit, and the grid
+    is scored by weighted accuracy (``grid_scores``). Rows of weight 0 are left out
+    before anything else, as if removed; the [-1, 1] scaling and the relative gamma
+    read the remaining rows unweighted (a range has no weight, and scikit-learn's
+    ``gamma="scale"`` ignores weights too). Integer weights are not duplicated rows
+    here: the inner folds split a row of weight 2 where they would split its copies
+    between folds, and libsvm's solution with C w_i matches the copies' only up to its
+    stopping tolerance.
     """
 
     _parameter_constraints = {"kernel": _KERNEL, "c_grid": _C_GRID,
                               "gamma_grid": _POSITIVE_GRID, "gamma_unit": _GAMMA_UNIT,
-                              "random_state": RANDOM_STATE}
+                              "random_state": RANDOM_STATE, "class_weight": CLASS_WEIGHT}
 
     def __init__(self, kernel: str = "rbf", c_grid=(0.5, 2.0, 8.0, 32.0, 128.0, 512.0),
                  gamma_grid=(2.0**-4, 2.0**-2, 1.0, 2.0**2, 2.0**4),
-                 gamma_unit: str = "scale", random_state=None):
+                 gamma_unit: str = "scale", random_state=None, class_weight=None):
         self.kernel = kernel
         self.c_grid = c_grid
         self.gamma_grid = gamma_grid
         self.gamma_unit = gamma_unit
         self.random_state = random_state
+        self.class_weight = class_weight
 
-    def fit(self, X, y):
+    def fit(self, X, y, sample_weight=None):
         """Grid search by 5-fold CV (the first best pair in grid order, as GridSearchCV
-        picks it), then the scaled SVC refitted on all of X with that pair."""
+        picks it), then the scaled SVC refitted on all of X with that pair; rows
+        weighted by ``sample_weight`` and ``class_weight`` (class docstring)."""
         self.validate_params()
         X, codes = fit_input(self, X, y)
         y = self.classes_[codes]
+        X, y, weights = _positive_rows(self, X, y, y, sample_weight)
         rbf = self.kernel == "rbf"
         gammas = list(self.gamma_grid) if rbf else ["scale"]
         means = grid_scores(X, y, self.kernel, list(self.c_grid), gammas,
-                            _cv(self.random_state), self.gamma_unit)
+                            _cv(self.random_state), self.gamma_unit, weights)
         best = int(np.flatnonzero(means == means.max())[0])
         C, value = list(self.c_grid)[best // len(gammas)], gammas[best % len(gammas)]
         self.best_params_ = {"svc__C": C}
@@ -221,7 +283,11 @@ class SVMClassifier(_NotATree, ObliqClassifier):
             self.gamma_ = relative_gamma(scaler.transform(X), value, self.gamma_unit)
         self.model_ = make_pipeline(scaler, SVC(
             kernel=self.kernel, C=C, gamma=self.gamma_ if rbf else "scale",
-            decision_function_shape="ovr")).fit(X, y)
+            decision_function_shape="ovr"))
+        if weights is None:
+            self.model_.fit(X, y)
+        else:
+            self.model_.fit(X, y, svc__sample_weight=weights)
         return self
 
     def predict(self, X):
@@ -317,19 +383,32 @@ class _Planes:
 
 
 def _fit_planes(X, codes, kernel: str, sigma: float, deltas, scaling: str = "standardize",
-                regularize: str = "augmented") -> list[_Planes]:
+                regularize: str = "augmented", weights=None) -> list[_Planes]:
     """GEPSVM fitted on (X, codes) for each delta (one kernel and one SVD for all);
-    ``scaling`` and ``regularize`` as the estimator's parameters."""
-    if scaling == "standardize":
+    ``scaling`` and ``regularize`` as the estimator's parameters.
+
+    ``weights``: None, or each row's positive weight w_i. A row then counts w_i times:
+    E'E and F'F become E'W E and F'W F (the rows of [A e] and [B e] scaled by sqrt(w_i),
+    so |E z|^2 = sum_i w_i (e_i z)^2 in eq. 9-11), and the standardisation and the
+    Gaussian width take weighted means and variances. The kernel version's columns
+    K(., C') stay one per training row: a weight is a row's count, not a new support
+    point (so there integer weights differ from copied rows, which add columns)."""
+    if weights is None and scaling == "standardize":
         center, scale = X.mean(0), X.std(0) + 1e-12
+    elif scaling == "standardize":
+        center = np.average(X, axis=0, weights=weights)
+        scale = np.sqrt(np.average((X - center) ** 2, axis=0, weights=weights)) + 1e-12
     else:
         center, scale = np.zeros(X.shape[1]), np.ones(X.shape[1])
     Z = (X - center) / scale
     # The Gaussian width relative to the data's spread, as the SVM's (module docstring).
-    width = float(sigma) * np.sqrt(spread(Z))
+    width = float(sigma) * np.sqrt(spread(Z, weights))
     K = _rbf(Z, Z, width) if kernel == "rbf" else Z
     aug = np.hstack([K, np.ones((K.shape[0], 1))])
     A, B = aug[codes == 0], aug[codes == 1]
+    if weights is not None:
+        root = np.sqrt(weights)
+        A, B = A * root[codes == 0, None], B * root[codes == 1, None]
     penalty = None
     if regularize == "weights":  # no Tikhonov term on the offset b
         penalty = np.append(np.ones(K.shape[1]), 0.0)
@@ -357,6 +436,14 @@ def _nearer_plane(fit: _Planes, kernel: str, X) -> np.ndarray:
 
 @register_algorithm("gepsvm", "GEPSVM (Mangasarian & Wild 2006), linear or Gaussian kernel",
                     check_params={"delta_grid": (1e-3, 1.0)},
+                    expected_failed_checks={
+                        "check_sample_weight_equivalence_on_dense_data": INNER_FOLDS,
+                        "check_class_weight_classifiers": (
+                            "each proximal plane's quotient (eq. 9-11) has one class in "
+                            "its numerator and the other in its denominator, so a "
+                            "class's common weight scales the quotient, not the plane "
+                            "that minimises it (only against delta): class weights "
+                            "barely move GEPSVM's planes")},
                     # standardised columns: power-of-two scaling is exact there
                     invariances={
                         "rows": ROW_ORDER_FOLDS, "columns": EXACT, "constant": EXACT,
@@ -380,6 +467,17 @@ class GEPSVMClassifier(_NotATree, ObliqClassifier):
         Wild's Tikhonov term on z = [w; b] (the eq. 9-11 solved here, for both planes);
         'weights': on w only, the offset b unpenalised (for the Gaussian kernel this is
         solved densely, n x n per delta: slow).
+    class_weight : None, "balanced" or {label: weight}: each row's weight is its
+        ``sample_weight`` times its class's (``base.fit_weights``).
+
+    Weights (``fit``'s ``sample_weight`` and ``class_weight``; Mangasarian & Wild have
+    none): a row of weight w counts w times in the proximal planes' E'E and F'F
+    (``_fit_planes``: E'W E, F'W F, for both kernels) and in the standardisation; the
+    delta (and width) search fits each split with its training rows' weights and scores
+    weighted accuracy. Rows of weight 0 are left out first, as if removed. With a fixed
+    delta (and sigma) and the linear kernel, integer weights give the planes of the
+    copied rows up to rounding; the search's folds split a weighted row where they
+    would split its copies, and the Gaussian kernel keeps one column per row.
     """
 
     _parameter_constraints = {
@@ -391,13 +489,14 @@ class GEPSVMClassifier(_NotATree, ObliqClassifier):
         "scaling": [StrOptions({"standardize", "none"})],
         "regularize": [StrOptions({"augmented", "weights"})],
         "random_state": RANDOM_STATE,
+        "class_weight": CLASS_WEIGHT,
     }
 
     def __init__(self, kernel: str = "linear", delta: float | None = None,
                  sigma: float | None = None,
                  delta_grid=tuple(10.0**i for i in range(-7, 8, 2)),
                  sigma_grid=(0.25, 0.5, 1.0, 2.0), scaling: str = "standardize",
-                 regularize: str = "augmented", random_state=None):
+                 regularize: str = "augmented", random_state=None, class_weight=None):
         self.kernel = kernel
         self.delta = delta
         self.sigma = sigma
@@ -406,6 +505,7 @@ class GEPSVMClassifier(_NotATree, ObliqClassifier):
         self.scaling = scaling
         self.regularize = regularize
         self.random_state = random_state
+        self.class_weight = class_weight
 
     def _validate_params_together(self) -> None:
         # The Gaussian version divides by delta off E's row space (``proximal_planes``):
@@ -424,13 +524,19 @@ class GEPSVMClassifier(_NotATree, ObliqClassifier):
             raise binary_only(f"gepsvm separates two classes (got {n_classes} "
                               f"class{'es' if n_classes != 1 else ''})")
 
-    def fit(self, X, y):
+    def fit(self, X, y, sample_weight=None):
         """Tune what is not given by 5-fold CV (the first best pair, delta outer and
         sigma inner, as GridSearchCV orders and picks them), then fit on all of X. Each
-        split computes its kernel once per width and shares it by every delta."""
+        split computes its kernel once per width and shares it by every delta. Rows
+        weighted by ``sample_weight`` and ``class_weight`` (class docstring)."""
         self.validate_params()
         X, codes = fit_input(self, X, y)
         self.check_n_classes(self.classes_.size)
+        X, codes, weights = _positive_rows(self, X, codes, self.classes_[codes],
+                                           sample_weight)
+        if weights is not None and np.unique(codes).size < 2:
+            raise binary_only(f"gepsvm separates two classes, and only class "
+                              f"{self.classes_[codes[0]]!r} has rows of positive weight")
         deltas = list(self.delta_grid) if self.delta is None else [self.delta]
         sigmas = [self.sigma or 1.0]
         if self.kernel == "rbf" and self.sigma is None:
@@ -441,10 +547,15 @@ class GEPSVMClassifier(_NotATree, ObliqClassifier):
             for split, (train, test) in enumerate(_cv(self.random_state).split(X, codes)):
                 for j, width in enumerate(sigmas):
                     fits = _fit_planes(X[train], codes[train], self.kernel, width, deltas,
-                                       self.scaling, self.regularize)
+                                       self.scaling, self.regularize,
+                                       None if weights is None else weights[train])
                     for i, fit in enumerate(fits):
                         predicted = _nearer_plane(fit, self.kernel, X[test])
-                        scores[i, j, split] = np.mean(predicted == codes[test])
+                        if weights is None:
+                            scores[i, j, split] = np.mean(predicted == codes[test])
+                        else:  # weighted accuracy
+                            scores[i, j, split] = np.average(predicted == codes[test],
+                                                             weights=weights[test])
             means = np.average(scores.reshape(len(deltas) * len(sigmas), -1), axis=1)
             best = int(np.flatnonzero(means == means.max())[0])
             delta, sigma = deltas[best // len(sigmas)], sigmas[best % len(sigmas)]
@@ -454,7 +565,7 @@ class GEPSVMClassifier(_NotATree, ObliqClassifier):
             if self.kernel == "rbf" and self.sigma is None:
                 self.best_params_["sigma"] = sigma
         fit = _fit_planes(X, codes, self.kernel, sigma, [delta], self.scaling,
-                          self.regularize)[0]
+                          self.regularize, weights)[0]
         self.center_, self.scale_, self.sigma_ = fit.center, fit.scale, fit.sigma
         self.support_, self.planes_, self.norms_ = fit.support, fit.planes, fit.norms
         return self

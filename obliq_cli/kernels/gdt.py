@@ -15,15 +15,30 @@ EPS = np.finfo(np.float64).eps
 
 
 @compiled
-def augmented_scatter(rows):
-    """(1/n) sum x~ x~' over the rows of ``rows`` [n, d], x~ = [x, 1] (G or H)."""
+def augmented_scatter(rows, weights=None):
+    """(1/n) sum x~ x~' over the rows of ``rows`` [n, d], x~ = [x, 1] (G or H).
+
+    ``weights``: None, or each row's positive weight w_i: then (1/W) sum w_i x~ x~',
+    W = sum w_i (weights summed in row order), the scatter of a class whose row i
+    counts w_i times. Each product is scaled once (``w_i x_ij x_ik``, not added w_i
+    times), so integer weights give the scatter of the repeated rows up to rounding.
+    numba compiles the unweighted case without the weighted branch, and it stays the
+    product and division of old to the bit."""
     n, d = rows.shape
     aug = np.empty((n, d + 1))
     for i in range(n):
         for j in range(d):
             aug[i, j] = rows[i, j]
         aug[i, d] = 1.0
-    return linalg.crossprod(aug, aug) / n
+    if weights is None:
+        return linalg.crossprod(aug, aug) / n
+    total = 0.0
+    scaled = np.empty((n, d + 1))
+    for i in range(n):
+        total += weights[i]
+        for j in range(d + 1):
+            scaled[i, j] = weights[i] * aug[i, j]
+    return linalg.crossprod(scaled, aug) / total
 
 
 CERTAINTY_MARGIN = 1e4

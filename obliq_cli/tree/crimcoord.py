@@ -19,6 +19,10 @@ qualitative feature). A split ``v . z <= t`` found on z = x P is stored as ``(P 
 t``: the node's crimcoords live in its weights and are applied at prediction, as the
 HHCART paper's §3.2 asks. A level unseen at a node (or in training) has the
 dummy vector 0 and so the crimcoord 0, the node mean.
+
+With row weights (``Node.weights``: sample and class weights, or C4.5-style shares of a
+distributed row) the level-by-class table sums the rows' weights, so a row of weight w
+counts w times in T and B, as Loh & Shih's counts would count its copies.
 """
 
 from __future__ import annotations
@@ -135,14 +139,20 @@ class QualitativeCoding:
             out += [f"{names[j]}={v:g}" for v in lv]
         return out
 
-    def crimcoord_matrix(self, coded: np.ndarray, y: np.ndarray, n_classes: int) -> np.ndarray:
+    def crimcoord_matrix(self, coded: np.ndarray, y: np.ndarray, n_classes: int,
+                         weights: np.ndarray | None = None) -> np.ndarray:
         """P [n_coded, n_features]: coded rows @ P = (quantitative, crimcoords) at a node
         holding ``coded`` rows with class codes ``y``; the columns keep the original
-        feature order."""
+        feature order.
+
+        ``weights``: None, or the rows' weights (sample and class weights, or a share of
+        a row after a distribution): the level-by-class table then sums them instead of
+        counting rows, so T and B are the weighted scatters and a row of weight w counts
+        as w copies of itself, as the tree's other statistics count it."""
         P = np.zeros((self.n_coded, self.n_features))
         P[np.arange(self.quantitative.size), self.quantitative] = 1.0
         onehot_y = np.zeros((y.size, n_classes))
-        onehot_y[np.arange(y.size), y] = 1.0
+        onehot_y[np.arange(y.size), y] = 1.0 if weights is None else weights
         for start, j, lv in zip(self.block_starts, self.qualitative, self.levels):
             block = slice(start, start + len(lv))
             P[block, j] = crimcoord_values(coded[:, block].T @ onehot_y)
@@ -183,6 +193,8 @@ class CrimcoordFinder(SplitFinder):
 
     def prepare(self, X, y, n_classes, rng) -> None:
         super().prepare(X, y, n_classes, rng)
+        # the root's crimcoords of the rows counted once; a weighted fit's root split
+        # rewrites them with its weighted ones before the inner finder reads a node
         P = self.coding.crimcoord_matrix(X, y, n_classes)
         self.Z = np.ascontiguousarray(X @ P)
         self.inner.prepare(self.Z, y, n_classes, rng)
@@ -190,7 +202,7 @@ class CrimcoordFinder(SplitFinder):
     def split(self, node: Node) -> Split | None:
         coded, y = self.node_data(node)
         coding = self.coding
-        P = coding.crimcoord_matrix(coded, y, self.n_classes)
+        P = coding.crimcoord_matrix(coded, y, self.n_classes, node.weights)
         derived = coded @ P
         self.Z[node.rows] = derived
         order = node.rows[root_order(derived)] if self.inner.presort else None

@@ -7,7 +7,6 @@ import numpy as np
 import pytest
 from sklearn.datasets import load_iris
 from sklearn.utils.class_weight import compute_sample_weight
-from sklearn.utils.validation import has_fit_parameter
 
 from obliq_cli import registry
 from obliq_cli.algorithms.cart_lc import weighted_median_quartiles
@@ -147,9 +146,3 @@ def test_finders_without_weights_refuse_them(name):
         registry.make_estimator(name).fit(X, y, sample_weight=np.where(y == 1, 2.0, 1.0))
     # equal weights are no weights (fit_weights): the unweighted fit
     registry.make_estimator(name).fit(X, y, sample_weight=np.full(len(y), 2.0))
-
-
-@pytest.mark.parametrize("name", ["gdt", "umt-ovo", "umt-ovr", "svm", "gepsvm"])
-def test_own_fits_take_no_weights_yet(name):
-    # their fit has no sample_weight: a caller (and scikit-learn's checks) can tell
-    assert not has_fit_parameter(registry.make_estimator(name), "sample_weight")

@@ -637,9 +637,12 @@ CASES = [
                                                total, _code(r), w))(
              *_weighted_line_inputs(r))),
     # GDT
-    Case(k_gdt.augmented_scatter, lambda r: (_levels(r, (int(r.integers(1, 9)), 3)),),
-         lambda rows: (lambda aug: aug.T @ aug / rows.shape[0])(
-             np.hstack([rows, np.ones((rows.shape[0], 1))])), 1e-12,
+    Case(k_gdt.augmented_scatter,  # unweighted or with row weights
+         lambda r: (lambda rows: (rows, _maybe_weights(r, rows.shape[0])))(
+             _levels(r, (int(r.integers(1, 9)), 3))),
+         lambda rows, w: (lambda aug, w: aug.T @ (w[:, None] * aug) / w.sum())(
+             np.hstack([rows, np.ones((rows.shape[0], 1))]),
+             np.ones(rows.shape[0]) if w is None else w), 1e-12,
          "BLAS sums in its own order"),
     Case(k_gdt.most_favoured_direction,  # rank-deficient den (few rows) too
          lambda r: (lambda G, H: (H, G, float(np.trace(H)), bool(r.random() < 0.7)))(
