@@ -47,7 +47,9 @@ OPTIONAL = _Marker("OPTIONAL")   # absent means "none" (no pruner, no reference,
 class Key:
     """One key of a format: its ``scope`` (which mapping of the format holds it),
     ``about`` (one line for the reference), ``check`` (a ``Described`` constraint of
-    parameters.py the reader applies; None: its reader looks the value up or walks it),
+    parameters.py the reader applies; for the model file, whose keys are checked against
+    each other, the function checking the document's key; None: its reader looks the
+    value up or walks it),
     ``takes`` (what it holds, when no check says it; a callable when the words come from
     another declaration), ``default`` (REQUIRED, OPTIONAL or the value the reader fills
     in) and ``shown`` (the default as the reference prints it, when the value alone does
