@@ -75,7 +75,7 @@ _COUNT = Interval(Integral, 1, MAX_COUNT, closed="both")
 _SIZE = Interval(Integral, 0, MAX_COUNT, closed="both")  # 0: unknown (kind none)
 
 
-def _choice(kind: str, options) -> Described:
+def _choice(options) -> Described:
     return Described([StrOptions(set(options))], f"must be one of {', '.join(options)}")
 
 
@@ -138,8 +138,8 @@ CATALOG_KEYS: tuple[Key, ...] = (
     Key("expected", "entry", "the rows, features and classes a load must give",
         Described([dict], "must be a mapping of rows, features and classes or n_classes"),
         default=REQUIRED),
-    Key("status", "entry", "how close the data are to the paper's", _choice(
-        "status", STATUSES), default=REQUIRED),
+    Key("status", "entry", "how close the data are to the paper's", _choice(STATUSES),
+        default=REQUIRED),
     Key("licence", "entry", "the data's licence", Described([_NAME],
                                                           "must be a non-empty text")),
     Key("papers", "entry", "the papers that use it", Described([_NAMES],
@@ -160,10 +160,10 @@ CATALOG_KEYS: tuple[Key, ...] = (
         "first file trains) or {train_rows: N}", Described(
             [StrOptions({"by_file"}), MappingOf(_COUNT)],
             "must be by_file or {train_rows: N}")),
-    Key("missing", "entry", "what missing cells do", _choice("missing", MISSING_POLICIES),
+    Key("missing", "entry", "what missing cells do", _choice(MISSING_POLICIES),
         default="error"),
     Key("nominal", "entry", "how nominal columns reach algorithms without a way of their "
-        "own", _choice("nominal", NOMINAL_RULES), default="codes"),
+        "own", _choice(NOMINAL_RULES), default="codes"),
     Key("rows", "expected", "the rows after preprocessing", _SIZE, default=REQUIRED),
     Key("features", "expected", "the features after preprocessing", _SIZE,
         default=REQUIRED),
