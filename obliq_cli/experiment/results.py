@@ -577,10 +577,14 @@ def _meta_problems(meta: dict) -> list[tuple[str, str]]:
 
 def check_meta(meta: dict, path) -> None:
     """The types of the fields of a meta.json (META_KEYS) that obliq reads: an ObliqError
-    with a line for every one that is wrong, each naming the file and field. (JSON keeps
-    no lines once read, so the field path is the place.)"""
-    problems = [f"{path}: {field}: {problem}; the file is damaged: restore it, or rerun "
-                f"with --force" for field, problem in _meta_problems(meta)]
+    with a line for every field that is wrong (of a list's items, the first), each naming
+    the file and field. (JSON keeps no lines once read, so the field path is the
+    place.)"""
+    first = {}  # of a list's items, the first wrong one stands for the rest (one damage)
+    for where, problem in _meta_problems(meta):
+        first.setdefault(re.sub(r"\[\d+\]", "[]", where), (where, problem))
+    problems = [f"{path}: {where}: {problem}; the file is damaged: restore it, or rerun "
+                f"with --force" for where, problem in first.values()]
     if problems:
         raise several_problems(problems)
 
