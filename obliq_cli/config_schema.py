@@ -4,7 +4,9 @@ its default and a line saying what it does.
 ``config.py``'s reader takes from here the keys each mapping allows and requires, the
 defaults it fills in and the constraint each scalar value is checked with (the constraint
 objects of ``parameters.py``); ``tools/docs.py`` renders the README's config reference
-from the same declaration, so a key is added, documented and checked in one place.
+from the same declaration, so a key is added, documented and checked in one place. The
+``Key`` and its markers are ``fields.py``'s, shared with the other formats' declarations
+(a claims file's: ``analysis/claims.py`` CLAIM_KEYS).
 
 A key whose value is a name to look up (an algorithm, a dataset, a metric, a protocol) or
 a nested form (a list of entries, a pruner, a skip rule) has no ``check`` here: its
@@ -17,10 +19,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
-from .parameters import Described, Integral, Interval, Real, StrOptions, short_repr
-from .registry import BACKENDS, DEFAULT_BACKEND, suggest
+from . import fields
+from .fields import OPTIONAL, REQUIRED, suggest
+from .parameters import Described, Integral, Interval, Real, StrOptions
+from .registry import BACKENDS, DEFAULT_BACKEND
 from .yaml_input import brief
 
 # Every repetition stores a split of every row (folds/*.npz) and a task per fold and
@@ -170,17 +173,6 @@ SIZE = Size()
 
 # --- the keys ---------------------------------------------------------------------------------
 
-class _Marker:
-    def __init__(self, name: str):
-        self.name = name
-
-    def __repr__(self):
-        return self.name
-
-
-REQUIRED = _Marker("REQUIRED")   # the mapping must give the key
-OPTIONAL = _Marker("OPTIONAL")   # absent means "none" (no pruner, no reference, ...)
-
 # Where a key may appear: (scope, the field path it is read at, what the README calls it).
 SCOPES = {
     "config": ("", "top level"),
@@ -196,49 +188,11 @@ SCOPES = {
 
 
 @dataclass(frozen=True)
-class Key:
-    """One config key: its ``scope`` (SCOPES), ``about`` (one line for the reference),
-    ``check`` (a constraint of parameters.py the reader applies; None: its reader in
-    config.py looks the value up or walks it), ``takes`` (what it holds, when no check
-    says it; a callable when the words come from another declaration), ``default``
-    (REQUIRED, OPTIONAL or the value the reader fills in) and ``shown`` (the default as
-    the reference prints it, when the value alone does not say it)."""
+class Key(fields.Key):
+    """One config key (``fields.Key``: scope of SCOPES, about, check, takes, default,
+    shown) and whether a dataset may set it for itself (a protocol size)."""
 
-    name: str
-    scope: str
-    about: str
-    check: Described | None = None
-    takes: str | Callable[[], str] = ""
-    default: Any = OPTIONAL
-    shown: str = ""
-    per_dataset: bool = False  # a protocol key a dataset may set for itself (a size)
-
-    def takes_text(self) -> str:
-        if self.takes:
-            return self.takes() if callable(self.takes) else self.takes
-        return str(self.check) if self.check is not None else ""
-
-    def default_text(self) -> str:
-        if self.shown:
-            return self.shown
-        if self.default is REQUIRED:
-            return "required"
-        if self.default is OPTIONAL:
-            return "none"
-        return _yaml_text(self.default)
-
-
-def _yaml_text(value) -> str:
-    """A default as YAML writes it (true, null, [a, b])."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if value is None:
-        return "null"
-    if isinstance(value, (list, tuple)):
-        return f"[{', '.join(_yaml_text(v) for v in value)}]"
-    if isinstance(value, dict):
-        return "{}" if not value else short_repr(value)
-    return str(value)
+    per_dataset: bool = False
 
 
 def _file_takes(name: str) -> Callable[[], str]:
@@ -388,7 +342,7 @@ def declared(scope: str) -> dict[str, Key]:
     """The keys of ``scope``, by name, in declaration order."""
     if scope not in SCOPES:
         raise KeyError(f"no config scope {scope!r}")
-    return {k.name: k for k in KEYS if k.scope == scope}
+    return fields.in_scope(KEYS, scope)
 
 
 def keys(scope: str) -> tuple[str, ...]:
@@ -416,5 +370,5 @@ def per_dataset_protocol_keys() -> tuple[str, ...]:
 
 def reference_rows(scope: str) -> list[list[str]]:
     """The README's rows for ``scope``: key, what it takes, default, what it does."""
-    return [[f"`{k.name}`", k.takes_text(), k.default_text(), k.about]
-            for k in declared(scope).values()]
+    declared(scope)  # a scope of SCOPES
+    return fields.reference_rows(KEYS, scope)

@@ -34,6 +34,7 @@ from . import registry, safe_io
 from .data.preprocess import Preprocessor, check_columns
 from .errors import DataError, ObliqError
 from .model_schema import check_model, read_model_json
+from .parameters import several_problems
 from .tree.serialize import _shown
 from .version import __version__
 
@@ -127,8 +128,9 @@ def load_model(path):
         if not hasattr(estimator, "load_tree"):
             raise ObliqError(f"algorithm: {data['algorithm']} is not a single tree")
         estimator.load_tree(data["estimator"])
-    except ObliqError as exc:
-        raise ObliqError(f"{path}: {exc}") from None
+    except ObliqError as exc:  # a line per problem (check_model), each naming the file
+        raise several_problems([f"{path}: {line}" for line in
+                                getattr(exc, "problems", [str(exc)])]) from None
     except (KeyError, TypeError, ValueError) as exc:
         raise ObliqError(f"{path}: damaged model ({type(exc).__name__}: {exc})") from None
     names = data.get("feature_names") or []

@@ -28,6 +28,8 @@ from pathlib import Path
 
 from .data.preprocess import ENCODINGS, MISSING_POLICIES
 from .errors import ObliqError
+from .fields import REQUIRED, Key, in_scope
+from .parameters import several_problems
 from .tree.serialize import _fail, _shown, _type_name, check_estimator_dict
 
 MAX_BYTES = 512 << 20
@@ -118,28 +120,37 @@ def _is_label(value) -> bool:
                                                    and math.isfinite(value))
 
 
-def check_model(data) -> None:
-    """Check a parsed model file's content (module doc); an ObliqError naming the field
-    (without the file) for the first thing wrong."""
-    if not isinstance(data, dict):
-        _fail("model", f"must be a JSON object (got {_type_name(data)})")
+def _check_algorithm(data: dict) -> None:
     if not isinstance(data.get("algorithm"), str) or not data["algorithm"]:
         _fail("algorithm", f"must be an algorithm's name (got {_shown(data.get('algorithm'))})")
-    params = _optional_dict(data, "params") or {}
-    for key in params:
+
+
+def _check_params(data: dict) -> None:
+    for key in _optional_dict(data, "params") or {}:
         if not key.isidentifier():
             _fail("params", f"{_shown(key)} is not a parameter name")
+
+
+def _check_pruner(data: dict) -> None:
     pruner = _optional_dict(data, "pruner")
     if pruner is not None:
         if not isinstance(pruner.get("name"), str):
             _fail("pruner.name", f"must be a string (got {_type_name(pruner.get('name'))})")
         if pruner.get("params") is not None and not isinstance(pruner["params"], dict):
             _fail("pruner.params", f"must be an object (got {_type_name(pruner['params'])})")
-    trained = _optional_dict(data, "trained_on") or {}
-    sep = trained.get("delimiter")
+
+
+def _check_trained_on(data: dict) -> None:
+    sep = (_optional_dict(data, "trained_on") or {}).get("delimiter")
     if sep is not None and (not isinstance(sep, str) or len(sep) != 1 or sep in "\r\n\""):
         _fail("trained_on.delimiter", f"must be one character (got {_shown(sep)})")
-    names = _string_list(data.get("feature_names"), "feature_names")
+
+
+def _check_feature_names(data: dict) -> None:
+    _string_list(data.get("feature_names"), "feature_names")
+
+
+def _check_classes(data: dict) -> None:
     classes = data.get("classes")
     if not isinstance(classes, list) or not classes:
         _fail("classes", f"must be a non-empty list of class labels (got "
@@ -150,12 +161,63 @@ def check_model(data) -> None:
     if len({(type(c), c) for c in classes}) != len(classes):
         _fail("classes", "a class appears twice")
 
-    n_features = check_estimator_dict(data.get("estimator"), classes)
-    if len(names) != n_features:
-        _fail("feature_names", f"{len(names)} names for a tree of {n_features} features")
-    prep = data.get("preprocess")
-    if prep is not None:
-        _check_preprocess(prep, names)
+
+# The keys of a model file (``model.model_dict`` writes them), declared once (fields.Key:
+# scope, about, check): each ``check`` here is the function that checks the key's value on
+# its own (raising the ObliqError of its first problem); ``estimator`` and ``preprocess``
+# are checked against the others once those hold (``check_model``). The format and its
+# version are ``model.load_model``'s gate, before this one.
+MODEL_KEYS: tuple[Key, ...] = (
+    Key("format", "model", "always obliq-model", takes="obliq-model", default=REQUIRED),
+    Key("format_version", "model", "the layout's version (2 added preprocess)",
+        takes="1 or 2", default=REQUIRED),
+    Key("obliq_version", "model", "the obliq that wrote it", takes="a version"),
+    Key("algorithm", "model", "the registered algorithm", _check_algorithm,
+        takes="an algorithm's name", default=REQUIRED),
+    Key("params", "model", "its constructor parameters", _check_params,
+        takes="an object of parameter names, or null"),
+    Key("pruner", "model", "the pruner and its parameters", _check_pruner,
+        takes="{name, params}, or null"),
+    Key("trained_on", "model", "where it was fitted (dataset, seed, the file's options)",
+        _check_trained_on, takes="an object, or null"),
+    Key("feature_names", "model", "the columns the tree splits on", _check_feature_names,
+        takes="a non-empty list of distinct strings", default=REQUIRED),
+    Key("classes", "model", "the class labels, in the tree's order", _check_classes,
+        takes="a non-empty list of distinct labels", default=REQUIRED),
+    Key("preprocess", "model", "the fit's preprocessing of the raw file (version 2)",
+        takes="a Preprocessor.to_dict object, or null"),
+    Key("estimator", "model", "the tree (TreeClassifier.export_json)",
+        takes="an estimator object", default=REQUIRED),
+)
+
+
+def check_model(data) -> None:
+    """Check a parsed model file's content (module doc): every key of MODEL_KEYS with a
+    check on its own, then (those holding) the estimator against the classes, the feature
+    names against its features and the preprocessing against the names. An ObliqError
+    with a line per problem, each naming the field (without the file)."""
+    if not isinstance(data, dict):
+        _fail("model", f"must be a JSON object (got {_type_name(data)})")
+    problems = []
+    for key in in_scope(MODEL_KEYS, "model").values():
+        if key.check is not None:
+            try:
+                key.check(data)
+            except ObliqError as exc:
+                problems.append(str(exc))
+    if not problems:
+        try:
+            n_features = check_estimator_dict(data.get("estimator"), data["classes"])
+            names = data["feature_names"]
+            if len(names) != n_features:
+                _fail("feature_names", f"{len(names)} names for a tree of {n_features} "
+                      "features")
+            if data.get("preprocess") is not None:
+                _check_preprocess(data["preprocess"], names)
+        except ObliqError as exc:
+            problems.append(str(exc))
+    if problems:
+        raise several_problems(problems)
 
 
 def _check_preprocess(prep, feature_names: list) -> None:

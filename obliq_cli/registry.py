@@ -47,7 +47,6 @@ Dataset
 
 from __future__ import annotations
 
-import difflib
 import functools
 import hashlib
 import importlib
@@ -62,6 +61,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import ObliqError, UnknownNameError
+from .fields import suggest  # noqa: F401  (the registry's callers take it from here)
 from .invariances import check_declarations
 
 
@@ -210,12 +210,6 @@ def _add(table: dict[str, Entry], kind: str, entry: Entry) -> None:
             f"{_ALGORITHM_PACKAGE}.{builtin}":
         raise ValueError(f"{kind} {entry.name!r} is registered twice (it is built in)")
     table[entry.name] = entry
-
-
-def suggest(name: str, choices) -> str:
-    """' (did you mean 'x'?)' for the closest choice, or '' when nothing is close."""
-    close = difflib.get_close_matches(str(name), list(choices), n=1, cutoff=0.6)
-    return f" (did you mean {close[0]!r}?)" if close else ""
 
 
 def _lookup(table: dict[str, Entry], kind: str, name: str) -> Entry:

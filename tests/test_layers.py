@@ -38,6 +38,9 @@ HELPERS = {
     "yaml_input": {"errors"},
     "interrupts": {"errors"},
     "resources": {"errors", "safe_io"},
+    # the keys of an input format as data and their one check (parameters' constraints,
+    # yaml_input's lines)
+    "fields": {"errors", "parameters", "yaml_input"},
 }
 
 # Every other room and the rooms (besides the helpers) it may import: the intended map.

@@ -176,3 +176,22 @@ def test_a_cycle_is_refused_without_hanging():
     shared = damaged(damaged(TREE, ["children_right", 0], 4), ["children_left", 2], 3)
     with pytest.raises(ObliqError, match=r"node 4 is a child of nodes 0 and 2"):
         Tree.from_dict(shared)
+
+
+def test_three_mistakes_of_a_model_file_are_three_lines_naming_file_and_field(tmp_path):
+    result, model = _fit(tmp_path, "cart-ap")
+    assert result.exit_code == 0, result.output
+    data = json.loads(model.read_text())
+    data["params"] = {"max depth": 3}
+    data["pruner"] = {"name": 7}
+    data["classes"] = ["x", "x"]
+    model.write_text(json.dumps(data))
+    with pytest.raises(ObliqError) as caught:
+        load_model(model)
+    assert caught.value.problems == [
+        f"{model}: params: 'max depth' is not a parameter name",
+        f"{model}: pruner.name: must be a string (got an integer)",
+        f"{model}: classes: a class appears twice"]
+    result = CliRunner().invoke(main, ["predict", str(model), str(tmp_path / "d.csv")])
+    assert result.exit_code == 2
+    assert result.output.splitlines() == [f"error: {line}" for line in caught.value.problems]

