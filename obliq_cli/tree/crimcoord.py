@@ -135,14 +135,16 @@ class QualitativeCoding:
             out += [f"{names[j]}={v:g}" for v in lv]
         return out
 
-    def crimcoord_matrix(self, coded: np.ndarray, y: np.ndarray, n_classes: int) -> np.ndarray:
+    def crimcoord_matrix(self, coded: np.ndarray, y: np.ndarray, n_classes: int,
+                         w: np.ndarray | None = None) -> np.ndarray:
         """P [n_coded, n_features]: coded rows @ P = (quantitative, crimcoords) at a node
         holding ``coded`` rows with class codes ``y``; the columns keep the original
-        feature order."""
+        feature order. ``w``: the rows' weights, which the level-by-class table sums
+        (None: it counts rows)."""
         P = np.zeros((self.n_coded, self.n_features))
         P[np.arange(self.quantitative.size), self.quantitative] = 1.0
         onehot_y = np.zeros((y.size, n_classes))
-        onehot_y[np.arange(y.size), y] = 1.0
+        onehot_y[np.arange(y.size), y] = 1.0 if w is None else w
         for start, j, lv in zip(self.block_starts, self.qualitative, self.levels):
             block = slice(start, start + len(lv))
             P[block, j] = crimcoord_values(coded[:, block].T @ onehot_y)
@@ -190,7 +192,7 @@ class CrimcoordFinder(SplitFinder):
     def split(self, node: Node) -> Split | None:
         coded, y = self.node_data(node)
         coding = self.coding
-        P = coding.crimcoord_matrix(coded, y, self.n_classes)
+        P = coding.crimcoord_matrix(coded, y, self.n_classes, node.weights)
         derived = coded @ P
         self.Z[node.rows] = derived
         order = node.rows[root_order(derived)] if self.inner.presort else None
