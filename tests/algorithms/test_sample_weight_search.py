@@ -17,10 +17,10 @@ WEIGHTS = np.random.default_rng(0).integers(0, 4, len(Y))
 Y2 = (Y == 1).astype(int)  # the two-class methods' problem (versicolor against the rest)
 
 # name -> the problem it is fitted on (two-class methods get Y2)
-READ = {"ldt": Y, "quest": Y}
+READ = {"ldt": Y, "quest": Y, "fdt": Y2}
 # their weighted moments are sums of w * x where the unweighted path takes numpy's means:
 # the weights of the kept rows are 1, and still the sums round differently
-ROUNDED = {"quest"}
+ROUNDED = {"quest", "fdt"}
 
 
 def _fit(name, X_, y_, **fit):
@@ -129,3 +129,25 @@ def test_quest_crimcoords_read_the_weights():
     copied = make().fit(np.repeat(Xq, w, axis=0), np.repeat(yq, w))
     np.testing.assert_array_equal(weighted.predict(Xq), copied.predict(Xq))
     _same_tree(weighted, copied, rtol=1e-9)
+
+
+def test_fdt_weighted_fisher_direction_and_cut():
+    from obliq_cli.algorithms.fdt import best_cut, fisher_direction
+    rng = np.random.default_rng(2)
+    Xf = rng.normal(size=(30, 3))
+    yf = (Xf[:, 0] + rng.normal(size=30) > 0).astype(int)
+    w = rng.integers(1, 4, 30)
+    copies = (np.repeat(Xf, w, axis=0), np.repeat(yf, w))
+    a = fisher_direction(Xf, yf, w.astype(float))
+    b = fisher_direction(*copies)
+    np.testing.assert_allclose(a / np.linalg.norm(a), b / np.linalg.norm(b), rtol=1e-9)
+    # S_W^{-1} (m_1 - m_0) from numpy's weighted moments (S_W invertible here)
+    m = [np.average(Xf[yf == c], axis=0, weights=w[yf == c]) for c in (0, 1)]
+    s_w = sum(((Xf[yf == c] - m[c]) * w[yf == c, None]).T @ (Xf[yf == c] - m[c])
+              for c in (0, 1))
+    np.testing.assert_allclose(a, np.linalg.solve(s_w, m[1] - m[0]), rtol=1e-9)
+    z = Xf @ a
+    for criterion in ("gain_ratio", "gain"):
+        got = best_cut(z, yf, 2, criterion, w.astype(float))
+        want = best_cut(np.repeat(z, w), copies[1], 2, criterion)
+        np.testing.assert_allclose(got, want, rtol=1e-12)
