@@ -151,3 +151,32 @@ def test_fdt_weighted_fisher_direction_and_cut():
         got = best_cut(z, yf, 2, criterion, w.astype(float))
         want = best_cut(np.repeat(z, w), copies[1], 2, criterion)
         np.testing.assert_allclose(got, want, rtol=1e-12)
+
+
+def _iris_with_holes():
+    Xn = X.copy()
+    rng = np.random.default_rng(7)
+    Xn[rng.random(Xn.shape) < 0.15] = np.nan
+    return Xn
+
+
+def test_cart_missing_value_search_reads_the_weights():
+    Xn = _iris_with_holes()
+    weighted = _fit("cart-ap", Xn, Y, sample_weight=WEIGHTS)
+    copied = _fit("cart-ap", np.repeat(Xn, WEIGHTS, axis=0), np.repeat(Y, WEIGHTS))
+    _same_tree(weighted, copied)
+    np.testing.assert_array_equal(weighted.tree_.missing, copied.tree_.missing)
+    w = np.ones(len(Y))
+    w[::3] = 0
+    _same_tree(_fit("cart-ap", Xn, Y, sample_weight=w), _fit("cart-ap", Xn[w > 0], Y[w > 0]))
+
+
+def test_cart_missing_value_search_agrees_with_scikit_learn_weighted():
+    from sklearn.tree import DecisionTreeClassifier
+    Xn = _iris_with_holes()
+    ours = _fit("cart-ap", Xn, Y, sample_weight=WEIGHTS)
+    theirs = DecisionTreeClassifier(random_state=0).fit(Xn, Y, sample_weight=WEIGHTS)
+    # the root: the same feature, threshold and weighted impurity decrease
+    assert ours.tree_.feature[0] == theirs.tree_.feature[0]
+    np.testing.assert_allclose(ours.tree_.threshold[0], theirs.tree_.threshold[0])
+    np.testing.assert_array_equal(ours.predict(Xn[WEIGHTS > 0]), theirs.predict(Xn[WEIGHTS > 0]))
