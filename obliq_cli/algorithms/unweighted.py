@@ -3,8 +3,8 @@
 ``TreeClassifier.fit`` takes ``sample_weight`` for every tree and hands the weights to
 the root as ``Node.weights``; a finder whose search still reads unweighted class
 statistics (APDT's misclassification counts, UMT's margin sweep and validation
-errors) would grow the tree of the unweighted rows under weighted leaves. It refuses instead, in one line, at the first
-node it is asked to split.
+errors) would grow the tree of the unweighted rows under weighted leaves. It refuses
+instead, in one line, at the first node it is asked to split.
 """
 
 from __future__ import annotations
