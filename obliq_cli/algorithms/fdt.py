@@ -77,7 +77,6 @@ from ..registry import register_algorithm
 from ..tree.builder import Node, Split, SplitFinder, StoppingRules
 from ..tree.impurity import entropy_of_counts
 from .base import TreeClassifier, binary_only
-from .unweighted import GROWN_UNTIL_PURE
 
 CRITERIA = ("gain_ratio", "gain")
 
@@ -217,7 +216,6 @@ def best_cut(z: np.ndarray, y: np.ndarray, min_side: int, criterion: str = "gain
                  "classes2": NotKept("equally good cuts go to the lowest projected value, "
                                      "and swapping the classes reverses the projection"),
                  "classes3": TWO_CLASSES_ONLY, "nominal": NO_NOMINAL, "levels": NO_NOMINAL},
-    expected_failed_checks=GROWN_UNTIL_PURE,
 )
 class FDTClassifier(TreeClassifier):
     """FDT.
