@@ -32,7 +32,7 @@ from ..tree.impurity import split_criterion
 from ..tree.sorted_sweep import midpoint_threshold
 from ..tree.structure import MISSING_DEFAULT
 from .base import TreeClassifier
-from .unweighted import GROWN_UNTIL_PURE, refuse_row_weights
+from .unweighted import GROWN_UNTIL_PURE
 
 CRITERIA = ("gini", "entropy", "twoing")
 # The declaration of ``criterion`` for every algorithm that offers CART's split rules.
@@ -102,9 +102,9 @@ class AxisSplitFinder(SplitFinder):
         rows = node.rows
         columns = self.XT.take(rows, axis=1)
         if self.has_nan and np.isnan(columns).any():
-            refuse_row_weights(node, "the axis-parallel search with missing values")
             return best_split_with_missing(columns, self.y[rows], self.n_classes,
-                                           self.criterion, self.local_order(node))
+                                           self.criterion, self.local_order(node),
+                                           weights=node.weights)
         # node.weights: the rows' weights (None unweighted), so the impurity compared
         # is of the weighted class sums, as the leaves' (integer weights = copied rows)
         found = find_best_projection_split(columns, self.y[rows], self.n_classes,
@@ -117,11 +117,15 @@ class AxisSplitFinder(SplitFinder):
 
 
 def best_split_with_missing(values: np.ndarray, y: np.ndarray, n_classes: int, criterion,
-                            order: np.ndarray | None = None) -> Split | None:
+                            order: np.ndarray | None = None,
+                            weights: np.ndarray | None = None) -> Split | None:
     """scikit-learn's best split of a node whose ``values`` [d, n] hold NaN (module
     docstring): a ``Split`` whose ``missing`` is the learned branch (0 left, 1 right)
     when its feature has missing values here, the default rule otherwise; None when no
-    feature offers a split. ``order``: optional [d, n] argsort of each row, NaN last."""
+    feature offers a split. ``order``: optional [d, n] argsort of each row, NaN last.
+    ``weights``: the rows' weights (None: each counts once); the class sums on both
+    sides, the missing rows' included, are then sums of weights, as scikit-learn's
+    splitter sums its ``sample_weight`` for the missing rows' side."""
     d, n = values.shape
     best_score, best = np.inf, None
     for f in range(d):  # a loop over features; each step inside is vectorised
@@ -134,11 +138,13 @@ def best_split_with_missing(values: np.ndarray, y: np.ndarray, n_classes: int, c
             np.argsort(x[~missing], kind="stable")]
         xs = x[known]
         running = np.zeros((n_known, n_classes))
-        running[np.arange(n_known), y[known]] = 1.0
+        running[np.arange(n_known), y[known]] = 1.0 if weights is None else weights[known]
         np.cumsum(running, axis=0, out=running)
         cut = np.flatnonzero(xs[:-1] < xs[1:])  # left = the first cut + 1 known rows
         total = running[-1]
-        missed = np.bincount(y[missing], minlength=n_classes).astype(np.float64)
+        missed = np.bincount(y[missing], minlength=n_classes,
+                             weights=None if weights is None else weights[missing]
+                             ).astype(np.float64)
         left_known = running[cut]
         if n_known == n:
             if cut.size == 0:

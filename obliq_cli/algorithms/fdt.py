@@ -49,6 +49,13 @@ FDT's settings (minimum objects per leaf, CF, subtree raising) point to:
   original features. Fisher's direction is scale-equivariant, so this changes nothing
   when S_W is invertible.
 
+Row weights (``sample_weight``, ``class_weight``): a weight is read as that many copies
+of the row, as C4.5 reads its cases' weights (Quinlan 1993, ch. 3): Fisher's direction
+from the weighted class means and the weighted within-class scatter
+``S_W = sum_i w_i (x_i - m_c)(x_i - m_c)'`` (column scales the weighted standard
+deviations), and the cut's class counts, side sizes (against MinSplit, itself from the
+node's weight, as C4.5's ``KnownItems``) and MDL charge sums of weights.
+
 The split is stored as the oblique hyperplane ``w . x <= t`` in the original features.
 """
 
@@ -70,7 +77,6 @@ from ..registry import register_algorithm
 from ..tree.builder import Node, Split, SplitFinder, StoppingRules
 from ..tree.impurity import entropy_of_counts
 from .base import TreeClassifier, binary_only
-from .unweighted import WEIGHTS_NOT_READ, refuse_row_weights
 
 CRITERIA = ("gain_ratio", "gain")
 
@@ -88,27 +94,42 @@ RANK_TOL = 1e-10
 RELATIVE_GAP = 1e-10
 
 
-def fisher_direction(X: np.ndarray, y: np.ndarray) -> np.ndarray:
+def _weighted_mean(A: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """The column means of ``A`` with row weights ``w``, summed in row order."""
+    return linalg.matvec(np.ascontiguousarray(A.T), w) / float(w.sum())
+
+
+def fisher_direction(X: np.ndarray, y: np.ndarray,
+                     sample_weight: np.ndarray | None = None) -> np.ndarray:
     """Fisher's discriminant ``S_W^{-1} (m_1 - m_0)`` of two classes (codes 0 and 1).
 
     ``S_W = sum_c sum_{i in c} (x_i - m_c)(x_i - m_c)'``. With a singular S_W, the limit
     of the ridge direction (module docstring). Returns zeros when the class means agree
-    (no direction separates them).
+    (no direction separates them). ``sample_weight``: the rows' weights, read as copies
+    (weighted class means and ``S_W = sum_i w_i (x_i - m_c)(x_i - m_c)'``).
     """
     X = np.asarray(X, dtype=np.float64)
     y = np.asarray(y)
-    scale = X.std(axis=0)
+    sw = sample_weight
+    if sw is None:
+        scale = X.std(axis=0)
+    else:
+        scale = np.sqrt(_weighted_mean((X - _weighted_mean(X, sw)) ** 2, sw))
     usable = scale > 0
     w = np.zeros(X.shape[1])
     if not usable.any():
         return w
     Z = X[:, usable] / scale[usable]
-    m0 = Z[y == 0].mean(axis=0)
-    m1 = Z[y == 1].mean(axis=0)
+    if sw is None:
+        m0 = Z[y == 0].mean(axis=0)
+        m1 = Z[y == 1].mean(axis=0)
+    else:
+        m0 = _weighted_mean(Z[y == 0], sw[y == 0])
+        m1 = _weighted_mean(Z[y == 1], sw[y == 1])
     centred = Z - np.where((y == 1)[:, None], m1, m0)
     # fixed-order products and Jacobi eigenvectors (kernels/linalg.py): LAPACK's depend on
     # the CPU, and its null-space basis with them
-    s_w = linalg.crossprod(centred, centred)
+    s_w = linalg.crossprod(centred, centred if sw is None else centred * sw[:, None])
     diff = m1 - m0
     values, vectors = linalg.eigh(s_w)
     null = values <= RANK_TOL * max(values.max(), 1.0)
@@ -133,22 +154,28 @@ def min_split(n: int, n_classes: int, min_samples_leaf: int) -> int:
     return max(int(np.ceil(value)), int(min_samples_leaf))
 
 
-def best_cut(z: np.ndarray, y: np.ndarray, min_side: int, criterion: str = "gain_ratio"):
+def best_cut(z: np.ndarray, y: np.ndarray, min_side: int, criterion: str = "gain_ratio",
+             w: np.ndarray | None = None):
     """``(threshold, score)`` of C4.5's best cut ``z <= threshold`` of two classes, or None.
 
     Sort once; cumulative class counts give every cut's counts (vectorised). ``score`` is
     the penalised gain (``gain``) or the gain ratio (``gain_ratio``), higher is better.
+    ``w``: the rows' weights; every count (the sides' sizes against ``min_side``, the
+    class counts, the node's size in the MDL charge) is then a sum of weights, as C4.5
+    counts its cases' weights (Quinlan 1993, ch. 3).
     """
-    n = z.size
+    n = z.size if w is None else float(w.sum())
     if n < 2 * min_side:
         return None
     order = np.argsort(z, kind="stable")
     zs = z[order]
     onehot = np.eye(2)[y[order]]
+    if w is not None:
+        onehot *= w[order][:, None]
     left = np.cumsum(onehot, axis=0)[:-1]  # cut after sorted row i, i = 0..n-2
     total = onehot.sum(axis=0)
     right = total - left
-    n_left = np.arange(1, n)
+    n_left = np.arange(1, z.size) if w is None else left.sum(axis=1)
     # Values closer than round-off are one value (C4.5 asks for a gap above 1e-5 in its
     # single-precision attributes); a cut inside rounding noise would not be reproducible.
     gap = RELATIVE_GAP * max(float(np.abs(zs).max()), np.finfo(np.float64).tiny)
@@ -189,7 +216,6 @@ def best_cut(z: np.ndarray, y: np.ndarray, min_side: int, criterion: str = "gain
                  "classes2": NotKept("equally good cuts go to the lowest projected value, "
                                      "and swapping the classes reverses the projection"),
                  "classes3": TWO_CLASSES_ONLY, "nominal": NO_NOMINAL, "levels": NO_NOMINAL},
-    expected_failed_checks=WEIGHTS_NOT_READ,
 )
 class FDTClassifier(TreeClassifier):
     """FDT.
@@ -201,6 +227,8 @@ class FDTClassifier(TreeClassifier):
     criterion : 'gain_ratio' (the 1993 book: gain ratio among cuts of at least average
         gain; default) or 'gain' (C4.5 release 8: information gain less log2(#cuts)/n).
     random_state : unused (FDT is deterministic); kept for a uniform API.
+    class_weight : None, "balanced" or {label: weight}: each row weighs its class's
+        weight in Fisher's direction and the cut's counts (``base.fit_weights``).
     """
 
     _parameter_constraints = {
@@ -209,10 +237,11 @@ class FDTClassifier(TreeClassifier):
     }
 
     def __init__(self, min_samples_leaf: int = 2, criterion: str = "gain_ratio",
-                 random_state=None):
+                 random_state=None, class_weight=None):
         self.min_samples_leaf = min_samples_leaf
         self.criterion = criterion
         self.random_state = random_state
+        self.class_weight = class_weight
 
     def _stopping_rules(self) -> StoppingRules:
         # build.c: a node with fewer than 2 * MINOBJS cases is a leaf.
@@ -235,15 +264,15 @@ class FDTSplitFinder(SplitFinder):
         self.min_samples_leaf, self.criterion = min_samples_leaf, criterion
 
     def split(self, node: Node) -> Split | None:
-        refuse_row_weights(node, "FDT")
         if np.count_nonzero(node.counts) < 2:
             return None
         X, y = self.node_data(node)
-        w = fisher_direction(X, y)
+        w = fisher_direction(X, y, node.weights)
         if not w.any():
             return None
         z = linalg.matvec(X, w)  # exactly the builder's projection (goes_left)
-        cut = best_cut(z, y, min_split(y.size, 2, self.min_samples_leaf), self.criterion)
+        cut = best_cut(z, y, min_split(node.total, 2, self.min_samples_leaf),
+                       self.criterion, node.weights)
         if cut is None:
             return None
         return Split(threshold=cut[0], weights=w, score=-cut[1])

@@ -14,6 +14,11 @@ trying every midpoint, with fewer candidates). The cut is the midpoint of the tw
 consecutive values). Every attribute is treated as continuous, as in the APDT paper's
 numeric problems. Ties in gain go to the lowest feature index, then the lowest cut.
 
+Row weights (``sample_weight``, ``class_weight``): Quinlan's counts become sums of the
+rows' weights (a weight is a number of copies of the row, the reading C4.5 gives its
+fractional cases, Quinlan 1993 ch. 3), in the gains, the nominal tests and the leaves;
+the boundary points stay where the class of the (positive-weight) rows changes.
+
 Nominal attributes (``categorical_features``, category codes 0..m-1) are ID3's own
 tests (Quinlan 1986, §4): one branch per value, scored by the same gain; a nominal
 attribute competes at a node when at least two of its values occur there. A value
@@ -44,7 +49,7 @@ from ..registry import register_algorithm
 from ..tree.builder import Node, Split, SplitFinder
 from ..tree.impurity import entropy_of_counts, entropy_split
 from .base import TreeClassifier
-from .unweighted import WEIGHTS_NOT_READ, refuse_row_weights
+from .unweighted import GROWN_UNTIL_PURE
 
 
 @dataclass(frozen=True)
@@ -68,8 +73,15 @@ def information_gain(left: np.ndarray, right: np.ndarray) -> np.ndarray:
     return entropy_of_counts(left + right) - entropy_split(left, right)
 
 
-def boundary_cuts(X: np.ndarray, y: np.ndarray, n_classes: int) -> BoundaryCuts:
-    """All boundary-point cuts (Fayyad & Irani 1992, Definition 2) with their gains."""
+def boundary_cuts(X: np.ndarray, y: np.ndarray, n_classes: int,
+                  w: np.ndarray | None = None) -> BoundaryCuts:
+    """All boundary-point cuts (Fayyad & Irani 1992, Definition 2) with their gains.
+
+    ``w``: None (every row counts once) or the rows' positive weights, which replace
+    the row counts in every class count (a row of weight 2 is two copies of it). The
+    boundary points themselves do not move: they are where the classes of the rows
+    change along a feature, and a weight changes how much a row counts, not its class
+    (zero-weight rows never reach a node: ``TreeClassifier.fit`` removes them)."""
     X = np.asarray(X, dtype=np.float64)
     y = np.asarray(y, dtype=np.int64)
     n, d = X.shape
@@ -86,7 +98,9 @@ def boundary_cuts(X: np.ndarray, y: np.ndarray, n_classes: int) -> BoundaryCuts:
     total_blocks = int(n_blocks.sum())
     k = n_classes
     cell = ((block + offset) * k + y[order]).ravel()
-    per_block = np.bincount(cell, minlength=total_blocks * k).reshape(total_blocks, k)
+    per_block = np.bincount(cell, minlength=total_blocks * k,
+                            weights=None if w is None else w[order].ravel()
+                            ).reshape(total_blocks, k)
     # A block is pure when one class holds all its examples; the cut after block b is a
     # boundary point unless blocks b and b+1 are pure in the same class.
     pure = (per_block > 0).sum(axis=1) == 1
@@ -102,10 +116,16 @@ def boundary_cuts(X: np.ndarray, y: np.ndarray, n_classes: int) -> BoundaryCuts:
     before = np.vstack([np.zeros((1, k), dtype=running.dtype), running[offset[1:] - 1]])
     feat = np.searchsorted(offset, cand, side="right") - 1
     left = running[cand] - before[feat]
-    node_counts = np.bincount(y, minlength=k)
+    node_counts = np.bincount(y, minlength=k, weights=w)
     right = node_counts - left
     # The values on both sides of a cut: last row of block b and first row of block b+1.
-    p = left.sum(axis=1) - 1
+    if w is None:
+        p = left.sum(axis=1) - 1
+    else:  # the weighted counts are no row positions: count the rows of the blocks
+        rows_running = np.cumsum(np.bincount((block + offset).ravel(),
+                                             minlength=total_blocks))
+        rows_before = np.concatenate([[0], rows_running[offset[1:] - 1]])
+        p = rows_running[cand] - rows_before[feat] - 1
     lo, hi = x_sorted[p, feat], x_sorted[p + 1, feat]
     threshold = lo / 2.0 + hi / 2.0
     threshold = np.where(threshold >= hi, lo, threshold)  # midpoint rounding to hi
@@ -113,9 +133,11 @@ def boundary_cuts(X: np.ndarray, y: np.ndarray, n_classes: int) -> BoundaryCuts:
                         left.astype(np.float64))
 
 
-def best_boundary_cut(X: np.ndarray, y: np.ndarray, n_classes: int):
-    """(feature, threshold, gain) of the largest-gain boundary cut, or None."""
-    cuts = boundary_cuts(X, y, n_classes)
+def best_boundary_cut(X: np.ndarray, y: np.ndarray, n_classes: int,
+                      w: np.ndarray | None = None):
+    """(feature, threshold, gain) of the largest-gain boundary cut, or None (``w``: the
+    rows' weights, as ``boundary_cuts``)."""
+    cuts = boundary_cuts(X, y, n_classes, w)
     if cuts.gain.size == 0:
         return None
     best = int(np.argmax(cuts.gain))  # first maximum: lowest feature, then lowest cut
@@ -127,7 +149,7 @@ def best_boundary_cut(X: np.ndarray, y: np.ndarray, n_classes: int):
     "ID3 (Quinlan 1986) with Fayyad-Irani binary cuts at boundary points; no pruning",
     # a nominal split has a branch per code, in any code order
     invariances=axis_parallel(classes3=CLASS_SUM_ROUNDING.unshown(), nominal=EXACT, levels=EXACT),
-    expected_failed_checks=WEIGHTS_NOT_READ,
+    expected_failed_checks=GROWN_UNTIL_PURE,
 )
 class ID3Classifier(TreeClassifier):
     """ID3 with information gain and binary boundary-point cuts.
@@ -159,17 +181,18 @@ class ID3Classifier(TreeClassifier):
 
 
 def nominal_gains(codes: np.ndarray, y: np.ndarray, n_classes: int,
-                  categories: list[int]) -> np.ndarray:
+                  categories: list[int], w: np.ndarray | None = None) -> np.ndarray:
     """ID3's gain of the multiway test on each column of ``codes`` [n, q] (category
     codes; column i has ``categories[i]`` values), -inf where fewer than two values
-    occur (no test)."""
-    n, q = codes.shape
+    occur (no test); ``w`` the rows' weights (None: each counts once)."""
+    q = codes.shape[1]
+    n = codes.shape[0] if w is None else float(w.sum())
     out = np.full(q, -np.inf)
-    base = float(entropy_of_counts(np.bincount(y, minlength=n_classes)))
+    base = float(entropy_of_counts(np.bincount(y, minlength=n_classes, weights=w)))
     for i in range(q):  # a loop over nominal attributes
         m = categories[i]
         freq = np.bincount(codes[:, i].astype(np.int64) * n_classes + y,
-                           minlength=m * n_classes).reshape(m, n_classes)
+                           minlength=m * n_classes, weights=w).reshape(m, n_classes)
         size = freq.sum(axis=1)
         if np.count_nonzero(size) < 2:
             continue
@@ -185,10 +208,10 @@ class ID3SplitFinder(SplitFinder):
     nominal: dict = {}  # column -> number of codes; set by the estimator before prepare
 
     def split(self, node: Node) -> Split | None:
-        refuse_row_weights(node, "ID3")  # its boundary-point cuts count rows
         X, y = self.node_data(node)
+        w = node.weights
         if not self.nominal:
-            best = best_boundary_cut(X, y, self.n_classes)
+            best = best_boundary_cut(X, y, self.n_classes, w)
             if best is None:
                 return None
             feature, threshold, gain = best
@@ -196,9 +219,9 @@ class ID3SplitFinder(SplitFinder):
             return Split(threshold=threshold, feature=feature, score=-gain)
         nominal = sorted(self.nominal)
         continuous = np.setdiff1d(np.arange(X.shape[1]), nominal)
-        best = best_boundary_cut(X[:, continuous], y, self.n_classes)
+        best = best_boundary_cut(X[:, continuous], y, self.n_classes, w)
         gains = nominal_gains(X[:, nominal], y, self.n_classes,
-                              [self.nominal[j] for j in nominal])
+                              [self.nominal[j] for j in nominal], w)
         i = int(np.argmax(gains)) if gains.size else -1  # the first: lowest index
         use_nominal = i >= 0 and np.isfinite(gains[i])
         if best is not None:

@@ -29,6 +29,13 @@ improves the gain, and passes repeat while they improve. Features are compared b
 gain of their final partition; ties keep the first feature. Two classes need no search.
 A node whose best split gains no information (to 1e-12 bits) is a leaf; the code
 reading shows no such rule, it is added so that growth stops on useless splits.
+
+Row weights (``sample_weight``): the paper and ISELL's code count rows; a weight is
+read as a number of copies of the row (as C4.5 reads its fractional cases), so each
+group's prior is its share of the node's weight, its mean and variance the weighted
+(maximum-likelihood, divided by the weight) ones, and the gain's class counts weighted
+sums. The per-node draw of the first class grouping does not depend on the rows, so
+integer weights grow the duplicated rows' tree up to the rounding of the weighted sums.
 """
 
 from __future__ import annotations
@@ -41,7 +48,7 @@ from ..registry import register_algorithm
 from ..tree.builder import Node, Split, SplitFinder
 from ..tree.impurity import entropy_of_counts, entropy_split
 from .base import TreeClassifier
-from .unweighted import WEIGHTS_NOT_READ, refuse_row_weights
+from .unweighted import GROWN_UNTIL_PURE
 
 
 def gaussian_boundary(m1, v1, p1, m2, v2, p2) -> np.ndarray:
@@ -86,12 +93,24 @@ class _FeatureStats:
     """Per-class sufficient statistics of one feature and its sorted values per class,
     so any partition's Gaussians and any threshold's class counts cost O(K log n)."""
 
-    def __init__(self, x, y, k):
-        self.n_c = np.bincount(y, minlength=k).astype(np.float64)
-        self.s1 = np.bincount(y, weights=x, minlength=k)
-        self.s2 = np.bincount(y, weights=x * x, minlength=k)
-        self.sorted = [np.sort(x[y == c]) for c in range(k)]
+    def __init__(self, x, y, k, w=None):
         self.k = k
+        if w is None:
+            self.n_c = np.bincount(y, minlength=k).astype(np.float64)
+            self.s1 = np.bincount(y, weights=x, minlength=k)
+            self.s2 = np.bincount(y, weights=x * x, minlength=k)
+            self.sorted = [np.sort(x[y == c]) for c in range(k)]
+            self.cum_w = None
+            return
+        # row weights: every count, sum and sum of squares a weighted one, and the
+        # class count left of a threshold the summed weight of the rows there
+        self.n_c = np.bincount(y, weights=w, minlength=k)
+        self.s1 = np.bincount(y, weights=w * x, minlength=k)
+        self.s2 = np.bincount(y, weights=w * x * x, minlength=k)
+        order = [np.argsort(x[y == c], kind="stable") for c in range(k)]
+        self.sorted = [x[y == c][o] for c, o in enumerate(order)]
+        self.cum_w = [np.concatenate([[0.0], np.cumsum(w[y == c][o])])
+                      for c, o in enumerate(order)]
 
     def thresholds(self, parts: np.ndarray) -> np.ndarray:
         """Boundary for every partition row of ``parts`` [m, K] (True = group L)."""
@@ -111,7 +130,10 @@ class _FeatureStats:
         invalid partitions (an empty group or an empty side) score inf."""
         t = self.thresholds(parts)
         left = np.stack([np.searchsorted(s, t, side="right") for s in self.sorted], axis=1)
-        left = left.astype(np.float64)
+        if self.cum_w is None:
+            left = left.astype(np.float64)
+        else:
+            left = np.stack([cw[left[:, c]] for c, cw in enumerate(self.cum_w)], axis=1)
         right = self.n_c[None, :] - left
         sc = entropy_split(left, right)
         nl = left.sum(axis=1)
@@ -159,7 +181,7 @@ def initial_partition(present: np.ndarray, rng: np.random.Generator) -> np.ndarr
         rows=ROUNDING,
         classes3=NotKept("the random first grouping of the classes is drawn class by "
                          "class, and entropy's sum over classes rounds in class order")),
-    expected_failed_checks=WEIGHTS_NOT_READ,
+    expected_failed_checks=GROWN_UNTIL_PURE,
 )
 class LDTClassifier(TreeClassifier):
     """Univariate LDT (module docstring).
@@ -168,13 +190,16 @@ class LDTClassifier(TreeClassifier):
     ----------
     min_samples_split, max_depth : builder stopping rules.
     random_state : seed or Generator for the initial class partitions (K > 2).
+    class_weight : None, "balanced" or {label: weight}: each row weighs its class's
+        weight in the priors, moments and gains (``base.fit_weights``).
     """
 
     def __init__(self, min_samples_split: int = 2, max_depth: int | None = None,
-                 random_state=None):
+                 random_state=None, class_weight=None):
         self.min_samples_split = min_samples_split
         self.max_depth = max_depth
         self.random_state = random_state
+        self.class_weight = class_weight
 
     def _make_split_finder(self) -> SplitFinder:
         return LDTSplitFinder()
@@ -184,7 +209,6 @@ class LDTSplitFinder(SplitFinder):
     """The univariate LDT split at one node (module docstring)."""
 
     def split(self, node: Node) -> Split | None:
-        refuse_row_weights(node, "LDT")
         n_classes, counts = self.n_classes, node.counts
         present = counts > 0
         if present.sum() < 2:
@@ -202,7 +226,7 @@ class LDTSplitFinder(SplitFinder):
             col = X[:, j]
             if not col.max() > col.min():
                 continue
-            stats = _FeatureStats(col, y, n_classes)
+            stats = _FeatureStats(col, y, n_classes, node.weights)
             if climb:
                 _, t, s, _ = hill_climb(stats, start, present)
             else:

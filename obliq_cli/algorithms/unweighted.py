@@ -2,10 +2,9 @@
 
 ``TreeClassifier.fit`` takes ``sample_weight`` for every tree and hands the weights to
 the root as ``Node.weights``; a finder whose search still reads unweighted class
-statistics (APDT's misclassification counts, UMT's margin sweep, LDT's and QUEST's
-class means and variances, FDT's Fisher direction) would grow the tree of the
-unweighted rows under weighted leaves. It refuses instead, in one line, at the first
-node it is asked to split.
+statistics (APDT's misclassification counts, UMT's margin sweep and validation
+errors) would grow the tree of the unweighted rows under weighted leaves. It refuses
+instead, in one line, at the first node it is asked to split.
 """
 
 from __future__ import annotations

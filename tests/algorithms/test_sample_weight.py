@@ -1,7 +1,7 @@
 """Row weights in the shared fit (``base.fit_weights``, ``build_tree(sample_weight=)``):
 the known answers scikit-learn's weight checks rest on, on the axis-parallel trees whose
 searches read the weights (CART-AP and OC1-AP through the weighted sweep, C4.5 through its
-fractional cases); ID3 refuses them."""
+fractional cases, ID3 through weighted class counts at its boundary points)."""
 
 import numpy as np
 import pytest
@@ -13,7 +13,7 @@ from obliq_cli.algorithms.base import fit_weights
 from obliq_cli.errors import DataError
 
 X, Y = load_iris(return_X_y=True)
-AXIS = ["cart-ap", "oc1-ap", "c45"]
+AXIS = ["cart-ap", "oc1-ap", "c45", "id3"]
 
 
 class _Weighted:
@@ -128,6 +128,31 @@ def test_integer_weights_equal_copied_rows_where_splits_tie_closely():
         assert weighted.tree_.feature[0] == 16
 
 
-def test_id3_refuses_weights_its_search_would_ignore():
-    with pytest.raises(TypeError, match="ID3: sample_weight and class_weight"):
-        registry.make_estimator("id3").fit(X, Y, sample_weight=np.arange(len(Y)) % 3 + 1)
+def test_id3_weighted_gain_by_hand():
+    # one feature, values 0 0 1 1 with classes 0 1 1 1 and weights 3 1 1 1: the only
+    # boundary cut (0.5) leaves 3:1 left and 0:2 right, gain H(3/6, 3/6) - 4/6 H(3/4, 1/4)
+    from obliq_cli.algorithms.id3 import boundary_cuts
+    Xs = np.array([[0.0], [0.0], [1.0], [1.0]])
+    ys = np.array([0, 1, 1, 1])
+    cuts = boundary_cuts(Xs, ys, 2, np.array([3.0, 1.0, 1.0, 1.0]))
+    h = lambda p: -(p * np.log2(p) + (1 - p) * np.log2(1 - p))  # noqa: E731
+    np.testing.assert_allclose(cuts.gain, [1.0 - 4 / 6 * h(0.75)])
+    np.testing.assert_array_equal(cuts.threshold, [0.5])
+    np.testing.assert_array_equal(cuts.left_counts, [[3.0, 1.0]])
+    # no boundary between two blocks pure in the same class, whatever their weights
+    assert boundary_cuts(Xs, np.array([0, 0, 1, 1]), 2, np.array([3.0, 1.0, 1.0, 1.0])
+                         ).threshold.tolist() == [0.5]
+    assert boundary_cuts(np.array([[0.0], [1.0], [2.0]]), np.array([0, 0, 1]), 2,
+                         np.array([5.0, 2.0, 1.0])).threshold.tolist() == [1.5]
+
+
+def test_id3_nominal_tests_read_the_weights():
+    rng = np.random.default_rng(3)
+    Xn = np.column_stack([rng.integers(0, 3, 60), rng.normal(size=60)])
+    yn = (Xn[:, 0] + rng.integers(0, 2, 60) > 1).astype(int)
+    w = rng.integers(0, 4, 60)
+    make = lambda: registry.make_estimator("id3", categorical_features=[0])  # noqa: E731
+    weighted = make().fit(Xn, yn, sample_weight=w)
+    copied = make().fit(np.repeat(Xn, w, axis=0), np.repeat(yn, w))
+    _same_tree(weighted, copied)
+    np.testing.assert_allclose(weighted.tree_.value, copied.tree_.value)

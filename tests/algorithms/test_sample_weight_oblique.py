@@ -139,7 +139,7 @@ def test_weighted_covariance_is_numpy_s():
     np.testing.assert_allclose(linalg.covariance(Xs), np.cov(Xs, rowvar=False), rtol=1e-12)
 
 
-@pytest.mark.parametrize("name", ["apdt", "umt", "ldt", "quest", "fdt"])
+@pytest.mark.parametrize("name", ["apdt", "umt"])
 def test_finders_without_weights_refuse_them(name):
     y = (Y == 1).astype(int)
     with pytest.raises(DataTypeError, match="not supported"):

@@ -1,0 +1,182 @@
+"""Row weights in the searches of ID3's siblings that count classes their own way (LDT's
+Gaussian boundaries, QUEST's ANOVA and LDA split point, FDT's Fisher direction, UMT's
+hinge sweep, APDT's error counts, CART's surrogates): zero weights equal removed rows,
+integer weights equal duplicated rows (to the rounding of a weighted sum where the
+algorithm adds a row of weight 3 once and its copies three times), "balanced" equals its
+reweighted rows, and the weighted statistics against numpy's or by hand."""
+
+import numpy as np
+import pytest
+from sklearn.datasets import load_iris
+from sklearn.utils.class_weight import compute_sample_weight
+
+from obliq_cli import registry
+
+X, Y = load_iris(return_X_y=True)
+WEIGHTS = np.random.default_rng(0).integers(0, 4, len(Y))
+Y2 = (Y == 1).astype(int)  # the two-class methods' problem (versicolor against the rest)
+
+# name -> the problem it is fitted on (two-class methods get Y2)
+READ = {"ldt": Y, "quest": Y, "fdt": Y2}
+# their weighted moments are sums of w * x where the unweighted path takes numpy's means:
+# the weights of the kept rows are 1, and still the sums round differently
+ROUNDED = {"quest", "fdt"}
+
+
+def _fit(name, X_, y_, **fit):
+    return registry.make_estimator(name, random_state=0).fit(X_, y_, **fit)
+
+
+def _same_tree(a, b, rtol=0.0) -> None:
+    ta, tb = a.tree_, b.tree_
+    assert ta.n_nodes == tb.n_nodes
+    np.testing.assert_array_equal(ta.feature, tb.feature)
+    np.testing.assert_array_equal(ta.children_left, tb.children_left)
+    np.testing.assert_allclose(ta.value, tb.value, rtol=1e-12)
+    np.testing.assert_allclose(ta.threshold, tb.threshold, rtol=rtol, atol=rtol)
+    np.testing.assert_allclose(ta.weights, tb.weights, rtol=rtol, atol=rtol)
+
+
+@pytest.mark.parametrize("name", sorted(READ))
+def test_zero_weights_equal_removed_rows(name):
+    y = READ[name]
+    w = np.ones(len(y))
+    w[::3] = 0
+    _same_tree(_fit(name, X, y, sample_weight=w), _fit(name, X[w > 0], y[w > 0]),
+               rtol=1e-9 if name in ROUNDED else 0.0)
+
+
+@pytest.mark.parametrize("name", sorted(READ))
+def test_integer_weights_equal_duplicated_rows(name):
+    y = READ[name]
+    weighted = _fit(name, X, y, sample_weight=WEIGHTS)
+    copied = _fit(name, np.repeat(X, WEIGHTS, axis=0), np.repeat(y, WEIGHTS))
+    # a row of weight 3 is added once, its copies three times: equal up to rounding
+    _same_tree(weighted, copied, rtol=1e-9)
+    np.testing.assert_array_equal(weighted.predict(X), copied.predict(X))
+
+
+@pytest.mark.parametrize("name", sorted(READ))
+def test_balanced_class_weight_equals_its_sample_weights(name):
+    y = READ[name]
+    keep = np.r_[np.arange(50), np.arange(50, 70), np.arange(100, 150)]
+    by_class = registry.make_estimator(name, random_state=0,
+                                       class_weight="balanced").fit(X[keep], y[keep])
+    by_rows = _fit(name, X[keep], y[keep],
+                   sample_weight=compute_sample_weight("balanced", y[keep]))
+    _same_tree(by_class, by_rows)
+    plain = _fit(name, X[keep], y[keep])
+    assert not np.array_equal(plain.tree_.value, by_class.tree_.value)
+
+
+@pytest.mark.parametrize("name", sorted(READ))
+def test_equal_weights_grow_the_unweighted_tree(name):
+    y = READ[name]
+    _same_tree(_fit(name, X, y), _fit(name, X, y, sample_weight=np.full(len(y), 0.5)))
+
+
+def test_ldt_weighted_moments_and_counts():
+    from obliq_cli.algorithms.ldt import _FeatureStats, gaussian_boundary
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=12)
+    y = np.r_[np.zeros(5, int), np.ones(7, int)]
+    w = rng.integers(1, 5, 12).astype(float)
+    stats = _FeatureStats(x, y, 2, w)
+    t, score = stats.score(np.array([[True, False]]))
+    # the boundary of the weighted Gaussians (numpy's weighted mean and ML variance)
+    m0, m1 = (np.average(x[y == c], weights=w[y == c]) for c in (0, 1))
+    v0, v1 = (np.cov(x[y == c], aweights=w[y == c], bias=True) for c in (0, 1))
+    p0 = w[y == 0].sum() / w.sum()
+    np.testing.assert_allclose(t, gaussian_boundary(m0, v0, p0, m1, v1, 1 - p0), rtol=1e-12)
+    # the weighted child entropy, by hand from the class weights on each side
+    left = np.array([w[(y == c) & (x <= t[0])].sum() for c in (0, 1)])
+    right = np.array([w[y == c].sum() for c in (0, 1)]) - left
+
+    def h(counts):
+        p = counts[counts > 0] / counts.sum()
+        return -(p * np.log2(p)).sum()
+
+    np.testing.assert_allclose(score, (left.sum() * h(left) + right.sum() * h(right))
+                               / w.sum(), rtol=1e-12)
+    copies = _FeatureStats(np.repeat(x, w.astype(int)), np.repeat(y, w.astype(int)), 2)
+    np.testing.assert_allclose(copies.score(np.array([[True, False]]))[1], score,
+                               rtol=1e-12)
+
+
+def test_quest_weighted_split_point_is_the_copied_rows_one():
+    from obliq_cli.algorithms.quest import lda_split_point
+    z = np.array([0.0, 1.0, 2.0, 4.0, 5.0, 9.0])
+    in_b = np.array([False, False, False, True, True, True])
+    w = np.array([3.0, 1.0, 2.0, 1.0, 1.0, 2.0])
+    # by hand: means 5/6 and 27/4, priors 6/10 and 4/10, pooled variance over W - 2 = 8
+    mean_a, mean_b = 5 / 6, 27 / 4
+    within = (3 * mean_a ** 2 + (1 - mean_a) ** 2 + 2 * (2 - mean_a) ** 2
+              + (4 - mean_b) ** 2 + (5 - mean_b) ** 2 + 2 * (9 - mean_b) ** 2)
+    d = (mean_a + mean_b) / 2 + within / 8 * np.log(4 / 6) / (mean_a - mean_b)
+    np.testing.assert_allclose(lda_split_point(z, in_b, w), d, rtol=1e-12)
+    copies = w.astype(int)
+    np.testing.assert_allclose(lda_split_point(np.repeat(z, copies), np.repeat(in_b, copies)),
+                               d, rtol=1e-12)
+
+
+def test_quest_crimcoords_read_the_weights():
+    rng = np.random.default_rng(5)
+    Xq = np.column_stack([rng.integers(0, 4, 80), rng.normal(size=80), rng.normal(size=80)])
+    yq = (Xq[:, 0] % 2 + (Xq[:, 1] > 0)).astype(int)
+    w = rng.integers(0, 4, 80)
+    make = lambda: registry.make_estimator("quest", categorical_features=[0])  # noqa: E731
+    weighted = make().fit(Xq, yq, sample_weight=w)
+    copied = make().fit(np.repeat(Xq, w, axis=0), np.repeat(yq, w))
+    np.testing.assert_array_equal(weighted.predict(Xq), copied.predict(Xq))
+    _same_tree(weighted, copied, rtol=1e-9)
+
+
+def test_fdt_weighted_fisher_direction_and_cut():
+    from obliq_cli.algorithms.fdt import best_cut, fisher_direction
+    rng = np.random.default_rng(2)
+    Xf = rng.normal(size=(30, 3))
+    yf = (Xf[:, 0] + rng.normal(size=30) > 0).astype(int)
+    w = rng.integers(1, 4, 30)
+    copies = (np.repeat(Xf, w, axis=0), np.repeat(yf, w))
+    a = fisher_direction(Xf, yf, w.astype(float))
+    b = fisher_direction(*copies)
+    np.testing.assert_allclose(a / np.linalg.norm(a), b / np.linalg.norm(b), rtol=1e-9)
+    # S_W^{-1} (m_1 - m_0) from numpy's weighted moments (S_W invertible here)
+    m = [np.average(Xf[yf == c], axis=0, weights=w[yf == c]) for c in (0, 1)]
+    s_w = sum(((Xf[yf == c] - m[c]) * w[yf == c, None]).T @ (Xf[yf == c] - m[c])
+              for c in (0, 1))
+    np.testing.assert_allclose(a, np.linalg.solve(s_w, m[1] - m[0]), rtol=1e-9)
+    z = Xf @ a
+    for criterion in ("gain_ratio", "gain"):
+        got = best_cut(z, yf, 2, criterion, w.astype(float))
+        want = best_cut(np.repeat(z, w), copies[1], 2, criterion)
+        np.testing.assert_allclose(got, want, rtol=1e-12)
+
+
+def _iris_with_holes():
+    Xn = X.copy()
+    rng = np.random.default_rng(7)
+    Xn[rng.random(Xn.shape) < 0.15] = np.nan
+    return Xn
+
+
+def test_cart_missing_value_search_reads_the_weights():
+    Xn = _iris_with_holes()
+    weighted = _fit("cart-ap", Xn, Y, sample_weight=WEIGHTS)
+    copied = _fit("cart-ap", np.repeat(Xn, WEIGHTS, axis=0), np.repeat(Y, WEIGHTS))
+    _same_tree(weighted, copied)
+    np.testing.assert_array_equal(weighted.tree_.missing, copied.tree_.missing)
+    w = np.ones(len(Y))
+    w[::3] = 0
+    _same_tree(_fit("cart-ap", Xn, Y, sample_weight=w), _fit("cart-ap", Xn[w > 0], Y[w > 0]))
+
+
+def test_cart_missing_value_search_agrees_with_scikit_learn_weighted():
+    from sklearn.tree import DecisionTreeClassifier
+    Xn = _iris_with_holes()
+    ours = _fit("cart-ap", Xn, Y, sample_weight=WEIGHTS)
+    theirs = DecisionTreeClassifier(random_state=0).fit(Xn, Y, sample_weight=WEIGHTS)
+    # the root: the same feature, threshold and weighted impurity decrease
+    assert ours.tree_.feature[0] == theirs.tree_.feature[0]
+    np.testing.assert_allclose(ours.tree_.threshold[0], theirs.tree_.threshold[0])
+    np.testing.assert_array_equal(ours.predict(Xn[WEIGHTS > 0]), theirs.predict(Xn[WEIGHTS > 0]))
