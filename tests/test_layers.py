@@ -38,6 +38,7 @@ HELPERS = {
     "yaml_input": {"errors"},
     "interrupts": {"errors"},
     "resources": {"errors", "safe_io"},
+    "weights": {"errors", "parameters"},  # the weight of a row, for the fit and the pruners
 }
 
 # Every other room and the rooms (besides the helpers) it may import: the intended map.
