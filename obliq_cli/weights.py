@@ -41,10 +41,16 @@ def row_weights(class_weight, sample_weight, y, n_rows: int, *,
     if class_weight is not None:
         present = set(np.asarray(y).tolist())
         if isinstance(class_weight, dict):
+            # a key written as a number for labels read as text (YAML's {0: 1, 1: 5} on a
+            # CSV's "0"/"1") names the label it spells; any other unknown key is refused
+            by_text = {str(label): label for label in present}
+            class_weight = {k if k in present or str(k) not in by_text else by_text[str(k)]: v
+                            for k, v in class_weight.items()}
             unknown = set(class_weight) - present
             if unknown and check_names:
                 raise DataError(f"class_weight names {short_repr(sorted(map(str, unknown)))}, "
-                                f"not a class of y")
+                                f"not a class of y (the classes are "
+                                f"{short_repr(sorted(map(str, present)))})")
             # scikit-learn refuses a mapping naming an absent label: those weigh no row
             class_weight = {k: v for k, v in class_weight.items() if k in present}
         per_class = compute_sample_weight(class_weight, y)

@@ -21,8 +21,9 @@ read from the grown tree's weighted class counts, the pruning rows' errors are t
 weights summed, and the k-SE rule's N is their total weight (for integer weights: the
 count of the copied rows; for "balanced" weights it stays the row count). The CV folds
 are drawn over the rows of positive weight and each fold's tree is grown with the
-growing rows' weights, so integer weights equal copied rows on a pruning set, and
-zero weights equal removed rows either way.
+growing rows' weights (class weights included, not recomputed per fold), so integer
+weights equal copied rows on a pruning set, and zero weights equal removed rows either
+way.
 """
 
 from __future__ import annotations
@@ -169,12 +170,13 @@ def select_k_se(errors: np.ndarray, n: float, n_leaves: np.ndarray, se_rule: flo
 
 
 def cv_subtree_errors(estimator, path: PruningPath, X, y, cv_folds, rng, risk, criterion,
-                      keep_root, sample_weight=None, weights=None) -> np.ndarray:
+                      keep_root, weights=None) -> np.ndarray:
     """Errors of each subtree of ``path`` estimated by V-fold CV (Breiman §3.4.2).
 
-    ``sample_weight``: the rows' weights as given to ``fit`` (each fold's tree is grown
-    with them); ``weights``: the same after ``class_weight`` (``part_weights``), which
-    the held-out errors sum. The rows are those of positive weight."""
+    ``weights``: the rows' weights after ``class_weight`` (``part_weights``; the rows are
+    those of positive weight). Each fold's tree is grown with them and its ``class_weight``
+    off, so a fold weighs its rows as the whole tree did ("balanced" is not recomputed on
+    the fold), and the held-out errors sum them."""
     n = X.shape[0]
     if cv_folds < 2 or cv_folds > n:
         raise ObliqError(f"cc pruner: cv_folds must be between 2 and {n} (got {cv_folds})")
@@ -189,10 +191,12 @@ def cv_subtree_errors(estimator, path: PruningPath, X, y, cv_folds, rng, risk, c
         fold_est = clone(estimator)
         if "random_state" in fold_est.get_params():
             fold_est.set_params(random_state=np.random.default_rng(rng.integers(2**63)))
-        if sample_weight is None:
+        if "class_weight" in fold_est.get_params():
+            fold_est.set_params(class_weight=None)  # already in ``weights``
+        if weights is None:
             fold_est.fit(X[grow], y[grow])
         else:
-            fold_est.fit(X[grow], y[grow], sample_weight=sample_weight[grow])
+            fold_est.fit(X[grow], y[grow], sample_weight=weights[grow])
         fold_tree = fold_est.tree_
         fold_path = cost_complexity_path(fold_tree, risk, criterion, keep_root)
         fold_err = subtree_errors(fold_tree, fold_path, fold_est.tree_input(X[held]),
@@ -264,14 +268,10 @@ def prune_cost_complexity(
     else:
         rng = np.random.default_rng(random_state)
         X_grow, y_grow = np.asarray(X_grow, dtype=np.float64), np.asarray(y_grow)
-        given = None
-        if sample_weight is not None:
-            given = np.broadcast_to(np.asarray(sample_weight, dtype=np.float64),
-                                    (len(y_grow),))
-        weights = part_weights(estimator, y_grow, given)
-        weights, given, X_grow, y_grow = drop_weightless(weights, given, X_grow, y_grow)
+        weights = part_weights(estimator, y_grow, sample_weight)
+        weights, X_grow, y_grow = drop_weightless(weights, X_grow, y_grow)
         errors = cv_subtree_errors(estimator, path, X_grow, y_grow, int(cv_folds), rng, risk,
-                                   criterion, keep_root, given, weights)
+                                   criterion, keep_root, weights)
         n_eval = len(X_grow) if weights is None else float(weights.sum())
         method = f"{cv_folds}-fold CV"
     chosen = select_k_se(errors, n_eval, path.n_leaves, se_rule)

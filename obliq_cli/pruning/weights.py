@@ -30,8 +30,11 @@ def part_weights(estimator, y, sample_weight) -> np.ndarray | None:
 
 def drop_weightless(weights, *arrays):
     """``(weights, *arrays)`` without the rows of weight 0 (None stays None: no row is
-    dropped)."""
+    dropped); weights left all equal become None, as the removed rows' would be."""
     if weights is None or weights.all():
         return (weights, *arrays)
     kept = weights > 0
-    return (weights[kept], *(None if a is None else a[kept] for a in arrays))
+    weights = weights[kept]
+    if (weights == weights[0]).all():
+        weights = None
+    return (weights, *(None if a is None else a[kept] for a in arrays))

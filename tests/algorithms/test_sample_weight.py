@@ -131,3 +131,16 @@ def test_integer_weights_equal_copied_rows_where_splits_tie_closely():
 def test_id3_refuses_weights_its_search_would_ignore():
     with pytest.raises(TypeError, match="ID3: sample_weight and class_weight"):
         registry.make_estimator("id3").fit(X, Y, sample_weight=np.arange(len(Y)) % 3 + 1)
+
+
+def test_class_weight_keys_on_text_labels():
+    """YAML's ``{0: 1, 1: 5}`` on labels read as text: number keys that spell a label
+    name it; on labels "no"/"yes" they name no class and are refused in one line that
+    lists the classes."""
+    y = np.array(["0", "1", "1", "0"])
+    np.testing.assert_allclose(fit_weights(_Weighted({0: 1.0, 1: 5.0}), None, y, 4),
+                               [1.0, 5.0, 5.0, 1.0])
+    with pytest.raises(DataError, match=r"names \['0', '1'\], not a class of y "
+                                        r"\(the classes are \['no', 'yes'\]\)") as err:
+        fit_weights(_Weighted({0: 1.0, 1: 5.0}), None, np.array(["no", "yes"]), 2)
+    assert "\n" not in str(err.value)
