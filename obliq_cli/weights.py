@@ -51,9 +51,14 @@ def row_weights(class_weight, sample_weight, y, n_rows: int, *,
                 raise DataError(f"class_weight names {short_repr(sorted(map(str, unknown)))}, "
                                 f"not a class of y (the classes are "
                                 f"{short_repr(sorted(map(str, present)))})")
-            # scikit-learn refuses a mapping naming an absent label: those weigh no row
-            class_weight = {k: v for k, v in class_weight.items() if k in present}
-        per_class = compute_sample_weight(class_weight, y)
+            # each label's weight, read per class (scikit-learn's own lookup fails on
+            # text labels that spell numbers); an absent label's weighs no row
+            labels, index = np.unique(np.asarray(y), return_inverse=True)
+            factors = np.array([float(class_weight.get(label, 1.0))
+                                for label in labels.tolist()])  # a loop over classes
+            per_class = factors[index.ravel()]
+        else:
+            per_class = compute_sample_weight(class_weight, y)
         weights = per_class if weights is None else weights * per_class
     if weights is None:
         return None
