@@ -41,6 +41,7 @@ HELPERS = {
     # the keys of an input format as data and their one check (parameters' constraints,
     # yaml_input's lines)
     "fields": {"errors", "parameters", "yaml_input"},
+    "weights": {"errors", "parameters"},  # the weight of a row, for the fit and the pruners
 }
 
 # Every other room and the rooms (besides the helpers) it may import: the intended map.

@@ -26,7 +26,6 @@ from ..parameters import (
     MappingOf,
     Real,
     StrOptions,
-    short_repr,
 )
 from ..tree.builder import SplitFinder, StoppingRules, build_tree
 from ..tree.conditioning import column_exponents, scale_columns
@@ -34,6 +33,7 @@ from ..tree.crimcoord import CrimcoordFinder, QualitativeCoding
 from ..tree.importance import feature_importances
 from ..tree.impurity import CRITERIA, gini_of_counts
 from ..tree.structure import Tree
+from ..weights import row_weights
 
 
 def _data_error(check, *args, **kwargs):
@@ -113,31 +113,8 @@ def fit_weights(estimator, sample_weight, y, n_rows: int) -> np.ndarray | None:
     all equal grows the same tree as one without (a common factor changes no impurity
     comparison, scikit-learn's ``check_sample_weight_equivalence``). A DataError for
     weights that are negative, not finite, of the wrong length or all zero."""
-    from sklearn.utils.class_weight import compute_sample_weight
-    from sklearn.utils.validation import _check_sample_weight
-
-    weights = None
-    if sample_weight is not None:
-        weights = _data_error(_check_sample_weight, sample_weight, np.empty((n_rows, 0)),
-                              dtype=np.float64, ensure_non_negative=True)
-        if not np.isfinite(weights).all():
-            raise DataError("sample_weight holds a weight that is not finite")
-    class_weight = getattr(estimator, "class_weight", None)
-    if class_weight is not None:
-        if isinstance(class_weight, dict):
-            unknown = set(class_weight) - set(np.asarray(y).tolist())
-            if unknown:
-                raise DataError(f"class_weight names {short_repr(sorted(map(str, unknown)))}, "
-                                f"not a class of y")
-        per_class = _data_error(compute_sample_weight, class_weight, y)
-        weights = per_class if weights is None else weights * per_class
-    if weights is None:
-        return None
-    if not weights.sum() > 0:
-        raise DataError("sample_weight: every row weighs 0 (after class_weight)")
-    if (weights == weights[0]).all():
-        return None
-    return np.ascontiguousarray(weights, dtype=np.float64)
+    return _data_error(row_weights, getattr(estimator, "class_weight", None),
+                       sample_weight, y, n_rows)
 
 
 def predict_input(estimator, X) -> np.ndarray:

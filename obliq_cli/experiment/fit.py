@@ -81,19 +81,29 @@ def grow_and_prune_rows(pruner, train: np.ndarray, prune: np.ndarray):
 
 
 def prune_task_estimator(estimator, pruner, X, y, grow: np.ndarray, prune: np.ndarray,
-                         names: tuple):
+                         names: tuple, sample_weight=None):
     """Apply PrunerSpec ``pruner`` to a fitted ``estimator`` as a task does (seeded from
-    ``rng_for(*names, "pruner")``, ``X_prune=None`` when no rows are held out)."""
+    ``rng_for(*names, "pruner")``, ``X_prune=None`` when no rows are held out).
+    ``sample_weight`` (one per row of ``X``, or None): the growing rows' weights go to
+    the pruner as ``sample_weight``, the pruning rows' as ``prune_weight``
+    (``pruning.weights`` says what each row then weighs); None passes neither."""
     prune_fn = registry.get_pruner(pruner.name)
     X_p = X[prune] if prune.size else None
     y_p = y[prune] if prune.size else None
+    weighed = {}
+    if sample_weight is not None:
+        weighed = {"sample_weight": sample_weight[grow],
+                   "prune_weight": sample_weight[prune] if prune.size else None}
     return prune_fn(estimator, X[grow], y[grow], X_p, y_p,
-                    random_state=rng_for(*names, "pruner"), **pruner.params)
+                    random_state=rng_for(*names, "pruner"), **pruner.params, **weighed)
 
 
 def fit_task(algo, dataset_label: str, X, y, info: dict, train: np.ndarray,
-             prune: np.ndarray, names: tuple) -> FittedTask:
+             prune: np.ndarray, names: tuple, sample_weight=None) -> FittedTask:
     """Make, grow and prune one estimator exactly as an experiment's task does.
+
+    ``sample_weight`` (one per row of ``X``, or None): the rows' weights, given to the
+    fit for the growing rows and to the pruner for both parts (``prune_task_estimator``).
 
     ``names`` key every random draw (``rng_for``): a task passes (seed, dataset label,
     repetition, fold, algorithm label); ``obliq plot`` passes its own names, so the same
@@ -107,9 +117,13 @@ def fit_task(algo, dataset_label: str, X, y, info: dict, train: np.ndarray,
         prep.fit(X[grow])
     X = prep.transform(X)
     watch = Stopwatch()
-    estimator.fit(X[grow], y[grow])
+    if sample_weight is None:
+        estimator.fit(X[grow], y[grow])
+    else:
+        estimator.fit(X[grow], y[grow], sample_weight=sample_weight[grow])
     if algo.pruner is not None:
-        estimator = prune_task_estimator(estimator, algo.pruner, X, y, grow, prune, names)
+        estimator = prune_task_estimator(estimator, algo.pruner, X, y, grow, prune, names,
+                                         sample_weight)
     wall, cpu = watch.read()
     return FittedTask(estimator, grow, prune, wall, X, prep, cpu)
 

@@ -14,6 +14,16 @@ k-SE rule (§3.4.3) picks the tree with the fewest leaves whose estimated error 
 most ``r_min + k * SE`` with ``SE = sqrt(r_min (1 - r_min) / N)``. ``se_rule=0`` is OC1's
 default (0-SE), ``se_rule=1`` Breiman's 1-SE rule. OC1 never cuts the root
 (``keep_root=True``); Breiman's sequence ends at the root alone (``keep_root=False``).
+
+Weights (``pruning.weights``): Breiman et al. weigh the cases by priors and costs
+(§4.3-4.4, §8.x: R(t) as the weighted misclassification of the cases in t), so R(t) is
+read from the grown tree's weighted class counts, the pruning rows' errors are their
+weights summed, and the k-SE rule's N is their total weight (for integer weights: the
+count of the copied rows; for "balanced" weights it stays the row count). The CV folds
+are drawn over the rows of positive weight and each fold's tree is grown with the
+growing rows' weights (class weights included, not recomputed per fold), so integer
+weights equal copied rows on a pruning set, and zero weights equal removed rows either
+way.
 """
 
 from __future__ import annotations
@@ -28,6 +38,7 @@ from ..parameters import Integral, Interval, Real, StrOptions, pruner_parameters
 from ..registry import register_pruner
 from ..tree.impurity import CRITERIA
 from ..tree.structure import LEAF, Tree, node_class_counts
+from .weights import drop_weightless, part_weights
 
 
 @dataclass(frozen=True)
@@ -125,9 +136,10 @@ def cost_complexity_path(
     return PruningPath(np.asarray(alphas), np.vstack(masks), np.asarray(leaves))
 
 
-def subtree_errors(tree: Tree, path: PruningPath, X, y_codes) -> np.ndarray:
-    """Misclassified rows of (X, y) for every subtree of the path, from one pass."""
-    counts = node_class_counts(tree, X, y_codes)
+def subtree_errors(tree: Tree, path: PruningPath, X, y_codes, sample_weight=None) -> np.ndarray:
+    """Misclassified rows of (X, y) for every subtree of the path, from one pass (their
+    weights summed with ``sample_weight``)."""
+    counts = node_class_counts(tree, X, y_codes, sample_weight=sample_weight)
     reach = counts.sum(axis=1)
     majority = tree.leaf_classes()
     wrong_if_leaf = reach - counts[np.arange(tree.n_nodes), majority]
@@ -147,18 +159,24 @@ def subtree_errors(tree: Tree, path: PruningPath, X, y_codes) -> np.ndarray:
     return errors
 
 
-def select_k_se(errors: np.ndarray, n: int, n_leaves: np.ndarray, se_rule: float) -> int:
-    """Index of the fewest-leaf subtree with error rate <= r_min + se_rule * SE (§3.4.3)."""
+def select_k_se(errors: np.ndarray, n: float, n_leaves: np.ndarray, se_rule: float) -> int:
+    """Index of the fewest-leaf subtree with error rate <= r_min + se_rule * SE (§3.4.3);
+    ``n`` the number (or total weight) of the rows the errors were counted on."""
     rates = errors / max(n, 1)
     r_min = rates.min()
-    se = np.sqrt(r_min * (1.0 - r_min) / max(n, 1))
+    se = np.sqrt(max(r_min * (1.0 - r_min), 0.0) / max(n, 1))
     ok = np.flatnonzero(rates <= r_min + se_rule * se + 1e-12)
     return int(ok[np.argmin(n_leaves[ok])])
 
 
 def cv_subtree_errors(estimator, path: PruningPath, X, y, cv_folds, rng, risk, criterion,
-                      keep_root) -> np.ndarray:
-    """Errors of each subtree of ``path`` estimated by V-fold CV (Breiman §3.4.2)."""
+                      keep_root, weights=None) -> np.ndarray:
+    """Errors of each subtree of ``path`` estimated by V-fold CV (Breiman §3.4.2).
+
+    ``weights``: the rows' weights after ``class_weight`` (``part_weights``; the rows are
+    those of positive weight). Each fold's tree is grown with them and its ``class_weight``
+    off, so a fold weighs its rows as the whole tree did ("balanced" is not recomputed on
+    the fold), and the held-out errors sum them."""
     n = X.shape[0]
     if cv_folds < 2 or cv_folds > n:
         raise ObliqError(f"cc pruner: cv_folds must be between 2 and {n} (got {cv_folds})")
@@ -167,17 +185,23 @@ def cv_subtree_errors(estimator, path: PruningPath, X, y, cv_folds, rng, risk, c
     probe = np.sqrt(alphas * np.append(alphas[1:], np.inf))
     probe[-1] = alphas[-1] if len(alphas) > 1 else 0.0
     folds = np.array_split(rng.permutation(n), cv_folds)
-    errors = np.zeros(len(alphas), dtype=np.int64)
+    errors = np.zeros(len(alphas), dtype=np.int64 if weights is None else np.float64)
     for held in folds:
         grow = np.setdiff1d(np.arange(n), held, assume_unique=True)
         fold_est = clone(estimator)
         if "random_state" in fold_est.get_params():
             fold_est.set_params(random_state=np.random.default_rng(rng.integers(2**63)))
-        fold_est.fit(X[grow], y[grow])
+        if "class_weight" in fold_est.get_params():
+            fold_est.set_params(class_weight=None)  # already in ``weights``
+        if weights is None:
+            fold_est.fit(X[grow], y[grow])
+        else:
+            fold_est.fit(X[grow], y[grow], sample_weight=weights[grow])
         fold_tree = fold_est.tree_
         fold_path = cost_complexity_path(fold_tree, risk, criterion, keep_root)
         fold_err = subtree_errors(fold_tree, fold_path, fold_est.tree_input(X[held]),
-                                  fold_est.encode(y[held]))
+                                  fold_est.encode(y[held]),
+                                  None if weights is None else weights[held])
         idx = np.searchsorted(fold_path.alphas, probe, side="right") - 1
         errors = errors + fold_err[np.clip(idx, 0, None)]  # float when spread (NaN)
     return errors
@@ -218,27 +242,38 @@ CC_CONSTRAINTS = {
 def prune_cost_complexity(
     estimator, X_grow, y_grow, X_prune, y_prune, *, random_state=None,
     se_rule: float = 0.0, risk: str = "misclassification", cv_folds: int = 10,
-    keep_root: bool = True,
+    keep_root: bool = True, sample_weight=None, prune_weight=None,
 ):
     """Replace ``estimator.tree_`` by the subtree the k-SE rule picks; returns it.
 
-    Records ``estimator.pruning_`` (alphas, leaves, errors, chosen index, method) and
-    keeps the grown tree as ``estimator.unpruned_tree_``.
+    ``sample_weight`` / ``prune_weight``: the growing / pruning rows' weights before
+    ``class_weight`` (``pruning.weights``). Records ``estimator.pruning_`` (alphas,
+    leaves, errors, chosen index, method) and keeps the grown tree as
+    ``estimator.unpruned_tree_``.
     """
     tree = estimator.tree_
     criterion = getattr(estimator, "criterion", "gini")
     criterion = criterion if criterion in ("gini", "entropy") else "gini"
     path = cost_complexity_path(tree, risk, criterion, keep_root)
     if X_prune is not None and len(X_prune) > 0:
+        weights = part_weights(estimator, y_prune, prune_weight)
+        if weights is not None:
+            weights, X_prune, y_prune = drop_weightless(weights, np.asarray(X_prune),
+                                                        np.asarray(y_prune))
+    if X_prune is not None and len(X_prune) > 0:
         errors = subtree_errors(tree, path, estimator.tree_input(X_prune),
-                                estimator.encode(y_prune))
-        n_eval, method = len(X_prune), "pruning set"
+                                estimator.encode(y_prune), weights)
+        n_eval = len(X_prune) if weights is None else float(weights.sum())
+        method = "pruning set"
     else:
         rng = np.random.default_rng(random_state)
-        errors = cv_subtree_errors(estimator, path, np.asarray(X_grow, dtype=np.float64),
-                                   np.asarray(y_grow), int(cv_folds), rng, risk, criterion,
-                                   keep_root)
-        n_eval, method = len(X_grow), f"{cv_folds}-fold CV"
+        X_grow, y_grow = np.asarray(X_grow, dtype=np.float64), np.asarray(y_grow)
+        weights = part_weights(estimator, y_grow, sample_weight)
+        weights, X_grow, y_grow = drop_weightless(weights, X_grow, y_grow)
+        errors = cv_subtree_errors(estimator, path, X_grow, y_grow, int(cv_folds), rng, risk,
+                                   criterion, keep_root, weights)
+        n_eval = len(X_grow) if weights is None else float(weights.sum())
+        method = f"{cv_folds}-fold CV"
     chosen = select_k_se(errors, n_eval, path.n_leaves, se_rule)
     estimator.unpruned_tree_ = tree
     estimator.tree_ = path.subtree(tree, chosen)
@@ -261,7 +296,7 @@ def prune_cost_complexity(
 def prune_cost_complexity_cv(
     estimator, X_grow, y_grow, X_prune=None, y_prune=None, *, random_state=None,
     se_rule: float = 0.0, risk: str = "misclassification", cv_folds: int = 10,
-    keep_root: bool = True,
+    keep_root: bool = True, sample_weight=None, prune_weight=None,
 ):
     """``cc`` that never reads a pruning set: the k-SE subtree is chosen by ``cv_folds``-fold
     CV on the growing rows, and (``uses_prune_set=False``) the runner grows the tree on
@@ -270,10 +305,11 @@ def prune_cost_complexity_cv(
     This is how CART itself (Breiman et al. 1984, §3.4.2) and IND 2.1's "cart" styles
     choose the subtree, so an experiment can run it beside OC1's pruning on a held-out
     10 % (the OC1 paper's Table 1 does: OC1, OC1-AP and CART-LC on 10 %, CART-AP by
-    10-fold CV). ``X_prune`` and ``y_prune`` are ignored."""
+    10-fold CV). ``X_prune``, ``y_prune`` and ``prune_weight`` are ignored."""
     return prune_cost_complexity(estimator, X_grow, y_grow, None, None,
                                  random_state=random_state, se_rule=se_rule, risk=risk,
-                                 cv_folds=cv_folds, keep_root=keep_root)
+                                 cv_folds=cv_folds, keep_root=keep_root,
+                                 sample_weight=sample_weight)
 
 
 # Leaves are marked by LEAF in children arrays; re-exported for pruners built on this one.

@@ -52,6 +52,15 @@ Pruning (§IV, Tables V-VII)
     ``uses_prune_set=False`` (the runner grows on every non-test row and passes no
     pruning set); an ``X_prune`` given anyway is ignored.
 
+    Weights (``pruning.weights``): the sample's rows carry the weights the tree was grown
+    with, and every accuracy the pruners read (GA's fitness, keep-the-best, the timing of
+    t_exh) is the weighted accuracy, the weight of the rows classified right over the
+    total; rows of weight 0 are dropped first. LA, whose automata learn from one pattern
+    at a time, then draws its patterns with replacement with probabilities proportional
+    to the weights (the weighted sample as the distribution the patterns come from, which
+    is what §IV-A's analysis assumes of the pattern stream) instead of cycling through the
+    rows; an unweighted sample keeps the cycling.
+
     Starting point, and why the paper's collapses on our Problem 2 (``q0`` /
     ``initial_density``): the paper starts every q_li at 0.5 (§IV-A, "All of these
     probabilities are initialized to 0.5") and a simple GA starts from uniform random
@@ -139,6 +148,7 @@ from ..parameters import Integral, Interval, Real, StrOptions, pruner_parameters
 from ..registry import register_pruner
 from ..timing import Stopwatch
 from ..tree.structure import NOMINAL, Tree, linear_text, weighs_several
+from .weights import drop_weightless, part_weights
 
 
 # --------------------------------------------------------------------------- network
@@ -232,9 +242,14 @@ def evaluate(Y: np.ndarray, selections: np.ndarray) -> np.ndarray:
     return out
 
 
-def accuracies(Y: np.ndarray, target: np.ndarray, selections: np.ndarray) -> np.ndarray:
-    """Fraction of rows each of the P networks classifies right, shape [P]."""
-    return (evaluate(Y, selections) == target[:, None].astype(bool)).mean(axis=0)
+def accuracies(Y: np.ndarray, target: np.ndarray, selections: np.ndarray,
+               weights: np.ndarray | None = None) -> np.ndarray:
+    """Fraction of rows (of their total weight, with ``weights``) each of the P networks
+    classifies right, shape [P]."""
+    right = evaluate(Y, selections) == target[:, None].astype(bool)
+    if weights is None:
+        return right.mean(axis=0)
+    return (weights @ right) / weights.sum()
 
 
 def tree_hyperplanes(tree: Tree) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -381,8 +396,9 @@ class NetworkClassifier(ClassifierMixin):
 
 
 # ------------------------------------------------------------------------- helpers
-def _setup(name, estimator, X_grow, y_grow, n_units):
-    """(tree network, first-layer outputs Y, target codes) after the checks."""
+def _setup(name, estimator, X_grow, y_grow, n_units, sample_weight=None):
+    """(tree network, first-layer outputs Y, target codes, row weights or None) after the
+    checks; rows of weight 0 are left out (module docstring)."""
     tree = getattr(estimator, "tree_", None)
     if not isinstance(tree, Tree):
         raise ObliqError(f"{name} pruner needs a single-tree estimator with a tree_")
@@ -392,16 +408,20 @@ def _setup(name, estimator, X_grow, y_grow, n_units):
     target = estimator.encode(y_grow)
     if (target < 0).any():
         raise ObliqError(f"{name} pruner: the sample has a label the tree never saw")
+    weights = part_weights(estimator, y_grow, sample_weight)
+    X = estimator.tree_input(X_grow)
+    weights, X, target = drop_weightless(weights, X, target)
     base = network_from_tree(tree)
-    Y = base.first_layer(estimator.tree_input(X_grow))
-    return base, Y, target
+    Y = base.first_layer(X)
+    return base, Y, target, weights
 
 
 class _Best:
     """Keep-the-best record: highest accuracy, then fewest hyperplanes, then earliest."""
 
-    def __init__(self, h: int):
+    def __init__(self, h: int, weights: np.ndarray | None = None):
         self.h = h
+        self.weights = weights  # the sample's row weights, read by callers' accuracies
         self.accuracy = -1.0
         self.size = np.inf
         self.selection = None
@@ -424,29 +444,31 @@ class _Best:
 
 def _finish(estimator, base, best: _Best, record: dict, Y, target, n_timing: int,
             watch: Stopwatch):
+    weights = best.weights
     """Wrap the kept network and complete the record (t_lrn: CPU seconds since ``watch``
     started; t_exh; sizes)."""
     record["t_lrn"] = watch.read()[1]
     record["train_accuracy"] = best.accuracy
     if n_timing:
-        record["t_exh"] = exhaustive_search_time(Y, target, best.selection.shape[0], n_timing)
+        record["t_exh"] = exhaustive_search_time(Y, target, best.selection.shape[0], n_timing,
+                                                 weights)
     record["n_hyperplanes_grown"] = base.n_hyperplanes
     network = BooleanNetwork(base.weights, base.thresholds, best.selection)
     record["n_hyperplanes_used"] = int(network.used_hyperplanes().sum())
     return NetworkClassifier(estimator, network, record)
 
 
-def _unsplit(estimator, base, Y, target, name):
+def _unsplit(estimator, base, Y, target, name, weights=None):
     """A tree with no split leaves nothing to choose: its own network, as is."""
-    best = _Best(0)
-    best.offer(base.selection[None], accuracies(Y, target, base.selection[None]))
+    best = _Best(0, weights)
+    best.offer(base.selection[None], accuracies(Y, target, base.selection[None], weights))
     record = {"method": name, "sample": "training data", "n_units": base.n_units,
               "note": "tree has no split; nothing to prune"}
     return _finish(estimator, base, best, record, Y, target, 0, Stopwatch())
 
 
 def exhaustive_search_time(Y: np.ndarray, target: np.ndarray, n_units: int,
-                           n_vectors: int = 1000) -> float:
+                           n_vectors: int = 1000, weights: np.ndarray | None = None) -> float:
     """Estimated CPU seconds to evaluate all 2^(L M) Boolean vectors on the sample.
 
     Shah & Sastry's footnote 5: time ``n_vectors`` vectors (here the first ones of the
@@ -464,7 +486,7 @@ def exhaustive_search_time(Y: np.ndarray, target: np.ndarray, n_units: int,
     selections = vectors.reshape(n_vectors, n_units, m)
     watch = Stopwatch()
     for lo in range(0, n_vectors, 100):
-        accuracies(Y, target, selections[lo:lo + 100])
+        accuracies(Y, target, selections[lo:lo + 100], weights)
     elapsed = watch.read()[1]
     return float(elapsed / n_vectors * 2.0 ** bits)
 
@@ -488,7 +510,8 @@ _TIMING = [Interval(Integral, 0, 100_000, closed="both")]
 # ------------------------------------------------------------------------------ LA
 def learning_automata_search(Y: np.ndarray, target: np.ndarray, n_units: int, step: float,
                              max_iterations: int, tol: float, rng: np.random.Generator,
-                             chunk: int = 500, q0: np.ndarray | None = None):
+                             chunk: int = 500, q0: np.ndarray | None = None,
+                             weights: np.ndarray | None = None):
     """Table V on precomputed first-layer outputs ``Y`` (bool [n, M]).
 
     Returns (keep-the-best record, final q [L, M], iterations run, converged flag,
@@ -497,7 +520,8 @@ def learning_automata_search(Y: np.ndarray, target: np.ndarray, n_units: int, st
     search stopped). The automata
     update is sequential by nature (one Python step per pattern); the draws of a chunk
     of iterations are made at once, and the sampled networks of a chunk are scored on
-    the whole sample in one matrix product for keep-the-best.
+    the whole sample in one matrix product for keep-the-best. ``weights`` (module
+    docstring): patterns drawn in proportion to them, accuracies weighted.
     """
     n, m = Y.shape
     c = target.astype(bool)
@@ -506,7 +530,8 @@ def learning_automata_search(Y: np.ndarray, target: np.ndarray, n_units: int, st
     # Converged when every |q - 0.5| exceeds margin; never at the start (module docstring).
     start_distance = float(np.minimum(q, 1.0 - q).min()) if q.size else 0.5
     margin = 0.5 - min(tol, start_distance / 2)
-    best = _Best(m // 2)
+    best = _Best(m // 2, weights)
+    draw = None if weights is None else weights / weights.sum()
     curve, at = [], []
     order = np.empty(0, dtype=np.int64)
     t = 0
@@ -514,7 +539,8 @@ def learning_automata_search(Y: np.ndarray, target: np.ndarray, n_units: int, st
     while t < max_iterations and not converged:
         size = min(chunk, max_iterations - t)
         while order.size < size:
-            order = np.concatenate([order, rng.permutation(n)])
+            more = rng.permutation(n) if draw is None else rng.choice(n, size=n, p=draw)
+            order = np.concatenate([order, more])
         patterns, order = order[:size], order[size:]
         sampled = np.empty((size, n_units, m), dtype=bool)
         uniforms = rng.random((size, n_units, m))
@@ -530,11 +556,11 @@ def learning_automata_search(Y: np.ndarray, target: np.ndarray, n_units: int, st
                     done = k + 1
                     break
         t += done
-        best.offer(sampled[:done], accuracies(Y, target, sampled[:done]))
+        best.offer(sampled[:done], accuracies(Y, target, sampled[:done], weights))
         curve.append(best.accuracy)
         at.append(t)
     modal = (q > 0.5)[None]
-    best.offer(modal, accuracies(Y, target, modal))
+    best.offer(modal, accuracies(Y, target, modal, weights))
     if curve:
         curve[-1] = best.accuracy
     return best, q, t, converged, curve, at
@@ -559,24 +585,26 @@ def learning_automata_search(Y: np.ndarray, target: np.ndarray, n_units: int, st
 def prune_learning_automata(
     estimator, X_grow, y_grow, X_prune=None, y_prune=None, *, random_state=None,
     n_units: int = 2, step: float = 0.003, max_iterations: int = 50000, tol: float = 0.01,
-    q0: float | str = 0.5, n_timing_vectors: int = 1000,
+    q0: float | str = 0.5, n_timing_vectors: int = 1000, sample_weight=None,
+    prune_weight=None,
 ):
     """LA pruning of a fitted two-class tree; returns a ``NetworkClassifier``.
 
     ``n_units`` = L, ``step`` = lambda of eq. (9), ``max_iterations``/``tol`` the stopping
     rule of step 9 (module docstring), ``q0`` every q_li(0) (0.5 as §IV-A, or "sparse" =
     1/H, our extension: module docstring), ``n_timing_vectors`` the vectors timed for t_exh
-    (0 skips it). The sample is (X_grow, y_grow), the training data; X_prune is ignored.
+    (0 skips it). The sample is (X_grow, y_grow), the training data, weighed by
+    ``sample_weight`` (module docstring); X_prune and prune_weight are ignored.
     """
     watch = Stopwatch()
-    base, Y, target = _setup("la", estimator, X_grow, y_grow, n_units)
+    base, Y, target, weights = _setup("la", estimator, X_grow, y_grow, n_units, sample_weight)
     start_q = _initial_probability(q0, base.n_hyperplanes)
     if base.n_hyperplanes == 0:
-        return _unsplit(estimator, base, Y, target, "la")
+        return _unsplit(estimator, base, Y, target, "la", weights)
     rng = np.random.default_rng(random_state)
     best, q, iterations, converged, curve, at = learning_automata_search(
         Y, target, int(n_units), float(step), int(max_iterations), float(tol), rng,
-        q0=np.full((int(n_units), Y.shape[1]), start_q))
+        q0=np.full((int(n_units), Y.shape[1]), start_q), weights=weights)
     record = {"method": "la", "sample": "training data", "n_units": int(n_units),
               "step": float(step), "q0": start_q, "iterations": iterations,
               "converged": converged,
@@ -615,7 +643,7 @@ def linear_scaling(fitness: np.ndarray, multiple: float = SCALING_MULTIPLE) -> n
 def genetic_search(Y: np.ndarray, target: np.ndarray, n_units: int, population_size: int,
                    n_generations: int, crossover: float, mutation: float,
                    rng: np.random.Generator, initial_density: float = 0.5,
-                   selection: str = "roulette"):
+                   selection: str = "roulette", weights: np.ndarray | None = None):
     """Goldberg's simple GA over bit strings of the L x M choices (§IV-B).
 
     Returns (best record, learning curve = best accuracy after each generation). One
@@ -628,12 +656,12 @@ def genetic_search(Y: np.ndarray, target: np.ndarray, n_units: int, population_s
     m = Y.shape[1]
     bits = n_units * m
     pop = rng.random((population_size, bits)) < initial_density
-    best = _Best(m // 2)
+    best = _Best(m // 2, weights)
     curve = []
     positions = np.arange(bits)
     for generation in range(n_generations + 1):
         selections = pop.reshape(population_size, n_units, m)
-        fitness = accuracies(Y, target, selections)
+        fitness = accuracies(Y, target, selections, weights)
         best.offer(selections, fitness)
         curve.append(best.accuracy)
         if generation == n_generations:
@@ -678,25 +706,28 @@ def prune_genetic(
     estimator, X_grow, y_grow, X_prune=None, y_prune=None, *, random_state=None,
     n_units: int = 2, population_size: int = 50, n_generations: int = 300,
     crossover: float = 0.7, mutation: float = 0.03, initial_density: float | str = 0.5,
-    selection: str = "roulette", n_timing_vectors: int = 1000,
+    selection: str = "roulette", n_timing_vectors: int = 1000, sample_weight=None,
+    prune_weight=None,
 ):
     """GA pruning of a fitted two-class tree; returns a ``NetworkClassifier``.
 
-    Fitness = accuracy on (X_grow, y_grow), the training data; X_prune is ignored.
+    Fitness = accuracy on (X_grow, y_grow), the training data, weighed by
+    ``sample_weight`` (module docstring); X_prune and prune_weight are ignored.
     ``initial_density``: probability of a 1 bit in the first population (0.5, uniform
     random strings as Goldberg's simple GA, or "sparse" = 1/H, our extension: module
     docstring). ``selection``: "roulette" on the raw accuracies, or "scaled" on
     Goldberg's linearly scaled ones (module docstring).
     """
     watch = Stopwatch()
-    base, Y, target = _setup("ga", estimator, X_grow, y_grow, n_units)
+    base, Y, target, weights = _setup("ga", estimator, X_grow, y_grow, n_units, sample_weight)
     density = _initial_probability(initial_density, base.n_hyperplanes)
     if base.n_hyperplanes == 0:
-        return _unsplit(estimator, base, Y, target, "ga")
+        return _unsplit(estimator, base, Y, target, "ga", weights)
     rng = np.random.default_rng(random_state)
     best, curve = genetic_search(Y, target, int(n_units), int(population_size),
                                  int(n_generations), float(crossover), float(mutation), rng,
-                                 initial_density=density, selection=selection)
+                                 initial_density=density, selection=selection,
+                                 weights=weights)
     record = {"method": "ga", "sample": "training data", "n_units": int(n_units),
               "initial_density": density, "selection": selection,
               "population_size": int(population_size), "n_generations": int(n_generations),

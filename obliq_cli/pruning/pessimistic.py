@@ -51,6 +51,16 @@ branch without known cases (an empty leaf of a multiway split) is skipped. The f
 recount spreads the unknown cases the same way (``node_class_counts(...,
 data_fractions=True)``).
 
+Weights (``pruning.weights``): C4.5 already carries every case with a weight (the
+fractions of its unknown values), and N and E are sums of those weights, so a weighted
+growing set enters the same arithmetic: each case starts with its weight (sample weight
+times class weight, exactly what the tree was grown with) instead of 1, the largest
+branch is the one of largest weight, and the final recount is weighted, so the leaves
+keep the classes the weighted fit gave them. U_CF(E, N) depends on N itself, not only on
+E / N: weights scaled by a common factor other than 1 change the estimate; "balanced"
+weights sum to the row count, and integer weights count as copied cases. Rows of weight
+0 are dropped first (a branch reached only by them is skipped, as for a removed row).
+
 The pruner ignores ``X_prune``: C4.5 prunes on the training data. Vectorisation: rows
 descend through a subtree level by level (one numpy step per level), so the Python work
 is per node and per level, never per sample.
@@ -67,6 +77,7 @@ from ..errors import ObliqError
 from ..parameters import Interval, pruner_parameters
 from ..registry import register_pruner
 from ..tree.structure import LEAF, LINEAR, MISSING_DEFAULT, Tree, node_class_counts
+from .weights import drop_weightless, part_weights
 
 # stats.c: confidence levels and normal deviates (Documenta Geigy Scientific Tables).
 CF_TABLE = np.array([0.0, 0.001, 0.005, 0.01, 0.05, 0.10, 0.20, 0.40, 1.00])
@@ -283,12 +294,14 @@ class _ErrorBasedPruning:
 })
 def prune_pessimistic(
     estimator, X_grow, y_grow, X_prune=None, y_prune=None, *, random_state=None,
-    confidence: float = 0.25, subtree_raising: bool = True,
+    confidence: float = 0.25, subtree_raising: bool = True, sample_weight=None,
+    prune_weight=None,
 ):
     """Replace ``estimator.tree_`` by its C4.5 pessimistic pruning; returns the estimator.
 
-    ``X_prune``/``y_prune`` and ``random_state`` are ignored (C4.5 prunes on the training
-    data and draws nothing). Records ``estimator.unpruned_tree_`` and
+    ``sample_weight``: the growing rows' weights as given to ``fit`` (module docstring).
+    ``X_prune``/``y_prune``/``prune_weight`` and ``random_state`` are ignored (C4.5
+    prunes on the training data and draws nothing). Records ``estimator.unpruned_tree_`` and
     ``estimator.pruning_`` (method, confidence, subtree_raising, leaves before/after,
     nodes made leaves, branches raised, estimated errors of the pruned tree).
     """
@@ -299,18 +312,21 @@ def prune_pessimistic(
     if codes.shape[0] != X.shape[0]:
         raise ObliqError(f"pessimistic pruner: y_grow has {codes.shape[0]} labels for "
                          f"{X.shape[0]} rows")
+    weights = part_weights(estimator, y_grow, sample_weight)
     known = codes >= 0  # a label the tree never saw counts toward no class
     X, codes = X[known], codes[known]
+    weights, X, codes = drop_weightless(None if weights is None else weights[known], X, codes)
     work = _ErrorBasedPruning(tree, X, codes, cf, bool(subtree_raising))
     # The recursion is as deep as the tree (twice, with raising): allow for it.
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, 3 * tree.max_depth + 200))
     try:
-        estimate, root = work.prune(0, np.arange(X.shape[0]))
+        estimate, root = work.prune(0, np.arange(X.shape[0]), weights)
     finally:
         sys.setrecursionlimit(limit)
     pruned = rebuild_tree(tree, root, work.child, work.leaf)
-    pruned.value = node_class_counts(pruned, X, codes, data_fractions=True)[
+    pruned.value = node_class_counts(pruned, X, codes, data_fractions=True,
+                                     sample_weight=weights)[
         :, : tree.n_classes].astype(np.float64)
     estimator.unpruned_tree_ = tree
     estimator.tree_ = pruned

@@ -676,7 +676,7 @@ class Tree:
 
 
 def node_class_counts(tree: Tree, X: np.ndarray, y: np.ndarray,
-                      data_fractions: bool = False) -> np.ndarray:
+                      data_fractions: bool = False, sample_weight=None) -> np.ndarray:
     """How many rows of each class reach each node, shape [n_nodes, n_classes + 1].
 
     ``y`` holds class codes; rows with code -1 (a label the tree never saw) count
@@ -685,14 +685,15 @@ def node_class_counts(tree: Tree, X: np.ndarray, y: np.ndarray,
     leaves of ``reach - counts[node, majority]``. Rows with an unknown value at a
     distributing node count fractionally (float64 counts); otherwise the counts are
     int64. ``data_fractions``: spread by the shares of the rows themselves (``_walk``).
+    ``sample_weight`` (one per row, or None): each row counts its weight (float64 counts).
     """
     X = np.asarray(X, dtype=np.float64)
     y = np.asarray(y, dtype=np.int64)
     k = tree.n_classes
     y_slot = np.where(y >= 0, y, k)  # unseen labels go to an extra column
     counts = np.zeros(tree.n_nodes * (k + 1), dtype=np.float64)
-    spread = False
-    for rows, nodes, w in tree._walk(X, data_fractions=data_fractions):
+    spread = sample_weight is not None
+    for rows, nodes, w in tree._walk(X, weight=sample_weight, data_fractions=data_fractions):
         spread = spread or w is not None
         counts += np.bincount(nodes * (k + 1) + y_slot[rows], weights=w,
                               minlength=counts.size)

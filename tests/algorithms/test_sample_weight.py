@@ -156,3 +156,16 @@ def test_id3_nominal_tests_read_the_weights():
     copied = make().fit(np.repeat(Xn, w, axis=0), np.repeat(yn, w))
     _same_tree(weighted, copied)
     np.testing.assert_allclose(weighted.tree_.value, copied.tree_.value)
+
+
+def test_class_weight_keys_on_text_labels():
+    """YAML's ``{0: 1, 1: 5}`` on labels read as text: number keys that spell a label
+    name it; on labels "no"/"yes" they name no class and are refused in one line that
+    lists the classes."""
+    y = np.array(["0", "1", "1", "0"])
+    np.testing.assert_allclose(fit_weights(_Weighted({0: 1.0, 1: 5.0}), None, y, 4),
+                               [1.0, 5.0, 5.0, 1.0])
+    with pytest.raises(DataError, match=r"names \['0', '1'\], not a class of y "
+                                        r"\(the classes are \['no', 'yes'\]\)") as err:
+        fit_weights(_Weighted({0: 1.0, 1: 5.0}), None, np.array(["no", "yes"]), 2)
+    assert "\n" not in str(err.value)
