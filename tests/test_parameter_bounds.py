@@ -20,6 +20,7 @@ from obliq_cli import registry
 from obliq_cli.config import load_config
 from obliq_cli.errors import ConfigError
 from obliq_cli.parameters import MAX_SEED, Interval, ListOf, ParameterError, Real
+from obliq_cli.pruning.weights import WEIGHT_ARGUMENTS
 
 ALGORITHMS = [e for e in registry.list_algorithms() if e.obj.__module__.startswith("obliq_cli")]
 PRUNERS = [e for e in registry.list_pruners() if e.obj.__module__.startswith("obliq_cli")]
@@ -46,10 +47,12 @@ def _is_list(constraints) -> bool:
 
 
 def _pruner_parameters(entry) -> set[str]:
-    """The keyword parameters a pruner takes (its signature, not only its defaults)."""
+    """The keyword parameters a pruner takes (its signature, not only its defaults), but
+    the seed and the rows' weights, which the runner passes and no config sets."""
     signature = inspect.signature(entry.obj)
+    runner_supplied = {"random_state", *WEIGHT_ARGUMENTS}
     return {p.name for p in signature.parameters.values()
-            if p.kind == p.KEYWORD_ONLY and p.name != "random_state"} | set(entry.params)
+            if p.kind == p.KEYWORD_ONLY and p.name not in runner_supplied} | set(entry.params)
 
 
 def _numeric():
@@ -167,6 +170,20 @@ def test_a_pruner_refuses_a_far_value_when_called(name, p):
     with pytest.raises(ParameterError) as info:
         registry.get_pruner(name)(fitted, X, Y, X, Y, random_state=0, **{p: 1e29})
     assert info.value.param == p
+
+
+@pytest.mark.parametrize("name", [e.name for e in PRUNERS])
+def test_a_config_cannot_set_the_rows_weights_a_pruner_reads(tmp_path, name):
+    # every built-in pruner takes them from the runner (test_pruner_weights.py)
+    assert set(WEIGHT_ARGUMENTS) <= set(inspect.signature(registry.get_pruner(name)).parameters)
+    for p in WEIGHT_ARGUMENTS:
+        path = _config(tmp_path, "pruner", name, p, 1.0)
+        with pytest.raises(ConfigError) as info:
+            load_config(path)
+        message = str(info.value)
+        assert "\n" not in message, message
+        assert message.startswith(f"{path}: algorithms[0].pruner.params"), message
+        assert p in message, message
 
 
 def test_a_float_where_an_int_is_declared_is_refused_not_cast(tmp_path):
