@@ -49,11 +49,8 @@ from ..registry import register_algorithm
 from .base import CLASS_WEIGHT, ObliqClassifier, as_rng, fit_input, fit_weights, predict_input
 from .umt import EQ4_SIDE, UMT_INVARIANCES, UMTClassifier, UMTOneVsRestMember
 
-# The scikit-learn checks the UMT wrappers cannot pass while UMT refuses unequal weights
-UMT_MEMBERS_UNWEIGHTED = {
-    check: "its member UMTs' split search reads no row weights yet: a weighted fit is "
-           "refused" for check in ("check_sample_weight_equivalence_on_dense_data",
-                                   "check_sample_weights_not_overwritten")}
+# The scikit-learn checks the UMT wrappers cannot pass
+UMT_MEMBERS_UNWEIGHTED: dict[str, str] = {}
 
 # What the UMT wrappers keep: their members' invariances, but the members are seeded in
 # the order of their class problems, and each member's eq. 4 has a side.
