@@ -35,8 +35,9 @@ def perceptron(Z, s, rows, n_iter, pocket, c, settle=False, rho=0.6):
     With ``pocket`` the hyperplane in hand at the end of every cycle through the rows
     (and at the end) is scored on all of them and the one with the least weight ``c`` of
     errors is kept (Gallant's pocket; -1 errors when not asked for). With ``settle``
-    the run also stops at the end of cycle c once the patterns flagged by §II's rule (count >= rho M) have
-    not changed since cycle c/2 (the "settled" reading). See the module docstring.
+    the run also stops at the end of cycle c once the patterns flagged by §II's rule
+    (count >= rho M) have not changed since cycle c/2 (the "settled" reading). See the
+    module docstring.
     """
     m, d = rows.size, Z.shape[1]
     w = np.zeros(d)
