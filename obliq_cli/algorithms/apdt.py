@@ -294,6 +294,8 @@ class APDTClassifier(TreeClassifier):
     temperature : eq. (5)'s temperature: "mean" (the window's mean |dE|, the ratio of
         the original Alopex) or "printed" (delta/N times the window's sum, as printed).
     random_state : seed or numpy Generator; every random draw uses it.
+    class_weight : None, "balanced" or {label: weight}: each row weighs its class's
+        weight times its ``sample_weight`` (module docstring, "Row weights").
     """
 
     _parameter_constraints = {
@@ -321,7 +323,7 @@ class APDTClassifier(TreeClassifier):
                  multiclass: str | None = None, perceptron_iteration: str = "pattern",
                  perceptron_min_iterations: int = PERCEPTRON_MIN_ITERATIONS,
                  separability: str = "updates", temperature: str = "mean",
-                 random_state=None):
+                 random_state=None, class_weight=None):
         self.rho = rho
         self.M = M
         self.alopex_iterations = alopex_iterations
@@ -335,6 +337,7 @@ class APDTClassifier(TreeClassifier):
         self.separability = separability
         self.temperature = temperature
         self.random_state = random_state
+        self.class_weight = class_weight
 
     def check_n_classes(self, n_classes: int) -> None:
         if n_classes > 2 and self.multiclass is None:

@@ -255,7 +255,7 @@ def best_margin_split(X, y, mu, sd, Cs, learn_mask, refit=False, both_sides=Fals
     k, best_f = choose_margin(
         blocks, offsets, thr, varies, X[val], y[val].astype(np.int64),
         feature_by == "validation", np.ones(int(val.sum())) if w is None else w[val],
-        Xl if w is None else np.ascontiguousarray(Xl), yl.astype(np.int64),
+        Xl, yl.astype(np.int64),
         empty if w is None else w[learn])
     feature, threshold, C = int(best_f[k]), float(thr[k, best_f[k]]), float(Cs[k])
     if refit:
@@ -315,6 +315,8 @@ class UMTClassifier(TreeClassifier):
         Fig. 1): every (C, feature) pair by its validation error.
     min_samples_split, max_depth : builder stopping rules.
     random_state : seed or Generator for the per-node validation quarter.
+    class_weight : None, "balanced" or {label: weight}: each row weighs its class's
+        weight times its ``sample_weight`` (module docstring, "Row weights").
     """
 
     _parameter_constraints = {
@@ -335,7 +337,7 @@ class UMTClassifier(TreeClassifier):
                  refit: bool = False, normalize: bool = True, both_sides: bool = False,
                  sweep: str = "sign", feature_by: str = "learn",
                  min_samples_split: int = 2, max_depth: int | None = None,
-                 random_state=None):
+                 random_state=None, class_weight=None):
         self.c_min = c_min
         self.c_max = c_max
         self.c_step = c_step
@@ -347,6 +349,7 @@ class UMTClassifier(TreeClassifier):
         self.min_samples_split = min_samples_split
         self.max_depth = max_depth
         self.random_state = random_state
+        self.class_weight = class_weight
 
     def _validate_params_together(self) -> None:
         if self.c_max < self.c_min:
@@ -424,9 +427,10 @@ class UMTOneVsRestMember(UMTClassifier):
                  c_step: float = 0.1, refit: bool = False, normalize: bool = True,
                  both_sides: bool = False, sweep: str = "sign", feature_by: str = "learn",
                  min_samples_split: int = 2, max_depth: int | None = None,
-                 random_state=None):
+                 random_state=None, class_weight=None):
         super().__init__(c_min, c_max, c_step, refit, normalize, both_sides, sweep,
-                         feature_by, min_samples_split, max_depth, random_state)
+                         feature_by, min_samples_split, max_depth, random_state,
+                         class_weight)
         self.positive_class = positive_class
 
     def check_n_classes(self, n_classes: int) -> None:
