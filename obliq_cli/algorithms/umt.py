@@ -130,6 +130,7 @@ from ..parameters import Interval, ParameterError, Real, StrOptions
 from ..registry import register_algorithm
 from ..tree.builder import Node, Split, SplitFinder
 from .base import TreeClassifier, binary_only
+from .unweighted import GROWN_UNTIL_PURE
 
 # What UMT keeps (obliq_cli.invariances): an axis-parallel search on z-scored columns
 # (power-of-two scaling is exact there; a constant column keeps scale 1 and offers no
@@ -141,7 +142,14 @@ EQ4_SIDE = NotKept("eq. 4 fixes the weight at +1, so the class coded 1 is expect
 UMT_INVARIANCES = axis_parallel(rows=VALIDATION_QUARTER, classes2=EQ4_SIDE,
                                 classes3=TWO_CLASSES_ONLY)
 
-VALIDATION_QUARTER_WEIGHTS: dict[str, str] = {}
+VALIDATION_QUARTER_WEIGHTS = {
+    "check_sample_weight_equivalence_on_dense_data":
+        "each node holds out a validation quarter drawn over rows: a row of weight k is "
+        "held out or kept as one, where the shuffle splits its k copies (module docstring, "
+        "Row weights)",
+    **GROWN_UNTIL_PURE,
+}
+"""The scikit-learn checks UMT (and its wrappers) cannot pass."""
 
 # The most margins a grid may hold (``c_step`` is bounded below by it).
 MAX_MARGINS = 10_001
