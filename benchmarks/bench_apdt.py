@@ -53,9 +53,10 @@ def measure(args) -> None:
     s = np.where(ytr == 1, 1.0, -1.0)
     rows = np.arange(len(Z))
     n_iter = max(apdt.PERCEPTRON_MIN_ITERATIONS, len(Z))
-    perceptron(Z[:5], s[:5], rows[:5], n_iter, False)  # compile (or load numba's cache)
+    perceptron(Z[:5], s[:5], rows[:5], n_iter, False, np.ones(5))  # compile (or load numba's cache)
     make_estimator("apdt", random_state=0).fit(Xtr[:40], ytr[:40])
-    t, _ = best_time(lambda: perceptron(Z, s, rows, n_iter, False), args.repeats * 10)
+    ones = np.ones(len(Z))
+    t, _ = best_time(lambda: perceptron(Z, s, rows, n_iter, False, ones), args.repeats * 10)
     print(f"perceptron 1000 patterns  {1e3 * t:8.3f} ms")
     for seed in range(args.seeds):
         t, model = best_time(

@@ -138,6 +138,23 @@ Scaling of the attributes (``normalize``; "max" by default)
     positive scaling of any attribute (exactly so for powers of two). An all-zero
     column keeps scale 1.
 
+Row weights (``sample_weight``, ``class_weight``; the paper has none)
+    A row of weight w counts as w patterns wherever §II counts patterns: eq. (1)'s n,
+    n_l and n_r are the summed weights of the node and its children, nsp_l and nsp_r the
+    summed weights of the patterns the Perceptron's run flags (rho rule, final errors or
+    the pocket's errors, the pocket keeping the hyperplane of least erring weight), so
+    Alopex minimises the weighted F; Table I step 1 draws each of its two patterns with
+    probability proportional to its weight (as one of its copies would be drawn). The
+    Perceptron itself runs on the rows, each presented once a cycle, with the unweighted
+    update and max(300, |S|) iterations for |S| rows: whether a set is separable does not
+    depend on how often a point occurs in it, and a cyclic run over a row repeated k
+    times is not one weighted update (after the first copy's update the next copies may
+    be classified right), so no update reproduces the copies exactly. An integer weight
+    is therefore not the same tree as copied rows (the Perceptron's runs and the node's
+    random presentation order differ); a weight of 0 is a removed row (the fit drops it)
+    and equal weights grow the unweighted tree to the bit (F's sums of ones are its
+    counts).
+
 EXTENSION (not in the paper): multiclass="ovr" follows the first suggestion of §V ("learn
 one decision tree each, to separate one class from all the rest"), chained into a single
 tree: class 0 is separated from the rest; every leaf left holding several of the other
@@ -161,7 +178,7 @@ from ..parameters import MAX_REAL, Integral, Interval, Real, StrOptions
 from ..registry import register_algorithm
 from ..tree.builder import Node, Split, SplitFinder, goes_left
 from .base import TreeClassifier, binary_only
-from .unweighted import WEIGHTS_NOT_READ, refuse_row_weights
+from .unweighted import GROWN_UNTIL_PURE
 
 PERCEPTRON_MIN_ITERATIONS = 300
 """§III: the Perceptron runs for max(300, |S^t|) iterations."""
@@ -176,19 +193,22 @@ PERCEPTRON_ITERATION_CODES = {"pattern": 0, "pass": 1, "settled": 2}
 def nonseparable(Z: np.ndarray, s: np.ndarray, rho: float = 0.6, *,
                  perceptron_iteration: str = "pattern",
                  perceptron_min_iterations: int = PERCEPTRON_MIN_ITERATIONS,
-                 separability: str = "updates"):
+                 separability: str = "updates", weights: np.ndarray | None = None):
     """``(nsp, w)``: the estimated number of nonseparable patterns (§II) and, when it is
     0 and the set has both classes, the Perceptron's separating hyperplane (else None).
 
     ``perceptron_iteration``, ``perceptron_min_iterations`` and ``separability`` are the
-    readings of ``APDTClassifier`` (module docstring)."""
+    readings of ``APDTClassifier`` (module docstring). With ``weights`` (one per row of
+    ``Z``) ``nsp`` is the nonseparable patterns' summed weight, a float (module
+    docstring, "Row weights")."""
     Z = np.ascontiguousarray(Z, dtype=np.float64)
     s = np.ascontiguousarray(s, dtype=np.float64)
+    c = np.ones(Z.shape[0]) if weights is None else np.ascontiguousarray(weights, np.float64)
     nsp, w, separable = count_nonseparable(
         Z, s, np.arange(Z.shape[0]), float(rho), int(perceptron_min_iterations),
         PERCEPTRON_ITERATION_CODES[perceptron_iteration],
-        SEPARABILITY_CODES[separability])
-    return int(nsp), (w if separable else None)
+        SEPARABILITY_CODES[separability], c)
+    return (int(nsp) if weights is None else float(nsp)), (w if separable else None)
 
 
 # -------------------------------------------------------------------- alopex
@@ -204,12 +224,18 @@ ALOPEX_DRAWS = NotKept("Alopex draws a move per weight, so a column more changes
 
 
 # ------------------------------------------------------------------ the node
-def _initial_hyperplane(Z: np.ndarray, s: np.ndarray, rng: np.random.Generator):
+def _initial_hyperplane(Z: np.ndarray, s: np.ndarray, rng: np.random.Generator,
+                        c: np.ndarray | None = None):
     """Table I step 1: the perpendicular bisector of two random patterns of different
-    classes (unit normal), as augmented weights (w0, w); None if no such pair differs."""
+    classes (unit normal), as augmented weights (w0, w); None if no such pair differs.
+    With row weights ``c`` a pattern is drawn with probability proportional to its
+    weight (as one of its copies would be)."""
     pos, neg = np.flatnonzero(s > 0), np.flatnonzero(s < 0)
+    p_pos = p_neg = None
+    if c is not None:
+        p_pos, p_neg = c[pos] / c[pos].sum(), c[neg] / c[neg].sum()
     for _ in range(20):
-        a, b = Z[rng.choice(pos)], Z[rng.choice(neg)]
+        a, b = Z[rng.choice(pos, p=p_pos)], Z[rng.choice(neg, p=p_neg)]
         v = a[1:] - b[1:]
         norm = linalg.norm(v)  # fixed-order sums: the same start on every BLAS
         if norm > 0:
@@ -233,7 +259,9 @@ def _initial_hyperplane(Z: np.ndarray, s: np.ndarray, rng: np.random.Generator):
         "classes2": NotKept("the random start draws a pattern of the first class, then "
                             "one of the second (Table I, step 1)"),
         "classes3": TWO_CLASSES_ONLY, "nominal": NO_NOMINAL, "levels": NO_NOMINAL},
-    expected_failed_checks=WEIGHTS_NOT_READ,
+    # it passes check_sample_weight_equivalence on the check's data, though integer
+    # weights are not copied rows in general (module docstring, "Row weights")
+    expected_failed_checks=GROWN_UNTIL_PURE,
 )
 class APDTClassifier(TreeClassifier):
     """APDT (Shah & Sastry 1999). See the module docstring for every choice.
@@ -268,6 +296,8 @@ class APDTClassifier(TreeClassifier):
     temperature : eq. (5)'s temperature: "mean" (the window's mean |dE|, the ratio of
         the original Alopex) or "printed" (delta/N times the window's sum, as printed).
     random_state : seed or numpy Generator; every random draw uses it.
+    class_weight : None, "balanced" or {label: weight}: each row weighs its class's
+        weight times its ``sample_weight`` (module docstring, "Row weights").
     """
 
     _parameter_constraints = {
@@ -295,7 +325,7 @@ class APDTClassifier(TreeClassifier):
                  multiclass: str | None = None, perceptron_iteration: str = "pattern",
                  perceptron_min_iterations: int = PERCEPTRON_MIN_ITERATIONS,
                  separability: str = "updates", temperature: str = "mean",
-                 random_state=None):
+                 random_state=None, class_weight=None):
         self.rho = rho
         self.M = M
         self.alopex_iterations = alopex_iterations
@@ -309,6 +339,7 @@ class APDTClassifier(TreeClassifier):
         self.separability = separability
         self.temperature = temperature
         self.random_state = random_state
+        self.class_weight = class_weight
 
     def check_n_classes(self, n_classes: int) -> None:
         if n_classes > 2 and self.multiclass is None:
@@ -361,11 +392,11 @@ class APDTSplitFinder(SplitFinder):
         self.temperature = temperature
         self.temperature_scale = _temperature_scale(temperature, delta)
 
-    def _nonseparable(self, Z, s):
+    def _nonseparable(self, Z, s, weights=None):
         """``nonseparable`` under this tree's readings."""
         return nonseparable(Z, s, self.rho, perceptron_iteration=self.perceptron_iteration,
                             perceptron_min_iterations=self.perceptron_min_iterations,
-                            separability=self.separability)
+                            separability=self.separability, weights=weights)
 
     def prepare(self, X, y, n_classes, rng) -> None:
         super().prepare(X, y, n_classes, rng)
@@ -376,13 +407,19 @@ class APDTSplitFinder(SplitFinder):
         self.scale = scale
         # Augmented, normalised patterns.
         self.Z = np.hstack([np.ones((X.shape[0], 1)), X / scale])
+        self.c = None  # the rows' weights, set at the root of a weighted fit
+
+    def _weights(self, rows):
+        """The weights of ``rows`` (None unweighted)."""
+        return None if self.c is None else self.c[rows]
 
     def _labels(self, rows, stage):
         return np.where(self.y[rows] == stage, 1.0, -1.0)
 
-    def _search_node(self, Z, s):
-        """Alopex over W at one node; the best W that sends rows both ways, or None."""
-        w0 = _initial_hyperplane(Z, s, self.rng)
+    def _search_node(self, Z, s, c=None):
+        """Alopex over W at one node (``c`` the rows' weights, None unweighted); the best
+        W that sends rows both ways, or None."""
+        w0 = _initial_hyperplane(Z, s, self.rng, c)
         if w0 is None:
             return None
         # Alopex draws one uniform vector per iteration; draw them all at once, then
@@ -396,13 +433,15 @@ class APDTSplitFinder(SplitFinder):
             self.temperature_scale, float(self.rho), float(self.M),
             self.perceptron_min_iterations,
             PERCEPTRON_ITERATION_CODES[self.perceptron_iteration],
-            SEPARABILITY_CODES[self.separability])
+            SEPARABILITY_CODES[self.separability],
+            np.ones(Z.shape[0]) if c is None else np.ascontiguousarray(c))
         rng.bit_generator.state = state
         rng.random((used, Z.shape[1]))
         return W if found else None
 
     def split(self, node: Node) -> Split | None:
-        refuse_row_weights(node, "APDT")
+        if node.parent_counts is None:  # the root holds every row: rows = arange(n)
+            self.c = node.weights
         stage, separable, W = node.state if node.state is not None else NodeState()
         rows = node.rows  # ascending; the builder never asks about a pure node
         if separable is None:
@@ -410,13 +449,15 @@ class APDTSplitFinder(SplitFinder):
             # stages whose class no longer occurs here (K = 2: stage 0 only).
             while node.counts[stage] == 0:
                 stage += 1
-            nsp, W = self._nonseparable(self.Z[rows], self._labels(rows, stage))
+            nsp, W = self._nonseparable(self.Z[rows], self._labels(rows, stage),
+                                        self._weights(rows))
             separable = nsp == 0
         order = None
         if not separable:
             order = self.rng.permutation(rows.size)
             shown = rows[order]  # the Perceptron's presentation order at this node
-            W = self._search_node(self.Z[shown], self._labels(shown, stage))
+            W = self._search_node(self.Z[shown], self._labels(shown, stage),
+                                  self._weights(shown))
             if W is None:
                 return None  # no split separates these rows: a leaf
         split = Split(threshold=float(-W[0]), weights=W[1:] / self.scale)
@@ -431,7 +472,8 @@ class APDTSplitFinder(SplitFinder):
             sub = shown[mask]  # in this node's presentation order
             state = NodeState(stage)
             if np.unique(self.y[sub]).size > 1:
-                nsp, child_W = self._nonseparable(self.Z[sub], self._labels(sub, stage))
+                nsp, child_W = self._nonseparable(self.Z[sub], self._labels(sub, stage),
+                                                  self._weights(sub))
                 if nsp:
                     state = NodeState(stage, separable=False)
                 elif child_W is not None:

@@ -47,13 +47,18 @@ from ..invariances import NotKept
 from ..parameters import RANDOM_STATE, StrOptions
 from ..registry import register_algorithm
 from .base import CLASS_WEIGHT, ObliqClassifier, as_rng, fit_input, fit_weights, predict_input
-from .umt import EQ4_SIDE, UMT_INVARIANCES, UMTClassifier, UMTOneVsRestMember
+from .umt import (
+    EQ4_SIDE,
+    UMT_INVARIANCES,
+    VALIDATION_QUARTER_WEIGHTS,
+    UMTClassifier,
+    UMTOneVsRestMember,
+)
 
-# The scikit-learn checks the UMT wrappers cannot pass while UMT refuses unequal weights
-UMT_MEMBERS_UNWEIGHTED = {
-    check: "its member UMTs' split search reads no row weights yet: a weighted fit is "
-           "refused" for check in ("check_sample_weight_equivalence_on_dense_data",
-                                   "check_sample_weights_not_overwritten")}
+# The scikit-learn checks the UMT wrappers cannot pass: their members' (a validation
+# quarter drawn over rows, trees grown until pure)
+UMT_MEMBERS_CHECKS = {check: f"its member UMTs: {why}"
+                      for check, why in VALIDATION_QUARTER_WEIGHTS.items()}
 
 # What the UMT wrappers keep: their members' invariances, but the members are seeded in
 # the order of their class problems, and each member's eq. 4 has a side.
@@ -306,7 +311,7 @@ class _UMTMembers:
 @register_algorithm(
     "umt-ovo", "Univariate margin tree, one-vs-one: K(K-1)/2 UMTs on class pairs, "
     "summed posteriors vote (Yildiz 2011 §3.2)",
-    invariances=WRAPPED_UMT, expected_failed_checks=UMT_MEMBERS_UNWEIGHTED,
+    invariances=WRAPPED_UMT, expected_failed_checks=UMT_MEMBERS_CHECKS,
 )
 class UMTOneVsOneClassifier(_UMTMembers, OneVsOneTrees):
     """UMT one-vs-one; parameters as ``umt`` (each member gets its own rng stream)."""
@@ -315,7 +320,7 @@ class UMTOneVsOneClassifier(_UMTMembers, OneVsOneTrees):
 @register_algorithm(
     "umt-ovr", "Univariate margin tree, one-vs-rest: K UMTs (class i vs rest), "
     "summed posteriors vote (Yildiz 2011 §3.2)",
-    invariances=WRAPPED_UMT, expected_failed_checks=UMT_MEMBERS_UNWEIGHTED,
+    invariances=WRAPPED_UMT, expected_failed_checks=UMT_MEMBERS_CHECKS,
 )
 class UMTOneVsRestClassifier(_UMTMembers, OneVsRestTrees):
     """UMT one-vs-rest; parameters as ``umt`` (each member gets its own rng stream),

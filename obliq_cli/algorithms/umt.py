@@ -61,6 +61,19 @@ docs/reference-programs.md; ``svmtree.c``, ``classification.c``):
   optimum often sends every row one way and the node stops impure.)
 * The C grid is -2.0, -1.9, ..., 2.0 (paper, ``c_step=0.1``; the code steps 0.2).
 
+Row weights (``sample_weight``, ``class_weight``; the paper has none). Eq. 4 is a
+one-feature SVM's hinge loss; a row of weight w has its slack multiplied by w, as libsvm
+weighs a row's C, so ``hinge_sweep`` minimises sum_t w^t eps^t (its prefix counts and
+sums become summed weights and weighted sums) and the author's sign sweep counts each
+candidate with its row's weight. ``error_of_split`` reads weighted class sums on the
+learn and the validation rows, and the z-scoring uses the training set's weighted mean
+and standard deviation. The validation quarter is still drawn over rows (ISELL's
+``divide_instancelist`` knows no weights): a row of weight 3 is one row held out or not,
+where three copies would be split between learn and validation by the shuffle, so an
+integer weight equals copied rows only when no quarter is held out (every class of a
+node under 4 rows); a weight of 0 is a removed row (the fit drops it) and equal weights
+grow the unweighted tree to the bit.
+
 The threshold (``sweep``). The author's sweep tells whether a candidate's hinge rises or
 falls by the candidate's sign instead of by its class, so it does not minimise eq. 4: its
 threshold sits where the shifted values' counts balance (``sign_rule_thresholds``).
@@ -117,7 +130,7 @@ from ..parameters import Interval, ParameterError, Real, StrOptions
 from ..registry import register_algorithm
 from ..tree.builder import Node, Split, SplitFinder
 from .base import TreeClassifier, binary_only
-from .unweighted import WEIGHTS_NOT_READ, refuse_row_weights
+from .unweighted import GROWN_UNTIL_PURE
 
 # What UMT keeps (obliq_cli.invariances): an axis-parallel search on z-scored columns
 # (power-of-two scaling is exact there; a constant column keeps scale 1 and offers no
@@ -129,6 +142,17 @@ EQ4_SIDE = NotKept("eq. 4 fixes the weight at +1, so the class coded 1 is expect
 UMT_INVARIANCES = axis_parallel(rows=VALIDATION_QUARTER, classes2=EQ4_SIDE,
                                 classes3=TWO_CLASSES_ONLY)
 
+VALIDATION_QUARTER_WEIGHTS = {
+    "check_sample_weight_equivalence_on_dense_data":
+        "each node holds out a validation quarter drawn over rows: a row of weight k is "
+        "held out or kept as one, where the shuffle splits its k copies (module docstring, "
+        "Row weights)",
+    **GROWN_UNTIL_PURE,
+}
+"""The scikit-learn checks the UMT wrappers cannot pass (their members' reasons). UMT
+alone passes both on the checks' data (an unpruned two-class tree there), so it declares
+none."""
+
 # The most margins a grid may hold (``c_step`` is bounded below by it).
 MAX_MARGINS = 10_001
 
@@ -139,12 +163,25 @@ def margin_grid(c_min: float, c_max: float, c_step: float) -> np.ndarray:
     return np.round(c_min + c_step * np.arange(n), 10)
 
 
-def hinge_sweep(Z: np.ndarray, y_sign: np.ndarray, Cs) -> tuple[np.ndarray, ...]:
+def _sorted_by_feature(Z: np.ndarray, weights: np.ndarray | None):
+    """Each feature's values of the rows ``Z`` [n, d], sorted: [d, n], and the rows'
+    weights in the same order (ones when ``weights`` is None)."""
+    if weights is None:
+        values = np.sort(Z.T, axis=1)
+        return values, np.ones(values.shape)
+    order = np.argsort(Z.T, axis=1, kind="stable")
+    return (np.take_along_axis(Z.T, order, axis=1),
+            np.ascontiguousarray(np.asarray(weights, dtype=np.float64)[order]))
+
+
+def hinge_sweep(Z: np.ndarray, y_sign: np.ndarray, Cs,
+                weights: np.ndarray | None = None) -> tuple[np.ndarray, ...]:
     """Minimum of eq. 4 for every margin and feature, by one sort and prefix sums.
 
     Parameters
     ----------
-    Z : array [n, d] (normalised features); y_sign : array [n] of -1/+1; Cs : [m].
+    Z : array [n, d] (normalised features); y_sign : array [n] of -1/+1; Cs : [m];
+    weights : None, or [n] row weights multiplying each row's slack (module docstring).
 
     Returns
     -------
@@ -157,10 +194,11 @@ def hinge_sweep(Z: np.ndarray, y_sign: np.ndarray, Cs) -> tuple[np.ndarray, ...]
     pos = np.asarray(y_sign) > 0
     # Each class's breakpoints are its values shifted by one constant per C, so their
     # order does not depend on C: sort each class once, then merge per C (compiled).
-    z_pos = np.sort(Z[pos].T, axis=1)
-    z_neg = np.sort(Z[~pos].T, axis=1)
+    w = None if weights is None else np.asarray(weights, dtype=np.float64)
+    z_pos, w_pos = _sorted_by_feature(Z[pos], None if w is None else w[pos])
+    z_neg, w_neg = _sorted_by_feature(Z[~pos], None if w is None else w[~pos])
     slack, lo, hi = (np.empty((Cs.size, d)) for _ in range(3))
-    hinge_slack_sweep(z_pos, z_neg, Cs, slack, lo, hi)
+    hinge_slack_sweep(z_pos, z_neg, Cs, slack, lo, hi, w_pos, w_neg)
     return slack, lo, hi
 
 
@@ -182,7 +220,8 @@ def stratified_quarter(y: np.ndarray, rng: np.random.Generator, mod: int = 4) ->
 
 
 def best_margin_split(X, y, mu, sd, Cs, learn_mask, refit=False, both_sides=False,
-                      sweep="sign", feature_by="learn", positive=0, n_classes=2):
+                      sweep="sign", feature_by="learn", positive=0, n_classes=2,
+                      weights=None):
     """The UMT split of one node (module docstring): (feature, raw threshold, C) or None.
 
     ``X`` raw node rows, ``y`` class codes in 0..n_classes-1, ``mu``/``sd`` the
@@ -193,7 +232,8 @@ def best_margin_split(X, y, mu, sd, Cs, learn_mask, refit=False, both_sides=Fals
     expected on the high side (the univariate discriminant ``-x_j + w0``); every
     (C, feature, side) competes. ``sweep``: "eq4" minimises eq. 4 (``hinge_sweep``),
     "sign" takes the author's code's threshold (``sign_rule_thresholds``).
-    ``feature_by``: "learn" or "validation" (``choose_margin``).
+    ``feature_by``: "learn" or "validation" (``choose_margin``). ``weights``: None or
+    the rows' weights, read by eq. 4's slack and every split error (module docstring).
     """
     Z = (X - mu) / sd
     if both_sides:
@@ -210,7 +250,9 @@ def best_margin_split(X, y, mu, sd, Cs, learn_mask, refit=False, both_sides=Fals
     varies = Xl.max(axis=0) > Xl.min(axis=0)
     if not varies.any():
         return None
-    tau = _thresholds(Z[learn], y_sign[learn], Cs, sweep)  # [m, d], normalised units
+    w = None if weights is None else np.asarray(weights, dtype=np.float64)
+    tau = _thresholds(Z[learn], y_sign[learn], Cs, sweep,
+                      None if w is None else w[learn])  # [m, d], normalised units
     thr = mu + sd * tau  # raw thresholds
     # Learn error of every (C, feature) from per-class sorted columns, then each C's
     # validation error (error_of_split both times).
@@ -219,11 +261,15 @@ def best_margin_split(X, y, mu, sd, Cs, learn_mask, refit=False, both_sides=Fals
     blocks = Xl[order]
     for k in range(n_classes):  # a loop per class: sort each class's columns
         blocks[offsets[k]:offsets[k + 1]].sort(axis=0)
-    k, best_f = choose_margin(blocks, offsets, thr, varies, X[val],
-                              y[val].astype(np.int64), feature_by == "validation")
+    empty = np.empty(0)
+    k, best_f = choose_margin(
+        blocks, offsets, thr, varies, X[val], y[val].astype(np.int64),
+        feature_by == "validation", np.ones(int(val.sum())) if w is None else w[val],
+        Xl, yl.astype(np.int64),
+        empty if w is None else w[learn])
     feature, threshold, C = int(best_f[k]), float(thr[k, best_f[k]]), float(Cs[k])
     if refit:
-        tau_all = _thresholds(Z[:, [feature]], y_sign, np.array([C]), sweep)
+        tau_all = _thresholds(Z[:, [feature]], y_sign, np.array([C]), sweep, w)
         threshold = float(mu[feature] + sd[feature] * tau_all[0, 0])
     if both_sides and feature >= d0:
         # -x <= t goes left, i.e. x >= -t: the same partition up to rows exactly at -t,
@@ -232,9 +278,10 @@ def best_margin_split(X, y, mu, sd, Cs, learn_mask, refit=False, both_sides=Fals
     return feature, threshold, C
 
 
-def _thresholds(Z, y_sign, Cs, sweep: str) -> np.ndarray:
+def _thresholds(Z, y_sign, Cs, sweep: str, weights=None) -> np.ndarray:
     """Each (C, feature)'s x-threshold [m, d] in normalised units: eq. 4's minimisers'
-    midpoint, or the author's code's (``sign_rule_thresholds``)."""
+    midpoint, or the author's code's (``sign_rule_thresholds``); ``weights`` None or
+    the rows' weights."""
     if sweep == "sign":
         Z = np.asarray(Z, dtype=np.float64)
         positive = np.asarray(y_sign) < 0
@@ -242,11 +289,13 @@ def _thresholds(Z, y_sign, Cs, sweep: str) -> np.ndarray:
         # C order whatever the node: a class of one row made its transposed values C
         # contiguous where they are otherwise Fortran, and numba compiled the kernel once
         # more, for that layout, inside a timed fit (tests/experiment/test_warm_up.py)
-        rest, pos = (np.ascontiguousarray(np.sort(Z[part].T, axis=1))
-                     for part in (~positive, positive))
-        sign_rule_thresholds(rest, pos, np.asarray(Cs, dtype=np.float64), tau)
+        (rest, w_rest), (pos, w_pos) = (
+            (np.ascontiguousarray(v), w) for v, w in (
+                _sorted_by_feature(Z[part], None if weights is None else weights[part])
+                for part in (~positive, positive)))
+        sign_rule_thresholds(rest, pos, np.asarray(Cs, dtype=np.float64), tau, w_rest, w_pos)
         return tau
-    _, lo, hi = hinge_sweep(Z, y_sign, Cs)
+    _, lo, hi = hinge_sweep(Z, y_sign, Cs, weights)
     return (lo + hi) / 2.0
 
 
@@ -255,7 +304,6 @@ def _thresholds(Z, y_sign, Cs, sweep: str) -> np.ndarray:
     "Univariate margin tree (Yildiz 2011), two classes: hinge-slack thresholds, margin C "
     "chosen on a node validation quarter; multiclass via umt-ovo / umt-ovr",
     invariances=UMT_INVARIANCES,
-    expected_failed_checks=WEIGHTS_NOT_READ,
 )
 class UMTClassifier(TreeClassifier):
     """UMT for two classes (see the module docstring for every choice).
@@ -276,6 +324,8 @@ class UMTClassifier(TreeClassifier):
         Fig. 1): every (C, feature) pair by its validation error.
     min_samples_split, max_depth : builder stopping rules.
     random_state : seed or Generator for the per-node validation quarter.
+    class_weight : None, "balanced" or {label: weight}: each row weighs its class's
+        weight times its ``sample_weight`` (module docstring, "Row weights").
     """
 
     _parameter_constraints = {
@@ -296,7 +346,7 @@ class UMTClassifier(TreeClassifier):
                  refit: bool = False, normalize: bool = True, both_sides: bool = False,
                  sweep: str = "sign", feature_by: str = "learn",
                  min_samples_split: int = 2, max_depth: int | None = None,
-                 random_state=None):
+                 random_state=None, class_weight=None):
         self.c_min = c_min
         self.c_max = c_max
         self.c_step = c_step
@@ -308,6 +358,7 @@ class UMTClassifier(TreeClassifier):
         self.min_samples_split = min_samples_split
         self.max_depth = max_depth
         self.random_state = random_state
+        self.class_weight = class_weight
 
     def _validate_params_together(self) -> None:
         if self.c_max < self.c_min:
@@ -357,12 +408,17 @@ class UMTSplitFinder(SplitFinder):
             self.mu, self.sd = np.zeros(X.shape[1]), np.ones(X.shape[1])
 
     def split(self, node: Node) -> Split | None:
-        refuse_row_weights(node, "UMT")
         X, y = self.node_data(node)
+        if node.weights is not None and node.parent_counts is None and self.normalize:
+            # the root holds every row: the weighted mean and standard deviation
+            w = node.weights / node.weights.sum()
+            mu = w @ X
+            sd = np.sqrt(w @ (X - mu) ** 2)
+            self.mu, self.sd = mu, np.where(sd > 0, sd, 1.0)
         held = stratified_quarter(y, self.rng)
         found = best_margin_split(X, y, self.mu, self.sd, self.Cs, ~held, self.refit,
                                   self.both_sides, self.sweep, self.feature_by,
-                                  self.positive, self.n_classes)
+                                  self.positive, self.n_classes, node.weights)
         if found is None:
             return None
         feature, threshold, _ = found
@@ -380,9 +436,10 @@ class UMTOneVsRestMember(UMTClassifier):
                  c_step: float = 0.1, refit: bool = False, normalize: bool = True,
                  both_sides: bool = False, sweep: str = "sign", feature_by: str = "learn",
                  min_samples_split: int = 2, max_depth: int | None = None,
-                 random_state=None):
+                 random_state=None, class_weight=None):
         super().__init__(c_min, c_max, c_step, refit, normalize, both_sides, sweep,
-                         feature_by, min_samples_split, max_depth, random_state)
+                         feature_by, min_samples_split, max_depth, random_state,
+                         class_weight)
         self.positive_class = positive_class
 
     def check_n_classes(self, n_classes: int) -> None:

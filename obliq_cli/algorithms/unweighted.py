@@ -1,35 +1,10 @@
-"""The split finders that do not read row weights yet, and how they refuse them.
+"""The scikit-learn check that a tree reading row weights still cannot pass unpruned.
 
-``TreeClassifier.fit`` takes ``sample_weight`` for every tree and hands the weights to
-the root as ``Node.weights``; a finder whose search still reads unweighted class
-statistics (APDT's misclassification counts, UMT's margin sweep and validation
-errors) would grow the tree of the unweighted rows under weighted leaves. It refuses
-instead, in one line, at the first node it is asked to split.
+Every tree reads ``sample_weight`` and ``class_weight`` (``TreeClassifier.fit``); this
+holds the one expected failure they share, declared by each in its registration.
 """
 
 from __future__ import annotations
-
-from ..errors import DataTypeError
-
-WEIGHTS_NOT_READ = {
-    "check_sample_weight_equivalence_on_dense_data":
-        "its split search reads no row weights yet: a weighted fit is refused",
-    "check_sample_weights_not_overwritten":
-        "its split search reads no row weights yet: a weighted fit is refused",
-    "check_class_weight_classifiers":
-        "its split search reads no row weights yet: a class-weighted fit is refused",
-}
-"""The scikit-learn checks a refusing finder's estimator cannot pass (its
-``expected_failed_checks``): both fit with unequal weights."""
-
-
-def refuse_row_weights(node, method: str) -> None:
-    """A DataTypeError (a TypeError) when ``node`` carries row weights: ``method``'s
-    search would ignore them."""
-    if node.weights is not None:
-        raise DataTypeError(f"{method}: sample_weight and class_weight are not supported "
-                            f"yet (its split search reads unweighted class statistics)")
-
 
 GROWN_UNTIL_PURE = {
     "check_class_weight_classifiers":

@@ -12,36 +12,38 @@ from .sums import numpy_pairwise_sum
 
 
 @compiled
-def perceptron_errors(Z, s, rows, w):
-    """Number of ``Z[rows]`` that ``w`` misclassifies (s w.z <= 0)."""
+def perceptron_errors(Z, s, rows, w, c):
+    """Summed weight ``c`` of the ``Z[rows]`` that ``w`` misclassifies (s w.z <= 0):
+    their number when every weight is 1 (``c`` is indexed like ``Z``)."""
     d = Z.shape[1]
-    wrong = 0
+    wrong = 0.0
     for i in range(rows.size):
         r = rows[i]
         dot = 0.0
         for j in range(d):
             dot += Z[r, j] * w[j]
         if not s[r] * dot > 0.0:
-            wrong += 1
+            wrong += c[r]
     return wrong
 
 
 @compiled
-def perceptron(Z, s, rows, n_iter, pocket, settle=False, rho=0.6):
+def perceptron(Z, s, rows, n_iter, pocket, c, settle=False, rho=0.6):
     """Cyclic Perceptron over ``Z[rows]`` (presentation order = ``rows``' order).
 
     Returns (final weights, per-pattern update counts, pocket weights, pocket errors).
     With ``pocket`` the hyperplane in hand at the end of every cycle through the rows
-    (and at the end) is scored on all of them and the one with the fewest errors is kept
-    (Gallant's pocket; -1 errors when not asked for). With ``settle`` the run also stops
-    at the end of cycle c once the patterns flagged by §II's rule (count >= rho M) have
-    not changed since cycle c/2 (the "settled" reading). See the module docstring.
+    (and at the end) is scored on all of them and the one with the least weight ``c`` of
+    errors is kept (Gallant's pocket; -1 errors when not asked for). With ``settle``
+    the run also stops at the end of cycle c once the patterns flagged by §II's rule
+    (count >= rho M) have not changed since cycle c/2 (the "settled" reading). See the
+    module docstring.
     """
     m, d = rows.size, Z.shape[1]
     w = np.zeros(d)
     counts = np.zeros(m, dtype=np.int64)
     best_w = w.copy()
-    best_errors = -1
+    best_errors = -1.0
     pos = 0
     clean = 0
     flags = np.zeros(m, dtype=np.bool_)
@@ -78,14 +80,14 @@ def perceptron(Z, s, rows, n_iter, pocket, settle=False, rho=0.6):
                 elif cycle >= 2 * since:
                     break  # settled for as many cycles as it took to settle
             if pocket:
-                wrong = perceptron_errors(Z, s, rows, w)
+                wrong = perceptron_errors(Z, s, rows, w, c)
                 if best_errors < 0 or wrong < best_errors:
                     best_errors = wrong
                     best_w = w.copy()
                     if wrong == 0:
                         break
     if pocket:
-        wrong = perceptron_errors(Z, s, rows, w)
+        wrong = perceptron_errors(Z, s, rows, w, c)
         if best_errors < 0 or wrong < best_errors:
             best_errors = wrong
             best_w = w.copy()
@@ -101,13 +103,15 @@ def perceptron_iterations(m, min_iterations, per_pass):
 
 
 @compiled
-def count_nonseparable(Z, s, rows, rho, min_iterations, iteration, separability):
+def count_nonseparable(Z, s, rows, rho, min_iterations, iteration, separability, c):
     """(nsp, w, separable) of ``Z[rows]``: see ``nonseparable`` (``iteration`` and
-    ``separability`` are codes of the readings' tables above)."""
+    ``separability`` are codes of the readings' tables above). ``nsp`` is the summed
+    weight ``c`` (indexed like ``Z``) of the nonseparable patterns: their number when
+    every weight is 1."""
     m, d = rows.size, Z.shape[1]
     w = np.zeros(d)
     if m == 0:
-        return 0, w, False
+        return 0.0, w, False
     first = s[rows[0]]
     single = True
     for i in range(1, m):
@@ -115,24 +119,24 @@ def count_nonseparable(Z, s, rows, rho, min_iterations, iteration, separability)
             single = False
             break
     if single:
-        return 0, w, False
+        return 0.0, w, False
     n_iter = perceptron_iterations(m, min_iterations, iteration >= 1)
-    w, counts, pocket_w, pocket_errors = perceptron(Z, s, rows, n_iter, separability == 2,
+    w, counts, pocket_w, pocket_errors = perceptron(Z, s, rows, n_iter, separability == 2, c,
                                                      iteration == 2, rho)
     if separability == 2:  # the fewest errors of any hyperplane seen
         if pocket_errors == 0:
-            return 0, pocket_w, True
+            return 0.0, pocket_w, True
         return pocket_errors, pocket_w, False
-    wrong = perceptron_errors(Z, s, rows, w)
+    wrong = perceptron_errors(Z, s, rows, w, c)
     if wrong == 0:
-        return 0, w, True
+        return 0.0, w, True
     if separability == 1:  # the errors of the final hyperplane
         return wrong, w, False
     cut = rho * counts.max()  # §II: updated at least rho M times
-    nsp = 0
+    nsp = 0.0
     for i in range(m):
         if counts[i] >= cut:
-            nsp += 1
+            nsp += c[rows[i]]
     return nsp, w, False
 
 
@@ -171,13 +175,14 @@ def next_direction(x, u, dE, j, T, window, scale):
 
 @compiled
 def alopex_split(Z, s, w0, uniforms, delta, temperature0, window, scale, rho, M,
-                  min_iterations, iteration, separability):
+                  min_iterations, iteration, separability, c):
     """Alopex (§II-B) over F(W, S^t) at one node, as ``alopex`` runs it with stop_at=0.
 
     ``Z`` holds the node's augmented patterns in presentation order, ``s`` labels +-1,
     ``uniforms`` the (n_iter, d) uniform draws: row 0 gives x(0), row k-1 gives x(k-1);
     ``scale`` the temperature's factor, the last three the Perceptron's readings
-    (``iteration`` a code of ``PERCEPTRON_ITERATION_CODES``).
+    (``iteration`` a code of ``PERCEPTRON_ITERATION_CODES``), ``c`` the patterns' weights
+    (F reads the children's summed weights and nonseparable weights; all 1 unweighted).
     Returns (the best W that sends rows both ways, whether there is one, the number of
     rows of ``uniforms`` used). F depends on W only through the partition, so each
     partition is scored once: an open-addressing table keyed by the packed partition,
@@ -221,6 +226,8 @@ def alopex_split(Z, s, w0, uniforms, delta, temperature0, window, scale, rho, M,
         packed[:] = 0
         n_left = 0
         n_right = 0
+        c_left = 0.0
+        c_right = 0.0
         for i in range(m):
             dot = 0.0
             for j in range(d):
@@ -229,9 +236,11 @@ def alopex_split(Z, s, w0, uniforms, delta, temperature0, window, scale, rho, M,
                 packed[i >> 6] |= np.uint64(1) << np.uint64(i & 63)
                 rows_l[n_left] = i
                 n_left += 1
+                c_left += c[i]
             else:
                 rows_r[n_right] = i
                 n_right += 1
+                c_right += c[i]
         h = np.uint64(0)  # rotate-and-xor over the words (no overflow, in Python too)
         for q in range(n_words):
             h = ((h << np.uint64(13)) | (h >> np.uint64(51))) ^ packed[q]
@@ -251,14 +260,14 @@ def alopex_split(Z, s, w0, uniforms, delta, temperature0, window, scale, rho, M,
                 break
             slot = (slot + 1) & (size - 1)
         if slots[slot] < 0:  # a new partition: run the Perceptron on both children
-            nsp_l = nsp_r = 0
+            nsp_l = nsp_r = 0.0
             if n_left:
                 nsp_l = count_nonseparable(Z, s, rows_l[:n_left], rho, min_iterations,
-                                      iteration, separability)[0]
+                                      iteration, separability, c)[0]
             if n_right:
                 nsp_r = count_nonseparable(Z, s, rows_r[:n_right], rho, min_iterations,
-                                      iteration, separability)[0]
-            e = separability_score(float(n_left), float(n_right), float(nsp_l), float(nsp_r), M)
+                                      iteration, separability, c)[0]
+            e = separability_score(c_left, c_right, nsp_l, nsp_r, M)
             keys[n_keys] = packed
             values[n_keys] = e
             slots[slot] = n_keys

@@ -51,16 +51,19 @@ def split_error_counts(left, total):
 
 
 @compiled
-def validation_error(X_val, y_val, val_total, f, t, left):
+def validation_error(X_val, y_val, val_total, f, t, left, w_val):
+    """``error_of_split`` of the rows ``X_val`` (classes ``y_val``, weights ``w_val``,
+    weighted class totals ``val_total``) split at ``X_val[:, f] <= t``."""
     left[:] = 0.0
     for r in range(y_val.size):
         if X_val[r, f] <= t:
-            left[y_val[r]] += 1.0
+            left[y_val[r]] += w_val[r]
     return split_error_counts(left, val_total)
 
 
 @compiled
-def choose_margin(blocks, offsets, thr, varies, X_val, y_val, by_validation):
+def choose_margin(blocks, offsets, thr, varies, X_val, y_val, by_validation, w_val,
+                  X_learn, y_learn, w_learn):
     """Index of the chosen C and each C's feature, with K classes (K = offsets.size - 1).
 
     ``by_validation`` False (the author's code): per C the feature of least learn error
@@ -69,16 +72,24 @@ def choose_margin(blocks, offsets, thr, varies, X_val, y_val, by_validation):
     validation rows and the first least one wins (C outer, feature inner), so a C's
     feature is its pair's. ``blocks``/``offsets``: the learn rows grouped by class, every
     column sorted within its class (``counts_at_most``); ``thr`` [m, d] raw thresholds;
-    rows x <= t go left; errors are ``error_of_split``.
+    rows x <= t go left; errors are ``error_of_split``. Row weights: ``w_val`` weigh
+    the validation rows; with ``w_learn`` (one per learn row ``X_learn``, ``y_learn``;
+    empty unweighted) the learn errors count weight, row by row, instead of the blocks'
+    rows.
     """
     m, d = thr.shape
     n_classes = offsets.size - 1
-    learn_total = np.empty(n_classes)
-    for k in range(n_classes):
-        learn_total[k] = offsets[k + 1] - offsets[k]
+    weighted = w_learn.size > 0
+    learn_total = np.zeros(n_classes)
+    if weighted:
+        for r in range(y_learn.size):
+            learn_total[y_learn[r]] += w_learn[r]
+    else:
+        for k in range(n_classes):
+            learn_total[k] = offsets[k + 1] - offsets[k]
     val_total = np.zeros(n_classes)
     for r in range(y_val.size):
-        val_total[y_val[r]] += 1.0
+        val_total[y_val[r]] += w_val[r]
     counts = np.zeros(n_classes, dtype=np.int64)
     left = np.zeros(n_classes)
     best_f = np.zeros(m, dtype=np.int64)
@@ -89,7 +100,10 @@ def choose_margin(blocks, offsets, thr, varies, X_val, y_val, by_validation):
             if not varies[f]:
                 continue
             if by_validation:
-                err = validation_error(X_val, y_val, val_total, f, thr[c, f], left)
+                err = validation_error(X_val, y_val, val_total, f, thr[c, f], left, w_val)
+            elif weighted:
+                err = validation_error(X_learn, y_learn, learn_total, f, thr[c, f], left,
+                                       w_learn)
             else:
                 counts_at_most(blocks, offsets, f, thr[c, f], counts)
                 for k in range(n_classes):
@@ -103,14 +117,15 @@ def choose_margin(blocks, offsets, thr, varies, X_val, y_val, by_validation):
     if by_validation:
         return chosen, best_f
     for c in range(m):
-        err = validation_error(X_val, y_val, val_total, best_f[c], thr[c, best_f[c]], left)
+        err = validation_error(X_val, y_val, val_total, best_f[c], thr[c, best_f[c]], left,
+                               w_val)
         if err < best:
             chosen, best = c, err
     return chosen, best_f
 
 
 @compiled
-def sign_rule_thresholds(z_rest, z_pos, Cs, tau):
+def sign_rule_thresholds(z_rest, z_pos, Cs, tau, w_rest, w_pos):
     """The author's sweep (ISELL ``svmtree.c``), for every margin and feature: writes the
     x-threshold it keeps into ``tau`` [m, d] (normalised units; +inf where a feature's
     candidates are all equal, which sends every row left).
@@ -129,12 +144,15 @@ def sign_rule_thresholds(z_rest, z_pos, Cs, tau):
     candidates' counts balance, near the median of the shifted values. Both classes'
     candidates fall as x rises, so walking each sorted row from its end and merging
     gives them in ascending order without a sort per margin.
+
+    Row weights: ``w_rest``/``w_pos`` [d, n] hold each value's row weight, aligned with
+    ``z_rest``/``z_pos``; a candidate's count is its summed weight (all 1 unweighted).
     """
     d, n_rest = z_rest.shape
     n_pos = z_pos.shape[1]
     n = n_rest + n_pos
     xs = np.empty(n)
-    cnt = np.empty(n, dtype=np.int64)
+    cnt = np.empty(n)
     for m in range(Cs.size):
         C = Cs[m]
         for f in range(d):
@@ -144,15 +162,17 @@ def sign_rule_thresholds(z_rest, z_pos, Cs, tau):
             for _ in range(n):
                 if b < 0 or (a >= 0 and C - z_rest[f, a] <= -(C + z_pos[f, b])):
                     value = C - z_rest[f, a]
+                    weight = w_rest[f, a]
                     a -= 1
                 else:
                     value = -(C + z_pos[f, b])
+                    weight = w_pos[f, b]
                     b -= 1
                 if k > 0 and xs[k - 1] == value:
-                    cnt[k - 1] += 1
+                    cnt[k - 1] += weight
                 else:
                     xs[k] = value
-                    cnt[k] = 1
+                    cnt[k] = weight
                     k += 1
             if k == 1:
                 tau[m, f] = np.inf
@@ -160,8 +180,8 @@ def sign_rule_thresholds(z_rest, z_pos, Cs, tau):
             # value = f(w0) at w0 = xs[j]; ``above``: positive candidates right of w0,
             # ``below``: negative candidates passed (the code's two counters)
             value = 0.0
-            below = 0
-            above = 0
+            below = 0.0
+            above = 0.0
             for j in range(k - 1, 0, -1):
                 if xs[j] > 0:
                     above += cnt[j]
@@ -183,7 +203,7 @@ def sign_rule_thresholds(z_rest, z_pos, Cs, tau):
 
 
 @compiled
-def hinge_slack_sweep(z_pos, z_neg, Cs, slack, lo, hi):
+def hinge_slack_sweep(z_pos, z_neg, Cs, slack, lo, hi, w_pos, w_neg):
     """UMT's eq. 4 minimised over the threshold, for every margin and feature.
 
     z_pos [d, n_pos], z_neg [d, n_neg]: each feature's values of the +1 and -1 rows,
@@ -196,6 +216,10 @@ def hinge_slack_sweep(z_pos, z_neg, Cs, slack, lo, hi):
     breakpoint within 1e-9 max(1, min) of it into slack/lo/hi [m, d]. The arithmetic is
     that of ``umt.hinge_sweep``'s vectorised form (sequential prefix sums, numpy's
     pairwise total), so the numbers are the same.
+
+    Row weights: ``w_pos``/``w_neg`` [d, n] hold each value's row weight, aligned with
+    ``z_pos``/``z_neg``; each hinge term is multiplied by its row's weight (libsvm's
+    per-row C): counts become summed weights and sums weighted sums (all 1 unweighted).
     """
     d, n_pos = z_pos.shape
     n_neg = z_neg.shape[1]
@@ -203,6 +227,7 @@ def hinge_slack_sweep(z_pos, z_neg, Cs, slack, lo, hi):
     P = np.empty(n)
     is_pos = np.empty(n, dtype=np.bool_)
     neg_vals = np.empty(n)
+    wts = np.empty(n)
     f_vals = np.empty(n)
     for m in range(Cs.size):
         minus_c = Cs[m] * -1.0
@@ -215,25 +240,33 @@ def hinge_slack_sweep(z_pos, z_neg, Cs, slack, lo, hi):
                     P[i] = z_pos[f, a] + minus_c
                     is_pos[i] = True
                     neg_vals[i] = 0.0
+                    wts[i] = w_pos[f, a]
                     a += 1
                 else:
                     P[i] = z_neg[f, b] + plus_c
                     is_pos[i] = False
-                    neg_vals[i] = P[i]
+                    neg_vals[i] = w_neg[f, b] * P[i]
+                    wts[i] = w_neg[f, b]
                     b += 1
             total_neg = numpy_pairwise_sum(neg_vals, 0, n)
-            cnt_pos = 0
+            total_w_neg = 0.0
+            for i in range(n):
+                if not is_pos[i]:
+                    total_w_neg += wts[i]
+            cnt_pos = 0.0
+            cnt_neg = 0.0
             sum_pos = 0.0
             cum_neg = 0.0
             fmin = np.inf
             for i in range(n):
                 if is_pos[i]:
-                    cnt_pos += 1
-                    sum_pos += P[i]
+                    cnt_pos += wts[i]
+                    sum_pos += wts[i] * P[i]
                 else:
                     sum_pos += 0.0
+                    cnt_neg += wts[i]
                 cum_neg += neg_vals[i]
-                cnt_neg_after = n_neg - (i + 1 - cnt_pos)
+                cnt_neg_after = total_w_neg - cnt_neg
                 value = (cnt_pos * P[i] - sum_pos) + ((total_neg - cum_neg)
                                                       - cnt_neg_after * P[i])
                 value = max(value, 0.0)

@@ -29,7 +29,8 @@ def perceptron_counts(Z: np.ndarray, s: np.ndarray, n_iter: int | None = None):
         n_iter = max(apdt.PERCEPTRON_MIN_ITERATIONS, Z.shape[0])
     if Z.shape[0] == 0:
         return np.zeros(Z.shape[1]), np.zeros(0, dtype=np.int64)
-    w, counts, _, _ = kapdt.perceptron(Z, s, np.arange(Z.shape[0]), int(n_iter), False)
+    w, counts, _, _ = kapdt.perceptron(Z, s, np.arange(Z.shape[0]), int(n_iter), False,
+                                      np.ones(Z.shape[0]))
     return w, counts
 
 
@@ -558,9 +559,10 @@ def test_settled_reading_stops_once_the_flags_have_settled():
     # flags {both} form at cycle 1 and are unchanged at cycle 2 >= 2 x 1, so the run
     # stops there with counts (2, 2), where "pass" runs 300 cycles.
     Z, s = np.array([[1.0, 0.5], [1.0, 0.5]]), np.array([1.0, -1.0])
-    _, counts, _, _ = kapdt.perceptron(Z, s, np.arange(2), 300 * 2, False, True, 0.6)
+    _, counts, _, _ = kapdt.perceptron(Z, s, np.arange(2), 300 * 2, False, np.ones(2), True,
+                                      0.6)
     assert counts.tolist() == [2, 2]
-    _, counts_pass, _, _ = kapdt.perceptron(Z, s, np.arange(2), 300 * 2, False)
+    _, counts_pass, _, _ = kapdt.perceptron(Z, s, np.arange(2), 300 * 2, False, np.ones(2))
     assert counts_pass.tolist() == [300, 300]
     assert nonseparable(Z, s, perceptron_iteration="settled") == (2, None)
     # Cross-check against the plain-Python reading on nonseparable sets.
@@ -572,7 +574,8 @@ def test_settled_reading_stops_once_the_flags_have_settled():
         nsp, counts, cycles = reference_settled(Zr, sr)
         assert cycles < 300  # it settled before the cap
         assert nonseparable(Zr, sr, perceptron_iteration="settled")[0] == nsp
-        got = kapdt.perceptron(Zr, sr, np.arange(n), max(300, n) * n, False, True, 0.6)[1]
+        got = kapdt.perceptron(Zr, sr, np.arange(n), max(300, n) * n, False, np.ones(n),
+                               True, 0.6)[1]
         assert got.tolist() == counts.tolist()
 
 

@@ -324,7 +324,8 @@ def test_hhcart_crimcoords_of_weighted_rows_are_those_of_copies(name):
 
 
 # ------------------------------------------------------------------ declarations
-@pytest.mark.parametrize("name", ["gdt", "svm", "gepsvm", "umt-ovo", "umt-ovr"])
+@pytest.mark.parametrize("name", ["gdt", "svm", "gepsvm", "apdt", "umt", "umt-ovo",
+                                  "umt-ovr"])
 def test_fits_take_sample_weight(name):
     assert has_fit_parameter(registry.make_estimator(name), "sample_weight")
 

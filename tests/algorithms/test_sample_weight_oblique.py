@@ -10,7 +10,6 @@ from sklearn.utils.class_weight import compute_sample_weight
 
 from obliq_cli import registry
 from obliq_cli.algorithms.cart_lc import weighted_median_quartiles
-from obliq_cli.errors import DataTypeError
 from obliq_cli.kernels import linalg
 from obliq_cli.kernels.criteria import ENTROPY, GINI, TWOING
 from obliq_cli.kernels.line_search import (
@@ -137,12 +136,3 @@ def test_weighted_covariance_is_numpy_s():
     np.testing.assert_array_equal(linalg.covariance(Xs, np.ones(9)), linalg.covariance(Xs))
     # the unweighted covariance is np.cov's, as before
     np.testing.assert_allclose(linalg.covariance(Xs), np.cov(Xs, rowvar=False), rtol=1e-12)
-
-
-@pytest.mark.parametrize("name", ["apdt", "umt"])
-def test_finders_without_weights_refuse_them(name):
-    y = (Y == 1).astype(int)
-    with pytest.raises(DataTypeError, match="not supported"):
-        registry.make_estimator(name).fit(X, y, sample_weight=np.where(y == 1, 2.0, 1.0))
-    # equal weights are no weights (fit_weights): the unweighted fit
-    registry.make_estimator(name).fit(X, y, sample_weight=np.full(len(y), 2.0))

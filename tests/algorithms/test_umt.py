@@ -168,13 +168,15 @@ def test_sign_rule_threshold_by_hand():
     above), keeps 3 up to -0.5 (slope 1 - 1), then rises: the first minimum is at
     w0 = -2, so x = -(-2 + -0.5) / 2 = 1.25. Eq. 4 instead is least on [-1, 0.5]."""
     tau = np.empty((1, 1))
-    sign_rule_thresholds(np.array([[0.5, 2.0]]), np.array([[-1.0]]), np.array([0.0]), tau)
+    sign_rule_thresholds(np.array([[0.5, 2.0]]), np.array([[-1.0]]), np.array([0.0]), tau,
+                         np.ones((1, 2)), np.ones((1, 1)))
     assert tau[0, 0] == 1.25
     _, lo, hi = hinge_sweep(np.array([[-1.0], [0.5], [2.0]]), np.array([-1.0, 1.0, 1.0]),
                             [0.0])
     assert (lo[0, 0], hi[0, 0]) == (-1.0, 0.5)
     # all candidates equal (a constant feature at C = 0): every row goes left
-    sign_rule_thresholds(np.zeros((1, 2)), np.zeros((1, 1)), np.array([0.0]), tau)
+    sign_rule_thresholds(np.zeros((1, 2)), np.zeros((1, 1)), np.array([0.0]), tau,
+                         np.ones((1, 2)), np.ones((1, 1)))
     assert tau[0, 0] == np.inf
 
 
@@ -211,7 +213,8 @@ def test_sign_rule_merge_equals_the_sorted_loop():
     t = np.where(rng.random(60) < 0.3, -1.0, 1.0)
     Cs = np.array([-1.0, -0.5, 0.0, 0.5, 1.5])
     tau = np.empty((Cs.size, 3))
-    sign_rule_thresholds(np.sort(Z[t > 0].T, axis=1), np.sort(Z[t < 0].T, axis=1), Cs, tau)
+    rest, pos = np.sort(Z[t > 0].T, axis=1), np.sort(Z[t < 0].T, axis=1)
+    sign_rule_thresholds(rest, pos, Cs, tau, np.ones(rest.shape), np.ones(pos.shape))
     for m, C in enumerate(Cs):
         for f in range(3):
             assert tau[m, f] == _sign_rule_as_written(Z[:, f], t, C)
@@ -234,7 +237,8 @@ def test_choose_margin_with_three_classes_equals_brute_force(by_validation):
         left = np.bincount(y[X[:, f] <= t], minlength=3)
         return error_of_split(left, np.bincount(y, minlength=3) - left)
 
-    k, best_f = choose_margin(blocks, offsets, thr, np.ones(3, bool), Xv, yv, by_validation)
+    k, best_f = choose_margin(blocks, offsets, thr, np.ones(3, bool), Xv, yv, by_validation,
+                              np.ones(15), Xl, yl, np.empty(0))
     if by_validation:
         scores = np.array([[err(Xv, yv, f, thr[c, f]) for f in range(3)] for c in range(6)])
         assert scores[k, best_f[k]] == scores.min()

@@ -242,6 +242,12 @@ def _scratch_shapes(result, args):
     return tuple(a.shape for a in result) + tuple(a.dtype.str for a in result)
 
 
+def _weights_or_ones(rng, n):
+    """Weights of 1 (the unweighted call) or row weights, half of them integers."""
+    w = _maybe_weights(rng, n)
+    return np.ones(n) if w is None else w
+
+
 def _maybe_weights(rng, n):
     """None (the unweighted specialisation) or row weights, half of them integers."""
     if rng.random() < 0.5:
@@ -364,7 +370,7 @@ def _partition_twin(V, y, total, code, w=None):
     return score, pure
 
 
-def _validation_twin(X_val, y_val, val_total, f, t, left):
+def _validation_twin(X_val, y_val, val_total, f, t, left, w_val):
     left = np.bincount(y_val[X_val[:, f] <= t], minlength=val_total.size).astype(np.float64)
     right = val_total - left
     return 1.0 - (left.max() + right.max()) / val_total.sum()
@@ -394,7 +400,7 @@ def _hinge_sweep_reference(Z, y_sign, Cs):
     return tuple(a.reshape(Cs.size, d) for a in (fmin, lo, hi))
 
 
-def _hinge_twin(z_pos, z_neg, Cs, slack, lo, hi):
+def _hinge_twin(z_pos, z_neg, Cs, slack, lo, hi, w_pos, w_neg):
     """The merge sweep's contract through the sorting sweep above."""
     Z = np.concatenate([z_pos, z_neg], axis=1).T
     y_sign = np.r_[np.ones(z_pos.shape[1]), -np.ones(z_neg.shape[1])]
@@ -599,19 +605,26 @@ CASES = [
     Case(k_ls.step_at,
          lambda r: (np.array([0.0, 1.0, 2.0]), int(r.integers(0, 5)), 4, 3, 0.0, 2.0, 0.5)),
     # APDT
-    Case(k_apdt.perceptron_errors,
-         lambda r: (lambda Z, s, rows: (Z, s, rows, r.normal(size=Z.shape[1])))(
+    Case(k_apdt.perceptron_errors,  # the erring rows' summed weight
+         lambda r: (lambda Z, s, rows: (Z, s, rows, r.normal(size=Z.shape[1]),
+                                        _weights_or_ones(r, Z.shape[0])))(
              *_perceptron_set(r)),
-         lambda Z, s, rows, w: int(np.count_nonzero(
-             ~(s[rows] * np.array([_sequential_sum(z * w) for z in Z[rows]]) > 0)))),
+         lambda Z, s, rows, w, c: float(c[rows][
+             ~(s[rows] * np.array([_sequential_sum(z * w) for z in Z[rows]]) > 0)].sum()),
+         1e-12, "numpy sums the weights pairwise"),
     Case(k_apdt.perceptron,
-         lambda r: (*_perceptron_set(r), int(r.integers(1, 60)), bool(r.random() < 0.5),
-                    bool(r.random() < 0.5), 0.6)),
+         lambda r: (lambda Z, s, rows: (Z, s, rows, int(r.integers(1, 60)),
+                                        bool(r.random() < 0.5),
+                                        _weights_or_ones(r, Z.shape[0]),
+                                        bool(r.random() < 0.5), 0.6))(*_perceptron_set(r))),
     Case(k_apdt.perceptron_iterations,
          lambda r: (int(r.integers(0, 500)), 300, bool(r.random() < 0.5)),
          lambda m, low, per_pass: max(low, m) * (m if per_pass else 1)),
     Case(k_apdt.count_nonseparable,
-         lambda r: (*_perceptron_set(r), 0.6, 20, int(r.integers(0, 3)), int(r.integers(0, 3)))),
+         lambda r: (lambda Z, s, rows: (Z, s, rows, 0.6, 20, int(r.integers(0, 3)),
+                                        int(r.integers(0, 3)),
+                                        _weights_or_ones(r, Z.shape[0])))(
+             *_perceptron_set(r))),
     Case(k_apdt.separability_score,
          lambda r: (float(r.integers(0, 6)), float(r.integers(1, 6)), float(r.integers(0, 3)),
                     float(r.integers(0, 3)), 4.0),
@@ -623,7 +636,9 @@ CASES = [
     Case(k_apdt.alopex_split,
          lambda r: (lambda Z, s, rows: (Z, s, np.r_[0.1, r.normal(size=Z.shape[1] - 1)],
                                         r.random((30, Z.shape[1])), 0.05, 1000.0, 10, 1.0,
-                                        0.6, 4.0, 20, 0, 0))(*_perceptron_set(r))),
+                                        0.6, 4.0, 20, 0, 0,
+                                        _weights_or_ones(r, Z.shape[0])))(
+             *_perceptron_set(r))),
     # CART-LC and OC1
     Case(k_cart_lc.coefficient_pass,
          lambda r: (lambda V, D, y, total, w: (
@@ -689,20 +704,26 @@ CASES = [
     Case(k_umt.validation_error,
          lambda r: (lambda blocks, offsets, X, y: (
              X, y, np.bincount(y).astype(np.float64), 0, float(r.choice(X[:, 0])),
-             np.empty(offsets.size - 1)))(*_umt_blocks(r)),
+             np.empty(offsets.size - 1), np.ones(y.size)))(*_umt_blocks(r)),
          _validation_twin),
     Case(k_umt.choose_margin,
          lambda r: (lambda blocks, offsets, X, y: (
              blocks, offsets, _levels(r, (3, X.shape[1])), r.random(X.shape[1]) < 0.8, X, y,
-             bool(r.random() < 0.5)))(*_umt_blocks(r))),
+             bool(r.random() < 0.5), _weights_or_ones(r, y.size), X, y,
+             np.empty(0) if r.random() < 0.5 else _weights_or_ones(r, y.size)))(
+             *_umt_blocks(r))),
     Case(k_umt.sign_rule_thresholds,
          lambda r: (lambda z_pos, z_neg, Cs: (z_neg, z_pos, Cs,
-                                              np.empty((Cs.size, z_pos.shape[0]))))(*_hinge(r))),
+                                              np.empty((Cs.size, z_pos.shape[0])),
+                                              np.ones(z_neg.shape), np.ones(z_pos.shape)))(
+             *_hinge(r))),
     Case(k_umt.hinge_slack_sweep,
          lambda r: (lambda z_pos, z_neg, Cs: (z_pos, z_neg, Cs,
                                               *(np.empty((Cs.size, z_pos.shape[0]))
-                                                for _ in range(3))))(*_hinge(r)),
-         _hinge_twin, view=lambda result, args: args[3:]),
+                                                for _ in range(3)),
+                                              np.ones(z_pos.shape), np.ones(z_neg.shape)))(
+             *_hinge(r)),
+         _hinge_twin, view=lambda result, args: args[3:6]),
 ]
 
 
