@@ -118,7 +118,7 @@ def test_weight_one_everywhere_gives_the_rows_of_no_weights_column(tmp_path):
 
 
 BAD = {
-    "negative": ("-1", "negative weight '-1', line 3"),
+    "negative": ("-1", "negative weight '-1', line 3 (a row weighs 0 or more)"),
     "text": ("heavy", "non-numeric value 'heavy', line 3"),
     "infinite": ("inf", "missing or infinite value, line 3"),
     "missing": ("?", "missing value, line 3"),
