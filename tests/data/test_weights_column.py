@@ -142,8 +142,8 @@ def test_all_zero_weights_and_misnamed_columns_are_refused(tmp_path):
         obliq_cli.load_dataset("file", path=str(zeros), target="class", weights="w")
     csv = write(tmp_path / "w.csv", table(weights=WEIGHTS))
     with pytest.raises(DataError) as err:
-        obliq_cli.load_dataset("file", path=str(csv), target="class", weights="W")
-    assert str(err.value) == (f"{csv}: weights: no column 'W' (did you mean 'w'?); columns "
+        obliq_cli.load_dataset("file", path=str(csv), target="class", weights="wt")
+    assert str(err.value) == (f"{csv}: weights: no column 'wt' (did you mean 'w'?); columns "
                               f"are x1, x2, w, class")
     with pytest.raises(DataError, match="weights: column 'class' is the target"):
         obliq_cli.load_dataset("file", path=str(csv), target="class", weights="class")
