@@ -29,7 +29,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
 
-class NearestMean(BaseEstimator, ClassifierMixin):
+class NearestMean(ClassifierMixin, BaseEstimator):
     """Each class's (weighted) mean; the nearest one predicts."""
 
     def __init__(self, scale=1.0):
