@@ -362,7 +362,7 @@ def _file_dataset(r: _Reader, item: dict, where: str, config_dir: Path) -> dict:
     relative path is taken from the config's folder, wherever obliq runs."""
     if "params" in item:
         r.fail(f"{where}.params", "give path, target, categorical, delimiter, decimal, "
-               "header, missing, nominal and target_is_label directly")
+               "header, missing, nominal, target_is_label and weights directly")
     # the path as given, not str() of it: 3 or [a, b] is no file name (the long form's
     # declaration refuses them too)
     path = config_dir / Path(r.string(item["path"], f"{where}.path")).expanduser()

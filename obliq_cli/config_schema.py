@@ -267,6 +267,9 @@ KEYS: tuple[Key, ...] = (
         STRING, takes=_file_takes("nominal"), shown="onehot"),
     Key("target_is_label", "file", "a numeric target with many values holds class labels "
         "all the same", BOOLEAN, default=False),
+    Key("weights", "file", "a column of row weights (0 or more, finite, not all 0; neither a "
+        "feature nor the target), given to every fit and pruner as sample_weight; test "
+        "metrics stay unweighted", STRING, takes="a column name", shown="none (equal weights)"),
     # an algorithm entry
     Key("name", "algorithm", "a registered algorithm (`obliq algorithms`); or estimator, or "
         "pipeline", STRING),

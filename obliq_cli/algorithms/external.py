@@ -212,6 +212,20 @@ def seed(estimator, rng: np.random.Generator) -> None:
         estimator.set_params(**{key: value for key in keys})
 
 
+def sample_weight_key(estimator) -> str | None:
+    """The ``fit`` keyword that gives ``estimator`` its rows' weights: ``sample_weight``
+    when its ``fit`` takes it (scikit-learn's ``has_fit_parameter``), for a pipeline its
+    last step's as ``<step>__sample_weight`` (a pipeline routes ``step__param`` to that
+    step's fit); None when it takes none."""
+    from sklearn.pipeline import Pipeline
+    from sklearn.utils.validation import has_fit_parameter
+
+    if isinstance(estimator, Pipeline):
+        name, last = estimator.steps[-1]
+        return f"{name}__sample_weight" if has_fit_parameter(last, "sample_weight") else None
+    return "sample_weight" if has_fit_parameter(estimator, "sample_weight") else None
+
+
 def plugin_file(path: str) -> str | None:
     """The module name of the ``imports:`` file that ``path``'s class comes from (the
     runner hands it to every task), None for an importable module."""

@@ -4,7 +4,10 @@
 ``{name: file, params: {path: ..., target: ...}}``), with ``missing: error | drop |
 impute | native`` and ``nominal: onehot | codes`` (see ``preprocess``), and
 ``decimal: ","`` for numbers written with a decimal comma (``3,14``, as European
-spreadsheets save them; pandas' ``read_csv`` calls the same setting ``decimal``).
+spreadsheets save them; pandas' ``read_csv`` calls the same setting ``decimal``), and
+``weights: COLUMN`` for a column of row weights (``row_weight_column``: neither a feature
+nor the target; the loaded weights are ``info["sample_weight"]``, which the runner hands
+to every fit and pruner of the dataset's tasks as ``sample_weight``).
 
 Feature columns must be numeric unless listed as categorical (a column of text that is
 not gets an error saying how to declare it); the target may hold any labels. A blank
@@ -41,7 +44,7 @@ DECIMAL_MARKS = (".", ",")
 # The parameters of the `file` dataset (and its alias `csv`) with their defaults.
 FILE_PARAMS = {"path": None, "target": None, "categorical": [], "delimiter": ",",
                "header": True, "missing": "error", "nominal": "onehot",
-               "target_is_label": False, "decimal": "."}
+               "target_is_label": False, "decimal": ".", "weights": None}
 # What each may be (scikit-learn's constraint language, checked before a run); the
 # delimiter is one of the single characters CSV files use.
 FILE_CONSTRAINTS = {"path": [str], "target": [str, None],
@@ -50,7 +53,8 @@ FILE_CONSTRAINTS = {"path": [str], "target": [str, None],
                     "header": ["boolean"], "target_is_label": ["boolean"],
                     "missing": [Options(str, set(MISSING_POLICIES))],
                     "nominal": [Options(str, set(NOMINAL_RULES))],
-                    "decimal": [Options(str, set(DECIMAL_MARKS))]}
+                    "decimal": [Options(str, set(DECIMAL_MARKS))],
+                    "weights": [str, None]}
 
 
 def category_codes(values: pd.Series) -> pd.Series:
@@ -199,7 +203,8 @@ def canonical_labels(y: np.ndarray) -> np.ndarray:
 
 @functools.lru_cache(maxsize=8)
 def _read(path: str, target: str | None, delimiter: str, categorical: tuple, mtime: float,
-          header: bool = True, missing: str = "error", decimal: str = "."):
+          header: bool = True, missing: str = "error", decimal: str = ".",
+          weights: str | None = None):
     if path.lower().endswith(".arff"):
         frame, lines = _arff_cells(path)
     else:
@@ -212,9 +217,14 @@ def _read(path: str, target: str | None, delimiter: str, categorical: tuple, mti
         raise DataError(f"{path}: no target column {target!r}; columns are "
                         f"{', '.join(frame.columns)}")
     frame = frame.apply(lambda col: col.str.strip())
+    if weights is not None:
+        _check_weight_column(path, weights, list(frame.columns), target, categorical)
     for col in categorical:
         if col not in frame.columns or col == target:
             raise DataError(f"{path}: categorical column {col!r} is not a feature column")
+    if weights is not None:  # a missing weight is refused whatever the missing policy
+        w = row_weight_column(frame[weights], lines, path, weights, decimal)
+        frame = frame.drop(columns=[weights])
     gaps = frame.drop(columns=[target]).isin(MISSING).to_numpy()
     dropped = 0
     if missing == "drop":  # incomplete rows (a missing label too) leave before anything
@@ -224,6 +234,8 @@ def _read(path: str, target: str | None, delimiter: str, categorical: tuple, mti
             raise DataError(f"{path}: missing: drop leaves no row (every row has a "
                             f"missing value)")
         frame, lines = frame[~incomplete].reset_index(drop=True), lines[~incomplete]
+        if weights is not None:
+            w = _nonzero(w[~incomplete], path, weights)
     elif missing == "error" and gaps.any():
         row, col = np.argwhere(gaps)[0]
         name = frame.drop(columns=[target]).columns[col]
@@ -257,8 +269,52 @@ def _read(path: str, target: str | None, delimiter: str, categorical: tuple, mti
         raise DataError(f"{path}: the target column {target!r} has a single class")
     X.setflags(write=False)
     y.setflags(write=False)
+    if weights is not None:
+        w.setflags(write=False)
     cat_idx = [list(features.columns).index(c) for c in categorical]
-    return X, y, list(features.columns), target, cat_idx, levels, dropped
+    return (X, y, list(features.columns), target, cat_idx, levels, dropped,
+            w if weights is not None else None)
+
+
+def _check_weight_column(path: str, weights: str, columns: list, target: str,
+                         categorical) -> None:
+    """A DataError when ``weights`` names no column of the file (with the closest name),
+    the target or a column declared categorical."""
+    from ..fields import suggest
+
+    if weights not in columns:
+        raise DataError(f"{path}: weights: no column {weights!r}{suggest(weights, columns)}; "
+                        f"columns are {', '.join(columns)}")
+    if weights == target:
+        raise DataError(f"{path}: weights: column {weights!r} is the target; the weights "
+                        f"column must be another one")
+    if weights in categorical:
+        raise DataError(f"{path}: weights: column {weights!r} is also declared categorical "
+                        f"(a feature); the weights column is neither a feature nor the "
+                        f"target")
+
+
+def row_weight_column(cells: pd.Series, lines: np.ndarray, path: str, name: str,
+                      decimal: str = ".") -> np.ndarray:
+    """The row weights of column ``name`` (its string ``cells``, the file ``lines`` of its
+    rows) as float64, or a DataError naming the file, the column and the first bad
+    line: a missing cell, a value that is no number, not finite or negative, or weights
+    that are all zero (no row would be learned from)."""
+    where = f"{path}: weights column {name!r}"
+    w = parse_numeric(cells.to_frame(), lambda row, col: f"{where}: {{}}, line {lines[row]}",
+                      decimal=decimal)[:, 0]
+    negative = np.flatnonzero(w < 0)
+    if negative.size:
+        raise DataError(f"{where}: negative weight {cells.iloc[negative[0]]!r}, line "
+                        f"{lines[negative[0]]} (a row weighs 0 or more)")
+    return _nonzero(np.ascontiguousarray(w), path, name)
+
+
+def _nonzero(w: np.ndarray, path: str, name: str) -> np.ndarray:
+    if not (w > 0).any():
+        raise DataError(f"{path}: weights column {name!r}: every weight is 0 (no row would "
+                        f"be learned from)")
+    return w
 
 
 @register_dataset(
@@ -267,7 +323,8 @@ def _read(path: str, target: str | None, delimiter: str, categorical: tuple, mti
     params=FILE_PARAMS, constraints=FILE_CONSTRAINTS, source="user file",
 )
 def load_file(path=None, target=None, categorical=(), delimiter=",", header=True,
-              missing="error", nominal="onehot", target_is_label=False, decimal="."):
+              missing="error", nominal="onehot", target_is_label=False, decimal=".",
+              weights=None):
     """(X, y, info) of a user's CSV or ARFF file; ``target`` defaults to the last column.
 
     ``header=False`` reads a CSV whose first line is data; its columns are then x1, x2, ...
@@ -277,7 +334,10 @@ def load_file(path=None, target=None, categorical=(), delimiter=",", header=True
     are read-only: they are the memoised arrays, shared by every caller in the process.
     Nominal columns hold the codes of their sorted levels (``info["categories"]``);
     missing cells are NaN under ``missing: impute`` or ``native``;
-    ``info["rows_dropped"]`` counts the rows ``drop`` removed. ``missing`` and
+    ``info["rows_dropped"]`` counts the rows ``drop`` removed. ``weights`` names a
+    column of row weights (not a feature, not the target): its values, checked by
+    ``row_weight_column``, are ``info["sample_weight"]`` (read-only, one per row of X)
+    and the column's name ``info["weights"]``; without it both are None. ``missing`` and
     ``nominal`` are checked against FILE_CONSTRAINTS by ``registry.load_dataset``, the
     one way in.
     """
@@ -293,10 +353,10 @@ def load_file(path=None, target=None, categorical=(), delimiter=",", header=True
         raise DataError(f"{path}: decimal: {decimal!r} applies to CSV files (ARFF numbers "
                         f"are written with '.')")
     try:
-        X, y, names, target, cat_idx, levels, dropped = _read(
+        X, y, names, target, cat_idx, levels, dropped, sample_weight = _read(
             # a column declared twice is one nominal column (fit and predict agree)
             str(file.resolve()), target, delimiter, tuple(dict.fromkeys(categorical or ())),
-            file.stat().st_mtime, header, missing, decimal)
+            file.stat().st_mtime, header, missing, decimal, weights)
     except DataError as exc:  # under another delimiter the file may be a table: say so
         raise DataError(f"{exc}{_delimiter_hint(file, delimiter)}") from None
     if X.shape[1] == 0:
@@ -310,6 +370,7 @@ def load_file(path=None, target=None, categorical=(), delimiter=",", header=True
         "classes": labels.tolist(), "class_counts": dict(zip(labels.tolist(), counts.tolist())),
         "categories": levels, "missing": missing, "nominal": nominal, "rows_dropped": dropped,
         "delimiter": delimiter, "decimal": decimal,
+        "weights": weights, "sample_weight": sample_weight,
     }
     return X, y, info
 

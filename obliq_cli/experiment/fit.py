@@ -17,7 +17,7 @@ import numpy as np
 
 from .. import interrupts, registry
 from ..data.preprocess import Preprocessor
-from ..errors import one_line
+from ..errors import ObliqError, one_line
 from ..logs import captured
 from ..timing import Stopwatch
 from . import limits
@@ -25,7 +25,6 @@ from .metrics import task_metrics
 from .protocols import Split, flip_labels, take_count
 from .seeds import rng_for
 from .tasks import Task
-
 
 def load_dataset_spec(spec):
     """``(X, y, info)`` of a DatasetSpec (memoised per process by ``registry.load_dataset``,
@@ -65,6 +64,16 @@ def make_task_estimator(algo, dataset_label: str, info: dict, names: tuple):
         # Algorithms that handle qualitative features learn which columns are.
         estimator.set_params(categorical_features=list(info["categorical"]))
     return estimator
+
+
+def weight_keyword(algo, estimator) -> str | None:
+    """The ``fit`` keyword that gives AlgorithmSpec ``algo``'s ``estimator`` its rows'
+    weights, or None when it reads none: every obliq algorithm takes ``sample_weight``
+    (README, Weights); a scikit-learn estimator or pipeline as
+    ``external.sample_weight_key`` finds it (``has_fit_parameter``, a pipeline's last
+    step). A declared failure of scikit-learn's weight-equivalence check does not mean
+    weights are ignored (the SVM's inner folds, UMT's validation quarter)."""
+    return registry.external_estimators().sample_weight_key(estimator)
 
 
 def grow_and_prune_rows(pruner, train: np.ndarray, prune: np.ndarray):
@@ -116,11 +125,14 @@ def fit_task(algo, dataset_label: str, X, y, info: dict, train: np.ndarray,
     if prep.needs_fit:
         prep.fit(X[grow])
     X = prep.transform(X)
+    weighed = {}
+    if sample_weight is not None:
+        key = weight_keyword(algo, estimator)
+        if key is None:  # the plan refuses this before a run (plan._check_weights)
+            raise ObliqError(f"{algo.label}: its fit takes no sample_weight")
+        weighed = {key: sample_weight[grow]}
     watch = Stopwatch()
-    if sample_weight is None:
-        estimator.fit(X[grow], y[grow])
-    else:
-        estimator.fit(X[grow], y[grow], sample_weight=sample_weight[grow])
+    estimator.fit(X[grow], y[grow], **weighed)
     if algo.pruner is not None:
         estimator = prune_task_estimator(estimator, algo.pruner, X, y, grow, prune, names,
                                          sample_weight)
@@ -214,7 +226,7 @@ def run_task(task: Task) -> dict:
         def measure():
             with captured(f"task {task.identity} ({algo.label})"):  # prints: the log's
                 fitted = fit_task(algo, task.dataset.label, X, y, info, split.train,
-                                  split.prune, names)
+                                  split.prune, names, info.get("sample_weight"))
                 grow = fitted.grow
                 # the test predictions ride along for the writer to store (predictions.py)
                 return fitted, task_metrics(

@@ -17,7 +17,7 @@ from ..config import dataset_facts
 from ..data.preprocess import check_missing_support, check_nominal_support
 from ..errors import ObliqError, one_line
 from . import trial
-from .fit import fit_task, grow_and_prune_rows, load_dataset_spec
+from .fit import fit_task, grow_and_prune_rows, load_dataset_spec, weight_keyword
 from .metrics import METRICS
 from .protocols import fold_record, make_splits
 from .tasks import Task, identities
@@ -102,6 +102,26 @@ def _check_estimator(config, j: int, algo, label: str, info: dict, n_classes: in
         raise ObliqError(f"{where}: {one_line(exc)}") from None
 
 
+def _check_weights(config, i: int, j: int, algo, label: str, info: dict) -> None:
+    """ObliqError naming the config and ``datasets[i].weights`` when dataset ``label``
+    gives row weights (a ``weights:`` column) that ``algo`` cannot take
+    (``fit.weight_keyword``): a run would fit it unweighted, or fail every task."""
+    if info.get("sample_weight") is None:
+        return
+    try:
+        estimator = algo.make_estimator(label)
+    except (TypeError, ValueError):  # _check_estimator has said why
+        return
+    if weight_keyword(algo, estimator) is None:
+        what = ("its last step's fit takes no sample_weight"
+                if algo.estimator == registry.external_estimators().PIPELINE
+                else "its fit takes no sample_weight")
+        raise ObliqError(f"{config.path}: datasets[{i}].weights: algorithm {algo.label!r} "
+                         f"(algorithms[{j}]) cannot take the row weights of column "
+                         f"{info.get('weights')!r} ({what}); leave it out of this dataset "
+                         f"(only: or skip:) or drop the weights")
+
+
 def _check_pruner_rows(path: str, j: int, algo, dataset: str, splits) -> None:
     """The pruner's bounds that depend on the rows (``register_pruner(check_rows=...)``),
     checked on the smallest growing and pruning parts any task of ``dataset`` gets."""
@@ -172,6 +192,7 @@ def plan(config, labels=None) -> Plan:
                 skipped.setdefault(spec.label, {})[algo.label] = reason
                 continue
             _check_estimator(config, j, algo, spec.label, info, n_classes, X.shape[1], where)
+            _check_weights(config, i, j, algo, spec.label, info)
             _check_pruner_rows(config.path, j, algo, spec.label, splits)
             if algo.estimator is not None:  # code obliq does not know: one trial fit
                 parts = [(grow_and_prune_rows(algo.pruner, s.train, s.prune)[0], s.test)

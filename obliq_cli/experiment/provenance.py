@@ -156,7 +156,8 @@ def versions() -> dict:
 def data_notes(config, labels=None) -> dict:
     """Per dataset label, what preprocessing its tasks get (data/preprocess.py): the
     missing-value policy, the rows ``drop`` removed and, where it has nominal columns,
-    each algorithm's encoding of them (native, onehot or codes). Datasets with neither
+    each algorithm's encoding of them (native, onehot or codes), and the column of row
+    weights its fits and pruners read (``weights``). Datasets with none of these
     are left out, and so are those not in ``labels`` (None: all)."""
     notes = {}
     for spec in config.datasets:
@@ -176,6 +177,8 @@ def data_notes(config, labels=None) -> dict:
                          and missing_policy(info, algo.missing) != missing}
             if overrides:  # algorithms that take the gaps otherwise than the dataset says
                 note["missing_by_algorithm"] = overrides
+        if info.get("weights"):  # its fits and pruners were weighted by this column
+            note["weights"] = info["weights"]
         if info.get("categorical"):
             note["nominal"] = {
                 algo.label: encoding_for(algo.make_estimator(spec.label), info, algo.nominal)

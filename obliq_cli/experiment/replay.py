@@ -119,7 +119,8 @@ def replay_task(results_dir, dataset: str, algorithm: str, repetition: int = 0,
     split = stored_split(results_dir, spec.label, len(y), repetition, fold)
     y = task_labels(config.seed, spec.label, split, config.protocol.label_noise, y)
     fitted = fit_task(algo, spec.label, X, y, info, split.train, split.prune,
-                      (config.seed, spec.label, repetition, fold, algo.label))
+                      (config.seed, spec.label, repetition, fold, algo.label),
+                      info.get("sample_weight"))
     return Replay(fitted.X, y, _as_fitted(info, fitted), fitted.grow, fitted.prune,
                   split.test, fitted.estimator, config, spec, algo, repetition, fold)
 
@@ -181,7 +182,7 @@ def fit_on_all_rows(dataset: str, algo: AlgorithmSpec, seed: int,
         check(int(np.unique(y).size))
     rows = np.arange(len(y))
     fitted = fit_task(algo, label, X, y, info, rows, rows[:0],
-                      (seed, label, "plot", 0, algo.name))
+                      (seed, label, "plot", 0, algo.name), info.get("sample_weight"))
     if n_features is not None and fitted.X.shape[1] != n_features:
         raise ObliqError(f"{flag}: decision regions need {n_features} features; "
                          f"{algo.name} takes {fitted.X.shape[1]} "

@@ -38,7 +38,8 @@ def _fit_once(fit_task, algo, label: str, X, y, info: dict, grow: np.ndarray,
               test: np.ndarray, names: tuple, timeout: float | None) -> None:
     def trial():
         with captured(f"trial fit of {algo.label} on {label}"):
-            fitted = fit_task(algo, label, X, y, info, grow, grow[:0], names)
+            fitted = fit_task(algo, label, X, y, info, grow, grow[:0], names,
+                              info.get("sample_weight"))
             fitted.estimator.predict(fitted.X[test])
 
     limits.within(timeout, trial)
