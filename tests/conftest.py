@@ -404,8 +404,8 @@ def pytest_terminal_summary(terminalreporter):
 # costliest tests, the N costliest files and the sums, collection (imports, numba's cache
 # loads) apart. CPU, not wall time: it does not grow when the machine is busy. A worker
 # pool that outlives its test (loky's) is charged to no test, only to the session total.
-# --cpu-log PATH (or OBLIQ_CPU_LOG) appends "nodeid<TAB>seconds" lines, to sum runs made
-# file group by file group.
+# --cpu-log PATH (or OBLIQ_CPU_LOG) appends a "nodeid<TAB>seconds" line after each test,
+# to sum runs made file group by file group (an interrupted run keeps its lines).
 
 import resource as _resource  # noqa: E402
 import time as _time  # noqa: E402
@@ -444,17 +444,16 @@ def pytest_runtest_protocol(item, nextitem):
         return
     before = _cpu_now()
     yield
-    _CPU["tests"][item.nodeid] = _cpu_now() - before
+    seconds = _CPU["tests"][item.nodeid] = _cpu_now() - before
+    log = item.config.getoption("--cpu-log")
+    if log:  # test by test: an interrupted run keeps what it measured
+        with open(log, "a", encoding="utf-8") as handle:
+            handle.write(f"{item.nodeid}\t{seconds:.3f}\n")
 
 
 def _cpu_report(terminalreporter):
     config = terminalreporter.config
     tests = _CPU["tests"]
-    log = config.getoption("--cpu-log")
-    if log:
-        with open(log, "a", encoding="utf-8") as handle:
-            for nodeid, seconds in tests.items():
-                handle.write(f"{nodeid}\t{seconds:.3f}\n")
     top = config.getoption("--cpu-top")
     if not top:
         return
