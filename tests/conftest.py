@@ -394,3 +394,80 @@ def pytest_terminal_summary(terminalreporter):
         terminalreporter.write_line(
             f"{len(_SLOW_LEFT_OUT)} slow tests not run: make test-slow runs them, "
             "make test-all (or a bare pytest) runs every test")
+    _cpu_report(terminalreporter)
+
+
+# --- CPU budget: which tests spend the fast set's CPU -----------------------------------
+# Opt in with `pytest --cpu-top N` (or OBLIQ_CPU_TOP=N): each test's CPU seconds (setup,
+# call and teardown: process_time() of this process plus the CPU of the child processes
+# it waited for, getrusage(RUSAGE_CHILDREN)) are recorded, and the session ends with the N
+# costliest tests, the N costliest files and the sums, collection (imports, numba's cache
+# loads) apart. CPU, not wall time: it does not grow when the machine is busy. A worker
+# pool that outlives its test (loky's) is charged to no test, only to the session total.
+# --cpu-log PATH (or OBLIQ_CPU_LOG) appends a "nodeid<TAB>seconds" line after each test,
+# to sum runs made file group by file group (an interrupted run keeps its lines).
+
+import resource as _resource  # noqa: E402
+import time as _time  # noqa: E402
+
+_CPU = {"start": None, "collected": None, "tests": {}}
+
+
+def _cpu_now() -> float:
+    children = _resource.getrusage(_resource.RUSAGE_CHILDREN)
+    return _time.process_time() + children.ru_utime + children.ru_stime
+
+
+def pytest_addoption(parser):
+    parser.addoption("--cpu-top", type=int, default=int(_os.environ.get("OBLIQ_CPU_TOP", 0)),
+                     help="print the N tests and files that spent the most CPU seconds")
+    parser.addoption("--cpu-log", default=_os.environ.get("OBLIQ_CPU_LOG", ""),
+                     help="append each test's CPU seconds to this file (nodeid TAB seconds)")
+
+
+def _cpu_on(config) -> bool:
+    return bool(config.getoption("--cpu-top") or config.getoption("--cpu-log"))
+
+
+def pytest_configure(config):
+    _CPU["start"] = _cpu_now()
+
+
+def pytest_collection_finish(session):
+    _CPU["collected"] = _cpu_now()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    if not _cpu_on(item.config):
+        yield
+        return
+    before = _cpu_now()
+    yield
+    seconds = _CPU["tests"][item.nodeid] = _cpu_now() - before
+    log = item.config.getoption("--cpu-log")
+    if log:  # test by test: an interrupted run keeps what it measured
+        with open(log, "a", encoding="utf-8") as handle:
+            handle.write(f"{item.nodeid}\t{seconds:.3f}\n")
+
+
+def _cpu_report(terminalreporter):
+    config = terminalreporter.config
+    tests = _CPU["tests"]
+    top = config.getoption("--cpu-top")
+    if not top:
+        return
+    per_file: dict = {}
+    for nodeid, seconds in tests.items():
+        name = nodeid.split("::")[0]
+        per_file[name] = per_file.get(name, 0.0) + seconds
+    write = terminalreporter.write_line
+    collection = (_CPU["collected"] or _CPU["start"]) - _CPU["start"]
+    write(f"CPU: {sum(tests.values()):.1f} s in {len(tests)} tests, {collection:.1f} s "
+          f"collecting, {_cpu_now() - _CPU['start']:.1f} s in all")
+    write(f"CPU: the {top} costliest tests (s)")
+    for nodeid, seconds in sorted(tests.items(), key=lambda kv: -kv[1])[:top]:
+        write(f"{seconds:8.2f}  {nodeid}")
+    write(f"CPU: the {top} costliest files (s)")
+    for name, seconds in sorted(per_file.items(), key=lambda kv: -kv[1])[:top]:
+        write(f"{seconds:8.2f}  {name}")

@@ -29,9 +29,60 @@ def _expected(estimator) -> dict:
     return obliq_cli.expected_failed_checks(NAME_OF[type(estimator)])
 
 
-@parametrize_with_checks(ESTIMATORS, expected_failed_checks=_expected)
+# The fast set (make test) runs every check on these three: the axis-parallel tree that
+# takes missing values, the oblique randomised search and the tree with nominal splits;
+# on every other algorithm it runs the checks below, which fit at most once on a few rows
+# or refuse bad input before fitting. The rest, the fitting checks on every other
+# algorithm (hundreds of small trees each, most of the fast set's CPU), are marked slow:
+# CI still runs every check on every algorithm (make test-slow).
+EVERY_CHECK_IN_THE_FAST_SET = ("cart-ap", "oc1", "c45")
+CHEAP_CHECKS = frozenset({
+    "check_estimator_cloneable", "check_estimator_tags_renamed", "check_valid_tag_types",
+    "check_estimator_repr", "check_no_attributes_set_in_init", "check_estimators_unfitted",
+    "check_do_not_raise_errors_in_init_or_set_params", "check_mixin_order",
+    "check_parameters_default_constructible", "check_get_params_invariance",
+    "check_set_params", "check_estimators_empty_data_messages", "check_complex_data",
+    "check_fit1d", "check_classifiers_regression_target", "check_supervised_y_no_nan",
+    "check_all_zero_sample_weights_error", "check_estimators_fit_returns_self",
+    "check_fit2d_1sample", "check_fit2d_1feature",
+})
+
+
+def _check_name(check) -> str:
+    return getattr(check, "func", check).__name__
+
+
+def _with_slow_marks(decorator):
+    """scikit-learn's parametrization, the fitting checks of the algorithms outside
+    EVERY_CHECK_IN_THE_FAST_SET marked slow (an expected failure keeps its xfail mark)."""
+    mark = decorator.mark
+    params = []
+    for value in mark.args[1]:
+        values, marks = (value.values, list(value.marks)) if hasattr(value, "values") \
+            else (value, [])
+        estimator, check = values
+        if (NAME_OF[type(estimator)] not in EVERY_CHECK_IN_THE_FAST_SET
+                and _check_name(check) not in CHEAP_CHECKS):
+            marks.append(pytest.mark.slow)
+        params.append(pytest.param(*values, marks=marks))
+    return pytest.mark.parametrize(mark.args[0], params, **mark.kwargs)
+
+
+@_with_slow_marks(parametrize_with_checks(ESTIMATORS, expected_failed_checks=_expected))
 def test_scikit_learn_estimator_checks(estimator, check):
     check(estimator)
+
+
+def test_the_fast_set_runs_every_check_on_its_representatives():
+    """The names above are registered algorithms and the cheap checks are scikit-learn's
+    (a renamed check would otherwise silently move to the slow set)."""
+    from sklearn.utils.estimator_checks import estimator_checks_generator
+
+    assert set(EVERY_CHECK_IN_THE_FAST_SET) <= set(NAMES)
+    names = {_check_name(value.values[1] if hasattr(value, "values") else value[1])
+             for value in estimator_checks_generator(ESTIMATORS[NAMES.index("cart-ap")],
+                                                     mark="xfail")}
+    assert CHEAP_CHECKS <= names, sorted(CHEAP_CHECKS - names)
 
 
 @pytest.mark.parametrize("name", NAMES)

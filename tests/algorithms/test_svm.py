@@ -4,6 +4,7 @@ of a non-tree model through the runner and the table."""
 import numpy as np
 import pytest
 import scipy.linalg
+from conftest import needs_data_package
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.svm import SVC
 
@@ -205,6 +206,7 @@ def test_the_relative_width_keeps_kernels_of_many_features_away_from_the_identit
     assert spread(np.ones((4, 3))) == 1.0  # constant data: scikit-learn's fallback
 
 
+@needs_data_package("srbct")  # read from the data-only package mil
 def test_the_svm_learns_srbct_where_the_absolute_grid_stayed_near_chance():
     # The benchmark's cell: srbct (83 rows, 2308 genes, majority 35 %) on a 2-fold split.
     # The former grid (gamma 2^-7..2, absolute) gave 40 % here; RF 98 %.

@@ -117,6 +117,7 @@ class TwoLevel(CARTClassifier):
 """
 
 
+@pytest.mark.slow  # a loky pool and a subprocess: 9 CPU seconds, the fast set's costliest
 def test_config_imports_a_local_file_for_every_worker(write_config, tmp_path):
     (tmp_path / "mine").mkdir()
     (tmp_path / "mine" / "two_level.py").write_text(LOCAL)
