@@ -586,9 +586,10 @@ def ranking_top(bench: dict | None, name: str, top: int, page: str) -> str:
         return f"Not yet run: docs/results holds no ranking of `{name}`."
     lines = _ranking_table(bench).split("\n")
     facts = bench["facts"]
+    flagged = "; ⚠ tasks flagged degenerate" if any("⚠" in ln for ln in lines) else ""
     return (f"The first {top} of {len(lines) - 2} methods by mean rank of "
             f"{facts.get('metric')} over {facts.get('datasets')} datasets "
-            f"({_tasks(facts)}; ⚠ some tasks flagged degenerate; the whole ranking, "
+            f"({_tasks(facts)}{flagged}; the whole ranking, "
             f"CD diagrams and Bayesian tests: [{page}]({page})):\n\n"
             + "\n".join(lines[:2 + top]))
 
