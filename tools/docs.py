@@ -48,10 +48,10 @@ Inline figures: ``<!--= EXPRESSION -->VALUE<!--/-->``, VALUE rewritten from EXPR
 (words split as a shell does, so a quoted word may hold spaces):
 
 - ``agree CONFIGS METRIC ALGORITHMS``: "within/compared", summed over CONFIGS and
-  ALGORITHMS (each ``+``-joined, ``*`` for all; METRIC ``*``: every metric read as printed) and over METRIC's per-class rates when it
-  is a kind such as ``tpr:*``; ``agree-of``: "within of compared"; ``within`` and
-  ``compared``: one of the two; ``agree-list CONFIG
-  METRIC``: "A w/c, B w/c" per algorithm.
+  ALGORITHMS (each ``+``-joined, ``*`` for all; METRIC ``*``: every metric read as
+  printed) and over METRIC's per-class rates when it is a kind such as ``tpr:*``;
+  ``agree-of``: "within of compared"; ``within`` and ``compared``: one of the two;
+  ``agree-list CONFIG METRIC``: "A w/c, B w/c" per algorithm.
 - ``cell CONFIG METRIC ALGORITHM DATASET FIELD[:DECIMALS]``: one cell; FIELD mean, sd,
   mean_sd ("mean ± sd"), paper (as printed), paper_mean, delta, abs_delta, tolerance, n;
   the metric's decimals unless given.
