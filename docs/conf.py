@@ -47,7 +47,7 @@ nb_merge_streams = True
 
 autodoc_member_order = "bysource"
 autodoc_typehints = "none"
-autodoc_default_options = {"members": True, "undoc-members": False}
+autodoc_default_options = {}  # a class: its docstring (the readings), not sklearn's methods
 napoleon_numpy_docstring = True
 napoleon_google_docstring = False
 
