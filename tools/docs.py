@@ -32,6 +32,9 @@ Blocks, whole generated sections::
     a benchmark's ranking, CD diagrams, Bayesian summary of the papers' methods and
     sentences read off them, from ``docs/results/CONFIG/`` (default ``benchmark``;
     leaderboard.py), or "not yet run" / a labelled partial summary.
+``obliq ranking [CONFIG] N``
+    the first N places of a benchmark's ranking (default ``benchmark``) and a link to
+    docs/benchmark.md: the README's headline.
 ``obliq config``
     every config key, a table per place it may appear (top level, dataset entry,
     algorithm entry, protocol, ...): what it takes, its default, what it does, rendered
@@ -45,10 +48,10 @@ Inline figures: ``<!--= EXPRESSION -->VALUE<!--/-->``, VALUE rewritten from EXPR
 (words split as a shell does, so a quoted word may hold spaces):
 
 - ``agree CONFIGS METRIC ALGORITHMS``: "within/compared", summed over CONFIGS and
-  ALGORITHMS (each ``+``-joined, ``*`` for all) and over METRIC's per-class rates when it
-  is a kind such as ``tpr:*``; ``agree-of``: "within of compared"; ``within`` and
-  ``compared``: one of the two; ``agree-list CONFIG
-  METRIC``: "A w/c, B w/c" per algorithm.
+  ALGORITHMS (each ``+``-joined, ``*`` for all; METRIC ``*``: every metric read as
+  printed) and over METRIC's per-class rates when it is a kind such as ``tpr:*``;
+  ``agree-of``: "within of compared"; ``within`` and ``compared``: one of the two;
+  ``agree-list CONFIG METRIC``: "A w/c, B w/c" per algorithm.
 - ``cell CONFIG METRIC ALGORITHM DATASET FIELD[:DECIMALS]``: one cell; FIELD mean, sd,
   mean_sd ("mean ± sd"), paper (as printed), paper_mean, delta, abs_delta, tolerance, n;
   the metric's decimals unless given.
@@ -67,6 +70,7 @@ from the committed file, which tests/tools/test_docs_generated.py asserts is not
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 import sys
@@ -100,14 +104,18 @@ from obliq_cli.report.claims import claim_row, claims_page
 from obliq_cli.report.render import md_table
 from obliq_cli.report.render import render as render_page
 from obliq_cli.report.tables import flag_mark, format_number, wide_rows
-from tools.leaderboard import benchmark_block, read_benchmark, text_csv
+from tools.leaderboard import benchmark_block, ranking_top, read_benchmark, text_csv
 from tools.summary import FROM_RESULTS
 
 BLOCK = re.compile(r"^<!-- (obliq [^\n]*?): begin -->\n(.*?)^<!-- \1: end -->$",
                    re.DOTALL | re.MULTILINE)
 INLINE = re.compile(r"<!--= (.+?) -->(.*?)<!--/-->")
 FIX = "make reproductions"
-DOCS = ("README.md", "docs/reproduction.md", "docs/agreement.md")
+# every page holding a generated block or figure (the documentation site's pages under
+# docs/ and the README's headline block)
+DOCS = ("README.md", "docs/reproduction.md", "docs/agreement.md", "docs/papers/index.md",
+        "docs/benchmark.md", "docs/design.md", "docs/guide/algorithms.md",
+        "docs/guide/configs.md")
 
 
 @dataclass
@@ -155,12 +163,17 @@ def read_summary(folder) -> Summary:
 
 # --- helpers -------------------------------------------------------------------------------
 
-def _link_base(where: str) -> str:
-    """The summary folder as README links to it: the committed docs/results by that
-    name, however the folder was given (an absolute path renders the same text);
-    any other folder as given."""
-    parts = Path(where).resolve().parts
-    return "docs/results" if tuple(parts[-2:]) == ("docs", "results") else where
+def _link_base(where: str, page=None) -> str:
+    """The summary folder as the page ``page`` links to it: the committed docs/results
+    relative to the page's folder (``docs/results`` from README.md, ``results`` from a page
+    of docs/; README.md's when no page is given), however the folder was given (an
+    absolute path renders the same text); any other folder as given."""
+    folder = Path(where).resolve()
+    if tuple(folder.parts[-2:]) != ("docs", "results"):
+        return where
+    if page is None:
+        return "docs/results"
+    return Path(os.path.relpath(folder, Path(page).resolve().parent)).as_posix()
 
 
 def _int(text) -> int:
@@ -443,7 +456,7 @@ def config_block() -> str:
     return "\n\n".join(parts)
 
 
-def _block(summary: Summary, words: list[str]) -> str:
+def _block(summary: Summary, words: list[str], page=None) -> str:
     kind, args = words[0], words[1:]
     if kind == "agree" and not args:
         return agree_block(summary)
@@ -463,7 +476,12 @@ def _block(summary: Summary, words: list[str]) -> str:
         return config_block()
     if kind == "benchmark" and len(args) <= 1:
         name = args[0] if args else "benchmark"
-        return benchmark_block(summary.benchmarks.get(name), name, _link_base(summary.where))
+        return benchmark_block(summary.benchmarks.get(name), name,
+                               _link_base(summary.where, page))
+    if kind == "ranking" and len(args) in (1, 2) and args[-1].isdigit():
+        name = args[0] if len(args) == 2 else "benchmark"
+        return ranking_top(summary.benchmarks.get(name), name, int(args[-1]),
+                           "docs/benchmark.md")
     raise ObliqError(f"unknown generated block {' '.join(words)!r}")
 
 
@@ -472,7 +490,7 @@ def _block(summary: Summary, words: list[str]) -> str:
 def _agree_counts(summary: Summary, configs: str, metric: str, algorithms: str):
     within = compared = 0
     found = False
-    for name in configs.split("+"):
+    for name in _pick(configs, summary.agree):
         _config(summary, name)
         agree = summary.agree.get(name)
         if agree is None or agree.empty:
@@ -556,7 +574,7 @@ def _range(summary: Summary, name, metric, dataset, algorithms, what: str) -> st
 def _mad(summary: Summary, configs: str, metric: str, algorithms: str, decimals: str) -> str:
     """The mean |ours - paper| over the cells of agree.csv's rows (weighted by cells)."""
     total = cells = 0.0
-    for name in configs.split("+"):
+    for name in _pick(configs, summary.agree):
         _config(summary, name)
         agree = summary.agree.get(name)
         rows = pd.DataFrame() if agree is None else agree[
@@ -639,12 +657,13 @@ def value(summary: Summary, expression: str) -> str:
 
 # --- rendering -----------------------------------------------------------------------------
 
-def render(text: str, summary: Summary) -> str:
+def render(text: str, summary: Summary, page=None) -> str:
     """``text`` with every generated block and inline figure rewritten from ``summary``;
-    everything else byte for byte."""
+    everything else byte for byte. ``page``: the file's path, which links to the summary
+    are made relative to (README.md's when None)."""
     def block(match):
         head = match.group(1)
-        body = _block(summary, shlex.split(head)[1:]).strip("\n")
+        body = _block(summary, shlex.split(head)[1:], page).strip("\n")
         return f"<!-- {head}: begin -->\n\n{body}\n\n<!-- {head}: end -->"
 
     def inline(match):
@@ -653,12 +672,12 @@ def render(text: str, summary: Summary) -> str:
     return INLINE.sub(inline, BLOCK.sub(block, text))
 
 
-def stale(text: str, summary: Summary) -> list[str]:
+def stale(text: str, summary: Summary, page=None) -> list[str]:
     """What of ``text`` differs from its rendering: each block's name and each inline
     figure's expression (empty when the text is up to date)."""
     out = []
     for match in BLOCK.finditer(text):
-        if render(match.group(0), summary) != match.group(0):
+        if render(match.group(0), summary, page) != match.group(0):
             out.append(f"block <!-- {match.group(1)} -->")
     for match in INLINE.finditer(text):
         if render(match.group(0), summary) != match.group(0):
@@ -683,11 +702,11 @@ def main(argv=None) -> int:
             path = Path(file)
             text = path.read_text(encoding="utf-8")
             if args.check:
-                for what in stale(text, summary):
+                for what in stale(text, summary, path):
                     print(f"{file}: {what} is stale; run `{FIX}`", file=sys.stderr)
                     worse = 1
                 continue
-            new = render(text, summary)
+            new = render(text, summary, path)
             if new != text:
                 tmp = path.with_name(f".{path.name}.tmp")
                 tmp.write_text(new, encoding="utf-8")

@@ -579,6 +579,21 @@ def _reading(bench: dict, methods, references) -> str:
     return "\n".join(lines)
 
 
+def ranking_top(bench: dict | None, name: str, top: int, page: str) -> str:
+    """The first ``top`` places of ``benchmark_block``'s ranking table and a line linking
+    the whole of it (``page``): the README's headline of the benchmark."""
+    if bench is None or bench["ranks"].empty:
+        return f"Not yet run: docs/results holds no ranking of `{name}`."
+    lines = _ranking_table(bench).split("\n")
+    facts = bench["facts"]
+    flagged = "; ⚠ tasks flagged degenerate" if any("⚠" in ln for ln in lines) else ""
+    return (f"The first {top} of {len(lines) - 2} methods by mean rank of "
+            f"{facts.get('metric')} over {facts.get('datasets')} datasets "
+            f"({_tasks(facts)}{flagged}; the whole ranking, "
+            f"CD diagrams and Bayesian tests: [{page}]({page})):\n\n"
+            + "\n".join(lines[:2 + top]))
+
+
 def benchmark_block(bench: dict | None, name: str, where: str, methods=PAPER_METHODS,
                     references=REFERENCES) -> str:
     """The README's benchmark section from ``read_benchmark``'s dict (None: no summary)."""

@@ -86,13 +86,13 @@ Alopex, eqs. (2)-(5) (Unnikrishnan & Venugopal 1994, as given in §II-B)
     w_i(k+1) = w_i(k) + delta x_i(k), x_i(k) = x_i(k-1) with probability
     p(k) = 1 / (1 + exp(dE(k) / T(k))), else -x_i(k-1), drawn independently per i, with
     dE(k) = E(W(k)) - E(W(k-1)); x(0) is +-1 with equal probability. The temperature is
-    T(0) = 1000 and, at every k that is a multiple of N = 10, the mean |dE| of the last N
+    T(0) = 1000 and, at every k that is a multiple of N = 10, the mean ``|dE|`` of the last N
     iterations: T(k) = (1/N) sum_{k'=k-N}^{k-1} |dE(k')| (dE(0) = 0). Eq. (5) as printed
     has delta/N in front; that is the original Alopex's temperature (Unnikrishnan &
     Venugopal 1994), whose exponent is the correlation delta x_i dE, of mean size
-    delta mean|dE|. Eq. (4) as printed has dE alone in the exponent, so we drop delta to
+    delta mean ``|dE|``. Eq. (4) as printed has dE alone in the exponent, so we drop delta to
     keep the ratio of the original ("comparing current dE with its recent averaged value",
-    §II-B); with delta kept, |dE|/T is about 1/delta = 20, p is 0 or 1, and the search
+    §II-B); with delta kept, ``|dE|/T`` is about 1/delta = 20, p is 0 or 1, and the search
     falls into a deterministic 2- or 4-cycle (we saw 17 distinct partitions in 500
     iterations at the root of Problem 1). ``temperature="printed"`` keeps delta/N as
     printed, for the ablation (docs/ablations/apdt.md: it grows larger trees). When
@@ -278,22 +278,22 @@ class APDTClassifier(TreeClassifier):
         training value (§II-B, §III-B2; module docstring), or None for the attributes
         as given (the paper's unit-square problems and IRIS).
     multiclass : None (two classes only, as in the paper) or "ovr" (extension, §V).
-    perceptron_iteration : what one of the Perceptron's max(300, |S|) iterations (§III)
+    perceptron_iteration : what one of the Perceptron's max(300, ``|S|``) iterations (§III)
         is: "pattern" (one presented pattern, as §II words it: "at each iteration we
-        classify the next pattern"; the default), "pass" (one cycle through all |S|
+        classify the next pattern"; the default), "pass" (one cycle through all ``|S|``
         patterns, the reading under which §II's rho rule means something and the sizes
         of Tables II-III agree, at 30-600x §III-C's runtime: module docstring) or
         "settled" (cycles
         as in "pass", stopping once the rho M flags of §II have not changed for as many
         cycles as they took to form; a reading of ours weighed against §III-C's
         runtime, module docstring).
-    perceptron_min_iterations : the 300 of max(300, |S|) (§III).
+    perceptron_min_iterations : the 300 of max(300, ``|S|``) (§III).
     separability : how the Perceptron's run is scored: "updates" (§II: patterns updated
         at least rho M times; 0 when the final hyperplane separates), "final_errors"
         (patterns the final hyperplane misclassifies) or "pocket_errors" (the fewest
         misclassified by the hyperplane in hand at the end of any cycle; Gallant's
         pocket). The last two are readings the paper does not state (module docstring).
-    temperature : eq. (5)'s temperature: "mean" (the window's mean |dE|, the ratio of
+    temperature : eq. (5)'s temperature: "mean" (the window's mean ``|dE|``, the ratio of
         the original Alopex) or "printed" (delta/N times the window's sum, as printed).
     random_state : seed or numpy Generator; every random draw uses it.
     class_weight : None, "balanced" or {label: weight}: each row weighs its class's

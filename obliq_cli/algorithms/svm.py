@@ -232,6 +232,7 @@ class SVMClassifier(_NotATree, ObliqClassifier):
     class_weight : None, "balanced" or {label: weight}: each row's weight is its
         ``sample_weight`` times its class's (``base.fit_weights``, "balanced" over the
         rows of the fit).
+
     After ``fit``, ``best_params_`` holds the chosen grid values and ``gamma_`` the
     gamma of the refitted model (None for the linear kernel).
 
@@ -461,7 +462,7 @@ class GEPSVMClassifier(_NotATree, ObliqClassifier):
         the training rows; 'none': the raw features. Neither the GDT paper (§IV: "We
         have implemented GEPSVM in MATLAB") nor Mangasarian & Wild prescribe a scaling;
         with a small delta the planes are the same in either space, the nearest-plane
-        distance |w'x + b| / |w| that classifies is not (magic6000: 66.8 %
+        distance ``|w'x + b| / |w|`` that classifies is not (magic6000: 66.8 %
         standardised, 73.6 % raw; the GDT paper 74.5 %, docs/ablations/gdt.md).
     regularize : 'augmented' (default): delta I added to [A e]'[A e], Mangasarian &
         Wild's Tikhonov term on z = [w; b] (the eq. 9-11 solved here, for both planes);

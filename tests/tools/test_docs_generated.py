@@ -48,7 +48,7 @@ def test_committed_docs_are_rendered_from_the_committed_summary():
     problems = []
     for name in docs.DOCS:
         text = (ROOT / name).read_text(encoding="utf-8")
-        problems += [f"{name}: {what}" for what in docs.stale(text, summary)]
+        problems += [f"{name}: {what}" for what in docs.stale(text, summary, ROOT / name)]
     for folder in sorted(p for p in SUMMARY.iterdir() if (p / "facts.csv").is_file()):
         # a benchmark's CD and Bayes SVGs are redrawn from its CSVs (leaderboard.py)
         problems += [f"{folder.name}/{f}" for f in stale_figures(folder)]
@@ -56,8 +56,13 @@ def test_committed_docs_are_rendered_from_the_committed_summary():
                           f"runs `{FIX} RESULTS=<folder>`):\n" + "\n".join(problems))
 
 
+def _pages() -> str:
+    """Every page the docs pipeline renders, one after the other."""
+    return "\n".join((ROOT / name).read_text(encoding="utf-8") for name in docs.DOCS)
+
+
 def test_the_docs_have_the_generated_sections_the_issue_names():
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    readme = _pages()
     for block in ("obliq agree", "obliq runs", "obliq claims", "obliq bench", "obliq benchmark",
                   "obliq table gdt_svm test_accuracy", "obliq invariances"):
         assert readme.count(f"<!-- {block}: begin -->") == 1, block
@@ -151,13 +156,14 @@ def test_a_number_changed_in_a_copy_of_the_summary_fails_the_check(tmp_path, fil
     copy = tmp_path / "results"
     shutil.copytree(SUMMARY, copy)
     _edit(copy / file, column, where, new)
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    readme = _pages()
     found = docs.stale(readme, docs.read_summary(copy))
     for what in named:
         assert any(f.startswith(what) for f in found), (what, found)
     # and the command-line check says so, with the fix, and exits 1 without writing
-    assert docs.main(["--check", "--summary", str(copy), str(ROOT / "README.md")]) == 1
-    assert (ROOT / "README.md").read_text(encoding="utf-8") == readme
+    files = [str(ROOT / name) for name in docs.DOCS]
+    assert docs.main(["--check", "--summary", str(copy), *files]) == 1
+    assert _pages() == readme
     # rendered again from the changed summary, the copy is up to date
     again = docs.render(readme, docs.read_summary(copy))
     assert docs.stale(again, docs.read_summary(copy)) == []
@@ -167,9 +173,10 @@ def test_check_names_the_stale_section_and_the_fix(tmp_path, capsys):
     copy = tmp_path / "results"
     shutil.copytree(SUMMARY, copy)
     _edit(copy / "bench.csv", "met", {"measure": "gdt on letter"}, "yes")
-    assert docs.main(["--check", "--summary", str(copy), str(ROOT / "README.md")]) == 1
+    page = str(ROOT / "docs" / "design.md")
+    assert docs.main(["--check", "--summary", str(copy), page]) == 1
     err = capsys.readouterr().err
-    assert "README.md: block <!-- obliq bench --> is stale; run `make reproductions`" in err
+    assert f"{page}: block <!-- obliq bench --> is stale; run `make reproductions`" in err
 
 
 # --- summarize on a results folder written by hand ---------------------------------------------
