@@ -26,6 +26,7 @@ from .protocols import Split, flip_labels, take_count
 from .seeds import rng_for
 from .tasks import Task
 
+
 def load_dataset_spec(spec):
     """``(X, y, info)`` of a DatasetSpec (memoised per process by ``registry.load_dataset``,
     so a worker parses a dataset once for all its tasks)."""
