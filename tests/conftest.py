@@ -471,3 +471,42 @@ def _cpu_report(terminalreporter):
     write(f"CPU: the {top} costliest files (s)")
     for name, seconds in sorted(per_file.items(), key=lambda kv: -kv[1])[:top]:
         write(f"{seconds:8.2f}  {name}")
+
+
+# The documentation site, built once for tests/docs (here, not in a tests/docs/conftest.py:
+# a second module named conftest would shadow this one for ``from conftest import``).
+# ``OBLIQ_DOCS_HTML`` names a site ``make docs`` has just built (CI builds it once and the
+# tests read it); otherwise the site is built here, from docs/, into a temporary folder,
+# with the options of ``make docs``: warnings are errors, and the build's failure is the
+# test's.
+import subprocess as _subprocess  # noqa: E402
+import sys as _sys  # noqa: E402
+
+_DOCS_ROOT = Path(__file__).resolve().parents[1]
+
+
+def build_site(out: Path) -> _subprocess.CompletedProcess:
+    """``make docs``'s Sphinx call into ``out`` (the venv's bin first on PATH: the
+    tutorial's kernel and ``python -m obliq_cli`` are the venv's)."""
+    env = dict(_os.environ, PATH=f"{Path(_sys.executable).parent}{_os.pathsep}"
+                                f"{_os.environ.get('PATH', '')}")
+    return _subprocess.run(
+        [_sys.executable, "-m", "sphinx", "-b", "html", "-W", "--keep-going", "-q",
+         "-d", str(out.parent / "doctrees"), str(_DOCS_ROOT / "docs"), str(out)],
+        capture_output=True, text=True, env=env, cwd=_DOCS_ROOT, timeout=900)
+
+
+@pytest.fixture(scope="session")
+def site(tmp_path_factory) -> Path:
+    built = _os.environ.get("OBLIQ_DOCS_HTML")
+    if built:
+        folder = Path(built)
+        assert (folder / "index.html").is_file(), f"OBLIQ_DOCS_HTML={built}: no index.html"
+        return folder
+    for module in ("sphinx", "myst_nb", "furo", "sphinx_click"):
+        pytest.importorskip(module, reason="make docs installs the docs extra "
+                                           "(pip install -e '.[docs]')")
+    out = tmp_path_factory.mktemp("site") / "html"
+    done = build_site(out)
+    assert done.returncode == 0, f"the docs build failed:\n{done.stderr[-6000:]}"
+    return out
