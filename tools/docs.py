@@ -113,8 +113,8 @@ INLINE = re.compile(r"<!--= (.+?) -->(.*?)<!--/-->")
 FIX = "make reproductions"
 # every page holding a generated block or figure (the documentation site's pages under
 # docs/ and the README's headline block)
-DOCS = ("README.md", "docs/reproduction.md", "docs/agreement.md", "docs/papers/index.md",
-        "docs/benchmark.md", "docs/design.md", "docs/guide/algorithms.md",
+DOCS = ("README.md", "docs/reproduction.md", "docs/agreement.md", "docs/reproduced/index.md",
+        "docs/benchmark.md", "docs/internals.md", "docs/guide/algorithms.md",
         "docs/guide/configs.md")
 
 

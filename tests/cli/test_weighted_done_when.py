@@ -1,4 +1,4 @@
-"""Issue #32's first done-when, end to end: a config on an imbalanced CSV with a weights
+"""Weights end to end, the way a researcher uses them: a config on an imbalanced CSV with a weights
 column, ``class_weight: balanced`` on five obliq algorithms, a scikit-learn pipeline and a
 class from an ``imports:`` file runs with -j 2 equal to -j 1; a run killed mid-way and
 resumed equals an uninterrupted one; ``obliq table --metric auc`` and

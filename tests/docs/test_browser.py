@@ -21,7 +21,7 @@ DRIVER = Path("/usr/bin/chromedriver")
 # page, a word its title holds, whether it shows a figure
 PAGES = [("index", "obliq", False), ("tutorial", "Tutorial", True),
          ("reference/cli", "Command-line reference", False),
-         ("papers/hhcart", "HHCART", False), ("benchmark", "Benchmark", True)]
+         ("reproduced/hhcart", "HHCART", False), ("benchmark", "Benchmark", True)]
 
 
 class _Quiet(SimpleHTTPRequestHandler):

@@ -12,9 +12,10 @@ pytestmark = pytest.mark.slow
 
 PAGES = ["index", "tutorial", "guide/install", "guide/commands", "guide/configs",
          "guide/statistics", "guide/algorithms", "guide/datasets", "guide/python",
-         "reference/cli", "reference/api", "papers/index", "papers/apdt", "papers/hhcart",
-         "papers/gdt", "papers/umt", "papers/oc1", "reproduction", "agreement", "benchmark",
-         "extending", "layout", "design", "contributing", "changelog", "citation"]
+         "reference/cli", "reference/api", "reproduced/index", "reproduced/apdt",
+         "reproduced/hhcart", "reproduced/gdt", "reproduced/umt", "reproduced/oc1",
+         "reproduction", "agreement", "benchmark", "extending", "layout", "internals",
+         "contributing", "changelog", "citation"]
 
 
 class _Links(HTMLParser):

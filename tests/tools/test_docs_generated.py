@@ -173,7 +173,7 @@ def test_check_names_the_stale_section_and_the_fix(tmp_path, capsys):
     copy = tmp_path / "results"
     shutil.copytree(SUMMARY, copy)
     _edit(copy / "bench.csv", "met", {"measure": "gdt on letter"}, "yes")
-    page = str(ROOT / "docs" / "design.md")
+    page = str(ROOT / "docs" / "internals.md")
     assert docs.main(["--check", "--summary", str(copy), page]) == 1
     err = capsys.readouterr().err
     assert f"{page}: block <!-- obliq bench --> is stale; run `make reproductions`" in err
