@@ -16,6 +16,14 @@
   the moment ``obliq_cli`` is imported by the obliq process until its command starts
   (the second of imports in which Ctrl-C printed a traceback).
 
+- ``checkpoint()``: Python runs a signal's handler wherever the main thread is, and an
+  exception it raises inside a weakref callback or a ``__del__`` (importlib's module-lock
+  callbacks during imports) is printed as "Exception ignored in ..." and dropped: the run
+  went on and exited 0 (the flaky ``signal-fork-sigterm-while-starting`` case). So each
+  signal is also recorded; a run checks the record between its steps and after each row,
+  ``handled`` checks it once its command is done, and such a dropped exception is not
+  printed (the checkpoint reports it).
+
 Only the main thread can install handlers; elsewhere (a command run from a thread) the
 signals are left as they are. A SIGINT ignored when obliq started (a background job)
 stays ignored.
@@ -33,13 +41,44 @@ from .errors import Interrupt, Terminated
 
 _held: list[int] = []
 _deferring = 0
+_received: list[int] = []  # signals whose exception was raised (and maybe dropped)
+
+
+def _exception(signum: int) -> KeyboardInterrupt:
+    return Terminated() if signum == signal.SIGTERM else Interrupt()
 
 
 def _raise(signum: int, frame) -> None:
+    _received.append(signum)
     if _deferring:
         _held.append(signum)
         return
-    raise Terminated() if signum == signal.SIGTERM else Interrupt()
+    raise _exception(signum)
+
+
+def checkpoint() -> None:
+    """Raise the interrupt of a signal received since the command started whose exception
+    did not stop it (raised where Python drops exceptions: see the module doc)."""
+    if _received:
+        signum = _received[0]
+        _received.clear()
+        raise _exception(signum)
+
+
+def acted_on() -> None:
+    """The signals received so far have stopped what they had to stop (a run caught its
+    interrupt): a later ``checkpoint`` raises none of them again."""
+    _received.clear()
+
+
+def _quiet_unraisable(previous):
+    """An unraisable-exception hook that drops our own interrupts (``checkpoint`` raises
+    them again) and hands every other report to ``previous``."""
+    def hook(unraisable):
+        if isinstance(unraisable.exc_value, Interrupt) and _received:
+            return
+        previous(unraisable)
+    return hook
 
 
 def _ours(signum: int) -> bool:
@@ -58,12 +97,17 @@ def handled(then_guard: bool = False):
         yield
         return
     previous = {}
+    _received.clear()
     for signum in (signal.SIGINT, signal.SIGTERM):
         if _ours(signum):
             previous[signum] = signal.signal(signum, _raise)
+    hook = sys.unraisablehook
+    sys.unraisablehook = _quiet_unraisable(hook)
     try:
         yield
+        checkpoint()
     finally:
+        sys.unraisablehook = hook
         if then_guard:
             guard_exit()
         else:
@@ -94,7 +138,7 @@ def deferred():
             # first signal's error is handled, an exception raised here is "ignored" with
             # a traceback on stderr (the flaky signal-fork-sigterm-then-ctrl-c case)
             return
-        raise Terminated() if signum == signal.SIGTERM else Interrupt()
+        raise _exception(signum)
 
 
 def from_signal(exc: BaseException) -> bool:

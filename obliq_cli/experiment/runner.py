@@ -27,6 +27,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .. import interrupts
 from ..errors import Interrupted, ObliqError, Terminated
 from ..logs import in_ipython
 from . import pools, provenance, results
@@ -116,6 +117,7 @@ def _run_locked(config, settings: RunSettings, planned, selected: list) -> RunSu
     prepare``), write folds/ and meta.json with a new history entry, then one runs.csv row
     per task as it finishes; the entry is closed with the outcome however the run ends."""
     out = Path(config.output)
+    interrupts.checkpoint()  # a signal dropped while planning: stop before a byte is written
     check = provenance.CodeCheck(config.path, out / results.RUNS,
                                  settings.accept_changed_code, provenance.collect(config))
     start = results.prepare(out, config, planned.records, settings.resume, settings.force,
@@ -133,6 +135,7 @@ def _run_locked(config, settings: RunSettings, planned, selected: list) -> RunSu
         with provenance.entry_kept(out / results.META, meta, entry, summary):
             _append_rows(config.name, settings, start.header, todo, summary)
     except KeyboardInterrupt as exc:  # Ctrl-C or SIGTERM: the pool is stopped
+        interrupts.acted_on()
         how, exit_code = ("terminated", 143) if isinstance(exc, Terminated) else \
             ("interrupted", 130)
         raise Interrupted(f"{how}: {summary.ran} task(s) finished and kept in "
@@ -161,3 +164,4 @@ def _append_rows(name: str, settings: RunSettings, header, todo: list,
                 summary.failed.append(f"{row['dataset']} rep {row['repetition']} fold "
                                       f"{row['fold']} {row['algorithm']}: {row['error']}")
             bar.update(1)
+            interrupts.checkpoint()  # a signal whose exception was dropped (interrupts)
