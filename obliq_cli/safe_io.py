@@ -275,3 +275,15 @@ def remove_empty_folder(path, root) -> None:
         if fd is not None:
             with contextlib.suppress(OSError):
                 os.rmdir(path.name, dir_fd=fd)
+
+
+@contextlib.contextmanager
+def read_npz(path, **kwargs):
+    """``np.load(path)`` of an ``.npz`` file, the file closed however the load ends:
+    given a path, numpy leaves its own file open when the archive is damaged (a
+    truncated ``folds/*.npz`` raises BadZipFile with the handle still open, later a
+    ResourceWarning in whatever runs next); given our handle, it closes nothing of ours."""
+    import numpy as np
+
+    with open(path, "rb") as handle, np.load(handle, **kwargs) as data:
+        yield data

@@ -577,7 +577,7 @@ def _load_cached(name: str, params: dict) -> dict:
     path = cache_dir() / f"{name}-{_cache_key(entry, params)}.npz"
     if use_disk and path.is_file():
         try:
-            with np.load(path, allow_pickle=False) as data:
+            with safe_io.read_npz(path, allow_pickle=False) as data:
                 arrays = {k: data[k] for k in data.files}
             meta = json.loads(str(arrays.pop("meta")))
             fixed = (arrays.pop("train"), arrays.pop("test")) if "train" in arrays else None

@@ -28,6 +28,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .. import safe_io
+
 if TYPE_CHECKING:  # pandas is imported when a reader asks
     import pandas as pd
 
@@ -107,7 +109,7 @@ def read(path: Path, n_test=None, n_correct=None) -> Stored | None:
     """The predictions in ``path``; None when there is no such file, it is unreadable, or
     it does not match its row (``n_test`` test rows, ``n_correct`` of them right)."""
     try:
-        with np.load(path, allow_pickle=False) as data:
+        with safe_io.read_npz(path, allow_pickle=False) as data:
             stored = Stored(data["classes"], data["y_true"].astype(np.intp),
                             data["y_pred"].astype(np.intp),
                             data["proba"] if "proba" in data.files else None,

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import registry
+from .. import registry, safe_io
 from ..config import AlgorithmSpec, ExperimentConfig, PrunerSpec
 from ..data.preprocess import check_missing_support
 from ..errors import ObliqError
@@ -71,7 +71,7 @@ def stored_split(results_dir, label: str, n_rows: int, repetition: int, fold: in
     """The grow / prune / test rows of one task from ``folds/`` (roles 1, 2, 3)."""
     path = results.fold_file(results_dir, label)
     try:
-        with np.load(path) as record:
+        with safe_io.read_npz(path) as record:
             roles = record["roles"]
     except FileNotFoundError:
         raise ObliqError(f"{path}: no stored folds of dataset {label!r} (run the "

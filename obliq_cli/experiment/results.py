@@ -723,7 +723,7 @@ def check_compatible(config: ExperimentConfig, stored: ExperimentConfig,
 def _same_folds(stored_file: Path, record: dict) -> bool:
     """The stored fold roles equal the new ones on the repetitions both hold."""
     try:
-        with np.load(stored_file) as stored:
+        with safe_io.read_npz(stored_file) as stored:
             old = stored["roles"]
     except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):
         return True  # unreadable (a truncated file too): it is rewritten from the config
@@ -735,7 +735,7 @@ def _same_folds(stored_file: Path, record: dict) -> bool:
 def fold_record_to_keep(stored_file: Path, record: dict) -> bool:
     """Whether the stored file already holds ``record`` (same or more repetitions)."""
     try:
-        with np.load(stored_file) as stored:
+        with safe_io.read_npz(stored_file) as stored:
             old_reps = stored["roles"].shape[0]
     except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):
         return False
