@@ -166,6 +166,8 @@ def test_a_signal_held_while_a_generator_closes_is_not_raised_from_its_close():
 def test_a_damaged_npz_file_is_closed_however_its_load_ends(tmp_path):
     # numpy's np.load(path) keeps its handle open when the archive is truncated; the
     # ResourceWarning came out later, in whichever test ran next (a flaky CI failure)
+    import gc
+    import warnings
     import zipfile
 
     import numpy as np
@@ -173,11 +175,15 @@ def test_a_damaged_npz_file_is_closed_however_its_load_ends(tmp_path):
     path = tmp_path / "folds.npz"
     np.savez_compressed(path, roles=np.arange(300))
     path.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
-    open_files = set(os.listdir("/proc/self/fd"))
-    with pytest.raises(zipfile.BadZipFile), safe_io.read_npz(path):
-        pass
-    assert set(os.listdir("/proc/self/fd")) == open_files
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        try:
+            with safe_io.read_npz(path):
+                pass
+        except zipfile.BadZipFile:
+            pass
+        gc.collect()
+    assert [str(w.message) for w in seen if w.category is ResourceWarning] == []
     np.savez_compressed(path, roles=np.arange(3))
     with safe_io.read_npz(path) as data:
         assert data["roles"].tolist() == [0, 1, 2]
-    assert set(os.listdir("/proc/self/fd")) == open_files
