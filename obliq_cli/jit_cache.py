@@ -7,8 +7,12 @@ developer editing ``kernels/line_search.py`` would silently time, test and finge
 stale code.
 
 So obliq points ``NUMBA_CACHE_DIR`` at a folder named by a digest of every source file
-of the package: any edit (or another installed version) compiles afresh into a new
-folder, and processes running the same sources, a run's workers among them, share one.
+of ``obliq_cli/kernels/``, where every compiled function lives and which imports nothing
+but numpy, numba and itself (tests/test_layers.py and tests/test_jit_cache.py hold both):
+an edit of a kernel (or another installed version of them) compiles afresh into a new
+folder, and processes running the same kernels, a run's workers among them, share one.
+An edit anywhere else keeps the compiled kernels (it once recompiled all of them, about
+a CPU minute, at every edit of a test helper or a docstring).
 Folders of other digests that were not used for ``STALE_DAYS`` are removed. Nothing is
 changed when the user has set ``NUMBA_CACHE_DIR`` or numba was imported before obliq.
 """
@@ -34,6 +38,11 @@ def sources_digest(package_dir: Path) -> str:
     return digest.hexdigest()[:16]
 
 
+def kernels_dir() -> Path:
+    """The folder of every compiled function's source: ``obliq_cli/kernels``."""
+    return Path(__file__).resolve().parent / "kernels"
+
+
 def cache_root() -> Path:
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return Path(base) / "obliq" / "numba"
@@ -44,7 +53,7 @@ def configure() -> None:
     if "NUMBA_CACHE_DIR" in os.environ or "numba" in sys.modules:
         return
     try:
-        folder = cache_root() / sources_digest(Path(__file__).resolve().parent)
+        folder = cache_root() / sources_digest(kernels_dir())
         folder.mkdir(parents=True, exist_ok=True)
         os.utime(folder)
     except OSError:  # no writable home: numba's own default applies

@@ -1,5 +1,6 @@
-"""obliq_cli.jit_cache: the compiled kernels' cache folder follows the package's sources,
-so a kernel never runs a stale copy of a kernel it calls from another module."""
+"""obliq_cli.jit_cache: the compiled kernels' cache folder follows the kernels' sources,
+so a kernel never runs a stale copy of a kernel it calls from another module, and an
+edit outside the kernels recompiles nothing."""
 
 from __future__ import annotations
 
@@ -36,7 +37,7 @@ def test_import_sets_a_digest_folder_and_respects_the_users_choice(tmp_path):
     env["XDG_CACHE_HOME"] = str(tmp_path / "cache")
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
                          text=True, check=True).stdout.strip()
-    digest = jit_cache.sources_digest(Path(jit_cache.__file__).resolve().parent)
+    digest = jit_cache.sources_digest(Path(jit_cache.__file__).resolve().parent / "kernels")
     assert Path(out) == tmp_path / "cache" / "obliq" / "numba" / digest
     assert Path(out).is_dir()
     env["NUMBA_CACHE_DIR"] = str(tmp_path / "mine")
@@ -54,3 +55,24 @@ def test_stale_folders_of_other_digests_are_removed(tmp_path):
     os.utime(old, (week_ago, week_ago))
     jit_cache._remove_stale(current)
     assert current.is_dir() and recent.is_dir() and not old.exists()
+
+
+def test_every_compiled_function_is_in_the_kernels_the_digest_reads():
+    # the digest reads obliq_cli/kernels only: a numba function anywhere else would run
+    # stale after an edit of a kernel it calls (numba.core.event, timing's listener of
+    # compilations, compiles nothing)
+    import ast
+
+    package = Path(jit_cache.__file__).resolve().parent
+    assert jit_cache.kernels_dir() == package / "kernels"
+    outside = []
+    for path in sorted(package.rglob("*.py")):
+        if jit_cache.kernels_dir() in path.parents:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import) else
+                     [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+            outside += [f"{path.relative_to(package)}: {n}" for n in names
+                        if n.partition(".")[0] == "numba" and n != "numba.core.event"
+                        and not (n == "numba.core" and [a.name for a in node.names] == ["event"])]
+    assert outside == []
