@@ -509,6 +509,7 @@ def test_compiled_node_search_follows_each_reading(readings):
     assert ours_rng.random() == ref_rng.random()
 
 
+@pytest.mark.slow
 def test_scikit_learn_checks_pass_under_the_readings():
     from sklearn.utils.estimator_checks import check_estimator
 

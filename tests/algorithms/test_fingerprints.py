@@ -216,6 +216,7 @@ def _openblas_kernels() -> list:
                    if i.get("internal_api") == "openblas"})
 
 
+@pytest.mark.slow
 def test_trees_do_not_depend_on_the_blas_kernel():
     """The same trees with OpenBLAS's generic x86-64 kernel (Prescott) on one thread as
     with the kernel and threads this process got: every product and eigenproblem that

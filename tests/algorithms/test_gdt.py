@@ -236,6 +236,7 @@ def test_cholesky_failure_falls_back_to_the_smallest_eigenvectors():
         1.0, abs=1e-6)
 
 
+@pytest.mark.slow
 def test_sklearn_estimator_checks_pass_with_the_readings_of_the_ablation():
     from sklearn.utils.estimator_checks import check_estimator
 

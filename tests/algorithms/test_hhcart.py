@@ -317,6 +317,7 @@ def test_bad_reading_values_are_one_line_errors(params):
         make_estimator("hhcart-a", **params).fit(X, y)
 
 
+@pytest.mark.slow
 def test_sklearn_estimator_checks_pass_with_the_readings_of_the_ablation():
     from sklearn.utils.estimator_checks import check_estimator
 

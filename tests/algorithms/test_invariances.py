@@ -349,6 +349,7 @@ def test_a_kept_invariance_holds(name, key):
         assert left_out <= 2, f"{name} on {label}, {key}: {left_out} rows within rounding"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name, key", _cases(NotKept))
 def test_not_kept_is_shown_broken_where_declared_so(name, key):
     """A "not kept" is seen broken on some of the data here, or declared ``shown=False``

@@ -44,6 +44,7 @@ def test_a_class_smaller_than_the_folds_falls_back_to_plain_folds():
     assert est.cv_accuracy_.max() > 0.9 and set(est.predict(X)) <= {0, 1, 2}
 
 
+@pytest.mark.slow
 @pytest.mark.filterwarnings("ignore::UserWarning")
 def test_it_passes_scikit_learns_estimator_checks():
     check_estimator(CostComplexityTreeClassifier())

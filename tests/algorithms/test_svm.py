@@ -351,6 +351,7 @@ def test_a_penalty_on_the_kernel_weights_matches_the_full_pencil():
         == pytest.approx(1, abs=1e-9)
 
 
+@pytest.mark.slow
 def test_sklearn_estimator_checks_pass_with_the_gepsvm_readings_of_the_ablation():
     from sklearn.utils.estimator_checks import check_estimator
 

@@ -78,6 +78,7 @@ def runs(tmp_path_factory):
     return {"j1": one, "fork": two, "base": base, "result": result}
 
 
+@pytest.mark.slow
 def test_pipeline_and_imports_class_rows_are_the_same_at_j1_and_j2(runs):
     one = rows_without_times(runs["j1"] / "runs.csv")
     assert len(one) == 16 and {r["status"] for r in one.values()} == {"ok"}

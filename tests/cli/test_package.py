@@ -135,6 +135,7 @@ def test_citation_names_every_shipped_paper_config():
     assert missing == []
 
 
+@pytest.mark.slow
 def test_output_into_a_closed_pipe_ends_quietly():
     # `obliq algorithms | head -1`: the reader leaves after one line. The pipe is shrunk to
     # one page so that the writer is still writing when the reader leaves.

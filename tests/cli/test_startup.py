@@ -71,6 +71,7 @@ def test_a_workers_initializer_loads_no_heavy_package():
     assert "obliq_cli.experiment.fit" not in seen["obliq"]
 
 
+@pytest.mark.slow
 def test_a_run_loads_only_the_algorithms_its_config_names(tmp_path):
     (tmp_path / "c.yaml").write_text(textwrap.dedent("""
         name: c

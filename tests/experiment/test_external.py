@@ -60,6 +60,7 @@ def test_the_rows_are_the_same_for_every_backend(three_runs):
         assert rows_without_times(three_runs[other] / "runs.csv") == one, other
 
 
+@pytest.mark.slow
 def test_sizes_are_empty_for_the_forest_and_the_table_shows_a_dash(three_runs):
     rows = rows_without_times(three_runs["j1"] / "runs.csv").values()
     forest = [r for r in rows if r["algorithm"] == "RF"]
@@ -159,6 +160,7 @@ def test_an_external_estimator_that_takes_nan_is_discoverable():
     assert accepts_missing(registry.make_estimator("oc1")) is False
 
 
+@pytest.mark.slow
 def test_resume_is_refused_when_an_imports_file_changed(write_config, tmp_path):
     mine = tmp_path / "mine.py"
     mine.write_text('"""a plugin that registers nothing"""\nX = 1\n')

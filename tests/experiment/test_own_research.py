@@ -60,6 +60,7 @@ def runs(tmp_path_factory):
     return base, outputs
 
 
+@pytest.mark.slow
 def test_the_same_rows_with_one_and_two_jobs(runs):
     _, out = runs
     one, two = rows_without_times(out[1] / "runs.csv"), rows_without_times(out[2] / "runs.csv")

@@ -88,6 +88,7 @@ def _resume_and_die(config, kill_at: int, names: list | None = None) -> int:
     return len(names)
 
 
+@pytest.mark.slow
 def test_a_resume_killed_at_every_step_loses_nothing(write_config, tmp_path):
     out = tmp_path / "killed"
     small = write_config(CONFIG.format(more_datasets="", more_algorithms="", repeats=1,

@@ -162,6 +162,7 @@ def test_cli_flags_override_the_file(small_config, tmp_path):
     assert "| heart" in result.output and "CC" in result.output
 
 
+@pytest.mark.slow
 def test_a_killed_run_resumes_to_the_same_results(write_config, tmp_path):
     """A real SIGKILL in the middle of a run, then --resume."""
     import os

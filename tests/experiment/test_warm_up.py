@@ -14,6 +14,7 @@ import subprocess
 import sys
 
 import numpy as np
+import pytest
 
 from obliq_cli.config import load_config
 from obliq_cli.experiment import fit
@@ -38,6 +39,7 @@ print(json.dumps({"first": first["fit_cpu"], "second": second["fit_cpu"], "spent
 """
 
 
+@pytest.mark.slow
 def test_a_fresh_processs_first_task_is_timed_without_compiling_its_kernels(tmp_path):
     """APDT's first task in a process whose jit cache is empty, as on a fresh clone (where
     it had been timed at 109 s against about 1 s for the next): its fit_cpu is within a
@@ -119,6 +121,7 @@ output: {out}
 """
 
 
+@pytest.mark.slow
 def test_every_builtin_algorithms_timed_fit_calls_no_kernel_its_warm_up_did_not(
         write_config, tmp_path):
     """After ``warm_up`` (on at most WARM_ROWS of pima's 409 grow rows), the task's own

@@ -390,6 +390,57 @@ def _time_limit(seconds: int):
 
 EARLIER_RUNS = "config_hash,dataset\nabc,earlier\n"
 
+# The results a command case reads, by (config, its files, its setup): about 100 cases
+# read the runs of a few configs, so each config is run once in a folder of its own and
+# its results copied into each case's folder, the absolute paths they hold (meta.json
+# names the data file) rewritten to the case's. A run is deterministic, so the copy holds
+# what a run in the case's folder would, the times apart, for every command that reads
+# results. Not for a case whose command is itself a run (--resume, --force): a task's
+# identity digests the data file's absolute path, so its rows and prediction files would
+# be another folder's, and that command then reads them as such.
+_RUNS: dict = {}
+
+
+def _results_of_config(case: Case, workdir: Path, out: Path) -> str | None:
+    """Put the results of ``case``'s config into ``out``: the failed run's output, or '';
+    None for a case whose command is a run (the caller runs the config in place)."""
+    if case.command[0] == "run":
+        return None
+    import atexit
+    import shutil
+    import tempfile
+
+    from click.testing import CliRunner
+
+    from obliq_cli.cli import main
+
+    key = (case.config, tuple(sorted(case.files.items())), case.setup)
+    if key not in _RUNS:
+        home = Path(tempfile.mkdtemp(prefix="obliq-corpus-run-"))
+        atexit.register(shutil.rmtree, home, True)
+        for name in [*case.files, "small.csv", "exp.yaml"]:
+            (home / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(workdir / name, home / name)
+        if case.setup is not None:
+            case.setup(home)
+        cwd = os.getcwd()
+        os.chdir(home)
+        try:
+            ran = CliRunner().invoke(main, ["run", str(home / "exp.yaml"), "-o",
+                                            str(home / "out"), "--no-progress"])
+        finally:
+            os.chdir(cwd)
+        _RUNS[key] = (home, ran.output if ran.exit_code != 0 else "")
+    home, failed = _RUNS[key]
+    if failed:
+        return failed
+    shutil.copytree(home / "out", out, symlinks=True)
+    old, new = str(home).encode(), str(workdir).encode()
+    for path in out.rglob("*"):
+        if path.is_file() and not path.is_symlink() and old in path.read_bytes():
+            path.write_bytes(path.read_bytes().replace(old, new))
+    return ""
+
 
 def run_case(case: Case, workdir: Path) -> tuple[str, str]:
     """(outcome, detail) of one case run in the empty folder ``workdir``."""
@@ -425,9 +476,13 @@ def run_case(case: Case, workdir: Path) -> tuple[str, str]:
         elif not any("{out}" in a for a in case.command):  # on files of its own
             args = list(case.command)
         else:  # a command on the results of the (valid) config
-            ran = CliRunner().invoke(main, ["run", str(config), "-o", str(out), "--no-progress"])
-            if ran.exit_code != 0:
-                return "traceback", f"the config to report on failed: {ran.output[-300:]}"
+            failed = _results_of_config(case, workdir, out)
+            if failed is None:  # a run on the results: made here (see _results_of_config)
+                ran = CliRunner().invoke(main, ["run", str(config), "-o", str(out),
+                                                "--no-progress"])
+                failed = ran.output if ran.exit_code != 0 else ""
+            if failed:
+                return "traceback", f"the config to report on failed: {failed[-300:]}"
             args = [a.replace("{out}", str(out)) for a in case.command]
             if case.damage is not None:
                 case.damage(out)

@@ -10,6 +10,7 @@ import io
 import re
 
 import pandas as pd
+import pytest
 import yaml
 from click.testing import CliRunner
 from conftest import EXPECTED_FLAGS
@@ -250,6 +251,7 @@ def _flagless(out, tmp_path):
 FIGURE_NOTE = "⚠ cells holding tasks flagged degenerate (runs.csv's flags): "
 
 
+@pytest.mark.slow
 def test_the_figures_mark_the_flagged_methods_and_count_their_cells(flagged_run, tmp_path):
     from obliq_cli.report.html_report import bayes_figure, cd_figure, size_figure
 
