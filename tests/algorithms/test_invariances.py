@@ -367,7 +367,13 @@ def test_not_kept_is_shown_broken_where_declared_so(name, key):
 
 
 def _universal_cases():
-    return [pytest.param(name, key, id=f"{name}-{key or 'original'}")
+    """Every algorithm on the original data and on each transformation; those of the
+    transformations it does not keep (fitted for no other fast test) in the slow set."""
+    def slow(name, key):
+        return key is not None and not isinstance(declared(name).get(key), Kept)
+
+    return [pytest.param(name, key, id=f"{name}-{key or 'original'}",
+                         marks=[pytest.mark.slow] if slow(name, key) else [])
             for name in NAMES for key in (None, *NUMERIC)]
 
 

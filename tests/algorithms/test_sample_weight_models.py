@@ -152,7 +152,7 @@ def test_gepsvm_zero_weights_equal_removed_rows(kernel):
     np.testing.assert_array_equal(a.planes_, b.planes_)
 
 
-@pytest.mark.parametrize("kernel", ["linear", "rbf"])
+@pytest.mark.parametrize("kernel", ["linear", pytest.param("rbf", marks=pytest.mark.slow)])
 def test_gepsvm_balanced_class_weight_is_its_sample_weight(kernel):
     a = _gepsvm(kernel=kernel, class_weight="balanced").fit(X, Y2)
     b = _gepsvm(kernel=kernel).fit(X, Y2, sample_weight=compute_sample_weight("balanced", Y2))

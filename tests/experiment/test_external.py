@@ -82,6 +82,7 @@ def test_sizes_are_empty_for_the_forest_and_the_table_shows_a_dash(three_runs):
         assert result.exit_code == 0, (command, result.output)
 
 
+@pytest.mark.slow
 def test_a_stored_forest_task_is_replayed_exactly(three_runs):
     """The int random_state comes from the task's named stream, so a replay (another
     process's way of making the task) predicts the stored accuracy exactly."""

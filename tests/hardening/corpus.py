@@ -353,6 +353,9 @@ CASES += [
 ]
 
 
+_HASHED_BYTES = 1 << 24  # larger files are compared by size and modification time
+
+
 def _snapshot(folder: Path) -> dict[str, str]:
     """{path: digest} of the regular files below ``folder``, links not followed (a link
     is recorded as where it points)."""
@@ -360,6 +363,9 @@ def _snapshot(folder: Path) -> dict[str, str]:
     for p in sorted(folder.rglob("*")):
         if p.is_symlink():
             out[str(p.relative_to(folder))] = f"-> {os.readlink(p)}"
+        elif p.is_file() and p.stat().st_size > _HASHED_BYTES:  # a planted 600 MB model
+            info = p.stat()
+            out[str(p.relative_to(folder))] = f"{info.st_size} bytes at {info.st_mtime_ns}"
         elif p.is_file():
             out[str(p.relative_to(folder))] = hashlib.sha256(p.read_bytes()).hexdigest()
     return out

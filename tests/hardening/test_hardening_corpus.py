@@ -6,9 +6,9 @@ from corpus import CASES, run_case
 
 def _slow(case) -> bool:
     """The signal cases run real processes for seconds each, and the external family's
-    loky and dask cases start a pool each: slow (make test-slow)."""
+    fork, loky and dask cases start a pool each: slow (make test-slow)."""
     return case.id.startswith("signal-") or (case.id.startswith("external-")
-                                             and case.id.endswith(("-loky", "-dask")))
+                                             and case.id.endswith(("-fork", "-loky", "-dask")))
 
 
 @pytest.mark.parametrize("case", [

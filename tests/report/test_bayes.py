@@ -165,10 +165,16 @@ def write_experiment(directory, scores, protocol, seed=0, name="exp"):
     return directory
 
 
+_PRINTED: dict = {}  # obliq stats' csv by its arguments: one Bayesian analysis costs seconds
+
+
 def csv_rows(args):
-    result, lines = invoke(["stats", *args, "--bayes", "--format", "csv"])
-    assert result.exit_code == 0, result.output
-    return pd.read_csv(pd.io.common.StringIO(result.output), keep_default_na=False,
+    key = tuple(str(a) for a in args)
+    if key not in _PRINTED:
+        result, lines = invoke(["stats", *args, "--bayes", "--format", "csv"])
+        assert result.exit_code == 0, result.output
+        _PRINTED[key] = result.output
+    return pd.read_csv(pd.io.common.StringIO(_PRINTED[key]), keep_default_na=False,
                        na_values=[""])
 
 
@@ -304,6 +310,7 @@ def test_stored_scores_equal_baycomp_called_directly(tiny):
                              "loss" if r.p_worse > DECISION else "tie")
 
 
+@pytest.mark.slow
 def test_error_gives_the_accuracys_probabilities(tiny):
     """test_error = 100 - accuracy with lower better: the same comparisons, so the same
     probabilities from the same seeded draws."""
@@ -364,6 +371,7 @@ def test_plot_bayes_draws_every_pair_and_saves_the_same_bytes(tiny, tmp_path):
         assert (tmp_path / f"one.{ext}").read_bytes() == (tmp_path / f"two.{ext}").read_bytes()
 
 
+@pytest.mark.slow
 def test_baycomp_is_imported_only_for_a_bayesian_analysis():
     import subprocess
     import sys

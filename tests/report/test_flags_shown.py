@@ -174,6 +174,7 @@ def test_a_claim_read_on_a_summary_s_cells_says_so_too():
     assert plain.verdict == "holds" and "⚠" not in plain.evidence
 
 
+@pytest.mark.slow
 def test_the_benchmark_summary_and_its_block_count_the_flagged_cells(flagged_run, tmp_path):
     _, out = flagged_run
     assert summarize([out], tmp_path, today="2026-01-02",

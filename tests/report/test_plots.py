@@ -295,16 +295,16 @@ def test_a_tree_too_wide_for_the_canvas_is_drawn_smaller(monkeypatch):
     from obliq_cli.report import plots
 
     rng = np.random.default_rng(0)
-    X = rng.normal(size=(600, 2))
-    y = rng.integers(0, 2, size=600)  # noise: a leaf for every few rows
+    X = rng.normal(size=(200, 2))
+    y = rng.integers(0, 2, size=200)  # noise: a leaf for every few rows
     tree = make_estimator("cart-ap").fit(X, y).tree_
     natural = plot_tree_diagram(tree).get_size_inches()
-    assert natural[0] > 100  # the 500-inch limit, lowered to 100 to keep the test quick
-    monkeypatch.setattr(plots, "TREE_MAX_INCHES", 100.0)
+    assert natural[0] > 50  # the 500-inch limit, lowered to 50 to keep the test quick
+    monkeypatch.setattr(plots, "TREE_MAX_INCHES", 50.0)
     fig = plot_tree_diagram(tree)
-    assert max(fig.get_size_inches()) == pytest.approx(100.0)
-    np.testing.assert_allclose(fig.get_size_inches(), natural * 100.0 / natural[0])
-    assert box_texts(fig)[0].get_fontsize() == pytest.approx(6.5 * 100.0 / natural[0])
+    assert max(fig.get_size_inches()) == pytest.approx(50.0)
+    np.testing.assert_allclose(fig.get_size_inches(), natural * 50.0 / natural[0])
+    assert box_texts(fig)[0].get_fontsize() == pytest.approx(6.5 * 50.0 / natural[0])
     assert outside(fig) == []
 
 

@@ -51,6 +51,7 @@ def _means(results: Path) -> pd.DataFrame:
     return reps.groupby(["dataset", "algorithm"]).mean().unstack("algorithm")
 
 
+@pytest.mark.slow
 def test_files_and_skip_reasons(piece):
     results, out = piece
     folder = out / "benchmark"
@@ -72,6 +73,7 @@ def test_files_and_skip_reasons(piece):
     assert facts["datasets"] == "3" and facts["config_datasets"] == "41"
 
 
+@pytest.mark.slow
 def test_rankings_match_scipy(piece):
     results, out = piece
     means = _means(results)
@@ -128,6 +130,7 @@ def test_summary_bytes_are_deterministic(piece, tmp_path):
     assert b"<dc:date>" not in (out / "benchmark" / "bayes.svg").read_bytes()
 
 
+@pytest.mark.slow
 def test_block_renders_a_labelled_partial_summary(piece):
     _, out = piece
     summary = docs.read_summary(out)
@@ -143,6 +146,7 @@ def test_block_renders_a_labelled_partial_summary(piece):
     assert docs.stale(text, summary) == []
 
 
+@pytest.mark.slow
 def test_reading_sentences_come_from_the_numbers(piece):
     _, out = piece
     bench = docs.read_summary(out).benchmarks["benchmark"]
@@ -163,6 +167,7 @@ def test_reading_sentences_come_from_the_numbers(piece):
     assert f"P(FDT better than RF) = {p_better:.2f}" in text
 
 
+@pytest.mark.slow
 def test_a_changed_number_is_caught(piece, tmp_path):
     _, out = piece
     text = docs.render(BLOCK, docs.read_summary(out))
@@ -183,6 +188,7 @@ def test_no_summary_says_not_yet_run(tmp_path):
     assert "Not yet run: docs/results holds no summary of `benchmark`" in text
 
 
+@pytest.mark.slow
 def test_paper_baselines_are_read_from_the_paper_configs(piece):
     results, _ = piece
     import json
@@ -200,6 +206,7 @@ def test_paper_baselines_are_read_from_the_paper_configs(piece):
                for c in cs.split("; "))
 
 
+@pytest.mark.slow
 def test_reading_against_own_baselines(piece):
     _, out = piece
     bench = docs.read_summary(out).benchmarks["benchmark"]
@@ -219,6 +226,7 @@ def test_reading_against_own_baselines(piece):
     assert f"paper outside that paper: {held};" in text
 
 
+@pytest.mark.slow
 def test_figures_are_redrawn_from_the_committed_numbers(piece, tmp_path):
     _, out = piece
     assert leaderboard.stale_figures(out / "benchmark") == []
