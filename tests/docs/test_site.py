@@ -12,7 +12,8 @@ pytestmark = pytest.mark.slow
 
 PAGES = ["index", "tutorial", "guide/install", "guide/commands", "guide/configs",
          "guide/statistics", "guide/algorithms", "guide/datasets", "guide/python",
-         "guide/protocols", "guide/data", "guide/results", "guide/plots", "gallery",
+         "guide/protocols", "guide/data", "guide/results", "guide/plots", "guide/cluster",
+         "gallery",
          "reference/cli", "reference/api", "reproduced/index", "reproduced/apdt",
          "reproduced/hhcart", "reproduced/gdt", "reproduced/umt", "reproduced/oc1",
          "reproduction", "agreement", "benchmark", "extending", "layout", "internals",
