@@ -115,7 +115,8 @@ FIX = "make reproductions"
 # docs/ and the README's headline block)
 DOCS = ("README.md", "docs/reproduction.md", "docs/agreement.md", "docs/reproduced/index.md",
         "docs/benchmark.md", "docs/internals.md", "docs/guide/algorithms.md",
-        "docs/guide/configs.md")
+        "docs/guide/configs.md", "docs/reproduced/apdt.md", "docs/reproduced/gdt.md",
+        "docs/reproduced/hhcart.md", "docs/reproduced/oc1.md", "docs/reproduced/umt.md")
 
 
 @dataclass
@@ -283,11 +284,17 @@ def agreement_block(summary: Summary) -> str:
     return render_page(agreement_page(tally, totals, misses), "md")
 
 
-def claims_block(summary: Summary, claim_files=()) -> str:
+def claims_block(summary: Summary, claim_files=(), paper: str | None = None) -> str:
     """What ``obliq claims`` prints (``claims.claims_page``), from the summary: the
-    verdicts of the summarised configs, the quotes from the claims files."""
+    verdicts of the summarised configs, the quotes from the claims files; with ``paper``
+    (a claims file's stem: oc1, apdt, ...) only that paper's."""
     rows = []
-    for path in list(claim_files) or shipped_claims():
+    files = list(claim_files) or shipped_claims()
+    if paper is not None:
+        files = [path for path in files if Path(path).stem == paper]
+        if not files:
+            raise ObliqError(f"no claims file of paper {paper!r}")
+    for path in files:
         claims = read_claims(path)
         if not any(c.experiment in summary.runs for c in claims):
             continue
@@ -415,6 +422,40 @@ def table_block(summary: Summary, name: str, metrics: str, dataset: str | None =
     return "\n\n".join([md_table(rows, headers)] + degenerate_note(_tidy(once)))
 
 
+def paper_configs(summary: Summary, paper: str) -> list[str]:
+    """The summarised configs of one paper: the shipped configs are named ``<paper>_...``
+    (oc1_jair, hhcart_uci, ...), as their claims files are ``<paper>.yaml``."""
+    return sorted(name for name in summary.cells if name.split("_")[0] == paper)
+
+
+def _table_command(name: str, metric: str) -> str:
+    base, _, best = metric.partition("@")
+    return f"obliq table results/{name} --metric {base}" + (" --best" if best else "")
+
+
+def paper_block(summary: Summary, paper: str) -> str:
+    """One paper's page: per config of the paper, its agreement tally and, per metric
+    the paper prints (the per-class rates tpr:K / tnr:K are left to the agreement page),
+    ``obliq table``'s ours-beside-the-paper's (``table_block``); then the paper's claims
+    with their verdicts (``claims_block``). The same renderers as the pages of every
+    paper, split per paper."""
+    names = paper_configs(summary, paper)
+    if not names:
+        raise ObliqError(f"no summarised config of paper {paper!r} in {summary.where}")
+    parts = []
+    for name in names:
+        cells = _cells(summary, name)
+        printed = cells.loc[cells["paper_text"].fillna("") != "", "metric"]
+        parts.append(f"### {name}\n\nWithin the tolerance: {agreement_text(summary, name)}.")
+        for metric in dict.fromkeys(printed):
+            if ":" in metric:
+                continue
+            parts.append(f"`{_table_command(name, metric)}`\n\n"
+                         + table_block(summary, name, metric))
+    parts.append("### Claims\n\n" + claims_block(summary, paper=paper))
+    return "\n\n".join(parts)
+
+
 def bench_block(summary: Summary) -> str:
     """The speed targets' table from bench.csv, with when and where it was measured."""
     if summary.bench is None:
@@ -462,8 +503,10 @@ def _block(summary: Summary, words: list[str], page=None) -> str:
         return agree_block(summary)
     if kind == "agreement" and not args:
         return agreement_block(summary)
-    if kind == "claims" and not args:
-        return claims_block(summary)
+    if kind == "claims" and len(args) <= 1:
+        return claims_block(summary, paper=args[0] if args else None)
+    if kind == "paper" and len(args) == 1:
+        return paper_block(summary, args[0])
     if kind == "runs" and not args:
         return runs_block(summary)
     if kind == "bench" and not args:

@@ -12,6 +12,8 @@ pytestmark = pytest.mark.slow
 
 PAGES = ["index", "tutorial", "guide/install", "guide/commands", "guide/configs",
          "guide/statistics", "guide/algorithms", "guide/datasets", "guide/python",
+         "guide/protocols", "guide/data", "guide/results", "guide/plots", "guide/cluster",
+         "gallery",
          "reference/cli", "reference/api", "reproduced/index", "reproduced/apdt",
          "reproduced/hhcart", "reproduced/gdt", "reproduced/umt", "reproduced/oc1",
          "reproduction", "agreement", "benchmark", "extending", "layout", "internals",
@@ -105,3 +107,16 @@ def test_the_generated_pages_carry_their_generated_content(site):
     assert "cell_output" in tutorial and "5x2f" in tutorial
     assert 'class="problematic"' not in cli + configs + tutorial  # rst misread
     assert "OC1" in tutorial and "RF" in tutorial
+
+
+def test_the_gallery_draws_every_kind_of_figure_at_build_time(site):
+    """The gallery notebook ran: its experiment's output and one image per command it
+    runs (cd, size, boundary, tree, pruning), beside the benchmark's three committed
+    figures, each of which arrives (the link walker checks the files)."""
+    gallery = (site / "gallery.html").read_text(encoding="utf-8")
+    assert "mean over 5 folds of each repetition" in gallery  # the experiment's table
+    for kind in ("cd", "size", "boundary", "tree", "pruning"):
+        assert f"$ obliq plot {kind} " in gallery, kind
+    images = _parse(site / "gallery.html").links
+    assert len({link for link in images if link.endswith(".png")}) == 5  # src, and a link
+    assert {"_images/cd_all.svg", "_images/cd_everywhere.svg", "_images/bayes.svg"} <= set(images)

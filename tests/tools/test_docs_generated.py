@@ -67,10 +67,37 @@ def test_the_docs_have_the_generated_sections_the_issue_names():
                   "obliq table gdt_svm test_accuracy", "obliq invariances"):
         assert readme.count(f"<!-- {block}: begin -->") == 1, block
         assert readme.count(f"<!-- {block}: end -->") == 1, block
+    for paper in ("apdt", "gdt", "hhcart", "oc1", "umt"):  # each paper's own page
+        page = (ROOT / "docs" / "reproduced" / f"{paper}.md").read_text(encoding="utf-8")
+        assert page.count(f"<!-- obliq paper {paper}: begin -->") == 1, paper
     # the paragraph that listed changes since the table by hand is gone
     assert "Since this table was generated" not in readme
     reproduction = (ROOT / "docs" / "reproduction.md").read_text(encoding="utf-8")
     assert len(docs.INLINE.findall(reproduction)) >= 50
+
+
+def test_a_paper_page_holds_its_own_configs_tables_and_claims_and_no_other_papers():
+    """The per-paper block is the shared renderers split by paper: every config of the
+    paper under its heading with the table block the reproduction page would render, and
+    exactly the claims of the paper's claims file (the count line names them all)."""
+    from obliq_cli.analysis.claims import read_claims, shipped_claims
+
+    summary = docs.read_summary(SUMMARY)
+    files = {path.stem: path for path in shipped_claims()}
+    for paper in ("apdt", "gdt", "hhcart", "oc1", "umt"):
+        block = docs.paper_block(summary, paper)
+        mine = docs.paper_configs(summary, paper)
+        assert mine and all(f"### {name}\n" in block for name in mine), paper
+        assert not any(f"### {name}\n" in block for name in set(summary.cells) - set(mine))
+        assert docs.table_block(summary, mine[0], "test_accuracy"
+                                if paper != "umt" else "test_error") in block
+        claims = read_claims(files[paper])
+        assert f"\n{len(claims)} claims: " in block, paper
+        assert claims[0].quote in block  # quoted as written, so the next check can fail
+        other = next(p for p in files if p != paper)
+        assert read_claims(files[other])[0].quote not in block
+    with pytest.raises(ObliqError, match="no summarised config of paper 'c45'"):
+        docs.paper_block(summary, "c45")
 
 
 def test_every_committed_config_summary_is_whole_and_its_tally_is_its_cells():
