@@ -313,7 +313,8 @@ KEYS: tuple[Key, ...] = (
         "its dotted path", STRING, default=REQUIRED),
     Key("params", "step", "the step's parameters", takes="a mapping", default={}),
     # the protocol: which protocol takes which key, and its defaults, is the protocol's
-    Key("name", "protocol", "a registered protocol (`obliq protocols`)",
+    Key("name", "protocol",
+        "a registered protocol: a shipped one, or one an `imports:` file registers",
         takes="kfold, holdout_cv, fixed_split, random_split or your own", default=REQUIRED),
     Key("folds", "protocol", "folds per repetition", IntegerRange(2), shown="per protocol"),
     Key("repeats", "protocol", "repetitions (random_split's runs)",

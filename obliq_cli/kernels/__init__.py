@@ -4,8 +4,9 @@ The modules here import only numpy and numba (and each other); ``tree`` and
 ``algorithms`` call them. Each kernel is decorated with :data:`compiled`, the one
 convention: ``numba.njit`` in nopython mode, cached on disk (``obliq_cli.jit_cache``
 names the folder by a digest of this package's sources, so an edit of any kernel
-recompiles every kernel, and an edit elsewhere none) and releasing the GIL, without ``fastmath``, so no sum is reordered and running
-the same source as Python (``NUMBA_DISABLE_JIT=1``) gives the same numbers.
+recompiles every kernel, and an edit elsewhere none) and releasing the GIL, without
+``fastmath``, so no sum is reordered and running the same source as Python
+(``NUMBA_DISABLE_JIT=1``) gives the same numbers.
 
 Every kernel has a reference twin of the same contract in plain numpy/Python, and
 tests/kernels/test_kernels.py checks each compiled kernel against its twin on random inputs
