@@ -112,7 +112,7 @@ def _check_weights(config, i: int, j: int, algo, label: str, info: dict) -> None
         estimator = algo.make_estimator(label)
     except (TypeError, ValueError):  # _check_estimator has said why
         return
-    if weight_keyword(algo, estimator) is None:
+    if weight_keyword(estimator) is None:
         what = ("its last step's fit takes no sample_weight"
                 if algo.estimator == registry.external_estimators().PIPELINE
                 else "its fit takes no sample_weight")

@@ -208,3 +208,20 @@ def test_the_cli_exits_2_with_the_one_line(tmp_path):
     result = CliRunner().invoke(main, ["run", str(path), "-o", str(tmp_path / "out")])
     assert result.exit_code == 2, result.output
     assert "weights column 'w': negative weight '-2', line 6" in result.output
+
+
+def test_the_weight_keyword_is_read_from_the_estimator_alone():
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.neighbors import KNeighborsClassifier
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    from obliq_cli import registry
+    from obliq_cli.experiment.fit import weight_keyword
+
+    assert weight_keyword(registry.make_estimator("cart-ap")) == "sample_weight"
+    assert weight_keyword(LogisticRegression()) == "sample_weight"
+    assert weight_keyword(KNeighborsClassifier()) is None
+    pipe = make_pipeline(StandardScaler(), LogisticRegression())
+    assert weight_keyword(pipe) == "logisticregression__sample_weight"
+    assert weight_keyword(make_pipeline(StandardScaler(), KNeighborsClassifier())) is None
