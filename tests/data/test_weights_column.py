@@ -225,3 +225,47 @@ def test_the_weight_keyword_is_read_from_the_estimator_alone():
     pipe = make_pipeline(StandardScaler(), LogisticRegression())
     assert weight_keyword(pipe) == "logisticregression__sample_weight"
     assert weight_keyword(make_pipeline(StandardScaler(), KNeighborsClassifier())) is None
+
+
+PRUNERS = {
+    # written before weights existed
+    "mine_keep": "random_state",
+    # takes any keyword: the runner's sample_weight and prune_weight included
+    "mine_keep_any": "random_state, **rest",
+}
+
+
+@pytest.mark.parametrize("pruner, refused", [("mine_keep", True), ("mine_keep_any", False)])
+def test_a_plugin_pruner_that_takes_no_weights_is_refused_before_the_run(tmp_path, pruner,
+                                                                         refused):
+    from conftest import invoke
+
+    write(tmp_path / f"{pruner}.py", f"""from obliq_cli.registry import register_pruner
+
+
+@register_pruner("{pruner}", "keeps the tree")
+def keep(estimator, X_grow, y_grow, X_prune, y_prune, *, {PRUNERS[pruner]}):
+    return estimator
+""")
+    csv = write(tmp_path / "w.csv", table(weights=WEIGHTS))
+    out = tmp_path / "results"
+    path = write(tmp_path / "c.yaml", f"""name: w
+imports: [{pruner}.py]
+datasets:
+  - {{name: d, path: {csv.name}, target: class, weights: w}}
+algorithms:
+  - cart-ap
+  - {{name: cart-ap, label: KEPT, pruner: {pruner}}}
+protocol: {{name: kfold, folds: 3, repeats: 1}}
+output: {out}
+""")
+    result, lines = invoke(["run", path, "--no-progress"])
+    if not refused:
+        assert result.exit_code == 0, lines
+        return
+    assert result.exit_code == 2 and len(lines) == 1, lines
+    assert lines[0] == (
+        f"error: {path}: algorithms[1].pruner (KEPT): pruner 'mine_keep' does not take "
+        f"sample weights (its function has no sample_weight and prune_weight keywords); "
+        f"the dataset 'd' (datasets[0]) has a weights: column 'w'")
+    assert not out.exists(), "nothing may be written on bad input"
