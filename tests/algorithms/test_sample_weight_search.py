@@ -168,3 +168,52 @@ def test_cart_missing_value_search_agrees_with_scikit_learn_weighted():
     assert ours.tree_.feature[0] == theirs.tree_.feature[0]
     np.testing.assert_allclose(ours.tree_.threshold[0], theirs.tree_.threshold[0])
     np.testing.assert_array_equal(ours.predict(Xn[WEIGHTS > 0]), theirs.predict(Xn[WEIGHTS > 0]))
+
+
+def _weight_check_data(columns):
+    """scikit-learn's check_sample_weight_equivalence data (15 rows, 3 classes, weights
+    0 to 4), its first ``columns`` columns: (X, y, weights, X repeated, y repeated), the
+    weighted rows shuffled as the check shuffles them."""
+    from sklearn.utils import shuffle
+
+    rng = np.random.RandomState(42)
+    X = rng.rand(15, 30)[:, :columns]
+    y = rng.randint(0, 3, size=15)
+    w = rng.randint(0, 5, size=15)
+    return (*shuffle(X, y, w, random_state=0), X.repeat(w, axis=0), y.repeat(w))
+
+
+def test_quest_weights_are_copies_unless_the_top_discriminant_eigenvalue_is_repeated():
+    # Why QUEST fails scikit-learn's weight-equivalence check: its 9 rows of positive
+    # weight in 30 columns leave 8 whitened components (step 2), in which the 3 classes
+    # lie apart with no spread along their means: T^-1 B has eigenvalue 1 twice, and
+    # any vector of that plane is a "largest discriminant coordinate" (step 3). Which
+    # one the eigensolver returns follows the rounding of the scatter, a weight-3 row
+    # added once or its copies three times, in another order (the same rows unshuffled
+    # happen to round alike), and the two fits group the classes apart.
+    from obliq_cli.algorithms.quest import whitened_components
+    from obliq_cli.kernels import linalg
+
+    X, y, w, Xr, yr = _weight_check_data(30)
+    kept = w > 0
+    for rows, labels, weights in ((Xr, yr, None), (X[kept], y[kept], w[kept] * 1.0)):
+        _, _, W, U = whitened_components(rows, weights)
+        assert W.shape[1] == kept.sum() - 1 == 8
+        sizes = np.bincount(labels, weights=weights)
+        onehot = np.eye(3)[labels] * (1.0 if weights is None else weights[:, None])
+        means = linalg.crossprod(onehot, U) / sizes[:, None]
+        between = linalg.crossprod(means * (sizes / sizes.sum())[:, None], means)
+        top = np.linalg.eigvalsh(between)[-2:]
+        np.testing.assert_allclose(top, [1.0, 1.0], rtol=1e-9)
+    copied = fit_seeded("quest", Xr, yr)
+    weighted = fit_seeded("quest", X, y, sample_weight=w)
+    # the root sends class 2 with class 0 on the copies, with class 1 on the weights
+    left = [set(np.flatnonzero(t.tree_.value[t.tree_.children_left[0]]))
+            for t in (copied, weighted)]
+    assert left == [{0, 2}, {0}]
+    # the same rows in 5 columns: 9 rows span them, the eigenvalue is single, and
+    # weights grow the copies' tree
+    X, y, w, Xr, yr = _weight_check_data(5)
+    copied, weighted = fit_seeded("quest", Xr, yr), fit_seeded("quest", X, y, sample_weight=w)
+    same_tree(copied, weighted, rtol=1e-9)
+    np.testing.assert_array_equal(copied.predict_proba(X), weighted.predict_proba(X))
