@@ -269,3 +269,46 @@ output: {out}
         f"sample weights (its function has no sample_weight and prune_weight keywords); "
         f"the dataset 'd' (datasets[0]) has a weights: column 'w'")
     assert not out.exists(), "nothing may be written on bad input"
+
+
+def test_fit_plot_and_predict_read_a_files_weights_column(tmp_path):
+    import json
+
+    import pandas as pd
+    from conftest import invoke
+
+    from obliq_cli import registry
+
+    csv = write(tmp_path / "w.csv", table(weights=WEIGHTS))
+    model = tmp_path / "m.json"
+    result, lines = invoke(["fit", "--data", csv, "--target", "class", "--weights", "w",
+                            "--algorithm", "cart-ap", "-o", model])
+    assert result.exit_code == 0, lines
+    saved = json.loads(model.read_text())
+    # the weights column is the rows' weights, not a feature, and the model says which
+    assert saved["feature_names"] == ["x1", "x2"]
+    assert saved["trained_on"]["weights"] == "w"
+    X, y, info = obliq_cli.load_dataset("file", path=str(csv), target="class", weights="w")
+    weighted = registry.make_estimator("cart-ap").fit(X, y, sample_weight=info["sample_weight"])
+    assert not np.array_equal(weighted.predict(X), registry.make_estimator("cart-ap").fit(
+        X, y).predict(X)), "weights that change nothing test nothing"
+    # predict reads the model's columns by name: the weights column is left out, as it
+    # is from a file without it
+    result, lines = invoke(["predict", model, csv])
+    assert result.exit_code == 0, lines
+    got = pd.read_csv(pd.io.common.StringIO(result.output))
+    np.testing.assert_array_equal(got["prediction"].to_numpy(), weighted.predict(X))
+    bare = tmp_path / "bare.csv"
+    pd.read_csv(csv).drop(columns=["w"]).to_csv(bare, index=False)
+    assert invoke(["predict", model, bare])[0].output == result.output
+    # the pictures fit on the same rows with the same weights
+    result, lines = invoke(["plot", "tree", "--data", csv, "--target", "class", "--weights",
+                            "w", "--algorithm", "cart-ap", "-o", tmp_path / "t"])
+    assert result.exit_code == 0, lines
+    assert (tmp_path / "t.png").is_file()
+    # --weights names a column of the user's file only
+    result, lines = invoke(["fit", "--dataset", "iris", "--weights", "w", "--algorithm",
+                            "cart-ap", "-o", model])
+    assert result.exit_code == 2 and lines == [
+        "error: --weights needs --data PATH (a catalog dataset declares its own columns and "
+        "missing-value rule)"]
