@@ -58,6 +58,7 @@ class Case:
     # kernel returns nothing; against its own source everything.
     view: Callable | None = None
     py_view: Callable | None = None
+    label: str = ""  # a second case of a kernel (other inputs, another twin): its name
 
 
 # ------------------------------------------------------------------ inputs
@@ -802,19 +803,23 @@ CASES = [
              *_hinge(r)),
          _hinge_twin, view=lambda result, args: args[3:6]),
     # UMT with row weights (integers, and quarters): the weighted twins
-    Case(k_umt.validation_error, _weighted_validation, _validation_twin),
+    Case(k_umt.validation_error, _weighted_validation, _validation_twin, label="weighted"),
     Case(k_umt.sign_rule_thresholds, _weighted_sign_rule, _sign_rule_repeated_twin,
-         view=lambda result, args: args[3]),
+         view=lambda result, args: args[3], label="weighted"),
     Case(k_umt.hinge_slack_sweep, _weighted_hinge, _weighted_hinge_twin, rtol=1e-12,
          why="the twin adds the weighted slack of each breakpoint in another order",
-         view=lambda result, args: args[3:6]),
+         view=lambda result, args: args[3:6], label="weighted"),
 ]
 
 
 # ------------------------------------------------------------------ the checks
-def _name(case: Case) -> str:
+def _kernel_name(case: Case) -> str:
     func = case.kernel.py_func
     return f"{func.__module__.rsplit('.', 1)[1]}.{func.__name__}"
+
+
+def _name(case: Case) -> str:
+    return _kernel_name(case) + (f"[{case.label}]" if case.label else "")
 
 
 def _outcome(func, args, view):
@@ -886,5 +891,5 @@ def test_every_kernel_has_a_case():
             func = getattr(obj, "py_func", None)
             if func is not None and func.__module__ == module.__name__:
                 found.add(f"{info.name}.{func.__name__}")
-    assert found == {_name(c) for c in CASES}
-    assert len(found) == len(CASES)  # no kernel twice
+    assert found == {_kernel_name(c) for c in CASES}
+    assert len({_name(c) for c in CASES}) == len(CASES)  # no case twice
