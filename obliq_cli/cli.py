@@ -457,8 +457,8 @@ def pruners():
 
 def _data_options(func):
     """``--data PATH --target COL [--categorical C ...] [--missing P] [--nominal R]
-    [--delimiter D] [--decimal M]``: the user's own CSV or ARFF file instead of
-    ``--dataset``."""
+    [--delimiter D] [--decimal M] [--weights COL]``: the user's own CSV or ARFF file
+    instead of ``--dataset``."""
     options = [
         click.option("--data", "data_path", type=click.Path(dir_okay=False), metavar="PATH",
                      help="Your own CSV (header row) or ARFF file instead of --dataset."),
@@ -476,6 +476,10 @@ def _data_options(func):
         click.option("--decimal", type=_DeclaredChoice("decimal"),
                      help="With --data: the CSV's decimal mark (default '.'; ',' reads "
                           "3,14 as 3.14)."),
+        click.option("--weights", metavar="COL",
+                     help="With --data: a column of row weights, read as a config's "
+                          "weights: (not a feature; the fit and the pruner weigh each "
+                          "row by it)."),
     ]
     for option in reversed(options):
         func = option(func)
@@ -483,13 +487,14 @@ def _data_options(func):
 
 
 def _data_source(dataset, data_path, target, categorical, missing, nominal, delimiter,
-                 decimal=None):
+                 decimal=None, weights=None):
     """(registered dataset name, its parameters, label) from ``--dataset`` or ``--data``;
     giving both, or neither, or a file option without ``--data`` is one error line."""
     from pathlib import Path
 
     given = {"--target": target, "--categorical": categorical or None, "--missing": missing,
-             "--nominal": nominal, "--delimiter": delimiter, "--decimal": decimal}
+             "--nominal": nominal, "--delimiter": delimiter, "--decimal": decimal,
+             "--weights": weights}
     if dataset and data_path:
         raise ObliqError("give --dataset NAME or --data PATH, not both")
     if not data_path:
@@ -505,7 +510,7 @@ def _data_source(dataset, data_path, target, categorical, missing, nominal, deli
         return dataset, {}, dataset
     params = {"path": str(data_path)}
     values = {"target": target, "missing": missing, "nominal": nominal,
-              "delimiter": delimiter, "decimal": decimal}
+              "delimiter": delimiter, "decimal": decimal, "weights": weights}
     params.update({k: v for k, v in values.items() if v is not None})
     if categorical:
         params["categorical"] = list(categorical)
@@ -539,7 +544,7 @@ def datasets_list(fmt):
 @click.argument("name", required=False)
 @_data_options
 def datasets_show(name, data_path, target, categorical, missing, nominal, delimiter,
-                  decimal):
+                  decimal, weights):
     """One dataset (NAME, or your file: --data PATH): its catalog entry, class counts, a
     feature summary (missing cells, levels), the differences from the paper."""
     import yaml
@@ -547,7 +552,7 @@ def datasets_show(name, data_path, target, categorical, missing, nominal, delimi
     from .data.summary import feature_summary, missing_note
 
     name, params, label = _data_source(name, data_path, target, categorical, missing,
-                                       nominal, delimiter, decimal)
+                                       nominal, delimiter, decimal, weights)
     entry = registry.dataset_entry(name)
     item = entry.extra.get("entry")
     if item is not None:
@@ -624,12 +629,12 @@ def _save_figure(fig, base, root=None) -> None:
 
 
 def _picture_source(dataset, data_path, target, categorical, missing, nominal, delimiter,
-                    results, decimal=None):
+                    results, decimal=None, weights=None):
     """``_data_source`` for a picture fitted now; None with ``--results`` (which names a
     stored task by the config's dataset label)."""
     if results is None:
         return _data_source(dataset, data_path, target, categorical, missing, nominal,
-                            delimiter, decimal)
+                            delimiter, decimal, weights)
     if data_path:
         raise ObliqError("--results replays a stored task: --data does not apply")
     if not dataset:
@@ -689,7 +694,7 @@ def _fit_options(func):
 @click.option("-o", "--output", required=True, metavar="FILE",
               help="The model file to write (JSON).")
 def fit(dataset, data_path, target, categorical, missing, nominal, delimiter, decimal,
-        algorithm, params, pruner, pruner_params, seed, output):
+        weights, algorithm, params, pruner, pruner_params, seed, output):
     """Grow (and prune) one tree on all rows of DATASET (or your file, --data) and keep it
     as a JSON model file for `obliq predict` (feature names, category levels, the
     missing-value rule, classes, algorithm, parameters, obliq version)."""
@@ -697,7 +702,7 @@ def fit(dataset, data_path, target, categorical, missing, nominal, delimiter, de
     from .model import save_fitted
 
     name, data_params, label = _data_source(dataset, data_path, target, categorical, missing,
-                                            nominal, delimiter, decimal)
+                                            nominal, delimiter, decimal, weights)
     pruner_values = _key_values(pruner_params, "--pruner-param")
     algo = check_fit_options(algorithm, _key_values(params, "--param"), pruner, pruner_values)
     task = fit_on_all_rows(name, algo, seed, params=data_params, label=label)
@@ -755,8 +760,8 @@ def plot():
 @plot.command("boundary", short_help="Decision regions of a tree on a 2-D dataset.")
 @_fit_options
 def plot_boundary(dataset, data_path, target, categorical, missing, nominal, delimiter,
-                  decimal, algorithm, params, pruner, pruner_params, seed, results, repetition,
-                  fold, output):
+                  decimal, weights, algorithm, params, pruner, pruner_params, seed, results,
+                  repetition, fold, output):
     """Decision regions (and a tree's hyperplanes) on a 2-D dataset (or your file, --data),
     fitted on all rows (or a stored task replayed, --results); the points are the rows it
     grew on."""
@@ -764,7 +769,7 @@ def plot_boundary(dataset, data_path, target, categorical, missing, nominal, del
     from .report.plots import plot_decision_regions
 
     source = _picture_source(dataset, data_path, target, categorical, missing, nominal,
-                             delimiter, results, decimal)
+                             delimiter, results, decimal, weights)
     dataset = source[2] if source else dataset
     task = picture_task(dataset, algorithm, _key_values(params, "--param"), pruner,
                         _key_values(pruner_params, "--pruner-param"), seed, results,
@@ -783,8 +788,8 @@ def plot_boundary(dataset, data_path, target, categorical, missing, nominal, del
               help="Terms of each oblique rule shown (the largest abs(w_j) x sd_j; the "
                    "rest counted as '(+N more)'), or all.")
 def plot_tree(dataset, data_path, target, categorical, missing, nominal, delimiter, decimal,
-              algorithm, params, pruner, pruner_params, seed, results, repetition, fold, output,
-              max_depth, terms):
+              weights, algorithm, params, pruner, pruner_params, seed, results, repetition, fold,
+              output, max_depth, terms):
     """A fitted tree as a diagram of its rules and class counts, fitted on all rows of
     DATASET (or your file, --data), or a stored task replayed (--results). The canvas is
     sized to the tree, so every box and the title lie inside it."""
@@ -792,7 +797,7 @@ def plot_tree(dataset, data_path, target, categorical, missing, nominal, delimit
     from .report.plots import plot_fitted_tree
 
     source = _picture_source(dataset, data_path, target, categorical, missing, nominal,
-                             delimiter, results, decimal)
+                             delimiter, results, decimal, weights)
     dataset = source[2] if source else dataset
     task = picture_task(dataset, algorithm, _key_values(params, "--param"), pruner,
                         _key_values(pruner_params, "--pruner-param"), seed, results,

@@ -96,13 +96,16 @@ def save_fitted(path, estimator, info: dict, *, algorithm: str, pruner: str | No
                 data_params: dict | None = None) -> Path:
     """``save_model`` of a tree fitted on every row (``obliq fit``): ``info`` the loaded
     data's, with the fit's ``feature_names`` and ``preprocess``; ``data_params`` the
-    user's file's (path, delimiter, decimal), kept under ``trained_on`` with the target
-    and the incomplete rows dropped, so ``predict_file`` reads new rows the same way."""
+    user's file's (path, delimiter, decimal), kept under ``trained_on`` with the target,
+    the weights column (``--weights``; None without) and the incomplete rows dropped, so
+    ``predict_file`` reads new rows the same way: the model's feature columns by name,
+    the target and the weights column left out as any other column."""
     trained_on = {}
     if data_params:
         trained_on = {"path": data_params["path"], "target": info.get("target"),
                       "delimiter": data_params.get("delimiter", ","),
                       "decimal": data_params.get("decimal", "."),
+                      "weights": info.get("weights"),
                       "rows_dropped": int(info.get("rows_dropped") or 0)}
     return save_model(path, estimator, algorithm=algorithm,
                       feature_names=info["feature_names"], pruner=pruner,

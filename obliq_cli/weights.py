@@ -15,10 +15,31 @@ its integer path of old, bit for bit, and a common factor changes no comparison.
 
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 
 from .errors import DataError
 from .parameters import short_repr
+
+# The rows' weights the runner hands every pruner (experiment.fit): data, like the rows
+# themselves, not parameters a config sets, so they have no declaration and a config's
+# pruner params naming one is refused as unknown.
+WEIGHT_ARGUMENTS = ("sample_weight", "prune_weight")
+
+
+def takes_weights(prune) -> bool:
+    """Whether pruner function ``prune`` can be called with every ``WEIGHT_ARGUMENTS``
+    keyword (it names them, or takes ``**kwargs``): the built-in pruners do; a plugin's
+    written before weights existed may not, and would fail every weighted task."""
+    try:
+        params = inspect.signature(prune).parameters.values()
+    except (TypeError, ValueError):  # no signature to read (a builtin): let it be called
+        return True
+    if any(p.kind is p.VAR_KEYWORD for p in params):
+        return True
+    named = {p.name for p in params if p.kind is not p.POSITIONAL_ONLY}
+    return all(name in named for name in WEIGHT_ARGUMENTS)
 
 
 def row_weights(class_weight, sample_weight, y, n_rows: int, *,

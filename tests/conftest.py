@@ -510,3 +510,28 @@ def site(tmp_path_factory) -> Path:
     done = build_site(out)
     assert done.returncode == 0, f"the docs build failed:\n{done.stderr[-6000:]}"
     return out
+
+
+def fit_seeded(name, X, y, **fit):
+    """Built-in algorithm ``name`` with ``random_state=0``, fitted on ``X``, ``y`` with
+    the ``fit`` keywords (``sample_weight=``)."""
+    from obliq_cli import registry
+
+    return registry.make_estimator(name, random_state=0).fit(X, y, **fit)
+
+
+def same_tree(a, b, rtol=0.0) -> None:
+    """Fitted estimators ``a`` and ``b`` hold the same tree: node count, features,
+    children and class values (to 1e-12); thresholds and hyperplane weights to the bit,
+    or to ``rtol`` (absolute and relative) when it is given."""
+    ta, tb = a.tree_, b.tree_
+    assert ta.n_nodes == tb.n_nodes
+    _np.testing.assert_array_equal(ta.feature, tb.feature)
+    _np.testing.assert_array_equal(ta.children_left, tb.children_left)
+    _np.testing.assert_allclose(ta.value, tb.value, rtol=1e-12)
+    if rtol == 0.0:
+        _np.testing.assert_array_equal(ta.threshold, tb.threshold)
+        _np.testing.assert_array_equal(ta.weights, tb.weights)
+    else:
+        _np.testing.assert_allclose(ta.threshold, tb.threshold, rtol=rtol, atol=rtol)
+        _np.testing.assert_allclose(ta.weights, tb.weights, rtol=rtol, atol=rtol)

@@ -20,7 +20,7 @@ from obliq_cli import registry
 from obliq_cli.config import load_config
 from obliq_cli.errors import ConfigError
 from obliq_cli.parameters import MAX_SEED, Interval, ListOf, ParameterError, Real
-from obliq_cli.pruning.weights import WEIGHT_ARGUMENTS
+from obliq_cli.weights import WEIGHT_ARGUMENTS
 
 ALGORITHMS = [e for e in registry.list_algorithms() if e.obj.__module__.startswith("obliq_cli")]
 PRUNERS = [e for e in registry.list_pruners() if e.obj.__module__.startswith("obliq_cli")]

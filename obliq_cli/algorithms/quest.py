@@ -280,9 +280,13 @@ def find_quest_split(X: np.ndarray, y: np.ndarray,
     expected_failed_checks={
         **GROWN_UNTIL_PURE,
         "check_sample_weight_equivalence_on_dense_data":
-            "not yet diagnosed: on the check's 15 rows x 30 columns the weighted and "
-            "copied fits differ; suspected, not shown, the repeated eigenvalue of step 3 "
-            "(the 'rows' invariance) meeting the weighted sums' other rounding",
+            "the check's 9 rows of positive weight in 30 columns leave 8 whitened "
+            "components in which its 3 classes lie apart, so the between-class "
+            "scatter's largest eigenvalue (1) is repeated and any vector of its plane is "
+            "the largest discriminant coordinate of step 3; which one the eigensolver "
+            "returns follows rounding (a row of weight 3 added once, its copies three "
+            "times), and the root groups the classes otherwise. The papers give no rule "
+            "for the tie, and a rule of our own would change unweighted trees",
     },
 )
 class QUESTClassifier(TreeClassifier):
@@ -298,6 +302,15 @@ class QUESTClassifier(TreeClassifier):
     random_state : unused (the split is computed, not searched); kept for a uniform API.
     class_weight : None, "balanced" or {label: weight}: each row weighs its class's
         weight in the means, priors and variances (``base.fit_weights``).
+
+    Integer weights grow the copied rows' tree up to rounding, except at a node whose
+    between-class scatter has a repeated largest eigenvalue (step 3: a node of barely
+    more distinct rows than columns, where the classes lie apart in every kept
+    component): any vector of that eigenspace is a largest discriminant coordinate,
+    Loh & Shih give no rule to pick one, and the one returned follows the rounding of
+    the scatter, which differs between a weighted row summed once and its copies
+    summed one by one (as it differs with the row order, the 'rows' invariance).
+    scikit-learn's weight-equivalence check meets such a root.
     """
 
     def __init__(

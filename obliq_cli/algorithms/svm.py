@@ -60,6 +60,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import MinMaxScaler
 from sklearn.svm import SVC
 
+from ..errors import DataError
 from ..invariances import (
     EXACT,
     NO_NOMINAL,
@@ -113,8 +114,8 @@ _KERNEL = [StrOptions({"rbf", "linear"})]
 
 
 INNER_FOLDS = ("its parameters are chosen by an inner 5-fold cross-validation, whose folds "
-               "keep a weighted row whole where they would spread its copies (and need 5 "
-               "rows of positive weight in each class)")
+               "keep a weighted row whole where they would spread its copies (and depend on "
+               "how many rows of positive weight each class has)")
 """Why integer weights are not copied rows for the SVM and GEPSVM."""
 
 
@@ -135,9 +136,26 @@ def _positive_rows(estimator, X, y, labels, sample_weight):
     return X, y, weights
 
 
-def _cv(random_state) -> StratifiedKFold:
+def _cv(random_state, y=None, name: str = "", searched: str = "") -> StratifiedKFold:
+    """The inner folds of the parameter search on labels ``y``: stratified, shuffled
+    from ``random_state``, 5 as the GDT paper's "5-fold cross-validation" (§IV), or as
+    many as the smallest class has rows when it has fewer, so that every inner test
+    part holds each class and every training part too (with 5 folds a class of one
+    row is missing from one training part, which then has a single class: no plane,
+    no SVC, to score). A class of a single row leaves no such split: a DataError
+    naming estimator ``name`` and the parameters it ``searched`` (given, no search).
+    ``y`` None (the SVM's search): 5 folds whatever the classes, as
+    ``GridSearchCV(cv=5)``."""
     seed = int(as_rng(random_state).integers(2**31 - 1))
-    return StratifiedKFold(5, shuffle=True, random_state=seed)
+    if y is None:  # the SVM's search: 5 folds whatever the classes (GridSearchCV's cv=5)
+        return StratifiedKFold(5, shuffle=True, random_state=seed)
+    codes, counts = np.unique(y, return_counts=True)
+    if counts.min() < 2:
+        raise DataError(f"{name}: its parameter search by cross-validation needs 2 rows "
+                        f"(of positive weight) of each class; class "
+                        f"{codes[counts.argmin()].item()!r} has 1 (give {searched} to skip "
+                        f"the search)")
+    return StratifiedKFold(min(5, int(counts.min())), shuffle=True, random_state=seed)
 
 
 def spread(A: np.ndarray, weights: np.ndarray | None = None) -> float:
@@ -526,8 +544,9 @@ class GEPSVMClassifier(_NotATree, ObliqClassifier):
                               f"class{'es' if n_classes != 1 else ''})")
 
     def fit(self, X, y, sample_weight=None):
-        """Tune what is not given by 5-fold CV (the first best pair, delta outer and
-        sigma inner, as GridSearchCV orders and picks them), then fit on all of X. Each
+        """Tune what is not given by 5-fold CV (fewer folds when a class has fewer
+        rows, ``_cv``; the first best pair, delta outer and sigma inner, as GridSearchCV
+        orders and picks them), then fit on all of X. Each
         split computes its kernel once per width and shares it by every delta. Rows
         weighted by ``sample_weight`` and ``class_weight`` (class docstring)."""
         self.validate_params()
@@ -544,8 +563,10 @@ class GEPSVMClassifier(_NotATree, ObliqClassifier):
             sigmas = list(self.sigma_grid)
         delta, sigma = deltas[0], sigmas[0]
         if len(deltas) * len(sigmas) > 1:
-            scores = np.zeros((len(deltas), len(sigmas), 5))
-            for split, (train, test) in enumerate(_cv(self.random_state).split(X, codes)):
+            cv = _cv(self.random_state, self.classes_[codes], "gepsvm",
+                     "delta and sigma" if len(sigmas) > 1 else "delta")
+            scores = np.zeros((len(deltas), len(sigmas), cv.get_n_splits()))
+            for split, (train, test) in enumerate(cv.split(X, codes)):
                 for j, width in enumerate(sigmas):
                     fits = _fit_planes(X[train], codes[train], self.kernel, width, deltas,
                                        self.scaling, self.regularize,

@@ -67,10 +67,11 @@ def make_task_estimator(algo, dataset_label: str, info: dict, names: tuple):
     return estimator
 
 
-def weight_keyword(algo, estimator) -> str | None:
-    """The ``fit`` keyword that gives AlgorithmSpec ``algo``'s ``estimator`` its rows'
-    weights, or None when it reads none: every obliq algorithm takes ``sample_weight``
-    (README, Weights); a scikit-learn estimator or pipeline as
+def weight_keyword(estimator) -> str | None:
+    """The ``fit`` keyword that gives ``estimator`` (an algorithm entry's, as
+    ``make_task_estimator`` makes it) its rows' weights, or None when it reads none:
+    every obliq algorithm takes ``sample_weight`` (README, Weights); a scikit-learn
+    estimator or pipeline as
     ``external.sample_weight_key`` finds it (``has_fit_parameter``, a pipeline's last
     step). A declared failure of scikit-learn's weight-equivalence check does not mean
     weights are ignored (the SVM's inner folds, UMT's validation quarter)."""
@@ -128,7 +129,7 @@ def fit_task(algo, dataset_label: str, X, y, info: dict, train: np.ndarray,
     X = prep.transform(X)
     weighed = {}
     if sample_weight is not None:
-        key = weight_keyword(algo, estimator)
+        key = weight_keyword(estimator)
         if key is None:  # the plan refuses this before a run (plan._check_weights)
             raise ObliqError(f"{algo.label}: its fit takes no sample_weight")
         weighed = {key: sample_weight[grow]}

@@ -16,6 +16,7 @@ from .. import registry
 from ..config import dataset_facts
 from ..data.preprocess import check_missing_support, check_nominal_support
 from ..errors import ObliqError, one_line
+from ..weights import takes_weights
 from . import trial
 from .fit import fit_task, grow_and_prune_rows, load_dataset_spec, weight_keyword
 from .metrics import METRICS
@@ -105,14 +106,21 @@ def _check_estimator(config, j: int, algo, label: str, info: dict, n_classes: in
 def _check_weights(config, i: int, j: int, algo, label: str, info: dict) -> None:
     """ObliqError naming the config and ``datasets[i].weights`` when dataset ``label``
     gives row weights (a ``weights:`` column) that ``algo`` cannot take
-    (``fit.weight_keyword``): a run would fit it unweighted, or fail every task."""
+    (``fit.weight_keyword``), or that its pruner cannot (``weights.takes_weights``):
+    a run would fit it unweighted, or fail every task."""
     if info.get("sample_weight") is None:
         return
+    if algo.pruner is not None and not takes_weights(registry.get_pruner(algo.pruner.name)):
+        raise ObliqError(f"{config.path}: algorithms[{j}].pruner ({algo.label}): pruner "
+                         f"{algo.pruner.name!r} does not take sample weights (its function "
+                         f"has no sample_weight and prune_weight keywords); the dataset "
+                         f"{label!r} (datasets[{i}]) has a weights: column "
+                         f"{info.get('weights')!r}")
     try:
         estimator = algo.make_estimator(label)
     except (TypeError, ValueError):  # _check_estimator has said why
         return
-    if weight_keyword(algo, estimator) is None:
+    if weight_keyword(estimator) is None:
         what = ("its last step's fit takes no sample_weight"
                 if algo.estimator == registry.external_estimators().PIPELINE
                 else "its fit takes no sample_weight")

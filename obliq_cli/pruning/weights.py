@@ -17,11 +17,6 @@ import numpy as np
 
 from ..weights import row_weights
 
-# The rows' weights the runner hands every pruner (experiment.fit): data, like the rows
-# themselves, not parameters a config sets, so they have no declaration and a config's
-# pruner params naming one is refused as unknown.
-WEIGHT_ARGUMENTS = ("sample_weight", "prune_weight")
-
 
 def part_weights(estimator, y, sample_weight) -> np.ndarray | None:
     """The weights of the rows with labels ``y`` (a growing or a pruning part) for the

@@ -5,6 +5,7 @@ scores its search compares (a fixed hyperplane's, a line search's) against copie
 
 import numpy as np
 import pytest
+from conftest import fit_seeded, same_tree
 from sklearn.datasets import load_iris
 from sklearn.utils.class_weight import compute_sample_weight
 
@@ -32,36 +33,18 @@ EXACT_COPIES = ["oc1-ap", "oc1-lc", "cart-lc"]
 ROUNDED_COPIES = ["hhcart-a", "hhcart-d"]
 
 
-def _fit(name, X_, y_, **fit):
-    return registry.make_estimator(name, random_state=0).fit(X_, y_, **fit)
-
-
-def _same_tree(a, b, rtol=0.0) -> None:
-    ta, tb = a.tree_, b.tree_
-    assert ta.n_nodes == tb.n_nodes
-    np.testing.assert_array_equal(ta.feature, tb.feature)
-    np.testing.assert_array_equal(ta.children_left, tb.children_left)
-    np.testing.assert_allclose(ta.value, tb.value, rtol=1e-12)
-    if rtol == 0.0:
-        np.testing.assert_array_equal(ta.threshold, tb.threshold)
-        np.testing.assert_array_equal(ta.weights, tb.weights)
-    else:
-        np.testing.assert_allclose(ta.threshold, tb.threshold, rtol=rtol, atol=rtol)
-        np.testing.assert_allclose(ta.weights, tb.weights, rtol=rtol, atol=rtol)
-
-
 @pytest.mark.parametrize("name", OBLIQUE)
 def test_zero_weights_equal_removed_rows(name):
     w = np.ones(len(Y))
     w[::3] = 0
-    _same_tree(_fit(name, X, Y, sample_weight=w), _fit(name, X[w > 0], Y[w > 0]))
+    same_tree(fit_seeded(name, X, Y, sample_weight=w), fit_seeded(name, X[w > 0], Y[w > 0]))
 
 
 @pytest.mark.parametrize("name", EXACT_COPIES + ROUNDED_COPIES)
 def test_integer_weights_equal_duplicated_rows(name):
-    weighted = _fit(name, X, Y, sample_weight=WEIGHTS)
-    repeated = _fit(name, np.repeat(X, WEIGHTS, axis=0), np.repeat(Y, WEIGHTS))
-    _same_tree(weighted, repeated, 0.0 if name in EXACT_COPIES else 1e-9)
+    weighted = fit_seeded(name, X, Y, sample_weight=WEIGHTS)
+    repeated = fit_seeded(name, np.repeat(X, WEIGHTS, axis=0), np.repeat(Y, WEIGHTS))
+    same_tree(weighted, repeated, 0.0 if name in EXACT_COPIES else 1e-9)
     np.testing.assert_array_equal(weighted.predict(X), repeated.predict(X))
 
 
@@ -70,8 +53,8 @@ def test_balanced_class_weight_is_its_sample_weight(name):
     # an imbalanced two-class problem: versicolor against the other two
     y = (Y == 1).astype(int)
     balanced = registry.make_estimator(name, random_state=0, class_weight="balanced")
-    _same_tree(balanced.fit(X, y),
-               _fit(name, X, y, sample_weight=compute_sample_weight("balanced", y)))
+    same_tree(balanced.fit(X, y),
+              fit_seeded(name, X, y, sample_weight=compute_sample_weight("balanced", y)))
 
 
 def test_oc1_scores_a_weighted_row_as_its_copies():

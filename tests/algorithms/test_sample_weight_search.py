@@ -7,6 +7,7 @@ reweighted rows, and the weighted statistics against numpy's or by hand."""
 
 import numpy as np
 import pytest
+from conftest import fit_seeded, same_tree
 from sklearn.datasets import load_iris
 from sklearn.utils.class_weight import compute_sample_weight
 
@@ -23,36 +24,22 @@ READ = {"ldt": Y, "quest": Y, "fdt": Y2}
 ROUNDED = {"quest", "fdt"}
 
 
-def _fit(name, X_, y_, **fit):
-    return registry.make_estimator(name, random_state=0).fit(X_, y_, **fit)
-
-
-def _same_tree(a, b, rtol=0.0) -> None:
-    ta, tb = a.tree_, b.tree_
-    assert ta.n_nodes == tb.n_nodes
-    np.testing.assert_array_equal(ta.feature, tb.feature)
-    np.testing.assert_array_equal(ta.children_left, tb.children_left)
-    np.testing.assert_allclose(ta.value, tb.value, rtol=1e-12)
-    np.testing.assert_allclose(ta.threshold, tb.threshold, rtol=rtol, atol=rtol)
-    np.testing.assert_allclose(ta.weights, tb.weights, rtol=rtol, atol=rtol)
-
-
 @pytest.mark.parametrize("name", sorted(READ))
 def test_zero_weights_equal_removed_rows(name):
     y = READ[name]
     w = np.ones(len(y))
     w[::3] = 0
-    _same_tree(_fit(name, X, y, sample_weight=w), _fit(name, X[w > 0], y[w > 0]),
-               rtol=1e-9 if name in ROUNDED else 0.0)
+    same_tree(fit_seeded(name, X, y, sample_weight=w), fit_seeded(name, X[w > 0], y[w > 0]),
+              rtol=1e-9 if name in ROUNDED else 0.0)
 
 
 @pytest.mark.parametrize("name", sorted(READ))
 def test_integer_weights_equal_duplicated_rows(name):
     y = READ[name]
-    weighted = _fit(name, X, y, sample_weight=WEIGHTS)
-    copied = _fit(name, np.repeat(X, WEIGHTS, axis=0), np.repeat(y, WEIGHTS))
+    weighted = fit_seeded(name, X, y, sample_weight=WEIGHTS)
+    copied = fit_seeded(name, np.repeat(X, WEIGHTS, axis=0), np.repeat(y, WEIGHTS))
     # a row of weight 3 is added once, its copies three times: equal up to rounding
-    _same_tree(weighted, copied, rtol=1e-9)
+    same_tree(weighted, copied, rtol=1e-9)
     np.testing.assert_array_equal(weighted.predict(X), copied.predict(X))
 
 
@@ -62,17 +49,17 @@ def test_balanced_class_weight_equals_its_sample_weights(name):
     keep = np.r_[np.arange(50), np.arange(50, 70), np.arange(100, 150)]
     by_class = registry.make_estimator(name, random_state=0,
                                        class_weight="balanced").fit(X[keep], y[keep])
-    by_rows = _fit(name, X[keep], y[keep],
-                   sample_weight=compute_sample_weight("balanced", y[keep]))
-    _same_tree(by_class, by_rows)
-    plain = _fit(name, X[keep], y[keep])
+    by_rows = fit_seeded(name, X[keep], y[keep],
+                         sample_weight=compute_sample_weight("balanced", y[keep]))
+    same_tree(by_class, by_rows)
+    plain = fit_seeded(name, X[keep], y[keep])
     assert not np.array_equal(plain.tree_.value, by_class.tree_.value)
 
 
 @pytest.mark.parametrize("name", sorted(READ))
 def test_equal_weights_grow_the_unweighted_tree(name):
     y = READ[name]
-    _same_tree(_fit(name, X, y), _fit(name, X, y, sample_weight=np.full(len(y), 0.5)))
+    same_tree(fit_seeded(name, X, y), fit_seeded(name, X, y, sample_weight=np.full(len(y), 0.5)))
 
 
 def test_ldt_weighted_moments_and_counts():
@@ -128,7 +115,7 @@ def test_quest_crimcoords_read_the_weights():
     weighted = make().fit(Xq, yq, sample_weight=w)
     copied = make().fit(np.repeat(Xq, w, axis=0), np.repeat(yq, w))
     np.testing.assert_array_equal(weighted.predict(Xq), copied.predict(Xq))
-    _same_tree(weighted, copied, rtol=1e-9)
+    same_tree(weighted, copied, rtol=1e-9)
 
 
 def test_fdt_weighted_fisher_direction_and_cut():
@@ -162,21 +149,71 @@ def _iris_with_holes():
 
 def test_cart_missing_value_search_reads_the_weights():
     Xn = _iris_with_holes()
-    weighted = _fit("cart-ap", Xn, Y, sample_weight=WEIGHTS)
-    copied = _fit("cart-ap", np.repeat(Xn, WEIGHTS, axis=0), np.repeat(Y, WEIGHTS))
-    _same_tree(weighted, copied)
+    weighted = fit_seeded("cart-ap", Xn, Y, sample_weight=WEIGHTS)
+    copied = fit_seeded("cart-ap", np.repeat(Xn, WEIGHTS, axis=0), np.repeat(Y, WEIGHTS))
+    same_tree(weighted, copied)
     np.testing.assert_array_equal(weighted.tree_.missing, copied.tree_.missing)
     w = np.ones(len(Y))
     w[::3] = 0
-    _same_tree(_fit("cart-ap", Xn, Y, sample_weight=w), _fit("cart-ap", Xn[w > 0], Y[w > 0]))
+    same_tree(fit_seeded("cart-ap", Xn, Y, sample_weight=w),
+              fit_seeded("cart-ap", Xn[w > 0], Y[w > 0]))
 
 
 def test_cart_missing_value_search_agrees_with_scikit_learn_weighted():
     from sklearn.tree import DecisionTreeClassifier
     Xn = _iris_with_holes()
-    ours = _fit("cart-ap", Xn, Y, sample_weight=WEIGHTS)
+    ours = fit_seeded("cart-ap", Xn, Y, sample_weight=WEIGHTS)
     theirs = DecisionTreeClassifier(random_state=0).fit(Xn, Y, sample_weight=WEIGHTS)
     # the root: the same feature, threshold and weighted impurity decrease
     assert ours.tree_.feature[0] == theirs.tree_.feature[0]
     np.testing.assert_allclose(ours.tree_.threshold[0], theirs.tree_.threshold[0])
     np.testing.assert_array_equal(ours.predict(Xn[WEIGHTS > 0]), theirs.predict(Xn[WEIGHTS > 0]))
+
+
+def _weight_check_data(columns):
+    """scikit-learn's check_sample_weight_equivalence data (15 rows, 3 classes, weights
+    0 to 4), its first ``columns`` columns: (X, y, weights, X repeated, y repeated), the
+    weighted rows shuffled as the check shuffles them."""
+    from sklearn.utils import shuffle
+
+    rng = np.random.RandomState(42)
+    X = rng.rand(15, 30)[:, :columns]
+    y = rng.randint(0, 3, size=15)
+    w = rng.randint(0, 5, size=15)
+    return (*shuffle(X, y, w, random_state=0), X.repeat(w, axis=0), y.repeat(w))
+
+
+def test_quest_weights_are_copies_unless_the_top_discriminant_eigenvalue_is_repeated():
+    # Why QUEST fails scikit-learn's weight-equivalence check: its 9 rows of positive
+    # weight in 30 columns leave 8 whitened components (step 2), in which the 3 classes
+    # lie apart with no spread along their means: T^-1 B has eigenvalue 1 twice, and
+    # any vector of that plane is a "largest discriminant coordinate" (step 3). Which
+    # one the eigensolver returns follows the rounding of the scatter, a weight-3 row
+    # added once or its copies three times, in another order (the same rows unshuffled
+    # happen to round alike), and the two fits group the classes apart.
+    from obliq_cli.algorithms.quest import whitened_components
+    from obliq_cli.kernels import linalg
+
+    X, y, w, Xr, yr = _weight_check_data(30)
+    kept = w > 0
+    for rows, labels, weights in ((Xr, yr, None), (X[kept], y[kept], w[kept] * 1.0)):
+        _, _, W, U = whitened_components(rows, weights)
+        assert W.shape[1] == kept.sum() - 1 == 8
+        sizes = np.bincount(labels, weights=weights)
+        onehot = np.eye(3)[labels] * (1.0 if weights is None else weights[:, None])
+        means = linalg.crossprod(onehot, U) / sizes[:, None]
+        between = linalg.crossprod(means * (sizes / sizes.sum())[:, None], means)
+        top = np.linalg.eigvalsh(between)[-2:]
+        np.testing.assert_allclose(top, [1.0, 1.0], rtol=1e-9)
+    copied = fit_seeded("quest", Xr, yr)
+    weighted = fit_seeded("quest", X, y, sample_weight=w)
+    # the root sends class 2 with class 0 on the copies, with class 1 on the weights
+    left = [set(np.flatnonzero(t.tree_.value[t.tree_.children_left[0]]))
+            for t in (copied, weighted)]
+    assert left == [{0, 2}, {0}]
+    # the same rows in 5 columns: 9 rows span them, the eigenvalue is single, and
+    # weights grow the copies' tree
+    X, y, w, Xr, yr = _weight_check_data(5)
+    copied, weighted = fit_seeded("quest", Xr, yr), fit_seeded("quest", X, y, sample_weight=w)
+    same_tree(copied, weighted, rtol=1e-9)
+    np.testing.assert_array_equal(copied.predict_proba(X), weighted.predict_proba(X))

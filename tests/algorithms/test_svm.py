@@ -59,6 +59,47 @@ def test_gepsvm_grid_selects_what_gridsearchcv_selects():
     np.testing.assert_array_equal(ours.predict(X), search.predict(X))
 
 
+def test_gepsvm_searches_with_as_many_folds_as_its_smallest_class_has_rows():
+    # A class of 3 rows: 3 stratified inner folds, each test part holding one of its
+    # rows, and the choice scikit-learn's search makes on those folds. Five folds left
+    # two test parts without the class (scikit-learn warns), and a class of one row
+    # out of a training part (IndexError): one row is now refused in one line.
+    import warnings
+
+    from sklearn.model_selection import GridSearchCV
+
+    from obliq_cli.algorithms.svm import _cv
+    from obliq_cli.errors import DataError
+
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(40, 3))
+    y = np.array(["common"] * 37 + ["rare"] * 3)
+    X[y == "rare"] += 1.5
+    cv = _cv(2, y, "gepsvm")
+    assert cv.get_n_splits() == 3
+    assert all((y[test] == "rare").sum() == 1 for _, test in cv.split(X, y))
+    for kernel in ("linear", "rbf"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            ours = make_estimator("gepsvm", kernel=kernel, random_state=2).fit(X, y)
+        grid = {"delta": list(ours.delta_grid)}
+        if kernel == "rbf":
+            grid["sigma"] = list(ours.sigma_grid)
+        single = make_estimator("gepsvm", kernel=kernel, delta=1.0, sigma=1.0)
+        search = GridSearchCV(single, grid, cv=_cv(2, y)).fit(X, y)
+        assert ours.best_params_ == search.best_params_
+    # weights: the rows of weight 0 are left out first, so one rare row of weight 1
+    w = np.r_[np.ones(38), 0.0, 0.0]
+    with pytest.raises(DataError) as err:
+        make_estimator("gepsvm", kernel="rbf", random_state=2).fit(X, y, sample_weight=w)
+    assert str(err.value) == (
+        "gepsvm: its parameter search by cross-validation needs 2 rows (of positive "
+        "weight) of each class; class 'rare' has 1 (give delta and sigma to skip the "
+        "search)")
+    # with delta and sigma given there is no search to refuse
+    make_estimator("gepsvm", kernel="rbf", delta=1.0, sigma=1.0).fit(X, y, sample_weight=w)
+
+
 def test_gepsvm_recovers_two_crossing_lines():
     # Class a on x2 = x1, class b on x2 = 1 - x1 (no noise): each plane fits its class.
     t = np.linspace(0, 1, 50)

@@ -208,3 +208,107 @@ def test_the_cli_exits_2_with_the_one_line(tmp_path):
     result = CliRunner().invoke(main, ["run", str(path), "-o", str(tmp_path / "out")])
     assert result.exit_code == 2, result.output
     assert "weights column 'w': negative weight '-2', line 6" in result.output
+
+
+def test_the_weight_keyword_is_read_from_the_estimator_alone():
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.neighbors import KNeighborsClassifier
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    from obliq_cli import registry
+    from obliq_cli.experiment.fit import weight_keyword
+
+    assert weight_keyword(registry.make_estimator("cart-ap")) == "sample_weight"
+    assert weight_keyword(LogisticRegression()) == "sample_weight"
+    assert weight_keyword(KNeighborsClassifier()) is None
+    pipe = make_pipeline(StandardScaler(), LogisticRegression())
+    assert weight_keyword(pipe) == "logisticregression__sample_weight"
+    assert weight_keyword(make_pipeline(StandardScaler(), KNeighborsClassifier())) is None
+
+
+PRUNERS = {
+    # written before weights existed
+    "mine_keep": "random_state",
+    # takes any keyword: the runner's sample_weight and prune_weight included
+    "mine_keep_any": "random_state, **rest",
+}
+
+
+@pytest.mark.parametrize("pruner, refused", [("mine_keep", True), ("mine_keep_any", False)])
+def test_a_plugin_pruner_that_takes_no_weights_is_refused_before_the_run(tmp_path, pruner,
+                                                                         refused):
+    from conftest import invoke
+
+    write(tmp_path / f"{pruner}.py", f"""from obliq_cli.registry import register_pruner
+
+
+@register_pruner("{pruner}", "keeps the tree")
+def keep(estimator, X_grow, y_grow, X_prune, y_prune, *, {PRUNERS[pruner]}):
+    return estimator
+""")
+    csv = write(tmp_path / "w.csv", table(weights=WEIGHTS))
+    out = tmp_path / "results"
+    path = write(tmp_path / "c.yaml", f"""name: w
+imports: [{pruner}.py]
+datasets:
+  - {{name: d, path: {csv.name}, target: class, weights: w}}
+algorithms:
+  - cart-ap
+  - {{name: cart-ap, label: KEPT, pruner: {pruner}}}
+protocol: {{name: kfold, folds: 3, repeats: 1}}
+output: {out}
+""")
+    result, lines = invoke(["run", path, "--no-progress"])
+    if not refused:
+        assert result.exit_code == 0, lines
+        return
+    assert result.exit_code == 2 and len(lines) == 1, lines
+    assert lines[0] == (
+        f"error: {path}: algorithms[1].pruner (KEPT): pruner 'mine_keep' does not take "
+        f"sample weights (its function has no sample_weight and prune_weight keywords); "
+        f"the dataset 'd' (datasets[0]) has a weights: column 'w'")
+    assert not out.exists(), "nothing may be written on bad input"
+
+
+def test_fit_plot_and_predict_read_a_files_weights_column(tmp_path):
+    import json
+
+    import pandas as pd
+    from conftest import invoke
+
+    from obliq_cli import registry
+
+    csv = write(tmp_path / "w.csv", table(weights=WEIGHTS))
+    model = tmp_path / "m.json"
+    result, lines = invoke(["fit", "--data", csv, "--target", "class", "--weights", "w",
+                            "--algorithm", "cart-ap", "-o", model])
+    assert result.exit_code == 0, lines
+    saved = json.loads(model.read_text())
+    # the weights column is the rows' weights, not a feature, and the model says which
+    assert saved["feature_names"] == ["x1", "x2"]
+    assert saved["trained_on"]["weights"] == "w"
+    X, y, info = obliq_cli.load_dataset("file", path=str(csv), target="class", weights="w")
+    weighted = registry.make_estimator("cart-ap").fit(X, y, sample_weight=info["sample_weight"])
+    assert not np.array_equal(weighted.predict(X), registry.make_estimator("cart-ap").fit(
+        X, y).predict(X)), "weights that change nothing test nothing"
+    # predict reads the model's columns by name: the weights column is left out, as it
+    # is from a file without it
+    result, lines = invoke(["predict", model, csv])
+    assert result.exit_code == 0, lines
+    got = pd.read_csv(pd.io.common.StringIO(result.output))
+    np.testing.assert_array_equal(got["prediction"].to_numpy(), weighted.predict(X))
+    bare = tmp_path / "bare.csv"
+    pd.read_csv(csv).drop(columns=["w"]).to_csv(bare, index=False)
+    assert invoke(["predict", model, bare])[0].output == result.output
+    # the pictures fit on the same rows with the same weights
+    result, lines = invoke(["plot", "tree", "--data", csv, "--target", "class", "--weights",
+                            "w", "--algorithm", "cart-ap", "-o", tmp_path / "t"])
+    assert result.exit_code == 0, lines
+    assert (tmp_path / "t.png").is_file()
+    # --weights names a column of the user's file only
+    result, lines = invoke(["fit", "--dataset", "iris", "--weights", "w", "--algorithm",
+                            "cart-ap", "-o", model])
+    assert result.exit_code == 2 and lines == [
+        "error: --weights needs --data PATH (a catalog dataset declares its own columns and "
+        "missing-value rule)"]

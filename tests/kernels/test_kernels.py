@@ -58,6 +58,7 @@ class Case:
     # kernel returns nothing; against its own source everything.
     view: Callable | None = None
     py_view: Callable | None = None
+    label: str = ""  # a second case of a kernel (other inputs, another twin): its name
 
 
 # ------------------------------------------------------------------ inputs
@@ -371,7 +372,8 @@ def _partition_twin(V, y, total, code, w=None):
 
 
 def _validation_twin(X_val, y_val, val_total, f, t, left, w_val):
-    left = np.bincount(y_val[X_val[:, f] <= t], minlength=val_total.size).astype(np.float64)
+    goes = X_val[:, f] <= t
+    left = np.bincount(y_val[goes], weights=w_val[goes], minlength=val_total.size)
     right = val_total - left
     return 1.0 - (left.max() + right.max()) / val_total.sum()
 
@@ -405,6 +407,82 @@ def _hinge_twin(z_pos, z_neg, Cs, slack, lo, hi, w_pos, w_neg):
     Z = np.concatenate([z_pos, z_neg], axis=1).T
     y_sign = np.r_[np.ones(z_pos.shape[1]), -np.ones(z_neg.shape[1])]
     slack[:], lo[:], hi[:] = _hinge_sweep_reference(Z, y_sign, Cs)
+
+
+def _weighted_hinge_twin(z_pos, z_neg, Cs, slack, lo, hi, w_pos, w_neg):
+    """Eq. 4 with each row's hinge term times its weight, written directly: per margin
+    and feature the summed weighted slack at every breakpoint (an [n, n] table), its
+    least value and the breakpoints within 1e-9 max(1, least) of it."""
+    for m, C in enumerate(Cs):
+        for f in range(z_pos.shape[0]):
+            u, v = z_pos[f] - C, z_neg[f] + C
+            P = np.r_[u, v]
+            table = (np.maximum(P[:, None] - u[None, :], 0.0) @ w_pos[f]
+                     + np.maximum(v[None, :] - P[:, None], 0.0) @ w_neg[f])
+            least = table.min()
+            at_min = table <= least + 1e-9 * max(1.0, least)
+            slack[m, f], lo[m, f], hi[m, f] = least, P[at_min].min(), P[at_min].max()
+
+
+def _unequal_weights(rng, shape):
+    """Row weights not all 1 and not all equal: integers 1 to 4, or (half the draws)
+    multiples of 1/4 up to 3, so that a weight times 4 is a whole number of rows."""
+    fractional = rng.random() < 0.5
+    w = (rng.integers(1, 13, shape) / 4.0 if fractional
+         else rng.integers(1, 5, shape).astype(np.float64))
+    flat = w.reshape(-1)
+    flat[0], flat[-1] = (0.25, 2.75) if fractional else (3.0, 2.0)
+    return w
+
+
+def _repeated(z, w):
+    """Each row of ``z`` [d, n] with each value repeated 4 w times (``w`` [d, n] of
+    quarters), and weights of 1: what the weights stand for."""
+    reps = np.rint(4 * w).astype(np.int64)
+    rows = [np.repeat(z[f], reps[f]) for f in range(z.shape[0])]
+    width = {r.size for r in rows}
+    assert len(width) == 1, "every feature's row carries the same weights"
+    return np.array(rows), np.ones((z.shape[0], width.pop()))
+
+
+def _sign_rule_repeated_twin(z_rest, z_pos, Cs, tau, w_rest, w_pos):
+    """The sign rule on the rows repeated 4 w times with weights of 1: every count of
+    the sweep is 4 times the weighted one (exact: a power of two), so the same
+    candidate is kept."""
+    rest, ones_rest = _repeated(z_rest, w_rest)
+    pos, ones_pos = _repeated(z_pos, w_pos)
+    k_umt.sign_rule_thresholds.py_func(rest, pos, Cs, tau, ones_rest, ones_pos)
+
+
+def _weighted_validation(rng):
+    blocks, offsets, X, y = _umt_blocks(rng)
+    w = _unequal_weights(rng, y.size)
+    return (X, y, np.bincount(y, weights=w), 0, float(rng.choice(X[:, 0])),
+            np.empty(offsets.size - 1), w)
+
+
+def _weighted_sign_rule(rng):
+    z_pos, z_neg, Cs = _hinge(rng)
+    (rest, w_rest), (pos, w_pos) = (_sorted_with_weights(rng, z) for z in (z_neg, z_pos))
+    return rest, pos, Cs, np.empty((Cs.size, rest.shape[0])), w_rest, w_pos
+
+
+def _weighted_hinge(rng):
+    z_pos, z_neg, Cs = _hinge(rng)
+    (pos, w_pos), (neg, w_neg) = (_sorted_with_weights(rng, z) for z in (z_pos, z_neg))
+    return (pos, neg, Cs, *(np.empty((Cs.size, pos.shape[0])) for _ in range(3)),
+            w_pos, w_neg)
+
+
+def _sorted_with_weights(rng, z):
+    """Values of ``z``'s shape [d, n] (each row sorted) and row weights [d, n] aligned
+    with them: one weight per row of the data, carried along each feature's sort as
+    the estimator does (``umt._sorted_by_feature``)."""
+    d, n = z.shape
+    rows = _levels(rng, (n, d))
+    w = _unequal_weights(rng, n)
+    order = np.argsort(rows.T, axis=1, kind="stable")
+    return np.take_along_axis(rows.T, order, axis=1), np.ascontiguousarray(w[order])
 
 
 def _pick_twin(order, y, k, crit, candidates, n):
@@ -724,13 +802,24 @@ CASES = [
                                               np.ones(z_pos.shape), np.ones(z_neg.shape)))(
              *_hinge(r)),
          _hinge_twin, view=lambda result, args: args[3:6]),
+    # UMT with row weights (integers, and quarters): the weighted twins
+    Case(k_umt.validation_error, _weighted_validation, _validation_twin, label="weighted"),
+    Case(k_umt.sign_rule_thresholds, _weighted_sign_rule, _sign_rule_repeated_twin,
+         view=lambda result, args: args[3], label="weighted"),
+    Case(k_umt.hinge_slack_sweep, _weighted_hinge, _weighted_hinge_twin, rtol=1e-12,
+         why="the twin adds the weighted slack of each breakpoint in another order",
+         view=lambda result, args: args[3:6], label="weighted"),
 ]
 
 
 # ------------------------------------------------------------------ the checks
-def _name(case: Case) -> str:
+def _kernel_name(case: Case) -> str:
     func = case.kernel.py_func
     return f"{func.__module__.rsplit('.', 1)[1]}.{func.__name__}"
+
+
+def _name(case: Case) -> str:
+    return _kernel_name(case) + (f"[{case.label}]" if case.label else "")
 
 
 def _outcome(func, args, view):
@@ -802,5 +891,5 @@ def test_every_kernel_has_a_case():
             func = getattr(obj, "py_func", None)
             if func is not None and func.__module__ == module.__name__:
                 found.add(f"{info.name}.{func.__name__}")
-    assert found == {_name(c) for c in CASES}
-    assert len(found) == len(CASES)  # no kernel twice
+    assert found == {_kernel_name(c) for c in CASES}
+    assert len({_name(c) for c in CASES}) == len(CASES)  # no case twice
