@@ -247,6 +247,7 @@ def test_the_relative_width_keeps_kernels_of_many_features_away_from_the_identit
     assert spread(np.ones((4, 3))) == 1.0  # constant data: scikit-learn's fallback
 
 
+@pytest.mark.slow
 @needs_data_package("srbct")  # read from the data-only package mil
 def test_the_svm_learns_srbct_where_the_absolute_grid_stayed_near_chance():
     # The benchmark's cell: srbct (83 rows, 2308 genes, majority 35 %) on a 2-fold split.

@@ -87,6 +87,7 @@ def test_pipeline_and_imports_class_rows_are_the_same_at_j1_and_j2(runs):
     assert rows_without_times(runs["fork"] / "runs.csv") == one
 
 
+@pytest.mark.slow
 def test_each_pipeline_step_is_seeded_and_the_task_replays_exactly(runs):
     row = next(r for r in rows_without_times(runs["j1"] / "runs.csv").values()
                if r["algorithm"] == "scaled RF" and r["dataset"] == "wine"

@@ -69,6 +69,7 @@ def test_the_same_rows_with_one_and_two_jobs(runs):
     assert {row["status"] for row in one.values()} == {"ok"}
 
 
+@pytest.mark.slow
 def test_a_forest_has_no_leaves_and_the_table_says_so(runs):
     _, out = runs
     rows = rows_without_times(out[1] / "runs.csv").values()

@@ -255,6 +255,7 @@ def test_paper_start_starves_a_large_tree_and_sparse_start_does_not():
         assert 0 < out.n_internal_ < h
 
 
+@pytest.mark.slow
 def test_paper_start_is_a_plateau_on_a_large_tree_and_learns_on_a_small_one():
     # The root cause of the flagged LA / GA rows of apdt_pruning (module docstring): on a
     # tree of H >= 20 hyperplanes no network drawn at q = 0.5 ever answers class code 1,
