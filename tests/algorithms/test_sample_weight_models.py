@@ -143,7 +143,7 @@ def test_gepsvm_integer_weights_equal_duplicated_rows(scaling):
     np.testing.assert_array_equal(weighted.predict(X), repeated.predict(X))
 
 
-@pytest.mark.parametrize("kernel", ["linear", "rbf"])
+@pytest.mark.parametrize("kernel", ["linear", pytest.param("rbf", marks=pytest.mark.slow)])
 def test_gepsvm_zero_weights_equal_removed_rows(kernel):
     w = (WEIGHTS > 0).astype(float)
     a = _gepsvm(kernel=kernel).fit(X, Y2, sample_weight=w)

@@ -48,6 +48,7 @@ def kept(tmp_path_factory):
     return folders
 
 
+@pytest.mark.slow
 def test_one_file_per_finished_task_with_the_same_bytes_for_any_jobs(kept):
     j1, j2 = kept
     runs = pd.read_csv(j1 / "runs.csv", dtype=str, keep_default_na=False)

@@ -367,6 +367,7 @@ def test_a_run_killed_before_its_first_row_keeps_its_history(write_config, tmp_p
     assert len(history) == 2 and history[1]["tasks"]["ran"] == 6
 
 
+@pytest.mark.slow
 def test_a_label_in_math_text_is_drawn_as_it_is(write_config, tmp_path):
     out = tmp_path / "math"
     path = write_config(f"""

@@ -387,6 +387,7 @@ def test_baycomp_is_imported_only_for_a_bayesian_analysis():
     assert done.stdout.strip() == "False"
 
 
+@pytest.mark.slow
 def test_one_algorithm_in_one_of_several_experiments_is_a_note(tmp_path):
     rng = np.random.default_rng(8)
     write_experiment(tmp_path / "all" / "solo", {(d, "A"): rng.uniform(70, 90, (1, 2))
