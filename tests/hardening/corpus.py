@@ -407,18 +407,32 @@ EARLIER_RUNS = "config_hash,dataset\nabc,earlier\n"
 _RUNS: dict = {}
 
 
-def _results_of_config(case: Case, workdir: Path, out: Path) -> str | None:
-    """Put the results of ``case``'s config into ``out``: the failed run's output, or '';
-    None for a case whose command is a run (the caller runs the config in place)."""
-    if case.command[0] == "run":
-        return None
-    import atexit
-    import shutil
-    import tempfile
-
+def _run_config(folder: Path) -> str:
+    """``obliq run exp.yaml -o out`` in ``folder`` (its working directory too): the failed
+    run's output, or ''."""
     from click.testing import CliRunner
 
     from obliq_cli.cli import main
+
+    cwd = os.getcwd()
+    os.chdir(folder)
+    try:
+        ran = CliRunner().invoke(main, ["run", str(folder / "exp.yaml"), "-o",
+                                        str(folder / "out"), "--no-progress"])
+    finally:
+        os.chdir(cwd)
+    return ran.output if ran.exit_code != 0 else ""
+
+
+def _results_of_config(case: Case, workdir: Path) -> str:
+    """The results of ``case``'s config in ``workdir/out``: the failed run's output, or
+    ''. Copied from the config's one run, but for a case whose command is itself a run
+    (made in place)."""
+    if case.command[0] == "run":
+        return _run_config(workdir)
+    import atexit
+    import shutil
+    import tempfile
 
     key = (case.config, tuple(sorted(case.files.items())), case.setup)
     if key not in _RUNS:
@@ -429,17 +443,11 @@ def _results_of_config(case: Case, workdir: Path, out: Path) -> str | None:
             shutil.copyfile(workdir / name, home / name)
         if case.setup is not None:
             case.setup(home)
-        cwd = os.getcwd()
-        os.chdir(home)
-        try:
-            ran = CliRunner().invoke(main, ["run", str(home / "exp.yaml"), "-o",
-                                            str(home / "out"), "--no-progress"])
-        finally:
-            os.chdir(cwd)
-        _RUNS[key] = (home, ran.output if ran.exit_code != 0 else "")
+        _RUNS[key] = (home, _run_config(home))
     home, failed = _RUNS[key]
     if failed:
         return failed
+    out = workdir / "out"
     shutil.copytree(home / "out", out, symlinks=True)
     old, new = str(home).encode(), str(workdir).encode()
     for path in out.rglob("*"):
@@ -482,11 +490,7 @@ def run_case(case: Case, workdir: Path) -> tuple[str, str]:
         elif not any("{out}" in a for a in case.command):  # on files of its own
             args = list(case.command)
         else:  # a command on the results of the (valid) config
-            failed = _results_of_config(case, workdir, out)
-            if failed is None:  # a run on the results: made here (see _results_of_config)
-                ran = CliRunner().invoke(main, ["run", str(config), "-o", str(out),
-                                                "--no-progress"])
-                failed = ran.output if ran.exit_code != 0 else ""
+            failed = _results_of_config(case, workdir)
             if failed:
                 return "traceback", f"the config to report on failed: {failed[-300:]}"
             args = [a.replace("{out}", str(out)) for a in case.command]
