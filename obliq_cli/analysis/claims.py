@@ -114,7 +114,7 @@ from .aggregate import (
     summarise,
 )
 from .results import Results
-from .stats import TESTS, compare_to, dataset_scores, friedman_test
+from .stats import COPIED_FITS, TESTS, compare_to, dataset_scores, friedman_test
 from .tables import flagged_cells
 
 HOLDS, PARTLY, FAILS, UNTESTABLE = "holds", "partly", "does not hold", "not testable here"
@@ -577,10 +577,16 @@ class RunNumbers:
             raise NotTestable(f"a per-fold test has no best repetition ({metric})")
         both = self.ok[self.ok["algorithm"].isin([a, b])]
         try:
-            tests = compare_to(both, metric, b, claim.alpha, claim.test)
+            tests = compare_to(both, metric, b, claim.alpha, claim.test,
+                               (self.meta.get("config") or {}).get("protocol"))
         except ObliqError as exc:
             raise NotTestable(str(exc)) from None
         tests = tests[tests["algorithm"] == a]
+        copied = tests["dataset"][tests["no_test"] == COPIED_FITS]
+        if len(copied):
+            # a tie there would be a verdict drawn from one fit repeated
+            raise NotTestable(f"the per-fold test of {a} against {b} has nothing to test on "
+                              f"{', '.join(map(str, copied))}: {COPIED_FITS}")
         return pd.Series(tests["mark"].to_numpy(), index=tests["dataset"].to_numpy(),
                          dtype=object)
 

@@ -46,15 +46,15 @@ CSV_COLUMNS = [
 
 
 
-def _fold_counts(runs, metric, test, alpha, algorithms
+def _fold_counts(runs, metric, test, alpha, algorithms, protocol
                  ) -> tuple[pd.DataFrame, int, pd.DataFrame]:
     """Ordered pairs (algorithm, versus) with the per-dataset wins / ties / losses of
     ``algorithm`` against ``versus`` by the per-fold test; how many (dataset, pair) tests
-    had too few shared folds (counted as ties); and every test's row (``compare_to``'s
+    had no test (counted as ties; compare_to's no_test says why); and every test's row (``compare_to``'s
     columns and ``versus``)."""
     rows, untested, every = [], 0, []
     for versus in algorithms:
-        tests = compare_to(runs, metric, versus, alpha, test)
+        tests = compare_to(runs, metric, versus, alpha, test, protocol)
         every.append(tests.assign(versus=versus))
         untested += int(tests["statistic"].isna().sum())
         for algorithm in algorithms:
@@ -111,7 +111,8 @@ class SignificanceNumbers:
     ``test_why`` the reason ("--test 5x2f", "default for 5 x 2-fold CV"); ``counts``: its
     w/t/l per ordered pair, ``fold_tests`` every (dataset, ordered pair) test's row
     (``compare_to``'s and ``versus``) and ``untested`` the (dataset, pair) tests with
-    too few shared folds; ``across``: ``_across_datasets``' rows; ``scores``: each
+    no test (too few shared folds, tasks repeating one fit: ``compare_to``'s no_test);
+    ``across``: ``_across_datasets``' rows; ``scores``: each
     dataset's mean per algorithm, ``complete`` its datasets with every algorithm and
     ``dropped`` the others; ``friedman``: the Friedman test on ``complete`` (None with
     fewer than 2 such datasets); ``cells``: ``aggregate.flag_counts`` and ``flagged`` the
@@ -164,7 +165,7 @@ def significance_numbers(runs: pd.DataFrame, meta: dict, metric: str, test: str 
     flagged = cells.groupby("algorithm", sort=False)["n_flagged"].sum()
     flagged = flagged.reindex(algorithms).fillna(0).astype(int)
     counts, untested, fold_tests = _fold_counts(runs, metric, chosen.name, alpha,
-                                                algorithms)
+                                                algorithms, config.get("protocol"))
     caveat = protocol_caveat(chosen.name, (config.get("protocol") or {}).get("name"))
     scores = dataset_scores(runs, metric).reindex(columns=algorithms)
     complete = scores.dropna()

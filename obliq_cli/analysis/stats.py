@@ -31,7 +31,7 @@ import pandas as pd
 from scipy import stats
 
 from ..errors import ObliqError
-from ..experiment.protocols import measured_per_task
+from ..experiment.protocols import measured_per_task, shares_training_part
 from .aggregate import check_metric, per_repetition, with_metric_column
 
 
@@ -380,22 +380,52 @@ def _training_sizes(ok: pd.DataFrame) -> pd.DataFrame:
 
 
 COMPARE_COLUMNS = ["dataset", "algorithm", "n_pairs", "statistic", "pvalue",
-                   "mean_difference", "mark"]
+                   "mean_difference", "no_test", "mark"]
+
+# Why compare_to ran no test on a (dataset, algorithm) pair (its ``no_test`` column).
+TOO_FEW_PAIRS = "fewer than 2 shared folds"
+TOO_FEW_REPETITIONS = "no repetition with both folds shared"
+NO_PREDICTIONS = "no stored predictions"
+COPIED_FITS = ("the tasks repeat one fit: every task grows on the same rows, none held out "
+               "for pruning")
+
+
+def copied_fits(runs: pd.DataFrame, protocol: dict | None) -> set[tuple[str, str]]:
+    """The (dataset, algorithm) cells whose finished tasks all grew on the same rows.
+
+    Under a protocol whose tasks share their training part (``shares_training_part``:
+    holdout_cv, fixed_split) a task given no prune rows (``n_prune`` 0: no pruner that
+    reads them, or no ``prune_fraction``) grows on the whole of that part, as every other
+    task does, and is scored on the same test part. Its scores then differ from task to
+    task by the algorithm's seed alone (not at all for a deterministic one), so a paired
+    test over them would count one comparison as k x r: a constant difference gives
+    t = ±inf and p = 0. No training set was resampled, so there is nothing to test.
+    """
+    if not shares_training_part(protocol) or "n_prune" not in runs.columns:
+        return set()
+    ok = runs[runs["status"] == "ok"]
+    held = pd.to_numeric(ok["n_prune"], errors="coerce").fillna(0)
+    none_held = held.groupby([ok["dataset"], ok["algorithm"]], sort=False).max() == 0
+    return {(str(d), str(a)) for d, a in none_held.index[none_held.to_numpy()]}
 
 
 def compare_to(runs: pd.DataFrame, metric: str, ref: str, alpha: float = 0.05,
-               test: str = "t") -> pd.DataFrame:
+               test: str = "t", protocol: dict | None = None) -> pd.DataFrame:
     """Per (dataset, algorithm != ref) of ONE experiment: the per-fold test ``test`` (a
     name in TESTS) of the algorithm against ``ref``.
 
     Only the (repetition, fold) keys that both algorithms finished enter a test (an inner
     join), so the pairs share the same training and test rows; the 5x2cv tests further
     keep only repetitions with both folds. Columns: dataset, algorithm, n_pairs (pairs
-    used), statistic, pvalue, mean_difference (algorithm - ref over those pairs), mark;
-    mark is "v" when the algorithm is significantly better than ``ref`` at level ``alpha``
-    in the metric's direction (higher accuracy, fewer leaves), "*" when significantly
-    worse, "" otherwise (p <= alpha decides, as in Weka). The direction is the statistic's
-    sign, or for the unsigned F test the sign of the mean difference.
+    used), statistic, pvalue, mean_difference (algorithm - ref over those pairs),
+    no_test, mark; mark is "v" when the algorithm is significantly better than ``ref`` at
+    level ``alpha`` in the metric's direction (higher accuracy, fewer leaves), "*" when
+    significantly worse, "" otherwise (p <= alpha decides, as in Weka). The direction is
+    the statistic's sign, or for the unsigned F test the sign of the mean difference.
+    ``no_test`` says why a pair has no statistic (TOO_FEW_PAIRS, TOO_FEW_REPETITIONS,
+    NO_PREDICTIONS, or
+    COPIED_FITS where either side's tasks repeat one fit under ``protocol``, meta.json's:
+    ``copied_fits``), "" where it has one.
     """
     chosen = check_test(test)
     higher = check_metric(metric).higher
@@ -412,6 +442,9 @@ def compare_to(runs: pd.DataFrame, metric: str, ref: str, alpha: float = 0.05,
     sizes = None
     if chosen.name == "corrected-t":
         sizes = _training_sizes(ok).groupby([ok[k] for k in keys[:3]], sort=False).mean()
+    copies = copied_fits(ok, protocol)
+    too_few = (NO_PREDICTIONS if chosen.name == "mcnemar" else
+               TOO_FEW_REPETITIONS if chosen.two_folds else TOO_FEW_PAIRS)
     rows = []
     for algorithm in scores.columns.drop(ref):
         pairs = scores[[algorithm, ref]].dropna().set_axis(["a", "b"], axis=1)
@@ -424,9 +457,14 @@ def compare_to(runs: pd.DataFrame, metric: str, ref: str, alpha: float = 0.05,
             pairs = pairs.join(discordant_counts(ok, algorithm, ref), how="left")
         for dataset, group in pairs.groupby(level="dataset", sort=False):
             group = group.droplevel("dataset")
+            difference = _used_mean_difference(group, chosen)
+            if (str(dataset), str(algorithm)) in copies or (str(dataset), str(ref)) in copies:
+                rows.append([dataset, algorithm, len(group), np.nan, np.nan, difference,
+                             COPIED_FITS])
+                continue
             n_used, result = chosen.run(group)
             rows.append([dataset, algorithm, n_used, result.statistic, result.pvalue,
-                         _used_mean_difference(group, chosen)])
+                         difference, too_few if np.isnan(result.statistic) else ""])
     if not rows:
         return pd.DataFrame(columns=COMPARE_COLUMNS)
     out = pd.DataFrame(rows, columns=COMPARE_COLUMNS[:-1])
@@ -435,6 +473,21 @@ def compare_to(runs: pd.DataFrame, metric: str, ref: str, alpha: float = 0.05,
     better = (direction > 0) if higher else (direction < 0)
     out["mark"] = np.where(significant & better, "v", np.where(significant, "*", ""))
     return out[COMPARE_COLUMNS]
+
+
+def untested_note(tests: pd.DataFrame, ordered_twice: bool = False) -> str | None:
+    """One sentence on the pairs of ``tests`` (compare_to's rows) with no test and why,
+    counted as ties; None when every pair was tested. ``ordered_twice``: each unordered
+    pair appears once each way (significance's every-against-every rows)."""
+    reasons = tests["no_test"][tests["statistic"].isna()].replace("", TOO_FEW_PAIRS)
+    if reasons.empty:
+        return None
+    counts = reasons.value_counts(sort=False)
+    if ordered_twice:
+        counts = counts // 2
+    parts = [f"{int(n)} ({why})" for why, n in counts.items() if n]
+    return (f"no test for {int(counts.sum())} dataset/algorithm pair(s), counted as ties: "
+            + "; ".join(parts))
 
 
 def _used_mean_difference(pairs: pd.DataFrame, test: FoldTest) -> float:

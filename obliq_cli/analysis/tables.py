@@ -25,6 +25,7 @@ from .stats import (
     chosen_test,
     compare_to,
     protocol_caveat,
+    untested_note,
 )
 
 
@@ -96,7 +97,7 @@ def experiment_table(runs: pd.DataFrame, meta: dict, metric: str, sig: str | Non
             raise ObliqError(f"--sig: no algorithm {sig!r} in experiment {meta['name']!r} "
                              f"(algorithms: {', '.join(algorithms)})")
         chosen, why = chosen_test(test, config.get("protocol"), runs[runs["status"] == "ok"])
-        tests = compare_to(runs, metric, sig, alpha, chosen.name)
+        tests = compare_to(runs, metric, sig, alpha, chosen.name, config.get("protocol"))
         tidy = tidy.drop(columns=["mark", "pvalue"]).merge(
             tests[["dataset", "algorithm", "mark", "pvalue"]], on=["dataset", "algorithm"],
             how="left")
@@ -127,12 +128,9 @@ def experiment_table(runs: pd.DataFrame, meta: dict, metric: str, sig: str | Non
             notes.append(f"{sig} is significantly better than every other algorithm on "
                          f"{ref_best} of {per_set.ngroups} datasets, significantly worse "
                          f"than every other on {ref_worst}")
-        untested = tests["statistic"].isna()
-        if untested.any():
-            too_few = ("no repetition with both folds shared" if chosen.two_folds
-                       else "fewer than 2 shared folds")
-            notes.append(f"no test ({too_few}) for {int(untested.sum())} "
-                         f"dataset/algorithm pair(s), counted as ties")
+        untested = untested_note(tests)
+        if untested:
+            notes.append(untested)
 
     # A reference gives a best-of-runs value as "<metric>@best" (APDT Table II).
     paper, paper_notes = paper_values(meta, f"{metric}@best" if best else metric)

@@ -113,13 +113,17 @@ class Protocol:
     number of tasks per repetition (from plain data). ``measurement``: what one value of a
     table's mean ± sd is, "repetition" (the fold mean of each repetition) or "task" (every
     task, all tested on one shared test part, as the UMT paper's 2 x 5 CV on a held-out
-    third). ``check(values)`` returns (key, message) for a bad combination of values."""
+    third). ``shared_training``: every task's training part (grow ∪ prune rows) is the
+    same rows and only its split into grow and prune varies, so a task that grows on the
+    whole of it (no prune rows) repeats every other task's fit. ``check(values)`` returns
+    (key, message) for a bad combination of values."""
 
     name: str
     keys: dict
     splits: Callable
     folds: Callable
     measurement: str = "repetition"
+    shared_training: bool = False
     summary: str = ""
     check: Callable | None = None
     aliases: dict = field(default_factory=dict)  # another name of a key: {"runs": "repeats"}
@@ -138,6 +142,14 @@ def register_protocol(protocol: Protocol) -> Protocol:
 def folds_per_repetition(protocol: dict) -> int:
     """How many tasks (folds) one repetition of ``protocol`` (plain data) has."""
     return int(protocol_entry(protocol["name"]).folds(protocol))
+
+
+def shares_training_part(protocol: dict | None) -> bool:
+    """Whether every task of ``protocol`` (plain data, e.g. meta.json's) trains on the same
+    rows (``Protocol.shared_training``: holdout_cv's non-test part, fixed_split's training
+    part), so that tasks without prune rows are copies of one fit."""
+    name = (protocol or {}).get("name")
+    return name in PROTOCOLS and PROTOCOLS[name].shared_training
 
 
 def measured_per_task(protocol: dict | None) -> bool:
@@ -237,11 +249,11 @@ register_protocol(Protocol(
     summary="k-1 folds minus the prune part / prune part / the held-out fold"))
 register_protocol(Protocol(
     "holdout_cv", {"test_fraction": 1 / 3, "folds": 2, "repeats": 5, "stratified": True},
-    _holdout_cv_splits, _k_folds, measurement="task",
+    _holdout_cv_splits, _k_folds, measurement="task", shared_training=True,
     summary="k-1 folds of the non-test part / the held-out fold / the fixed test part"))
 register_protocol(Protocol(
     "fixed_split", {"repeats": 1, "stratified": False, "prune_fraction": None},
-    _fixed_split_splits, _one_fold,
+    _fixed_split_splits, _one_fold, shared_training=True,
     summary="the dataset's own training part / prune part / its test part"))
 register_protocol(Protocol(
     "random_split", {"train_size": REQUIRED, "test_size": None, "repeats": 1,

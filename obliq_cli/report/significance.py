@@ -33,7 +33,7 @@ import math
 from ..analysis.aggregate import check_metric
 from ..analysis.results import Results
 from ..analysis.significance import SignificanceNumbers, significance_numbers, stats_frame
-from ..analysis.stats import check_alpha, check_test, nemenyi_q
+from ..analysis.stats import check_alpha, check_test, nemenyi_q, untested_note
 from ..analysis.tables import degenerate_note
 from .render import Table, Text, check_format, render, section
 from .tables import flag_mark
@@ -93,8 +93,7 @@ def stats_blocks(numbers: SignificanceNumbers, alpha: float) -> list:
     blocks.append(Table(["w/t/l", *algorithms],
                    [[label(a), *grid.loc[a]] for a in algorithms]))
     if untested:
-        blocks.append(Text(f"no test (too few shared folds) for {untested} dataset/pair "
-                            f"combination(s), counted as ties"))
+        blocks.append(Text(untested_note(numbers.fold_tests, ordered_twice=True)))
     if numbers.caveat:
         blocks.append(Text(numbers.caveat))
 

@@ -504,3 +504,21 @@ def test_shipped_claims_name_the_shipped_configs_labels_and_datasets():
 def test_shipped_claims_are_package_data():
     pyproject = (Path(__file__).resolve().parents[2] / "pyproject.toml").read_text()
     assert '"configs/references/claims/*.yaml"' in pyproject
+
+
+def test_a_per_fold_claim_on_repeated_fits_is_not_testable(tmp_path):
+    """Under holdout_cv every task trains on the same non-test rows; with none held out for
+    pruning (n_prune 0 in every row written above) the tasks repeat one fit, and a
+    significance verdict drawn from them would be one comparison counted many times."""
+    directory = write_experiment(tmp_path / "r" / "e")
+    meta = json.loads((directory / "meta.json").read_text())
+    meta["config"]["protocol"] = {"name": "holdout_cv", "folds": 3, "repeats": 2}
+    (directory / "meta.json").write_text(json.dumps(meta))
+    entries = [claim("net", "significantly_better_count", algorithm="A", versus="B",
+                     metric="test_accuracy", test="t"),
+               claim("means", "better_means", algorithm="A", versus="B",
+                     metric="test_accuracy")]
+    outcomes = by_id(check_claims([tmp_path / "r"], [claims_file(tmp_path, entries)]))
+    assert outcomes["net"].verdict == UNTESTABLE
+    assert "the tasks repeat one fit" in outcomes["net"].evidence
+    assert outcomes["means"].verdict != UNTESTABLE  # means need no resampled training sets

@@ -19,6 +19,7 @@ from scipy import stats
 
 from obliq_cli.analysis.aggregate import load_results
 from obliq_cli.analysis.stats import (
+    COPIED_FITS,
     TESTS,
     FriedmanResult,
     alpaydin_5x2cv_f,
@@ -561,3 +562,40 @@ def test_holdout_cv_defaults_to_the_paired_t_without_a_caveat(tmp_path):
     table = pd.read_csv(pd.io.common.StringIO(
         invoke(["table", d, "--sig", "A", "--format", "csv"])[0].output))
     assert (table["test"] == "t").all()
+
+
+def _copies_experiment(tmp_path, protocol, n_prune):
+    """REF scores 80 and X 85 in every task: what two deterministic fits repeated on one
+    training part give (or, under kfold, a constant gain over resampled training sets)."""
+    same = np.full((5, 2), 80.0)
+    return write_experiment(tmp_path / f"{protocol}-{n_prune}",
+                            {("d", "REF"): same, ("d", "X"): same + 5.0},
+                            protocol=protocol, n_train=50, n_prune=n_prune, n_test=25)
+
+
+@pytest.mark.parametrize("protocol, n_prune, tested", [
+    ("holdout_cv", 0, False),    # every task grows on the same non-test rows
+    ("fixed_split", 0, False),   # every repetition grows on the dataset's training part
+    ("holdout_cv", 10, True),    # a held-out fold for pruning: each task grows on its own
+    ("kfold", 0, True),          # the folds resample the training rows
+])
+def test_tasks_repeating_one_fit_get_no_test(tmp_path, protocol, n_prune, tested):
+    directory = _copies_experiment(tmp_path, protocol, n_prune)
+    runs, _ = load_results(directory)
+    row = compare_to(runs, "test_accuracy", "REF", test="t",
+                     protocol={"name": protocol}).iloc[0]
+    if tested:  # a constant gain over resampled training sets: t = inf, p = 0 (Weka's rule)
+        assert (row["statistic"], row["pvalue"], row["mark"], row["no_test"]) == (
+            math.inf, 0.0, "v", "")
+    else:
+        assert math.isnan(row["statistic"]) and math.isnan(row["pvalue"])
+        assert (row["mark"], row["no_test"], row["n_pairs"]) == ("", COPIED_FITS, 10)
+        assert row["mean_difference"] == 5.0
+    # the table and obliq stats say why instead of marking X better
+    table = CliRunner().invoke(main, ["table", str(directory), "--sig", "REF"])
+    assert table.exit_code == 0, table.output
+    assert ("the tasks repeat one fit" in table.output) is not tested
+    assert ("85.00 ± 0.00 v" in table.output) is tested
+    report = CliRunner().invoke(main, ["stats", str(directory)])
+    assert report.exit_code == 0, report.output
+    assert ("1 (the tasks repeat one fit" in report.output) is not tested
