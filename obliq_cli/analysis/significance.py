@@ -50,8 +50,8 @@ def _fold_counts(runs, metric, test, alpha, algorithms, protocol
                  ) -> tuple[pd.DataFrame, int, pd.DataFrame]:
     """Ordered pairs (algorithm, versus) with the per-dataset wins / ties / losses of
     ``algorithm`` against ``versus`` by the per-fold test; how many (dataset, pair) tests
-    had no test (counted as ties; compare_to's no_test says why); and every test's row (``compare_to``'s
-    columns and ``versus``)."""
+    had no test (counted as ties; compare_to's no_test says why); and every test's row
+    (``compare_to``'s columns and ``versus``)."""
     rows, untested, every = [], 0, []
     for versus in algorithms:
         tests = compare_to(runs, metric, versus, alpha, test, protocol)
