@@ -65,3 +65,26 @@ def test_a_benchmark_cell_row_times_one_task_of_the_shipped_config(bench):
     assert float(fast.seen.split(" s, load ")[0]) < 60
     # a budget no fit can meet: stopped at twice it, and the row says so
     assert slow.met is False and slow.seen.startswith("over 2e-09 s (stopped)")
+
+
+def test_multiclass_rows_divide_letters_ratio_by_magics_on_equal_rows(bench):
+    """The factor a 26-class fit costs beyond a 2-class one, each as its ratio to
+    scikit-learn's CART on the same number of rows: 240x / 80x = 3.0x meets <= 3x."""
+    asked = []
+
+    class Timer:
+        def fit(self, algorithm, dataset, rows):
+            asked.append((algorithm, dataset, rows))
+            ratio = {"letter": 240.0, "magic": 80.0}[dataset] * (2 if algorithm == "ldt" else 1)
+            ratio *= 1.5 if (algorithm, dataset) == ("oc1", "letter") else 1
+            return bench.Fit(algorithm, dataset, rows, 1.0, 1.0, 3, [ratio], 1.0)
+
+    rows = bench.multiclass_rows(Timer(), full=False)
+    assert [(a, d) for a, d, _ in asked] == [
+        (a, d) for a in bench.MULTICLASS_ALGORITHMS for d in ("letter", "magic")]
+    assert {r for _, _, r in asked} == {bench.MULTICLASS_ROWS}
+    factor = {row.measure.split(":")[0]: row for row in rows}
+    assert factor["hhcart-a"].seen.startswith("3.0x (240.0x / 80.0x)")
+    assert factor["hhcart-a"].met and factor["ldt"].met  # 480 / 160
+    assert factor["oc1"].seen.startswith("4.5x") and factor["oc1"].met is False
+    assert bench.multiclass_rows(Timer(), full=True) and asked[-1][2] is None
