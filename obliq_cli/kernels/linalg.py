@@ -477,7 +477,12 @@ def eigh_ql(a):
     (its lower triangle), by Householder tridiagonalisation and implicit QL with
     Wilkinson's shift (module docstring): :func:`eigh`'s contract, about three times
     faster on GDT's 17 x 17 scatters, with other last bits and, for a repeated
-    eigenvalue, another (equally fixed) basis of its eigenspace."""
+    eigenvalue, another (equally fixed) basis of its eigenspace.
+
+    Order and signs are :func:`eigh`'s (``_orient_and_sort``): eigenvalues ascending,
+    equal ones in the order the QL sweep leaves them (a stable sort); each eigenvector
+    with its largest-magnitude entry positive, the first of equal magnitude. A NaN in
+    ``a`` gives NaNs after at most ``_MAX_QL_ITERATIONS`` per eigenvalue, not a hang."""
     w, ZT = _ql_eigen(_lower_symmetric(a))
     return _orient_and_sort(w, ZT.T)
 
