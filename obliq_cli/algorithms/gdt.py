@@ -13,9 +13,13 @@ Small samples (§II-B): when G is rank-deficient the maximiser lies in G's null 
 the rows are projected onto N and the principal eigenvector of the projected H is taken
 (Chen et al. 2000's method the paper adopts). The same is done for problem 2 with the
 roles of G and H exchanged. The generalized problem is solved through G's Cholesky
-factor (``kernels/linalg.eigh_generalized``), never an explicit inverse; the eigensolvers
-and products are kernels/linalg.py's fixed-order ones, so the tree does not depend on the
+factor (``kernels/linalg.eigh_generalized``), never an explicit inverse; the eigensolver
+(Householder tridiagonalisation and implicit QL, ``kernels/linalg.eigh_ql``) and the
+products are kernels/linalg.py's fixed-order ones, so the tree does not depend on the
 CPU's BLAS/LAPACK kernel (which picks the null-space basis and breaks ties otherwise).
+Eigenvalues come ascending and each eigenvector with its largest-magnitude entry
+positive; a repeated eigenvalue's basis (a null space's) is the one the fixed sequence
+of reflections and rotations gives.
 
 Constant and collinear columns: §II-B assumes "no feature is a linear combination of
 others". A column constant on a node's rows, or a combination of other columns there,

@@ -2,7 +2,8 @@
 ``obliq_cli.algorithms.gdt``): the augmented scatter of a class's rows, the columns a
 node keeps (those not a linear combination of the bias and earlier columns on its rows)
 and the most favoured direction of two scatters, each in one compiled call, on this
-layer's fixed-order products and Jacobi solvers.
+layer's fixed-order products and its tridiagonal QL eigensolver (``linalg.eigh_ql``,
+``linalg.eigh_generalized_factored``).
 """
 
 from __future__ import annotations
@@ -51,18 +52,19 @@ eigendecomposition (:func:`surely_above_rank_tolerance`)."""
 def surely_above_rank_tolerance(L, trace):
     """True when ``b = L L'`` (``L`` from ``linalg.cholesky``, ``trace`` b's trace)
     certainly has no eigenvalue within numpy's ``matrix_rank`` tolerance
-    lambda_max p eps as ``linalg.eigh`` would compute its eigenvalues; False when
+    lambda_max p eps as ``linalg.eigh_ql`` would compute its eigenvalues; False when
     that is not certain (the caller then computes them).
 
     Why it is certain: b is positive definite, so lambda_max <= trace(b) and
     lambda_min = 1 / ||L^-1||_2^2 >= 1 / ||L^-1||_F^2 = 1 / trace(b^-1). The test asks
     this lower bound to exceed ``CERTAINTY_MARGIN`` (1e4) times p eps trace(b). The
-    eigenvalues the Jacobi solver returns are exact for b + E, and the Cholesky factor
-    is exact for b + F, with ||E|| and ||F|| small multiples of p eps ||b|| (Golub & Van
-    Loan, *Matrix Computations*, 4th ed., §8.5.5 and §4.2.6; the multiple grows with the
-    sweeps, 6-10 here), so a computed smallest eigenvalue lies above the tolerance with
-    a factor of about 1e4 to spare. ||L^-1||_F^2 costs p^3 / 6 multiplications, against
-    the p^3-per-sweep Jacobi decomposition it saves."""
+    eigenvalues the Householder + QL solver returns are exact for b + E, and the
+    Cholesky factor is exact for b + F, with ||E|| and ||F|| small multiples of
+    p eps ||b|| (Golub & Van Loan, *Matrix Computations*, 4th ed., §8.3 and §4.2.6;
+    the multiple grows slowly with p and the QL iterations, two or three an
+    eigenvalue), so a computed smallest eigenvalue lies above the tolerance with a
+    factor of about 1e4 to spare. ||L^-1||_F^2 costs p^3 / 6 multiplications, against
+    the 4p^3 / 3 of the reduction and the accumulated rotations it saves."""
     p = L.shape[0]
     z = np.empty(p)
     inverse_sq = 0.0
@@ -105,7 +107,7 @@ def most_favoured_direction(num, den, trace_num, try_generalized):
         if surely_above_rank_tolerance(L, trace_den):
             _, vectors = linalg.eigh_generalized_factored(num, L)
             return vectors[:, -1].copy(), True
-    evals, evecs = linalg.eigh(den)
+    evals, evecs = linalg.eigh_ql(den)
     # numpy's matrix_rank tolerance: scaled features (vehicle's span 1e0..1e3) make
     # den badly conditioned but not singular, and must not take the null-space path.
     tolerance = max(abs(evals[-1]), 1e-300) * p * EPS
@@ -126,7 +128,7 @@ def most_favoured_direction(num, den, trace_num, try_generalized):
             Q[:, c] = evecs[:, j]
             c += 1
     inner = linalg.matmul(linalg.matmul(Q.T, num), Q)
-    values, vectors = linalg.eigh((inner + inner.T) / 2)
+    values, vectors = linalg.eigh_ql((inner + inner.T) / 2)
     if values[-1] <= max(abs(trace_num), 1e-300) * num.shape[0] * EPS:
         return np.zeros(p), False
     return linalg.matvec(Q, vectors[:, -1]), True

@@ -25,7 +25,14 @@ reordered and no multiply-add is fused: a dot product is always
   basis even for repeated eigenvalues; :func:`eigh_generalized` for ``A x = lambda B x``
   with B symmetric positive definite, through the Cholesky factor B = L L' and the
   standard problem of L^-1 A L^-T (Golub & Van Loan §8.7.2, the reduction LAPACK's
-  dsygv uses); :func:`eigh_generalized_factored` when L is at hand.
+  dsygv uses), whose standard problem goes to :func:`eigh_ql`;
+  :func:`eigh_generalized_factored` when L is at hand.
+- :func:`eigh_ql`, :func:`eigh`'s contract by Householder tridiagonalisation and the
+  implicit QL method with Wilkinson's shift (the scheme of EISPACK's tred2 and tql2;
+  Golub & Van Loan §8.3), also in one fixed order and so with one fixed basis for a
+  repeated eigenvalue, though another than Jacobi's: about 2.8x faster at p = 17 and
+  30x at p = 300. GDT solves its eigenproblems with it; the other callers keep
+  :func:`eigh`, whose bases their stored trees were grown with.
 
 Eigenvalues come in ascending order (LAPACK's), eigenvectors as columns; each
 eigenvector is returned with its largest-magnitude entry positive (the first of equal
@@ -281,6 +288,205 @@ def _jacobi(A, VT):
                     VT[q, k] = s * vkp + c * vkq
 
 
+_MAX_QL_ITERATIONS = 60
+"""QL iterations for one eigenvalue before giving up (EISPACK's tql2 allows 30; two to
+three are typical, since convergence with Wilkinson's shift is cubic)."""
+
+
+@compiled
+def _pythag(a, b):
+    """sqrt(a^2 + b^2) without overflow or harmful underflow, in one fixed formula
+    (``math.hypot`` is libm's in numba and Python's own in Python: they may round
+    differently)."""
+    x = abs(a)
+    y = abs(b)
+    if x < y:
+        x, y = y, x
+    if x == 0.0:
+        return 0.0
+    r = y / x
+    return x * math.sqrt(1.0 + r * r)
+
+
+@compiled
+def _tridiagonalize(A):
+    """Householder reduction of the full symmetric ``A`` (overwritten; its lower
+    triangle is worked on) to tridiagonal form: ``(d, e, QT)`` with Q' A Q the
+    tridiagonal matrix of diagonal ``d`` and subdiagonal ``e`` (``e[i]`` couples i - 1
+    and i, ``e[0] = 0``), Q orthogonal and ``QT`` = Q' (Q's columns as rows).
+
+    Rows are reduced from the last upwards, as EISPACK's tred2 does (Golub & Van Loan,
+    *Matrix Computations*, 4th ed., §8.3.1; Wilkinson & Reinsch, *Handbook for
+    Automatic Computation* II, contribution II/2): for row i the reflector
+    H = I - u u' / h maps x = A[i, :i] onto a multiple of e_{i-1}, x scaled by its
+    1-norm first so no square overflows, and u's last entry x_{i-1} - g with g of the
+    opposite sign to x_{i-1} (no cancellation); the leading i x i block becomes
+    H B H = B - u q' - q u' with p = B u / h and q = p - (u'p / 2h) u. Q' is then
+    accumulated as H_1 H_2 ... H_{n-1} (each H symmetric), applied to rows."""
+    n = A.shape[0]
+    d = np.empty(n)
+    e = np.zeros(n)
+    U = np.zeros((n, n))  # row i: the reflector of row i (entries 0..i-1)
+    hs = np.zeros(n)  # its u'u / 2; 0 where row i needed none
+    p = np.empty(n)
+    for i in range(n - 1, 0, -1):
+        scale = 0.0
+        for k in range(i):
+            scale += abs(A[i, k])
+        if i == 1 or scale == 0.0:  # nothing left of the subdiagonal to annihilate
+            e[i] = A[i, i - 1]
+            continue
+        u = U[i]
+        h = 0.0
+        for k in range(i):
+            u[k] = A[i, k] / scale
+            h += u[k] * u[k]
+        f = u[i - 1]
+        g = math.sqrt(h)
+        if f >= 0.0:
+            g = -g
+        e[i] = scale * g
+        h -= f * g
+        u[i - 1] = f - g
+        hs[i] = h
+        # p = B u / h over the leading block B, read from its lower triangle
+        up = 0.0
+        for j in range(i):
+            s = 0.0
+            for k in range(j + 1):
+                s += A[j, k] * u[k]
+            for k in range(j + 1, i):
+                s += A[k, j] * u[k]
+            p[j] = s / h
+            up += u[j] * p[j]
+        half = up / (h + h)
+        for j in range(i):
+            p[j] -= half * u[j]  # q
+        for j in range(i):
+            uj = u[j]
+            qj = p[j]
+            for k in range(j + 1):
+                A[j, k] -= uj * p[k] + qj * u[k]
+    for i in range(n):
+        d[i] = A[i, i]
+    # Q' = H_1 H_2 ... H_{n-1}: start from the identity and multiply by H_{n-1} first,
+    # then H_{n-2}, ... from the left (H M = M - u (u'M) / h; u lives in rows 0..i-1)
+    QT = np.eye(n)
+    r = np.empty(n)
+    for i in range(n - 1, 0, -1):
+        h = hs[i]
+        if h == 0.0:
+            continue
+        u = U[i]
+        for c in range(n):
+            r[c] = 0.0
+        for k in range(i):
+            uk = u[k]
+            for c in range(n):
+                r[c] += uk * QT[k, c]
+        for k in range(i):
+            f = u[k] / h
+            for c in range(n):
+                QT[k, c] -= f * r[c]
+    return d, e, QT
+
+
+@compiled
+def _tridiagonal_ql(d, e, ZT):
+    """Diagonalise the symmetric tridiagonal matrix of diagonal ``d`` and subdiagonal
+    ``e`` (``e[i]`` couples i - 1 and i; both overwritten, ``d`` ends as the
+    eigenvalues, unsorted) by the implicit QL method with Wilkinson's shift, applying
+    every rotation to the rows of ``ZT`` as well (so rows of Q' become the eigenvectors
+    of Q T Q').
+
+    The scheme of EISPACK's tql2 / imtql2 (Golub & Van Loan §8.3.5 for the implicit
+    shifted step, written for QL; Press et al., *Numerical Recipes*, §11.3): for each l
+    from the top, find the first m >= l whose coupling e to m + 1 is negligible
+    (|e| + |d_m| + |d_{m+1}| == |d_m| + |d_{m+1}|, so in working precision, not
+    against a tolerance); while m > l, shift by the eigenvalue of the leading 2 x 2
+    block of rows l..l+1 nearer d_l and chase the bulge from m up to l with plane
+    rotations. Every step is in one fixed order, and the only roots are the ones
+    written (``_pythag``), so the same input gives the same bits anywhere."""
+    n = d.shape[0]
+    for i in range(1, n):  # e[i] now couples i and i + 1
+        e[i - 1] = e[i]
+    if n > 0:
+        e[n - 1] = 0.0
+    m_cols = ZT.shape[1]
+    for l in range(n):
+        for _ in range(_MAX_QL_ITERATIONS):
+            m = l
+            while m < n - 1:
+                dd = abs(d[m]) + abs(d[m + 1])
+                if abs(e[m]) + dd == dd:
+                    break
+                m += 1
+            if m == l:
+                break
+            # Wilkinson's shift: g = d_m - mu, mu the eigenvalue of rows l, l+1 near d_l
+            g = (d[l + 1] - d[l]) / (2.0 * e[l])
+            r = _pythag(g, 1.0)
+            g = d[m] - d[l] + e[l] / (g + (r if g >= 0.0 else -r))
+            s = 1.0
+            c = 1.0
+            p = 0.0
+            underflow = False
+            for i in range(m - 1, l - 1, -1):
+                f = s * e[i]
+                b = c * e[i]
+                r = _pythag(f, g)
+                e[i + 1] = r
+                if r == 0.0:  # the bulge vanished: the block splits at i + 1
+                    d[i + 1] -= p
+                    e[m] = 0.0
+                    underflow = True
+                    break
+                s = f / r
+                c = g / r
+                g = d[i + 1] - p
+                r = (d[i] - g) * s + 2.0 * c * b
+                p = s * r
+                d[i + 1] = g + p
+                g = c * r - b
+                row_i = ZT[i]
+                row_j = ZT[i + 1]
+                for k in range(m_cols):
+                    zi = row_i[k]
+                    zj = row_j[k]
+                    row_j[k] = s * zi + c * zj
+                    row_i[k] = c * zi - s * zj
+            if underflow:
+                continue
+            d[l] -= p
+            e[l] = g
+            e[m] = 0.0
+
+
+@compiled
+def _ql_eigen(A):
+    """(eigenvalues unsorted, eigenvectors as rows) of the full symmetric ``A``
+    (overwritten): :func:`_tridiagonalize`, then :func:`_tridiagonal_ql`."""
+    d, e, ZT = _tridiagonalize(A)
+    _tridiagonal_ql(d, e, ZT)
+    return d, ZT
+
+
+@compiled
+def eigh_ql(a):
+    """(eigenvalues ascending, unit eigenvectors as columns) of the symmetric ``a``
+    (its lower triangle), by Householder tridiagonalisation and implicit QL with
+    Wilkinson's shift (module docstring): :func:`eigh`'s contract, about three times
+    faster on GDT's 17 x 17 scatters, with other last bits and, for a repeated
+    eigenvalue, another (equally fixed) basis of its eigenspace.
+
+    Order and signs are :func:`eigh`'s (``_orient_and_sort``): eigenvalues ascending,
+    equal ones in the order the QL sweep leaves them (a stable sort); each eigenvector
+    with its largest-magnitude entry positive, the first of equal magnitude. A NaN in
+    ``a`` gives NaNs after at most ``_MAX_QL_ITERATIONS`` per eigenvalue, not a hang."""
+    w, ZT = _ql_eigen(_lower_symmetric(a))
+    return _orient_and_sort(w, ZT.T)
+
+
 @compiled
 def _lower_symmetric(a):
     """A full symmetric copy of ``a`` built from its lower triangle."""
@@ -367,9 +573,7 @@ def eigh_generalized_factored(a, L):
             for k in range(i):
                 s -= L[i, k] * C[k, c]
             C[i, c] = s / L[i, i]
-    C = _lower_symmetric(C)
-    VT = np.eye(n)
-    _jacobi(C, VT)
+    w, VT = _ql_eigen(_lower_symmetric(C))
     # x = L^-T z by back substitution, column by column (z = row c of VT)
     X = np.empty((n, n))
     for c in range(n):
@@ -378,7 +582,4 @@ def eigh_generalized_factored(a, L):
             for k in range(i + 1, n):
                 s -= L[k, i] * X[k, c]
             X[i, c] = s / L[i, i]
-    w = np.empty(n)
-    for i in range(n):
-        w[i] = C[i, i]
     return _orient_and_sort(w, X)

@@ -252,7 +252,7 @@ def test_the_factor_certificate_never_skips_a_rank_decision_it_would_change():
     """kernels.gdt.most_favoured_direction skips den's eigendecomposition when den's
     Cholesky factor proves every eigenvalue above numpy's rank tolerance. Across
     condition numbers from 1 to beyond 1 / eps (the tolerance's own neighbourhood
-    included), whenever the certificate holds the Jacobi eigenvalues indeed clear the
+    included), whenever the certificate holds the QL eigenvalues indeed clear the
     tolerance, and the direction is the generalized solver's top vector, bit for bit:
     the answer the decomposition would have led to."""
     from obliq_cli.kernels import gdt as gdt_kernels
@@ -275,7 +275,7 @@ def test_the_factor_certificate_never_skips_a_rank_decision_it_would_change():
                 refused += 1
                 continue
             held += 1
-            values = linalg.eigh(den)[0]
+            values = linalg.eigh_ql(den)[0]  # the solver GDT decides with
             assert values[0] > max(abs(values[-1]), 1e-300) * p * eps
             w, found = gdt_kernels.most_favoured_direction(num, den, float(np.trace(num)),
                                                            True)

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 import pytest
+import scipy.linalg
 
 import obliq_cli.kernels as kernels_package
 from obliq_cli.kernels import apdt as k_apdt
@@ -522,6 +523,63 @@ def _independent_columns_twin(rows):
     return keep
 
 
+def _tridiagonalize_twin(A):
+    """Householder tridiagonalisation in numpy, the same reflectors as the kernel (row
+    i from the last up, u = x / |x|_1 with x_{i-1} - g, g of sign opposite x_{i-1}),
+    applied as whole-matrix products: (d, e, Q') with Q' A Q tridiagonal."""
+    n = A.shape[0]
+    T = np.tril(A) + np.tril(A, -1).T
+    Q = np.eye(n)
+    e = np.zeros(n)
+    for i in range(n - 1, 0, -1):
+        x = T[i, :i]
+        scale = np.abs(x).sum()
+        if i == 1 or scale == 0.0:
+            e[i] = T[i, i - 1]
+            continue
+        u = x / scale
+        g = -np.copysign(np.linalg.norm(u), u[-1]) if u[-1] != 0 else -np.linalg.norm(u)
+        e[i] = scale * g
+        u = u.copy()
+        u[-1] -= g
+        H = np.eye(n)
+        H[:i, :i] -= np.outer(u, u) / (u @ u / 2)
+        T = H @ T @ H
+        Q = Q @ H  # Q = H_{n-1} H_{n-2} ...: T = Q' A Q
+    return np.diag(T).copy(), e, Q.T
+
+
+def _tridiagonal(rng):
+    """(d, e, identity) of a random tridiagonal matrix, with ties and zero couplings."""
+    n = int(rng.integers(1, 7))
+    e = _levels(rng, n) - 1.5
+    e[0] = 0.0
+    e[rng.random(n) < 0.2] = 0.0
+    return _levels(rng, n), e, np.eye(n)
+
+
+def _tridiagonal_eigen(_, args):
+    """What ``_tridiagonal_ql`` leaves: ascending eigenvalues and the eigenvectors as
+    columns, in the same order."""
+    d, _e, ZT = args
+    order = np.argsort(d, kind="stable")
+    return d[order], ZT[order].T
+
+
+def _tridiagonal_twin(d, e, ZT):
+    """scipy's tridiagonal eigensolver (LAPACK's stemr) on the same matrix."""
+    values, vectors = scipy.linalg.eigh_tridiagonal(d, e[1:]) if d.size > 1 else (
+        d.copy(), np.eye(1))
+    d[:] = values
+    ZT[:] = vectors.T
+
+
+def _ql_eigen_sorted(result, _args):
+    values, ZT = result
+    order = np.argsort(values, kind="stable")
+    return values[order], ZT[order].T
+
+
 def _same_eigenpairs(got, want, rtol):
     """Eigenvalues close; eigenvectors span the same spaces (any basis of a repeated
     eigenvalue): the projectors onto each cluster of equal eigenvalues agree."""
@@ -563,6 +621,17 @@ CASES = [
     Case(linalg._orient_and_sort,
          lambda r: (r.normal(size=4), r.normal(size=(4, 4)))),
     Case(linalg._jacobi, lambda r: (lambda a: (a, np.eye(a.shape[0])))(_symmetric(r)[0])),
+    Case(linalg._pythag, lambda r: tuple(r.choice([0.0, 3.0, -4.0, 1e-200, 1e300], 2)),
+         lambda a, b: float(np.hypot(a, b)), 1e-15, "hypot rounds once, _pythag twice"),
+    Case(linalg._tridiagonalize, lambda r: (_symmetric(r)[0] + 0.0,), _tridiagonalize_twin,
+         1e-12, "numpy's products sum in BLAS's order"),
+    Case(linalg._tridiagonal_ql, _tridiagonal, _tridiagonal_twin, 1e-10,
+         "QL against LAPACK's tridiagonal solver", compare=_same_eigenpairs,
+         view=_tridiagonal_eigen),
+    Case(linalg._ql_eigen, _symmetric, lambda a: (lambda w, v: (w, v.T))(*np.linalg.eigh(a)),
+         1e-10, "QL against LAPACK's solver", compare=_same_eigenpairs, view=_ql_eigen_sorted),
+    Case(linalg.eigh_ql, _symmetric, np.linalg.eigh, 1e-10, "QL against LAPACK's solver",
+         compare=_same_eigenpairs),
     Case(linalg._lower_symmetric, lambda r: (r.normal(size=(4, 4)),),
          lambda a: np.tril(a) + np.tril(a, -1).T),
     Case(linalg.eigh, _symmetric, np.linalg.eigh, 1e-10, "Jacobi against LAPACK's solver",

@@ -58,9 +58,12 @@ def _cases():
     for n in (1, 2, 5, 12):
         a, b = _symmetric(rng, n), _spd(rng, n) + np.eye(n)
         out[f"eigh{n}"] = linalg.eigh(a)
+        out[f"eigh_ql{n}"] = linalg.eigh_ql(a)
         values, vectors, ok = linalg.eigh_generalized(a, b)
         out[f"gen{n}"] = (values, vectors, np.array([ok]))
     out["eigh_rank1"] = linalg.eigh(linalg.covariance(X[:2]))
+    out["eigh_ql_rank1"] = linalg.eigh_ql(linalg.covariance(X[:2]))
+    out["eigh_ql_scaled"] = linalg.eigh_ql(linalg.covariance(X))
     return out
 
 
@@ -152,6 +155,103 @@ def test_a_degenerate_eigenspace_gets_an_orthonormal_basis():
     np.testing.assert_allclose(values[:-1], 0.0, atol=1e-14)
     assert abs(vectors[:, -1] @ d) == pytest.approx(np.linalg.norm(d), rel=1e-14)
     np.testing.assert_allclose(vectors.T @ vectors, np.eye(5), atol=1e-14)
+
+
+def _ql_matrices(rng, n):
+    """Symmetric matrices of the kinds the QL solver must get right: random, positive
+    definite, diagonal (nothing to reduce), with repeated eigenvalues (a rotated
+    diagonal of small integers), rank-deficient, with zero rows, badly scaled (rows and
+    columns from 1e-6 to 1e6, as unstandardised features give) and tiny or huge."""
+    Q = np.linalg.qr(rng.normal(size=(n, n)))[0]
+    repeated = Q @ np.diag(rng.integers(-1, 2, size=n).astype(float)) @ Q.T
+    scale = np.logspace(-6, 6, n)
+    zero_rows = _spd(rng, n)
+    zero_rows[::2] = 0.0
+    zero_rows[:, ::2] = 0.0
+    return {
+        "random": _symmetric(rng, n),
+        "spd": _spd(rng, n),
+        "diagonal": np.diag(rng.normal(size=n)),
+        "repeated": (repeated + repeated.T) / 2,
+        "identity": np.eye(n),
+        "rank-deficient": _spd(rng, n, rank=max(1, n // 3)),
+        "zero rows": zero_rows,
+        "badly scaled": _spd(rng, n) * np.outer(scale, scale),
+        "tiny": _symmetric(rng, n) * 1e-150,
+        "huge": _symmetric(rng, n) * 1e150,
+    }
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 4, 7, 17, 40])
+def test_eigh_ql_agrees_with_scipy(n):
+    """Eigenvalues to rounding against LAPACK's, each eigenvector or, for a repeated
+    eigenvalue, each eigenspace the same (projectors), residuals and orthonormality to
+    rounding, on every kind of matrix of ``_ql_matrices``."""
+    rng = np.random.default_rng(1000 + n)
+    for kind, a in _ql_matrices(rng, n).items():
+        values, vectors = linalg.eigh_ql(a)
+        ref_values, ref_vectors = scipy.linalg.eigh(a)
+        scale = max(np.abs(ref_values).max(), np.finfo(float).tiny)
+        np.testing.assert_allclose(values, ref_values, rtol=0, atol=1e-13 * n * scale,
+                                   err_msg=kind)
+        assert np.all(np.diff(values) >= 0), kind
+        residual = np.abs(a @ vectors - vectors * values).max()
+        assert residual <= 1e-14 * n * scale, (kind, residual / scale)
+        np.testing.assert_allclose(vectors.T @ vectors, np.eye(n), atol=1e-14 * n,
+                                   err_msg=kind)
+        # eigenspaces: clusters of eigenvalues equal to rounding share one projector
+        gaps = np.flatnonzero(np.diff(ref_values) > 1e-9 * scale) + 1
+        for c in np.split(np.arange(n), gaps):
+            np.testing.assert_allclose(vectors[:, c] @ vectors[:, c].T,
+                                       ref_vectors[:, c] @ ref_vectors[:, c].T,
+                                       atol=1e-8 if c.size == 1 else 1e-9, err_msg=kind)
+        # the sign rule: each column's largest-magnitude entry (the first such) positive
+        pivots = vectors[np.argmax(np.abs(vectors), axis=0), np.arange(n)]
+        assert np.all(pivots > 0), kind
+
+
+def test_eigh_ql_hand_worked_cases():
+    # 1 x 1: the entry itself, eigenvector +1
+    values, vectors = linalg.eigh_ql(np.array([[-2.5]]))
+    assert values.tolist() == [-2.5] and vectors.tolist() == [[1.0]]
+    # 2 x 2 [[2, 1], [1, 2]]: 1 and 3, (1, -1) / sqrt 2 and (1, 1) / sqrt 2; the upper
+    # triangle (999) is not read, and the first of two equal magnitudes is the positive one
+    values, vectors = linalg.eigh_ql(np.array([[2.0, 999.0], [1.0, 2.0]]))
+    np.testing.assert_allclose(values, [1.0, 3.0], atol=1e-15)
+    s = np.sqrt(0.5)
+    np.testing.assert_allclose(vectors, [[s, s], [-s, s]], atol=1e-15)
+    # diagonal: the entries sorted, the unit vectors as they are (no rotation happens)
+    values, vectors = linalg.eigh_ql(np.diag([3.0, -1.0, 2.0]))
+    assert values.tolist() == [-1.0, 2.0, 3.0]
+    assert vectors.tolist() == [[0.0, 0.0, 1.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]
+    # the path graph's Laplacian-like tridiagonal [[2,-1,0],[-1,2,-1],[0,-1,2]]:
+    # eigenvalues 2 - sqrt 2, 2, 2 + sqrt 2
+    a = np.array([[2.0, -1.0, 0.0], [-1.0, 2.0, -1.0], [0.0, -1.0, 2.0]])
+    values, vectors = linalg.eigh_ql(a)
+    r = np.sqrt(2.0)
+    np.testing.assert_allclose(values, [2 - r, 2.0, 2 + r], atol=1e-15)
+    np.testing.assert_allclose(vectors[:, 0], [0.5, r / 2, 0.5], atol=1e-15)
+    np.testing.assert_allclose(vectors[:, 1], [s, 0.0, -s], atol=1e-15)
+    # all ones (rank 1, a two-dimensional null space): n and 0, 0
+    values, vectors = linalg.eigh_ql(np.ones((3, 3)))
+    np.testing.assert_allclose(values, [0.0, 0.0, 3.0], atol=1e-15)
+    np.testing.assert_allclose(vectors[:, 2], np.full(3, 1 / np.sqrt(3)), atol=1e-15)
+
+
+def test_tridiagonalize_reduces_to_an_orthogonally_similar_tridiagonal():
+    rng = np.random.default_rng(7)
+    for n in (1, 2, 3, 9):
+        a = _symmetric(rng, n)
+        d, e, QT = linalg._tridiagonalize(a.copy())
+        T = np.diag(d) + np.diag(e[1:], -1) + np.diag(e[1:], 1)
+        np.testing.assert_allclose(QT @ QT.T, np.eye(n), atol=1e-14)
+        np.testing.assert_allclose(QT @ a @ QT.T, T, atol=1e-13 * np.abs(a).max())
+        assert e[0] == 0.0
+
+
+def test_eigh_ql_gives_up_on_nan_without_hanging():
+    values, vectors = linalg.eigh_ql(np.array([[1.0, 0.0], [np.nan, 2.0]]))
+    assert np.isnan(values).any() or np.isnan(vectors).any()
 
 
 @pytest.mark.parametrize("n", [1, 2, 3, 6, 12, 30])
