@@ -89,77 +89,148 @@ def gaussian_boundary(m1, v1, p1, m2, v2, p2) -> np.ndarray:
     return out
 
 
-class _FeatureStats:
-    """Per-class sufficient statistics of one feature and its sorted values per class,
-    so any partition's Gaussians and any threshold's class counts cost O(K log n)."""
+class _NodeStats:
+    """Per-class sufficient statistics of every column of a node's ``X`` [n, F], and
+    the class counts at or below each of a column's distinct values, so any (column,
+    partition) pair's Gaussians and threshold counts cost O(K) plus one binary search.
 
-    def __init__(self, x, y, k, w=None):
+    All columns of a node are scored together (``hill_climb_columns``): one pass of
+    every column's climb is one vectorised evaluation, not one per column. Every value
+    is computed by the same operations as one column alone would be (the row sums in
+    class order by ``kernels/linalg``'s fixed-order loops), so batching changes no
+    result."""
+
+    def __init__(self, X, y, k, w=None):
+        X = np.asarray(X, dtype=np.float64)
+        if X.ndim == 1:
+            X = X[:, None]
+        n, n_cols = X.shape
         self.k = k
         if w is None:
             self.n_c = np.bincount(y, minlength=k).astype(np.float64)
-            self.s1 = np.bincount(y, weights=x, minlength=k)
-            self.s2 = np.bincount(y, weights=x * x, minlength=k)
-            self.sorted = [np.sort(x[y == c]) for c in range(k)]
-            self.cum_w = None
-            return
-        # row weights: every count, sum and sum of squares a weighted one, and the
-        # class count left of a threshold the summed weight of the rows there
-        self.n_c = np.bincount(y, weights=w, minlength=k)
-        self.s1 = np.bincount(y, weights=w * x, minlength=k)
-        self.s2 = np.bincount(y, weights=w * x * x, minlength=k)
-        order = [np.argsort(x[y == c], kind="stable") for c in range(k)]
-        self.sorted = [x[y == c][o] for c, o in enumerate(order)]
-        self.cum_w = [np.concatenate([[0.0], np.cumsum(w[y == c][o])])
-                      for c, o in enumerate(order)]
+            self.s1 = np.stack([np.bincount(y, weights=X[:, f], minlength=k)
+                                for f in range(n_cols)])
+            self.s2 = np.stack([np.bincount(y, weights=X[:, f] * X[:, f], minlength=k)
+                                for f in range(n_cols)])
+        else:
+            self.n_c = np.bincount(y, weights=w, minlength=k)
+            self.s1 = np.stack([np.bincount(y, weights=w * X[:, f], minlength=k)
+                                for f in range(n_cols)])
+            self.s2 = np.stack([np.bincount(y, weights=w * X[:, f] * X[:, f], minlength=k)
+                                for f in range(n_cols)])
+        self.values, self.counts = [], []
+        for f in range(n_cols):
+            values, counts = _counts_at_or_below(X[:, f], y, k, w)
+            self.values.append(values)
+            self.counts.append(counts)
 
-    def thresholds(self, parts: np.ndarray) -> np.ndarray:
-        """Boundary for every partition row of ``parts`` [m, K] (True = group L)."""
+    @property
+    def n_columns(self) -> int:
+        return len(self.values)
+
+    def thresholds(self, parts: np.ndarray, columns=None) -> np.ndarray:
+        """Boundary for every partition row of ``parts`` [m, K] (True = group L) on the
+        column of the same row of ``columns`` [m] (default: all on column 0)."""
+        columns = self._columns(parts, columns)
         L = parts.astype(np.float64)
         R = 1.0 - L
-        nL, nR = L @ self.n_c, R @ self.n_c
         # class sums added in class order (kernels/linalg.py), not in the CPU's BLAS order
-        mL = linalg.matvec(L, self.s1) / np.where(nL > 0, nL, 1)
-        mR = linalg.matvec(R, self.s1) / np.where(nR > 0, nR, 1)
-        vL = np.maximum(linalg.matvec(L, self.s2) / np.where(nL > 0, nL, 1) - mL ** 2, 0.0)
-        vR = np.maximum(linalg.matvec(R, self.s2) / np.where(nR > 0, nR, 1) - mR ** 2, 0.0)
+        nL, nR = linalg.matvec(L, self.n_c), linalg.matvec(R, self.n_c)
+        s1, s2 = self.s1[columns], self.s2[columns]
+        mL = linalg.rowwise_dot(L, s1) / np.where(nL > 0, nL, 1)
+        mR = linalg.rowwise_dot(R, s1) / np.where(nR > 0, nR, 1)
+        vL = np.maximum(linalg.rowwise_dot(L, s2) / np.where(nL > 0, nL, 1) - mL ** 2, 0.0)
+        vR = np.maximum(linalg.rowwise_dot(R, s2) / np.where(nR > 0, nR, 1) - mR ** 2, 0.0)
         n = nL + nR
         return gaussian_boundary(mL, vL, nL / n, mR, vR, nR / n)
 
-    def score(self, parts: np.ndarray):
-        """(thresholds, weighted child entropy) for every partition row; lower is better,
-        invalid partitions (an empty group or an empty side) score inf."""
-        t = self.thresholds(parts)
-        left = np.stack([np.searchsorted(s, t, side="right") for s in self.sorted], axis=1)
-        if self.cum_w is None:
-            left = left.astype(np.float64)
-        else:
-            left = np.stack([cw[left[:, c]] for c, cw in enumerate(self.cum_w)], axis=1)
+    def score(self, parts: np.ndarray, columns=None):
+        """(thresholds, weighted child entropy) for every partition row (on its column
+        of ``columns``, as in :meth:`thresholds`); lower is better, invalid partitions
+        (an empty group or an empty side) score inf."""
+        columns = self._columns(parts, columns)
+        t = self.thresholds(parts, columns)
+        left = np.empty(parts.shape)
+        for f in np.unique(columns):
+            rows = np.flatnonzero(columns == f)
+            left[rows] = self.counts[f][np.searchsorted(self.values[f], t[rows],
+                                                        side="right")]
         right = self.n_c[None, :] - left
         sc = entropy_split(left, right)
         nl = left.sum(axis=1)
-        groups_ok = (parts @ self.n_c > 0) & ((~parts) @ self.n_c > 0)
+        groups_ok = (linalg.matvec(parts.astype(np.float64), self.n_c) > 0) & (
+            linalg.matvec((~parts).astype(np.float64), self.n_c) > 0)
         ok = groups_ok & (nl > 0) & (nl < self.n_c.sum()) & np.isfinite(t)
         return t, np.where(ok, sc, np.inf)
 
+    @staticmethod
+    def _columns(parts, columns):
+        if columns is None:
+            return np.zeros(len(parts), dtype=np.int64)
+        return np.asarray(columns, dtype=np.int64)
 
-def hill_climb(stats: _FeatureStats, start: np.ndarray, present: np.ndarray):
-    """Best-flip hill-climbing from ``start`` (bool [K]); returns (partition, threshold,
-    score, trace of scores), the trace never increasing."""
-    current = start.copy()
-    t, s = stats.score(current[None, :])
-    best_t, best_s = float(t[0]), float(s[0])
-    trace = [best_s]
+
+def _counts_at_or_below(x, y, k, w=None):
+    """The distinct values of ``x`` ascending [U], and the class counts [U + 1, K] of
+    the rows at or below each (row 0: none); with ``w`` the summed weights, added one
+    row at a time in ascending (then row) order, as a running sum over one class's
+    sorted rows adds them."""
+    order = np.argsort(x, kind="stable")
+    xs = x[order]
+    ends = np.flatnonzero(np.r_[xs[1:] > xs[:-1], True])  # last row of each run
+    counts = np.zeros((ends.size + 1, k))
+    if w is None:
+        run = np.zeros(xs.size, dtype=np.int64)
+        np.cumsum(xs[1:] > xs[:-1], out=run[1:])
+        per_run = np.bincount(run * k + y[order], minlength=ends.size * k)
+        np.cumsum(per_run.reshape(ends.size, k), axis=0, out=counts[1:])
+    else:
+        running = np.zeros((xs.size, k))
+        running[np.arange(xs.size), y[order]] = w[order]
+        counts[1:] = np.cumsum(running, axis=0)[ends]
+    return xs[ends], counts
+
+
+class _FeatureStats(_NodeStats):
+    """:class:`_NodeStats` of one feature ``x`` [n]."""
+
+
+def hill_climb_columns(stats: _NodeStats, start: np.ndarray, present: np.ndarray):
+    """:func:`hill_climb` of every column of ``stats`` from the same ``start``, all
+    columns' passes evaluated together; returns (partitions [F, K], thresholds [F],
+    scores [F], traces), each column's exactly as its own climb gives them."""
+    n_cols = stats.n_columns
+    current = np.repeat(start[None, :], n_cols, axis=0)
+    best_t, best_s = stats.score(current, np.arange(n_cols))
+    best_t, best_s = best_t.copy(), best_s.copy()
+    traces = [[float(s)] for s in best_s]
     flippable = np.flatnonzero(present)
-    while True:  # a loop per improving pass (at most 2^K, in practice a few)
-        cands = np.repeat(current[None, :], flippable.size, axis=0)
-        cands[np.arange(flippable.size), flippable] ^= True
-        t, s = stats.score(cands)
-        j = int(np.argmin(s))
-        if not s[j] < best_s - 1e-12:
-            break
-        current, best_t, best_s = cands[j], float(t[j]), float(s[j])
-        trace.append(best_s)
-    return current, best_t, best_s, trace
+    m = flippable.size
+    climbing = np.arange(n_cols)
+    while climbing.size:  # a loop per improving pass (at most 2^K, in practice a few)
+        cands = np.repeat(current[climbing], m, axis=0)
+        cands[np.arange(cands.shape[0]), np.tile(flippable, climbing.size)] ^= True
+        t, s = stats.score(cands, np.repeat(climbing, m))
+        t, s = t.reshape(-1, m), s.reshape(-1, m)
+        j = np.argmin(s, axis=1)
+        pick = np.arange(climbing.size)
+        improved = s[pick, j] < best_s[climbing] - 1e-12
+        pick, j = pick[improved], j[improved]
+        climbing = climbing[improved]
+        current[climbing] = cands.reshape(-1, m, cands.shape[1])[pick, j]
+        best_t[climbing] = t[pick, j]
+        best_s[climbing] = s[pick, j]
+        for f in climbing:
+            traces[f].append(float(best_s[f]))
+    return current, best_t, best_s, traces
+
+
+def hill_climb(stats: _NodeStats, start: np.ndarray, present: np.ndarray):
+    """Best-flip hill-climbing from ``start`` (bool [K]) on column 0 of ``stats``;
+    returns (partition, threshold, score, trace of scores), the trace never
+    increasing."""
+    parts, t, s, traces = hill_climb_columns(stats, start, present)
+    return parts[0], float(t[0]), float(s[0]), traces[0]
 
 
 def initial_partition(present: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -221,19 +292,20 @@ class LDTSplitFinder(SplitFinder):
             start = initial_partition(present, self.rng)
             climb = True
         X, y = self.node_data(node)
-        best = None
-        for j in range(X.shape[1]):  # a loop per feature
-            col = X[:, j]
-            if not col.max() > col.min():
-                continue
-            stats = _FeatureStats(col, y, n_classes, node.weights)
-            if climb:
-                _, t, s, _ = hill_climb(stats, start, present)
-            else:
-                tt, ss = stats.score(start[None, :])
-                t, s = float(tt[0]), float(ss[0])
-            if np.isfinite(s) and (best is None or s < best[2]):
-                best = (j, t, s)
+        # constant columns cannot split; all the others are searched together
+        columns = np.flatnonzero(X.max(axis=0) > X.min(axis=0))
+        if not columns.size:
+            return None
+        stats = _NodeStats(X[:, columns], y, n_classes, node.weights)
+        if climb:
+            _, t, s, _ = hill_climb_columns(stats, start, present)
+        else:
+            t, s = stats.score(np.repeat(start[None, :], columns.size, axis=0),
+                               np.arange(columns.size))
+        # the lowest finite score, the first column on ties
+        s = np.where(np.isfinite(s), s, np.inf)
+        j = int(np.argmin(s))
+        best = (int(columns[j]), float(t[j]), float(s[j])) if np.isfinite(s[j]) else None
         if best is None:
             return None
         base = float(entropy_of_counts(counts))
