@@ -118,11 +118,14 @@ class _NodeStats:
                                 for f in range(n_cols)])
             self.s2 = np.stack([np.bincount(y, weights=w * X[:, f] * X[:, f], minlength=k)
                                 for f in range(n_cols)])
-        self.values, self.counts = [], []
-        for f in range(n_cols):
-            values, counts = _counts_at_or_below(X[:, f], y, k, w)
-            self.values.append(values)
-            self.counts.append(counts)
+        if w is None:
+            self.values, self.counts = _counts_at_or_below_columns(X, y, k)
+        else:
+            self.values, self.counts = [], []
+            for f in range(n_cols):
+                values, counts = _counts_at_or_below(X[:, f], y, k, w)
+                self.values.append(values)
+                self.counts.append(counts)
 
     @property
     def n_columns(self) -> int:
@@ -189,6 +192,28 @@ def _counts_at_or_below(x, y, k, w=None):
         running[np.arange(xs.size), y[order]] = w[order]
         counts[1:] = np.cumsum(running, axis=0)[ends]
     return xs[ends], counts
+
+
+def _counts_at_or_below_columns(X, y, k):
+    """:func:`_counts_at_or_below` of every column of ``X`` [n, F] without weights
+    (lists of F value and count arrays), with one sort and one count for all columns."""
+    n, n_cols = X.shape
+    order = np.argsort(X, axis=0, kind="stable")
+    xs = np.take_along_axis(X, order, axis=0)
+    run = np.zeros((n, n_cols), dtype=np.int64)
+    np.cumsum(xs[1:] > xs[:-1], axis=0, out=run[1:])
+    n_runs = run[-1] + 1
+    # each column's runs get their own block of rows, with a row of zeros before it
+    first = np.r_[0, np.cumsum(n_runs + 1)[:-1]]
+    cell = ((run + first + 1) * k + y[order]).ravel()
+    counts = np.bincount(cell, minlength=int((n_runs + 1).sum()) * k).reshape(-1, k)
+    values, tables = [], []
+    for f in range(n_cols):
+        block = counts[first[f]:first[f] + n_runs[f] + 1]
+        tables.append(np.cumsum(block, axis=0).astype(np.float64))
+        ends = np.flatnonzero(np.r_[xs[1:, f] > xs[:-1, f], True])
+        values.append(xs[ends, f])
+    return values, tables
 
 
 class _FeatureStats(_NodeStats):
