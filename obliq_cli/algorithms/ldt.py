@@ -44,6 +44,7 @@ import numpy as np
 
 from ..invariances import ROUNDING, NotKept, axis_parallel
 from ..kernels import linalg
+from ..kernels.ldt import count_rows_at
 from ..registry import register_algorithm
 from ..tree.builder import Node, Split, SplitFinder
 from ..tree.impurity import entropy_of_counts, entropy_split
@@ -118,18 +119,20 @@ class _NodeStats:
                                 for f in range(n_cols)])
             self.s2 = np.stack([np.bincount(y, weights=w * X[:, f] * X[:, f], minlength=k)
                                 for f in range(n_cols)])
+        # every column's distinct values, ascending, one column after another
+        # (column f's from starts[f]), and the class counts at or below each in a table
+        # of the same layout with a row of zeros before each column's block
         if w is None:
-            self.values, self.counts = _counts_at_or_below_columns(X, y, k)
+            self.values, self.starts, self.counts = _counts_at_or_below_columns(X, y, k)
         else:
-            self.values, self.counts = [], []
-            for f in range(n_cols):
-                values, counts = _counts_at_or_below(X[:, f], y, k, w)
-                self.values.append(values)
-                self.counts.append(counts)
+            per_column = [_counts_at_or_below(X[:, f], y, k, w) for f in range(n_cols)]
+            self.values = np.concatenate([v for v, _ in per_column])
+            self.starts = np.r_[0, np.cumsum([v.size for v, _ in per_column])]
+            self.counts = np.concatenate([c for _, c in per_column])
 
     @property
     def n_columns(self) -> int:
-        return len(self.values)
+        return self.starts.size - 1
 
     def thresholds(self, parts: np.ndarray, columns=None) -> np.ndarray:
         """Boundary for every partition row of ``parts`` [m, K] (True = group L) on the
@@ -153,11 +156,7 @@ class _NodeStats:
         (an empty group or an empty side) score inf."""
         columns = self._columns(parts, columns)
         t = self.thresholds(parts, columns)
-        left = np.empty(parts.shape)
-        for f in np.unique(columns):
-            rows = np.flatnonzero(columns == f)
-            left[rows] = self.counts[f][np.searchsorted(self.values[f], t[rows],
-                                                        side="right")]
+        left = self.counts[count_rows_at(self.values, self.starts, columns, t)]
         right = self.n_c[None, :] - left
         sc = entropy_split(left, right)
         nl = left.sum(axis=1)
@@ -195,25 +194,26 @@ def _counts_at_or_below(x, y, k, w=None):
 
 
 def _counts_at_or_below_columns(X, y, k):
-    """:func:`_counts_at_or_below` of every column of ``X`` [n, F] without weights
-    (lists of F value and count arrays), with one sort and one count for all columns."""
+    """:func:`_counts_at_or_below` of every column of ``X`` [n, F] without weights, with
+    one sort and one count for all columns: (values, starts, counts) in the layout of
+    ``kernels.ldt.count_rows_at``."""
     n, n_cols = X.shape
     order = np.argsort(X, axis=0, kind="stable")
     xs = np.take_along_axis(X, order, axis=0)
+    new_value = xs[1:] > xs[:-1]
     run = np.zeros((n, n_cols), dtype=np.int64)
-    np.cumsum(xs[1:] > xs[:-1], axis=0, out=run[1:])
+    np.cumsum(new_value, axis=0, out=run[1:])
     n_runs = run[-1] + 1
-    # each column's runs get their own block of rows, with a row of zeros before it
-    first = np.r_[0, np.cumsum(n_runs + 1)[:-1]]
-    cell = ((run + first + 1) * k + y[order]).ravel()
-    counts = np.bincount(cell, minlength=int((n_runs + 1).sum()) * k).reshape(-1, k)
-    values, tables = [], []
-    for f in range(n_cols):
-        block = counts[first[f]:first[f] + n_runs[f] + 1]
-        tables.append(np.cumsum(block, axis=0).astype(np.float64))
-        ends = np.flatnonzero(np.r_[xs[1:, f] > xs[:-1, f], True])
-        values.append(xs[ends, f])
-    return values, tables
+    starts = np.r_[0, np.cumsum(n_runs)]
+    # column f's block of counts: rows starts[f] + f (zeros) to starts[f + 1] + f
+    cell = ((run + (starts[:-1] + np.arange(n_cols) + 1)) * k + y[order]).ravel()
+    counts = np.cumsum(np.bincount(cell, minlength=int(starts[-1] + n_cols) * k)
+                       .reshape(-1, k), axis=0)
+    # each block counted from its own row of zeros (integers: exact)
+    counts -= np.repeat(counts[starts[:-1] + np.arange(n_cols)], n_runs + 1, axis=0)
+    last = np.ones((n, n_cols), dtype=bool)  # the last row of each run of equal values
+    last[:-1] = new_value
+    return xs.T[last.T], starts, counts.astype(np.float64)
 
 
 class _FeatureStats(_NodeStats):

@@ -35,6 +35,7 @@ from obliq_cli.kernels import apdt as k_apdt
 from obliq_cli.kernels import cart_lc as k_cart_lc
 from obliq_cli.kernels import criteria, linalg, presort, sums, sweep
 from obliq_cli.kernels import gdt as k_gdt
+from obliq_cli.kernels import ldt as k_ldt
 from obliq_cli.kernels import line_search as k_ls
 from obliq_cli.kernels import oc1 as k_oc1
 from obliq_cli.kernels import svm as k_svm
@@ -536,6 +537,25 @@ def _same_eigenpairs(got, want, rtol):
                                    ref_vectors[:, c] @ ref_vectors[:, c].T, atol=1e-8)
 
 
+def _ldt_lookup_inputs(rng):
+    """Columns of distinct ascending values (some of one value), thresholds on, between
+    and beyond them (NaN too), in any column order."""
+    blocks = [np.unique(_levels(rng, int(rng.integers(1, 7))))
+              for _ in range(int(rng.integers(1, 4)))]
+    starts = np.r_[0, np.cumsum([b.size for b in blocks])].astype(np.int64)
+    m = int(rng.integers(1, 12))
+    columns = rng.integers(0, len(blocks), m).astype(np.int64)
+    thresholds = _levels(rng, m, 5) - 0.75 * rng.integers(0, 2, m)
+    thresholds[rng.random(m) < 0.1] = np.nan
+    return np.concatenate(blocks), starts, columns, thresholds
+
+
+def _ldt_lookup_twin(values, starts, columns, thresholds):
+    return np.array([starts[f] + f + np.searchsorted(values[starts[f]:starts[f + 1]], t,
+                                                     side="right")
+                     for f, t in zip(columns, thresholds)], dtype=np.int64)
+
+
 # ------------------------------------------------------------------ the registry
 CASES = [
     # linalg: numpy's products go to BLAS, which sums in its own order (that is why
@@ -729,6 +749,8 @@ CASES = [
          lambda r: (lambda V, D, y, total, w: (np.column_stack([V, D]), r.normal(size=2), y,
                                                total, _code(r), w))(
              *_weighted_line_inputs(r))),
+    # LDT: positions from numpy's own binary search, column by column
+    Case(k_ldt.count_rows_at, _ldt_lookup_inputs, _ldt_lookup_twin),
     # GDT
     Case(k_gdt.augmented_scatter,  # unweighted or with row weights
          lambda r: (lambda rows: (rows, _maybe_weights(r, rows.shape[0])))(
