@@ -43,8 +43,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..invariances import ROUNDING, NotKept, axis_parallel
-from ..kernels import linalg
-from ..kernels.ldt import count_rows_at
+from ..kernels.ldt import count_rows_at, group_sums
 from ..registry import register_algorithm
 from ..tree.builder import Node, Split, SplitFinder
 from ..tree.impurity import entropy_of_counts, entropy_split
@@ -58,7 +57,7 @@ def gaussian_boundary(m1, v1, p1, m2, v2, p2) -> np.ndarray:
     All arguments broadcast; variances v are squared standard deviations.
     """
     m1, v1, p1, m2, v2, p2 = np.broadcast_arrays(*map(np.asarray, (m1, v1, p1, m2, v2, p2)))
-    m1, v1, m2, v2 = (a.astype(np.float64) for a in (m1, v1, m2, v2))
+    m1, v1, m2, v2 = (a.astype(np.float64, copy=False) for a in (m1, v1, m2, v2))
     v1 = np.where(v1 > 0, v1, v2)
     v2 = np.where(v2 > 0, v2, v1)
     mid = (m1 + m2) / 2.0
@@ -98,7 +97,7 @@ class _NodeStats:
     All columns of a node are scored together (``hill_climb_columns``): one pass of
     every column's climb is one vectorised evaluation, not one per column. Every value
     is computed by the same operations as one column alone would be (the row sums in
-    class order by ``kernels/linalg``'s fixed-order loops), so batching changes no
+    class order by ``kernels.ldt.group_sums``, a fixed-order loop), so batching changes no
     result."""
 
     def __init__(self, X, y, k, w=None):
@@ -138,15 +137,20 @@ class _NodeStats:
         """Boundary for every partition row of ``parts`` [m, K] (True = group L) on the
         column of the same row of ``columns`` [m] (default: all on column 0)."""
         columns = self._columns(parts, columns)
-        L = parts.astype(np.float64)
-        R = 1.0 - L
-        # class sums added in class order (kernels/linalg.py), not in the CPU's BLAS order
-        nL, nR = linalg.matvec(L, self.n_c), linalg.matvec(R, self.n_c)
-        s1, s2 = self.s1[columns], self.s2[columns]
-        mL = linalg.rowwise_dot(L, s1) / np.where(nL > 0, nL, 1)
-        mR = linalg.rowwise_dot(R, s1) / np.where(nR > 0, nR, 1)
-        vL = np.maximum(linalg.rowwise_dot(L, s2) / np.where(nL > 0, nL, 1) - mL ** 2, 0.0)
-        vR = np.maximum(linalg.rowwise_dot(R, s2) / np.where(nR > 0, nR, 1) - mR ** 2, 0.0)
+        return self._thresholds(self._sums(parts, columns))
+
+    def _sums(self, parts, columns):
+        # class sums added in class order (kernels/ldt.py), not in the CPU's BLAS order
+        return group_sums(np.ascontiguousarray(parts, dtype=np.bool_), columns, self.n_c,
+                          self.s1, self.s2)
+
+    @staticmethod
+    def _thresholds(sums):
+        nL, nR, s1L, s1R, s2L, s2R = sums
+        mL = s1L / np.where(nL > 0, nL, 1)
+        mR = s1R / np.where(nR > 0, nR, 1)
+        vL = np.maximum(s2L / np.where(nL > 0, nL, 1) - mL ** 2, 0.0)
+        vR = np.maximum(s2R / np.where(nR > 0, nR, 1) - mR ** 2, 0.0)
         n = nL + nR
         return gaussian_boundary(mL, vL, nL / n, mR, vR, nR / n)
 
@@ -155,13 +159,13 @@ class _NodeStats:
         of ``columns``, as in :meth:`thresholds`); lower is better, invalid partitions
         (an empty group or an empty side) score inf."""
         columns = self._columns(parts, columns)
-        t = self.thresholds(parts, columns)
+        sums = self._sums(parts, columns)
+        t = self._thresholds(sums)
         left = self.counts[count_rows_at(self.values, self.starts, columns, t)]
         right = self.n_c[None, :] - left
         sc = entropy_split(left, right)
         nl = left.sum(axis=1)
-        groups_ok = (linalg.matvec(parts.astype(np.float64), self.n_c) > 0) & (
-            linalg.matvec((~parts).astype(np.float64), self.n_c) > 0)
+        groups_ok = (sums[0] > 0) & (sums[1] > 0)
         ok = groups_ok & (nl > 0) & (nl < self.n_c.sum()) & np.isfinite(t)
         return t, np.where(ok, sc, np.inf)
 

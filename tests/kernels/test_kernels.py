@@ -556,6 +556,25 @@ def _ldt_lookup_twin(values, starts, columns, thresholds):
                      for f, t in zip(columns, thresholds)], dtype=np.int64)
 
 
+def _ldt_group_inputs(rng):
+    """Two-group partitions of k classes (empty groups too) on random columns."""
+    m, k, n_cols = int(rng.integers(1, 9)), int(rng.integers(2, 7)), int(rng.integers(1, 4))
+    parts = rng.random((m, k)) < 0.5
+    parts[0] = False
+    return (parts, rng.integers(0, n_cols, m).astype(np.int64),
+            rng.integers(0, 9, k).astype(np.float64), rng.normal(size=(n_cols, k)),
+            rng.random((n_cols, k)) * 10)
+
+
+def _ldt_group_twin(parts, columns, n_c, s1, s2):
+    left = parts.astype(np.float64)
+    out = []
+    for per_class in (np.tile(n_c, (len(columns), 1)), s1[columns], s2[columns]):
+        for side in (left, 1.0 - left):
+            out.append([_sequential_sum(a * b) for a, b in zip(side, per_class)])
+    return np.array(out)
+
+
 # ------------------------------------------------------------------ the registry
 CASES = [
     # linalg: numpy's products go to BLAS, which sums in its own order (that is why
@@ -751,6 +770,7 @@ CASES = [
              *_weighted_line_inputs(r))),
     # LDT: positions from numpy's own binary search, column by column
     Case(k_ldt.count_rows_at, _ldt_lookup_inputs, _ldt_lookup_twin),
+    Case(k_ldt.group_sums, _ldt_group_inputs, _ldt_group_twin),
     # GDT
     Case(k_gdt.augmented_scatter,  # unweighted or with row weights
          lambda r: (lambda rows: (rows, _maybe_weights(r, rows.shape[0])))(
