@@ -35,6 +35,7 @@ from obliq_cli.kernels import apdt as k_apdt
 from obliq_cli.kernels import cart_lc as k_cart_lc
 from obliq_cli.kernels import criteria, linalg, presort, sums, sweep
 from obliq_cli.kernels import gdt as k_gdt
+from obliq_cli.kernels import hhcart as k_hhcart
 from obliq_cli.kernels import ldt as k_ldt
 from obliq_cli.kernels import line_search as k_ls
 from obliq_cli.kernels import oc1 as k_oc1
@@ -537,6 +538,22 @@ def _same_eigenpairs(got, want, rtol):
                                    ref_vectors[:, c] @ ref_vectors[:, c].T, atol=1e-8)
 
 
+def _reflection_inputs(rng):
+    """Node rows with ties, unit Householder vectors with exact zeros, some rows."""
+    n, p, m = int(rng.integers(1, 12)), int(rng.integers(1, 5)), int(rng.integers(1, 4))
+    X = _levels(rng, (n, p)) - 1.0
+    U = rng.normal(size=(m, p))
+    U[rng.random((m, p)) < 0.3] = 0.0
+    U /= np.maximum(np.sqrt((U * U).sum(axis=1)), 1e-300)[:, None]
+    T = np.ascontiguousarray((2.0 * (X @ U.T)).T)
+    rows = np.flatnonzero(rng.random(m * p) < 0.7).astype(np.int64)
+    return np.ascontiguousarray(X.T), T, U, rows
+
+
+def _reflection_twin(Xt, T, U, rows):
+    return (Xt[None, :, :] - T[:, None, :] * U[:, :, None]).reshape(-1, Xt.shape[1])[rows]
+
+
 def _ldt_lookup_inputs(rng):
     """Columns of distinct ascending values (some of one value), thresholds on, between
     and beyond them (NaN too), in any column order."""
@@ -768,6 +785,8 @@ CASES = [
          lambda r: (lambda V, D, y, total, w: (np.column_stack([V, D]), r.normal(size=2), y,
                                                total, _code(r), w))(
              *_weighted_line_inputs(r))),
+    # HHCART: numpy's broadcast reflection, the rows asked for
+    Case(k_hhcart.reflected_rows, _reflection_inputs, _reflection_twin),
     # LDT: positions from numpy's own binary search, column by column
     Case(k_ldt.count_rows_at, _ldt_lookup_inputs, _ldt_lookup_twin),
     Case(k_ldt.group_sums, _ldt_group_inputs, _ldt_group_twin),
