@@ -36,6 +36,15 @@ group's prior is its share of the node's weight, its mean and variance the weigh
 (maximum-likelihood, divided by the weight) ones, and the gain's class counts weighted
 sums. The per-node draw of the first class grouping does not depend on the rows, so
 integer weights grow the duplicated rows' tree up to the rounding of the weighted sums.
+
+Cost with many classes: every pass of a column's climb scores its K single-class flips,
+each from K class sums and K class counts (and K logarithms of the child entropy), so a
+26-class node does about 26^2 such terms per column per pass where two classes need one
+partition. That work is the search's; what was removed is per-class and per-column
+bookkeeping: the columns of a node climb together (one vectorised evaluation per pass),
+the class sums of a partition are one compiled loop (``kernels.ldt.group_sums``), and the
+class counts at a threshold are one row of a per-column table of counts at or below each
+distinct value, placed by one compiled binary search (``kernels.ldt.count_rows_at``).
 """
 
 from __future__ import annotations
