@@ -36,6 +36,15 @@ group's prior is its share of the node's weight, its mean and variance the weigh
 (maximum-likelihood, divided by the weight) ones, and the gain's class counts weighted
 sums. The per-node draw of the first class grouping does not depend on the rows, so
 integer weights grow the duplicated rows' tree up to the rounding of the weighted sums.
+
+Cost with many classes: every pass of a column's climb scores its K single-class flips,
+each from K class sums and K class counts (and K logarithms of the child entropy), so a
+26-class node does about 26^2 such terms per column per pass where two classes need one
+partition. That work is the search's; what was removed is per-class and per-column
+bookkeeping: the columns of a node climb together (one vectorised evaluation per pass),
+the class sums of a partition are one compiled loop (``kernels.ldt.group_sums``), and the
+class counts at a threshold are one row of a per-column table of counts at or below each
+distinct value, placed by one compiled binary search (``kernels.ldt.count_rows_at``).
 """
 
 from __future__ import annotations
@@ -43,7 +52,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..invariances import ROUNDING, NotKept, axis_parallel
-from ..kernels import linalg
+from ..kernels.ldt import count_rows_at, group_sums
 from ..registry import register_algorithm
 from ..tree.builder import Node, Split, SplitFinder
 from ..tree.impurity import entropy_of_counts, entropy_split
@@ -57,7 +66,7 @@ def gaussian_boundary(m1, v1, p1, m2, v2, p2) -> np.ndarray:
     All arguments broadcast; variances v are squared standard deviations.
     """
     m1, v1, p1, m2, v2, p2 = np.broadcast_arrays(*map(np.asarray, (m1, v1, p1, m2, v2, p2)))
-    m1, v1, m2, v2 = (a.astype(np.float64) for a in (m1, v1, m2, v2))
+    m1, v1, m2, v2 = (a.astype(np.float64, copy=False) for a in (m1, v1, m2, v2))
     v1 = np.where(v1 > 0, v1, v2)
     v2 = np.where(v2 > 0, v2, v1)
     mid = (m1 + m2) / 2.0
@@ -89,77 +98,177 @@ def gaussian_boundary(m1, v1, p1, m2, v2, p2) -> np.ndarray:
     return out
 
 
-class _FeatureStats:
-    """Per-class sufficient statistics of one feature and its sorted values per class,
-    so any partition's Gaussians and any threshold's class counts cost O(K log n)."""
+class _NodeStats:
+    """Per-class sufficient statistics of every column of a node's ``X`` [n, F], and
+    the class counts at or below each of a column's distinct values, so any (column,
+    partition) pair's Gaussians and threshold counts cost O(K) plus one binary search.
 
-    def __init__(self, x, y, k, w=None):
+    All columns of a node are scored together (``hill_climb_columns``): one pass of
+    every column's climb is one vectorised evaluation, not one per column. Every value
+    is computed by the same operations as one column alone would be (the row sums in
+    class order by ``kernels.ldt.group_sums``, a fixed-order loop), so batching changes no
+    result."""
+
+    def __init__(self, X, y, k, w=None):
+        X = np.asarray(X, dtype=np.float64)
+        if X.ndim == 1:
+            X = X[:, None]
+        n, n_cols = X.shape
         self.k = k
         if w is None:
             self.n_c = np.bincount(y, minlength=k).astype(np.float64)
-            self.s1 = np.bincount(y, weights=x, minlength=k)
-            self.s2 = np.bincount(y, weights=x * x, minlength=k)
-            self.sorted = [np.sort(x[y == c]) for c in range(k)]
-            self.cum_w = None
-            return
-        # row weights: every count, sum and sum of squares a weighted one, and the
-        # class count left of a threshold the summed weight of the rows there
-        self.n_c = np.bincount(y, weights=w, minlength=k)
-        self.s1 = np.bincount(y, weights=w * x, minlength=k)
-        self.s2 = np.bincount(y, weights=w * x * x, minlength=k)
-        order = [np.argsort(x[y == c], kind="stable") for c in range(k)]
-        self.sorted = [x[y == c][o] for c, o in enumerate(order)]
-        self.cum_w = [np.concatenate([[0.0], np.cumsum(w[y == c][o])])
-                      for c, o in enumerate(order)]
+            self.s1 = np.stack([np.bincount(y, weights=X[:, f], minlength=k)
+                                for f in range(n_cols)])
+            self.s2 = np.stack([np.bincount(y, weights=X[:, f] * X[:, f], minlength=k)
+                                for f in range(n_cols)])
+        else:
+            self.n_c = np.bincount(y, weights=w, minlength=k)
+            self.s1 = np.stack([np.bincount(y, weights=w * X[:, f], minlength=k)
+                                for f in range(n_cols)])
+            self.s2 = np.stack([np.bincount(y, weights=w * X[:, f] * X[:, f], minlength=k)
+                                for f in range(n_cols)])
+        # every column's distinct values, ascending, one column after another
+        # (column f's from starts[f]), and the class counts at or below each in a table
+        # of the same layout with a row of zeros before each column's block
+        if w is None:
+            self.values, self.starts, self.counts = _counts_at_or_below_columns(X, y, k)
+        else:
+            per_column = [_counts_at_or_below(X[:, f], y, k, w) for f in range(n_cols)]
+            self.values = np.concatenate([v for v, _ in per_column])
+            self.starts = np.r_[0, np.cumsum([v.size for v, _ in per_column])]
+            self.counts = np.concatenate([c for _, c in per_column])
 
-    def thresholds(self, parts: np.ndarray) -> np.ndarray:
-        """Boundary for every partition row of ``parts`` [m, K] (True = group L)."""
-        L = parts.astype(np.float64)
-        R = 1.0 - L
-        nL, nR = L @ self.n_c, R @ self.n_c
-        # class sums added in class order (kernels/linalg.py), not in the CPU's BLAS order
-        mL = linalg.matvec(L, self.s1) / np.where(nL > 0, nL, 1)
-        mR = linalg.matvec(R, self.s1) / np.where(nR > 0, nR, 1)
-        vL = np.maximum(linalg.matvec(L, self.s2) / np.where(nL > 0, nL, 1) - mL ** 2, 0.0)
-        vR = np.maximum(linalg.matvec(R, self.s2) / np.where(nR > 0, nR, 1) - mR ** 2, 0.0)
+    @property
+    def n_columns(self) -> int:
+        return self.starts.size - 1
+
+    def thresholds(self, parts: np.ndarray, columns=None) -> np.ndarray:
+        """Boundary for every partition row of ``parts`` [m, K] (True = group L) on the
+        column of the same row of ``columns`` [m] (default: all on column 0)."""
+        columns = self._columns(parts, columns)
+        return self._thresholds(self._sums(parts, columns))
+
+    def _sums(self, parts, columns):
+        # class sums added in class order (kernels/ldt.py), not in the CPU's BLAS order
+        return group_sums(np.ascontiguousarray(parts, dtype=np.bool_), columns, self.n_c,
+                          self.s1, self.s2)
+
+    @staticmethod
+    def _thresholds(sums):
+        nL, nR, s1L, s1R, s2L, s2R = sums
+        mL = s1L / np.where(nL > 0, nL, 1)
+        mR = s1R / np.where(nR > 0, nR, 1)
+        vL = np.maximum(s2L / np.where(nL > 0, nL, 1) - mL ** 2, 0.0)
+        vR = np.maximum(s2R / np.where(nR > 0, nR, 1) - mR ** 2, 0.0)
         n = nL + nR
         return gaussian_boundary(mL, vL, nL / n, mR, vR, nR / n)
 
-    def score(self, parts: np.ndarray):
-        """(thresholds, weighted child entropy) for every partition row; lower is better,
-        invalid partitions (an empty group or an empty side) score inf."""
-        t = self.thresholds(parts)
-        left = np.stack([np.searchsorted(s, t, side="right") for s in self.sorted], axis=1)
-        if self.cum_w is None:
-            left = left.astype(np.float64)
-        else:
-            left = np.stack([cw[left[:, c]] for c, cw in enumerate(self.cum_w)], axis=1)
+    def score(self, parts: np.ndarray, columns=None):
+        """(thresholds, weighted child entropy) for every partition row (on its column
+        of ``columns``, as in :meth:`thresholds`); lower is better, invalid partitions
+        (an empty group or an empty side) score inf."""
+        columns = self._columns(parts, columns)
+        sums = self._sums(parts, columns)
+        t = self._thresholds(sums)
+        left = self.counts[count_rows_at(self.values, self.starts, columns, t)]
         right = self.n_c[None, :] - left
         sc = entropy_split(left, right)
         nl = left.sum(axis=1)
-        groups_ok = (parts @ self.n_c > 0) & ((~parts) @ self.n_c > 0)
+        groups_ok = (sums[0] > 0) & (sums[1] > 0)
         ok = groups_ok & (nl > 0) & (nl < self.n_c.sum()) & np.isfinite(t)
         return t, np.where(ok, sc, np.inf)
 
+    @staticmethod
+    def _columns(parts, columns):
+        if columns is None:
+            return np.zeros(len(parts), dtype=np.int64)
+        return np.asarray(columns, dtype=np.int64)
 
-def hill_climb(stats: _FeatureStats, start: np.ndarray, present: np.ndarray):
-    """Best-flip hill-climbing from ``start`` (bool [K]); returns (partition, threshold,
-    score, trace of scores), the trace never increasing."""
-    current = start.copy()
-    t, s = stats.score(current[None, :])
-    best_t, best_s = float(t[0]), float(s[0])
-    trace = [best_s]
+
+def _counts_at_or_below(x, y, k, w=None):
+    """The distinct values of ``x`` ascending [U], and the class counts [U + 1, K] of
+    the rows at or below each (row 0: none); with ``w`` the summed weights, added one
+    row at a time in ascending (then row) order, as a running sum over one class's
+    sorted rows adds them."""
+    order = np.argsort(x, kind="stable")
+    xs = x[order]
+    ends = np.flatnonzero(np.r_[xs[1:] > xs[:-1], True])  # last row of each run
+    counts = np.zeros((ends.size + 1, k))
+    if w is None:
+        run = np.zeros(xs.size, dtype=np.int64)
+        np.cumsum(xs[1:] > xs[:-1], out=run[1:])
+        per_run = np.bincount(run * k + y[order], minlength=ends.size * k)
+        np.cumsum(per_run.reshape(ends.size, k), axis=0, out=counts[1:])
+    else:
+        running = np.zeros((xs.size, k))
+        running[np.arange(xs.size), y[order]] = w[order]
+        counts[1:] = np.cumsum(running, axis=0)[ends]
+    return xs[ends], counts
+
+
+def _counts_at_or_below_columns(X, y, k):
+    """:func:`_counts_at_or_below` of every column of ``X`` [n, F] without weights, with
+    one sort and one count for all columns: (values, starts, counts) in the layout of
+    ``kernels.ldt.count_rows_at``."""
+    n, n_cols = X.shape
+    order = np.argsort(X, axis=0, kind="stable")
+    xs = np.take_along_axis(X, order, axis=0)
+    new_value = xs[1:] > xs[:-1]
+    run = np.zeros((n, n_cols), dtype=np.int64)
+    np.cumsum(new_value, axis=0, out=run[1:])
+    n_runs = run[-1] + 1
+    starts = np.r_[0, np.cumsum(n_runs)]
+    # column f's block of counts: rows starts[f] + f (zeros) to starts[f + 1] + f
+    cell = ((run + (starts[:-1] + np.arange(n_cols) + 1)) * k + y[order]).ravel()
+    counts = np.cumsum(np.bincount(cell, minlength=int(starts[-1] + n_cols) * k)
+                       .reshape(-1, k), axis=0)
+    # each block counted from its own row of zeros (integers: exact)
+    counts -= np.repeat(counts[starts[:-1] + np.arange(n_cols)], n_runs + 1, axis=0)
+    last = np.ones((n, n_cols), dtype=bool)  # the last row of each run of equal values
+    last[:-1] = new_value
+    return xs.T[last.T], starts, counts.astype(np.float64)
+
+
+class _FeatureStats(_NodeStats):
+    """:class:`_NodeStats` of one feature ``x`` [n]."""
+
+
+def hill_climb_columns(stats: _NodeStats, start: np.ndarray, present: np.ndarray):
+    """:func:`hill_climb` of every column of ``stats`` from the same ``start``, all
+    columns' passes evaluated together; returns (partitions [F, K], thresholds [F],
+    scores [F], traces), each column's exactly as its own climb gives them."""
+    n_cols = stats.n_columns
+    current = np.repeat(start[None, :], n_cols, axis=0)
+    best_t, best_s = stats.score(current, np.arange(n_cols))
+    best_t, best_s = best_t.copy(), best_s.copy()
+    traces = [[float(s)] for s in best_s]
     flippable = np.flatnonzero(present)
-    while True:  # a loop per improving pass (at most 2^K, in practice a few)
-        cands = np.repeat(current[None, :], flippable.size, axis=0)
-        cands[np.arange(flippable.size), flippable] ^= True
-        t, s = stats.score(cands)
-        j = int(np.argmin(s))
-        if not s[j] < best_s - 1e-12:
-            break
-        current, best_t, best_s = cands[j], float(t[j]), float(s[j])
-        trace.append(best_s)
-    return current, best_t, best_s, trace
+    m = flippable.size
+    climbing = np.arange(n_cols)
+    while climbing.size:  # a loop per improving pass (at most 2^K, in practice a few)
+        cands = np.repeat(current[climbing], m, axis=0)
+        cands[np.arange(cands.shape[0]), np.tile(flippable, climbing.size)] ^= True
+        t, s = stats.score(cands, np.repeat(climbing, m))
+        t, s = t.reshape(-1, m), s.reshape(-1, m)
+        j = np.argmin(s, axis=1)
+        pick = np.arange(climbing.size)
+        improved = s[pick, j] < best_s[climbing] - 1e-12
+        pick, j = pick[improved], j[improved]
+        climbing = climbing[improved]
+        current[climbing] = cands.reshape(-1, m, cands.shape[1])[pick, j]
+        best_t[climbing] = t[pick, j]
+        best_s[climbing] = s[pick, j]
+        for f in climbing:
+            traces[f].append(float(best_s[f]))
+    return current, best_t, best_s, traces
+
+
+def hill_climb(stats: _NodeStats, start: np.ndarray, present: np.ndarray):
+    """Best-flip hill-climbing from ``start`` (bool [K]) on column 0 of ``stats``;
+    returns (partition, threshold, score, trace of scores), the trace never
+    increasing."""
+    parts, t, s, traces = hill_climb_columns(stats, start, present)
+    return parts[0], float(t[0]), float(s[0]), traces[0]
 
 
 def initial_partition(present: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -221,19 +330,20 @@ class LDTSplitFinder(SplitFinder):
             start = initial_partition(present, self.rng)
             climb = True
         X, y = self.node_data(node)
-        best = None
-        for j in range(X.shape[1]):  # a loop per feature
-            col = X[:, j]
-            if not col.max() > col.min():
-                continue
-            stats = _FeatureStats(col, y, n_classes, node.weights)
-            if climb:
-                _, t, s, _ = hill_climb(stats, start, present)
-            else:
-                tt, ss = stats.score(start[None, :])
-                t, s = float(tt[0]), float(ss[0])
-            if np.isfinite(s) and (best is None or s < best[2]):
-                best = (j, t, s)
+        # constant columns cannot split; all the others are searched together
+        columns = np.flatnonzero(X.max(axis=0) > X.min(axis=0))
+        if not columns.size:
+            return None
+        stats = _NodeStats(X[:, columns], y, n_classes, node.weights)
+        if climb:
+            _, t, s, _ = hill_climb_columns(stats, start, present)
+        else:
+            t, s = stats.score(np.repeat(start[None, :], columns.size, axis=0),
+                               np.arange(columns.size))
+        # the lowest finite score, the first column on ties
+        s = np.where(np.isfinite(s), s, np.inf)
+        j = int(np.argmin(s))
+        best = (int(columns[j]), float(t[j]), float(s[j])) if np.isfinite(s[j]) else None
         if best is None:
             return None
         base = float(entropy_of_counts(counts))

@@ -18,8 +18,8 @@ with ties.
 - :mod:`.criteria`: the criterion codes and one candidate's score from its counts.
 - :mod:`.sweep`: the sorted sweep over every threshold of many projections.
 - :mod:`.line_search`: the exact one-coefficient line search of the hill climbers.
-- :mod:`.apdt`, :mod:`.cart_lc`, :mod:`.oc1`, :mod:`.svm`, :mod:`.umt`: the loops of
-  one algorithm each.
+- :mod:`.apdt`, :mod:`.cart_lc`, :mod:`.hhcart`, :mod:`.ldt`, :mod:`.oc1`, :mod:`.svm`,
+  :mod:`.umt`: the loops of one algorithm each.
 """
 
 from __future__ import annotations

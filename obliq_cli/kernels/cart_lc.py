@@ -8,7 +8,14 @@ import numpy as np
 
 from . import compiled
 from .linalg import matvec
-from .line_search import RULE_FIRST, RULE_THRESHOLD, SCORE_EPS, line_search
+from .line_search import (
+    RULE_FIRST,
+    RULE_THRESHOLD,
+    SCORE_EPS,
+    line_search,
+    line_search_scratch,
+    line_search_with,
+)
 
 GAMMAS = (-0.25, 0.0, 0.25)
 """The gamma values tried per coefficient (Breiman et al. 1984, §5.2.1)."""
@@ -23,12 +30,17 @@ def coefficient_pass(Z, y, total, code, beta, c, score, features, weights=None):
     slack = np.empty(n)
     D = np.empty(n)
     no_draws = np.empty(0)
+    # the line searches' scratch, allocated once (line_search_with: the same operations
+    # as line_search); the slack is computed once and again only after a step moves
+    # the hyperplane, so every search sees the slack of the current beta and c
+    fwork, iwork = line_search_scratch(n, total.size)
+    slack_values(Z, beta, c, slack)
     for i in features:
-        slack_values(Z, beta, c, slack)
         for gamma in GAMMAS:
             for j in range(n):
                 D[j] = -(Z[j, i] + gamma)
-            delta, s = line_search(slack, D, y, total, code, RULE_FIRST, no_draws, weights)
+            delta, s = line_search_with(slack, D, y, total, code, RULE_FIRST, no_draws,
+                                        fwork, iwork, weights)
             if s < score - SCORE_EPS:
                 beta[i] -= delta
                 c += delta * gamma

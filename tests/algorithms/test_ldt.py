@@ -5,7 +5,14 @@ import pytest
 from scipy.stats import norm
 
 from obliq_cli import make_estimator
-from obliq_cli.algorithms.ldt import _FeatureStats, gaussian_boundary, hill_climb, initial_partition
+from obliq_cli.algorithms.ldt import (
+    _FeatureStats,
+    _NodeStats,
+    gaussian_boundary,
+    hill_climb,
+    hill_climb_columns,
+    initial_partition,
+)
 
 
 def test_equal_variances_give_the_linear_boundary():
@@ -53,6 +60,24 @@ def test_hill_climbing_never_decreases_the_gain():
         flips = np.repeat(part[None], k, axis=0)
         flips[np.arange(k), np.arange(k)] ^= True
         assert stats.score(flips)[1].min() >= score - 1e-12
+
+
+def test_columns_climbed_together_climb_as_each_alone():
+    # the node's columns advance in lockstep, one evaluation per pass; each column's
+    # partition, threshold, score and trace must be those of its own climb, bit for bit
+    rng = np.random.default_rng(3)
+    k, n = 7, 500
+    y = rng.integers(0, k, n)
+    X = np.column_stack([y * 1.0 + rng.normal(0, s, n) for s in (0.5, 1.5, 4.0)]
+                        + [np.round(rng.normal(size=n), 1)])
+    present = np.ones(k, dtype=bool)
+    start = initial_partition(present, np.random.default_rng(0))
+    parts, t, s, traces = hill_climb_columns(_NodeStats(X, y, k), start, present)
+    for f in range(X.shape[1]):
+        part, t1, s1, trace = hill_climb(_FeatureStats(X[:, f], y, k), start, present)
+        assert np.array_equal(parts[f], part) and t[f] == t1 and s[f] == s1
+        assert traces[f] == trace
+    assert len({len(tr) for tr in traces}) > 1  # the columns stop after different passes
 
 
 def test_ldt_separates_blobs_and_is_reproducible():

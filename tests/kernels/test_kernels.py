@@ -36,6 +36,8 @@ from obliq_cli.kernels import apdt as k_apdt
 from obliq_cli.kernels import cart_lc as k_cart_lc
 from obliq_cli.kernels import criteria, linalg, presort, sums, sweep
 from obliq_cli.kernels import gdt as k_gdt
+from obliq_cli.kernels import hhcart as k_hhcart
+from obliq_cli.kernels import ldt as k_ldt
 from obliq_cli.kernels import line_search as k_ls
 from obliq_cli.kernels import oc1 as k_oc1
 from obliq_cli.kernels import svm as k_svm
@@ -594,6 +596,60 @@ def _same_eigenpairs(got, want, rtol):
                                    ref_vectors[:, c] @ ref_vectors[:, c].T, atol=1e-8)
 
 
+def _reflection_inputs(rng):
+    """Node rows with ties, unit Householder vectors with exact zeros, some rows."""
+    n, p, m = int(rng.integers(1, 12)), int(rng.integers(1, 5)), int(rng.integers(1, 4))
+    X = _levels(rng, (n, p)) - 1.0
+    U = rng.normal(size=(m, p))
+    U[rng.random((m, p)) < 0.3] = 0.0
+    U /= np.maximum(np.sqrt((U * U).sum(axis=1)), 1e-300)[:, None]
+    T = np.ascontiguousarray((2.0 * (X @ U.T)).T)
+    rows = np.flatnonzero(rng.random(m * p) < 0.7).astype(np.int64)
+    return np.ascontiguousarray(X.T), T, U, rows
+
+
+def _reflection_twin(Xt, T, U, rows):
+    return (Xt[None, :, :] - T[:, None, :] * U[:, :, None]).reshape(-1, Xt.shape[1])[rows]
+
+
+def _ldt_lookup_inputs(rng):
+    """Columns of distinct ascending values (some of one value), thresholds on, between
+    and beyond them (NaN too), in any column order."""
+    blocks = [np.unique(_levels(rng, int(rng.integers(1, 7))))
+              for _ in range(int(rng.integers(1, 4)))]
+    starts = np.r_[0, np.cumsum([b.size for b in blocks])].astype(np.int64)
+    m = int(rng.integers(1, 12))
+    columns = rng.integers(0, len(blocks), m).astype(np.int64)
+    thresholds = _levels(rng, m, 5) - 0.75 * rng.integers(0, 2, m)
+    thresholds[rng.random(m) < 0.1] = np.nan
+    return np.concatenate(blocks), starts, columns, thresholds
+
+
+def _ldt_lookup_twin(values, starts, columns, thresholds):
+    return np.array([starts[f] + f + np.searchsorted(values[starts[f]:starts[f + 1]], t,
+                                                     side="right")
+                     for f, t in zip(columns, thresholds)], dtype=np.int64)
+
+
+def _ldt_group_inputs(rng):
+    """Two-group partitions of k classes (empty groups too) on random columns."""
+    m, k, n_cols = int(rng.integers(1, 9)), int(rng.integers(2, 7)), int(rng.integers(1, 4))
+    parts = rng.random((m, k)) < 0.5
+    parts[0] = False
+    return (parts, rng.integers(0, n_cols, m).astype(np.int64),
+            rng.integers(0, 9, k).astype(np.float64), rng.normal(size=(n_cols, k)),
+            rng.random((n_cols, k)) * 10)
+
+
+def _ldt_group_twin(parts, columns, n_c, s1, s2):
+    left = parts.astype(np.float64)
+    out = []
+    for per_class in (np.tile(n_c, (len(columns), 1)), s1[columns], s2[columns]):
+        for side in (left, 1.0 - left):
+            out.append([_sequential_sum(a * b) for a, b in zip(side, per_class)])
+    return np.array(out)
+
+
 # ------------------------------------------------------------------ the registry
 CASES = [
     # linalg: numpy's products go to BLAS, which sums in its own order (that is why
@@ -798,6 +854,11 @@ CASES = [
          lambda r: (lambda V, D, y, total, w: (np.column_stack([V, D]), r.normal(size=2), y,
                                                total, _code(r), w))(
              *_weighted_line_inputs(r))),
+    # HHCART: numpy's broadcast reflection, the rows asked for
+    Case(k_hhcart.reflected_rows, _reflection_inputs, _reflection_twin),
+    # LDT: positions from numpy's own binary search, column by column
+    Case(k_ldt.count_rows_at, _ldt_lookup_inputs, _ldt_lookup_twin),
+    Case(k_ldt.group_sums, _ldt_group_inputs, _ldt_group_twin),
     # GDT
     Case(k_gdt.augmented_scatter,  # unweighted or with row weights
          lambda r: (lambda rows: (rows, _maybe_weights(r, rows.shape[0])))(
