@@ -85,6 +85,10 @@ def worker_setup(n_workers: int | None = None, inherited_locks: tuple = (),
         _die_with_parent_now()
         if os.getppid() != parent:  # the run died before the request took effect
             os._exit(1)
+        # the watching thread is started while the signals are still blocked, and keeps
+        # them blocked: a SIGTERM then reaches the main thread only, which can hold it
+        # off while it writes a file (``store_predictions``)
+        _watch_parent(parent)
         signal.pthread_sigmask(signal.SIG_UNBLOCK, _RUN_SIGNALS)
     for fd in inherited_locks:
         with contextlib.suppress(OSError):
@@ -95,6 +99,11 @@ def worker_setup(n_workers: int | None = None, inherited_locks: tuple = (),
         from threadpoolctl import threadpool_limits
 
         threadpool_limits(max(1, (os.cpu_count() or 1) // n_workers))
+    _watch_parent(parent)
+
+
+def _watch_parent(parent: int) -> None:
+    """Start this process's thread that ends it once ``parent`` is gone (once)."""
     if not getattr(worker_setup, "_watching", False):
         worker_setup._watching = True
         threading.Thread(target=_die_with, args=(parent,), daemon=True,
@@ -247,8 +256,11 @@ def store_predictions(out, row: dict) -> None:
     completion. Why in the worker: each file is made durable (fsync of the file and its
     folder, about 10 ms on a disk), which the run's one process did for every task while
     the workers waited on it (450 quick-start tasks: 5 s, more than their fits on two
-    cores). SIGINT and SIGTERM wait for the write to end (``signals_blocked``), so a
-    stopped pool leaves no temporary file behind."""
+    cores). SIGINT and SIGTERM wait for the write to end (``signals_blocked``), so the
+    fork pool, which stops its workers with SIGTERM, leaves no temporary file behind;
+    loky's stop kills its workers outright (SIGKILL), which may leave one hidden
+    temporary file in predictions/, as ``kill -9`` of a run in the middle of a write
+    does (never read, and left alone by ``--force``)."""
     from . import predictions, results
 
     arrays = row.pop(predictions.KEY, None)
