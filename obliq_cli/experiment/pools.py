@@ -85,10 +85,6 @@ def worker_setup(n_workers: int | None = None, inherited_locks: tuple = (),
         _die_with_parent_now()
         if os.getppid() != parent:  # the run died before the request took effect
             os._exit(1)
-        # the watching thread is started while the signals are still blocked, and keeps
-        # them blocked: a SIGTERM then reaches the main thread only, which can hold it
-        # off while it writes a file (``store_predictions``)
-        _watch_parent(parent)
         signal.pthread_sigmask(signal.SIG_UNBLOCK, _RUN_SIGNALS)
     for fd in inherited_locks:
         with contextlib.suppress(OSError):
@@ -99,11 +95,6 @@ def worker_setup(n_workers: int | None = None, inherited_locks: tuple = (),
         from threadpoolctl import threadpool_limits
 
         threadpool_limits(max(1, (os.cpu_count() or 1) // n_workers))
-    _watch_parent(parent)
-
-
-def _watch_parent(parent: int) -> None:
-    """Start this process's thread that ends it once ``parent`` is gone (once)."""
     if not getattr(worker_setup, "_watching", False):
         worker_setup._watching = True
         threading.Thread(target=_die_with, args=(parent,), daemon=True,
@@ -118,9 +109,6 @@ def signals_blocked():
     """SIGINT and SIGTERM blocked in this thread while it forks workers: a child inherits
     the mask (and the run's Python handlers, which it must not run) until its
     ``worker_setup`` unblocks them; the run takes a signal that came meanwhile after."""
-    if not hasattr(signal, "pthread_sigmask"):  # Windows: no signal masks
-        yield
-        return
     previous = signal.pthread_sigmask(signal.SIG_BLOCK, _RUN_SIGNALS)
     try:
         yield
@@ -235,38 +223,44 @@ _warming: list = []  # the thread of start_workers, joined before the tasks go o
 
 
 def run_tasks(tasks, out=None) -> list[dict]:
-    """``fit.run_task`` over a chunk of tasks, in one call to a worker. With ``out`` (the
-    results folder, on this worker's machine) each task's test predictions are stored
-    there by the worker as soon as it has them (``store_predictions``), and its row comes
-    back without them."""
+    """``fit.run_task`` over a chunk of tasks, in one call to a worker.
+
+    ``out``: None, or the results folder on this worker's machine, where the worker then
+    stores each task's test predictions itself (``store_predictions``) and returns its
+    row without them. The files are written by a thread of the worker while it runs the
+    chunk's next tasks, and the chunk's rows come back once all its files are written: a
+    row, the record of completion, never reaches runs.csv before its file. Why: each
+    file is made durable (fsync of the file and of its folder, about 10 ms on a disk),
+    which the run's one process did for every task in turn while the workers waited on
+    it (the quick start's 450 tasks: 5 s, more than their fits take on two cores). A
+    worker the pool stops may leave a hidden temporary file in predictions/, as
+    ``kill -9`` of a run in the middle of a write does (never read, left by
+    ``--force``)."""
     from . import fit
 
-    rows = []
-    for task in tasks:
-        rows.append(fit.run_task(task))
-        if out is not None:
-            store_predictions(out, rows[-1])
+    if out is None:
+        return [fit.run_task(task) for task in tasks]
+    from concurrent.futures import ThreadPoolExecutor
+
+    rows, writes = [], []
+    with ThreadPoolExecutor(1, thread_name_prefix="obliq-predictions") as writer:
+        for task in tasks:
+            rows.append(fit.run_task(task))
+            writes.append(writer.submit(store_predictions, out, rows[-1]))
+        for write in writes:
+            write.result()  # a write that failed (a full disk) fails the chunk
     return rows
 
 
 def store_predictions(out, row: dict) -> None:
     """Write ``row``'s test predictions (``predictions.KEY``) to their file in ``out``
     (``results.write_predictions``) and take them out of the row, so the run's process
-    then appends the row alone; the file still comes before its row, the record of
-    completion. Why in the worker: each file is made durable (fsync of the file and its
-    folder, about 10 ms on a disk), which the run's one process did for every task while
-    the workers waited on it (450 quick-start tasks: 5 s, more than their fits on two
-    cores). SIGINT and SIGTERM wait for the write to end (``signals_blocked``), so the
-    fork pool, which stops its workers with SIGTERM, leaves no temporary file behind;
-    loky's stop kills its workers outright (SIGKILL), which may leave one hidden
-    temporary file in predictions/, as ``kill -9`` of a run in the middle of a write
-    does (never read, and left alone by ``--force``)."""
+    appends the row alone."""
     from . import predictions, results
 
     arrays = row.pop(predictions.KEY, None)
     if arrays is not None and row.get("status") == "ok":
-        with signals_blocked():
-            results.write_predictions(out, row["task"], arrays)
+        results.write_predictions(out, row["task"], arrays)
 
 
 MAX_CHUNK = 8
@@ -335,9 +329,9 @@ def parallel_results(tasks, n_jobs: int, backend: str, out=None):
     tasks go out in chunks (``task_chunks``); a row does not depend on its chunk.
 
     ``out``: the results folder. A pool on this machine (fork, loky, threading) has its
-    workers store each task's predictions there (``store_predictions``); a dask worker
-    may run elsewhere, and one job runs in this process: their rows carry the
-    predictions to the parent's writer."""
+    workers store each task's predictions there (``run_tasks``); a dask worker may run
+    elsewhere, and one job runs in this process: their rows carry the predictions to the
+    parent's writer."""
     import joblib
 
     if n_jobs == 1 and backend != "dask":
