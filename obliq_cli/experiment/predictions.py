@@ -10,8 +10,9 @@ line saying why. The worker measures them (``record``); the file is written befo
 task's row is appended: by the worker on a pool of this machine (``pools.run_tasks``,
 before it returns the row), else by the parent just before the append
 (``results.runs_appender``), so the row stays the record of completion: a file without
-its row (a kill between the two) is never read and a resume writes it again; a row without its file (a folder written before predictions were
-kept) has no stored predictions, and the metrics here are blank for it.
+its row (a kill between the two) is never read and a resume writes it again; a row
+without its file (a folder written before predictions were kept) has no stored
+predictions, and the metrics here are blank for it.
 
 The zip is written with fixed member dates, so a task's file has the same bytes for any
 ``n_jobs`` or backend.
