@@ -21,6 +21,8 @@ exactly as ``obliq run benchmark`` runs it) of each of the benchmark config's mo
 expensive cells (``BENCHMARK_CELLS``, from ``benchmarks/cell_costs.py`` over the whole
 config) in CPU seconds, against the per-task budget that keeps the whole benchmark under
 4 hours on 2 cores (the config's COST comment); a task over twice its budget is stopped.
+Under each, the process's peak resident set while the task ran (RSS, the imports and
+datasets included), against 1 GB.
 
 Rows marked ``(n rows)`` fit a random subset (seed 0) because the full fit takes too long
 for a routine run; ``--full`` fits them on all rows as the target states (hours on two
@@ -353,9 +355,42 @@ BENCHMARK_CELLS = (("musk2", "OC1", 100.0), ("adult", "OC1", 30.0), ("letter", "
                    ("magic", "SVM", 220.0))
 
 
+TASK_MEMORY_MB = 1024
+"""The most memory one benchmark task may need (its process's peak resident set)."""
+
+
+def reset_peak_rss() -> bool:
+    """Start this process's peak resident set again from its present size (Linux: "5"
+    to /proc/self/clear_refs resets VmHWM); False where that cannot be done."""
+    try:
+        with open("/proc/self/clear_refs", "w") as handle:
+            handle.write("5")
+        return True
+    except OSError:
+        return False
+
+
+def peak_rss_mb() -> float:
+    """This process's peak resident set in MB since ``reset_peak_rss`` (VmHWM), or since
+    it started where there is no /proc (``ru_maxrss``: KB on Linux, bytes on macOS)."""
+    try:
+        with open("/proc/self/status") as handle:
+            for line in handle:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    import resource
+
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak / 2**20 if sys.platform == "darwin" else peak / 1024
+
+
 def benchmark_rows(cells=BENCHMARK_CELLS) -> list[Row]:
     """One task of each of ``cells`` of the shipped config ``benchmark``, in CPU seconds
-    (``cell_costs.task_cpu_seconds``), against its budget."""
+    (``cell_costs.task_cpu_seconds``), against its budget; and the peak resident set of
+    the process while it ran (the imports, the config and the datasets included, as a
+    worker holds them), against ``TASK_MEMORY_MB``."""
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     from cell_costs import task_cpu_seconds, warm_up
 
@@ -375,13 +410,20 @@ def benchmark_rows(cells=BENCHMARK_CELLS) -> list[Row]:
         rows = int(task.split.train.size + task.split.prune.size)
         warm_up(task)  # the kernels' first load or compilation is not the task's cost
         load = load_average()
+        alone = reset_peak_rss()  # else the peak of the whole bench so far
         seconds, status = task_cpu_seconds(task, 2 * budget)
+        peak = peak_rss_mb()
         seen = (f"over {2 * budget:g} s (stopped)" if status == "overtime" else
                 f"{seconds:.1f} s" + ("" if status == "ok" else f" ({status})"))
-        print(f"  benchmark {algorithm} on {dataset}: {seen}", file=sys.stderr, flush=True)
+        print(f"  benchmark {algorithm} on {dataset}: {seen}, peak RSS {peak:.0f} MB",
+              file=sys.stderr, flush=True)
         out.append(Row(f"benchmark cell {algorithm} on {dataset} (one task, {rows} rows)",
                        f"<= {budget:g} s", f"{seen}, load {load:.1f}",
                        status == "ok" and seconds <= budget))
+        out.append(Row(f"  its peak RSS ({algorithm} on {dataset})",
+                       f"<= {TASK_MEMORY_MB} MB",
+                       f"{peak:.0f} MB" + ("" if alone else " (the whole bench's peak)"),
+                       peak <= TASK_MEMORY_MB if status != "overtime" else None))
     return out
 
 

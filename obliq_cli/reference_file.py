@@ -33,8 +33,15 @@ CELLS: dict[str, list] = {
 }
 
 
+_READ: dict = {}  # (resolved path, size, mtime) -> the checked frame of the last file read
+
+
 def read_reference(path) -> pd.DataFrame:
     """The reference CSV checked and typed: COLUMNS plus ``mean_text`` and ``sd_text``.
+
+    A run reads its file when the config is checked and again for each table it prints,
+    each row through its declaration: the frame of a file unchanged since (same size and
+    modification time) is kept, and a copy of it given again.
 
     Rows with an empty mean (the paper reports nothing there) are dropped. A missing file,
     a malformed CSV or a missing column raise ObliqError naming the file; every cell that
@@ -42,6 +49,22 @@ def read_reference(path) -> pd.DataFrame:
     method, metric), is reported at once, a line each naming the file, line and column.
     """
     path = Path(path)
+    try:
+        stat = path.stat()
+        key = (str(path.resolve()), stat.st_size, stat.st_mtime_ns)
+    except OSError:  # read_text below says what is wrong
+        key = None
+    if key is not None and key in _READ:
+        return _READ[key].copy()
+    ref = _read_reference(path)
+    if key is not None:
+        _READ.clear()
+        _READ[key] = ref.copy()
+    return ref
+
+
+def _read_reference(path: Path) -> pd.DataFrame:
+    """``read_reference`` of a file not read before."""
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:

@@ -3,6 +3,9 @@
 
 import math
 
+import numpy as np
+import pytest
+
 
 def scripted_clock(monkeypatch, bench, calls, costs):
     """process_time advances by costs[name] during each fit named in ``calls``."""
@@ -59,12 +62,17 @@ def test_jobs_rows_say_busy_instead_of_measuring(monkeypatch, bench):
 
 
 def test_a_benchmark_cell_row_times_one_task_of_the_shipped_config(bench):
-    fast, slow = bench.benchmark_rows((("iris", "CART-AP", 60.0), ("iris", "RF", 1e-9)))
+    fast, fast_memory, slow, slow_memory = bench.benchmark_rows(
+        (("iris", "CART-AP", 60.0), ("iris", "RF", 1e-9)))
     assert fast.measure == "benchmark cell CART-AP on iris (one task, 75 rows)"
     assert fast.target == "<= 60 s" and fast.met is True
     assert float(fast.seen.split(" s, load ")[0]) < 60
+    # its peak resident set: at least the imports' (tens of MB), within the target
+    assert fast_memory.target == "<= 1024 MB" and fast_memory.met is True
+    assert 20 < float(fast_memory.seen.split(" MB")[0]) <= 1024
     # a budget no fit can meet: stopped at twice it, and the row says so
     assert slow.met is False and slow.seen.startswith("over 2e-09 s (stopped)")
+    assert slow_memory.met is None  # a stopped task's peak is no task's
 
 
 def test_multiclass_rows_divide_letters_ratio_by_magics_on_equal_rows(bench):
@@ -88,3 +96,16 @@ def test_multiclass_rows_divide_letters_ratio_by_magics_on_equal_rows(bench):
     assert factor["hhcart-a"].met and factor["ldt"].met  # 480 / 160
     assert factor["oc1"].seen.startswith("4.5x") and factor["oc1"].met is False
     assert bench.multiclass_rows(Timer(), full=True) and asked[-1][2] is None
+
+
+
+def test_the_peak_resident_set_starts_again_for_each_task(bench):
+    if not bench.reset_peak_rss():
+        pytest.skip("no /proc/self/clear_refs to reset the peak with")
+    before = bench.peak_rss_mb()
+    block = np.ones(100 * 2**20 // 8)  # 100 MB, every page written
+    del block
+    grown = bench.peak_rss_mb()
+    assert grown >= before + 95
+    assert bench.reset_peak_rss()
+    assert bench.peak_rss_mb() < grown - 90  # the freed block no longer counts

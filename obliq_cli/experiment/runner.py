@@ -157,7 +157,8 @@ def _append_rows(name: str, settings: RunSettings, header, todo: list,
         # notebook's output area redraws the bar in place, as a terminal does.
         mininterval=0.1 if sys.stderr.isatty() or in_ipython() else 10.0,
     ) as bar:
-        for row in pools.parallel_results(todo, settings.n_jobs, settings.backend):
+        for row in pools.parallel_results(todo, settings.n_jobs, settings.backend,
+                                          summary.output):
             append(row)
             summary.ran += 1
             if row["status"] != "ok":

@@ -20,3 +20,22 @@ def squared_distances(A, B):
                 total += diff * diff
             out[i, j] = total
     return out
+
+
+@compiled
+def squared_distances_within(A):
+    """``squared_distances(A, A)`` in half the work: each pair once, its value mirrored.
+    The same numbers: (a - b)^2 and (b - a)^2 are equal in floating point (negation is
+    exact), summed in the same feature order."""
+    n = A.shape[0]
+    out = np.empty((n, n))
+    for i in range(n):
+        out[i, i] = 0.0
+        for j in range(i + 1, n):
+            total = 0.0
+            for k in range(A.shape[1]):
+                diff = A[i, k] - A[j, k]
+                total += diff * diff
+            out[i, j] = total
+            out[j, i] = total
+    return out

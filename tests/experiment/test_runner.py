@@ -45,6 +45,12 @@ def test_jobs_and_backends_give_identical_runs(small_config, tmp_path):
         assert (times["fit_cpu"] <= cores * times["fit_time"] + 1e-3).all(), label
     pd.testing.assert_frame_equal(outs["j1"], outs["j2"])
     pd.testing.assert_frame_equal(outs["j1"], outs["threads"])
+    # the pools' workers write the prediction files (pools.store_predictions), -j 1's
+    # process writes its own: the same files, byte for byte, and no temporary one left
+    files = {label: {p.name: p.read_bytes() for p in (tmp_path / label / "predictions")
+                     .iterdir()} for label in outs}
+    assert len(files["j1"]) == 2 * 2 * 3 * 2
+    assert files["j1"] == files["j2"] == files["threads"]
 
 
 def test_task_chunks_keep_every_task_once_in_order():

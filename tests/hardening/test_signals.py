@@ -5,6 +5,8 @@ one `error: interrupted ...` line and exit code 130, keeping whole rows only; `k
 of the run must take its workers and resource trackers with it.
 """
 
+import csv
+import io
 import os
 import signal
 import subprocess
@@ -64,6 +66,11 @@ def test_ctrl_c_prints_one_line_and_keeps_whole_rows(tmp_path, backend):
     assert text.endswith("\n")
     width = text.splitlines()[0].count(",")
     assert all(line.count(",") >= width for line in text.splitlines()[1:])
+    # each row kept has its predictions file, written before it (by the worker, on the
+    # fork and loky pools)
+    folder = runs.parent / "predictions"
+    tasks = [row["task"] for row in csv.DictReader(io.StringIO(text))]
+    assert tasks and all((folder / f"{task}.npz").is_file() for task in tasks)
     for _ in range(300):  # the pool is gone with the run
         if not _group_members(proc.pid):
             break
@@ -116,7 +123,7 @@ def test_a_run_stopped_early_closes_the_pool_without_a_warning(monkeypatch):
 
     from obliq_cli.experiment import pools
 
-    def slow(chunk):
+    def slow(chunk, out=None):  # run_tasks's signature
         time.sleep(0.2)
         return list(chunk)
 

@@ -899,6 +899,8 @@ CASES = [
     # SVM
     Case(k_svm.squared_distances, lambda r: (_levels(r, (5, 3)), _levels(r, (4, 3))),
          lambda A, B: ((A[:, None, :] - B[None, :, :]) ** 2).sum(axis=2)),
+    Case(k_svm.squared_distances_within, lambda r: (_levels(r, (6, 3)),),
+         lambda A: ((A[:, None, :] - A[None, :, :]) ** 2).sum(axis=2)),
     # UMT
     Case(k_umt.counts_at_most,
          lambda r: (lambda blocks, offsets, X, y: (

@@ -175,6 +175,22 @@ def test_every_shipped_reference_file_reads():
         assert len(ref) and (ref["sd"].dropna() >= 0).all(), path.name
 
 
+def test_a_reference_file_read_again_is_the_same_unless_it_changed(tmp_path):
+    # read_reference keeps the frame of the file it read last (a run reads it once per
+    # table): a copy each time, and a file changed since is read again
+    path = tmp_path / "ref.csv"
+    path.write_text("dataset,method,metric,mean,sd\nd,A,test_accuracy,80,1\n")
+    first = read_reference(path)
+    first.loc[0, "mean"] = -5.0  # the caller's copy: the kept frame does not change
+    assert read_reference(path)["mean"].tolist() == [80.0]
+    path.write_text("dataset,method,metric,mean,sd\nd,A,test_accuracy,80,1\n"
+                    "d,B,test_accuracy,70.5,\n")
+    assert read_reference(path)["mean"].tolist() == [80.0, 70.5]
+    path.write_text("dataset,method,metric,mean,sd\nd,A,test_accuracy,8O,1\n")
+    with pytest.raises(ObliqError, match="mean is not a number"):
+        read_reference(path)
+
+
 def test_every_bad_cell_of_a_reference_file_is_a_line(tmp_path):
     path = tmp_path / "ref.csv"
     path.write_text("dataset,method,metric,mean,sd\n"
