@@ -324,9 +324,11 @@ def line_search_with(V, D, y, total, code, rule, draws, fwork, iwork, weights=No
 RADIX_MIN_ROWS = 600
 """From this many keys on, :func:`argsort_floats` uses the radix sort (measured: numba's
 quicksort is faster below about 600 keys, the radix sort 2x faster at 1000 and 5-9x
-at 3000-4000, where numba's quicksort degrades). Below it, the bucket sort of
-:func:`sort_tagged` (4x faster than numba's quicksort on OC1's candidates of 550 rows of
-pima, 2x on 60 rows)."""
+at 3000-4000, where numba's quicksort degrades). The line search sorts with the bucket
+sort of :func:`sort_tagged` at every size (4x faster than numba's quicksort on OC1's
+candidates of 550 rows of pima, 2x on 60 rows; on OC1's candidates of 2,000 rows of
+magic faster than the radix sort by a third, which made the whole OC1 fit 18% faster),
+which leaves only sets it cannot spread to :func:`argsort_floats`."""
 
 BUCKETS_PER_KEY = 3
 """The bucket sort's buckets per key: with more, fewer keys share a bucket and fewer
@@ -334,12 +336,14 @@ move in its insertion pass, with more buckets to count (measured on OC1's candid
 pima: 3 or 4 are 8% faster than 2, 2 is 15% faster than 1)."""
 
 BUCKET_MIN_ROWS = 16
-"""Below this many keys :func:`sort_tagged` leaves them to numba's quicksort."""
+"""Below this many keys :func:`sort_tagged` leaves them to :func:`argsort_floats`
+(numba's quicksort at that size)."""
 
 _BUCKET_MAX = 32
-"""The bucket sort's insertion pass costs the sum of its buckets' squared sizes; keys
-that crowd more than this many into one bucket (a few outliers stretching the range)
-go to numba's quicksort instead."""
+"""The bucket sort's insertion pass costs the sum of its buckets' squared sizes; a
+bucket into which more than this many keys crowd (a few outliers stretching the range:
+OC1's candidates ``-V_j / x_jm`` where some ``x_jm`` is near 0) is bucket-sorted again
+over its own range (:func:`_sort_segment`)."""
 
 
 @compiled
@@ -350,16 +354,17 @@ def sort_tagged(keys, tags, c, ctags, ints):
     with what its sweep needs of the point (its class, its direction), which it then
     reads in order instead of through an index.
 
-    Below ``RADIX_MIN_ROWS`` keys: a bucket sort. Every finite key goes to one of ``m``
-    buckets (``BUCKETS_PER_KEY`` per finite key) by ``floor((key - lo) * m / (hi -
-    lo))``, which never decreases as the key grows (each operation rounds
-    monotonically), so the buckets are in order; one scatter writes keys and tags
-    bucket by bucket, and an insertion pass orders each bucket. OC1's candidates spread
-    evenly enough that a bucket holds a few keys; when the range is not finite or one
-    bucket holds more than ``_BUCKET_MAX``, numba's quicksort takes over. From
-    ``RADIX_MIN_ROWS`` on: :func:`argsort_floats`'s radix sort. The order within runs of
-    equal keys differs between the sorts; the sweep scores only the ends of runs, so the
-    search does not depend on it.
+    A bucket sort. Every finite key goes to one of ``m`` buckets (``BUCKETS_PER_KEY``
+    per finite key) by ``floor((key - lo) * m / (hi - lo))``, which never decreases as
+    the key grows (each operation rounds monotonically), so the buckets are in order;
+    one scatter writes keys and tags bucket by bucket, and an insertion pass orders each
+    bucket. OC1's candidates spread evenly enough that a bucket holds a few keys; a
+    bucket holding more than ``_BUCKET_MAX`` (outliers stretched the range) is sorted
+    over its own range first (:func:`_sort_segment`), and with fewer than
+    ``BUCKET_MIN_ROWS`` keys or a range that is not finite :func:`argsort_floats` sorts
+    them. The order within runs of equal keys differs between the sorts; the sweep
+    scores only the ends of runs, so the search does not depend on it (the counts it
+    sums are integers: exact in any order).
     """
     lo = np.inf
     hi = -np.inf
@@ -381,13 +386,10 @@ def sort_tagged_in(keys, tags, c, ctags, ints, n_fin, lo, hi):
     least and greatest, ``lo`` and ``hi``, which the line search finds while it computes
     the keys (a pass over them less)."""
     n = keys.size
-    if n >= RADIX_MIN_ROWS:
-        _gather(keys, tags, argsort_floats(keys), c, ctags)
-        return
     m = BUCKETS_PER_KEY * n_fin
     scale = m / (hi - lo) if hi > lo else 0.0
     if n < BUCKET_MIN_ROWS or not (lo > -np.inf and 0.0 < scale < np.inf):
-        _gather(keys, tags, np.argsort(keys), c, ctags)
+        _gather(keys, tags, argsort_floats(keys), c, ctags)
         return
     start = ints[:m + 2]  # bucket m holds the +inf keys
     bucket = ints[m + 2:m + 2 + n]
@@ -401,11 +403,11 @@ def sort_tagged_in(keys, tags, c, ctags, ints, n_fin, lo, hi):
     # the running sum stays in a register: adding each count to the start just
     # written made every step wait for the store before it (a third of the sort)
     at = 0
+    crowded = False
     for b in range(m + 1):
         count = start[b + 1]
         if count > _BUCKET_MAX and b < m:
-            _gather(keys, tags, np.argsort(keys), c, ctags)
-            return
+            crowded = True
         at += count
         start[b + 1] = at
     for j in range(n):
@@ -414,19 +416,90 @@ def sort_tagged_in(keys, tags, c, ctags, ints, n_fin, lo, hi):
         c[p] = keys[j]
         ctags[p] = tags[j]
         start[b] = p + 1
+    if crowded:
+        # start[b] is now the end of bucket b: a bucket holding more than
+        # _BUCKET_MAX keys (a few outliers stretched the range) is sorted on its own
+        begin = 0
+        for b in range(m):
+            end = start[b]
+            if end - begin > _BUCKET_MAX:
+                _sort_segment(c, ctags, begin, end)
+            begin = end
     # Each key moves back only within its bucket: the buckets are in order.
-    for i in range(1, n_fin):
+    _insertion_pass(c, ctags, 0, n_fin)
+
+
+@compiled
+def _insertion_pass(c, ctags, begin, end):
+    """Insertion-sort ``c[begin:end]`` and its tags ``ctags`` alike (fast when every
+    key is near its place: the buckets of :func:`sort_tagged_in`)."""
+    for i in range(begin + 1, end):
         key = c[i]
         if c[i - 1] <= key:
             continue
         tag = ctags[i]
         h = i - 1
-        while h >= 0 and c[h] > key:
+        while h >= begin and c[h] > key:
             c[h + 1] = c[h]
             ctags[h + 1] = ctags[h]
             h -= 1
         c[h + 1] = key
         ctags[h + 1] = tag
+
+
+@compiled
+def _sort_segment(c, ctags, begin, end):
+    """Sort the finite keys ``c[begin:end]`` and their tags in place: one more bucket
+    pass over the segment's own range (``BUCKETS_PER_KEY`` buckets a key) and an
+    insertion pass, so a bulk of keys that outliers crowded into one bucket spreads
+    again; a bucket still holding more than ``_BUCKET_MAX`` keys leaves the segment to
+    :func:`argsort_floats`."""
+    size = end - begin
+    lo = np.inf
+    hi = -np.inf
+    for i in range(begin, end):
+        if c[i] < lo:
+            lo = c[i]
+        if c[i] > hi:
+            hi = c[i]
+    if not hi > lo:
+        return  # all equal
+    keys = c[begin:end].copy()
+    tags = ctags[begin:end].copy()
+    m = BUCKETS_PER_KEY * size
+    scale = m / (hi - lo)
+    if not scale < np.inf:
+        _sort_by_order(keys, tags, argsort_floats(keys), c, ctags, begin)
+        return
+    bucket = np.empty(size, dtype=np.int64)
+    start = np.zeros(m + 1, dtype=np.int64)
+    for j in range(size):
+        b = min(int((keys[j] - lo) * scale), m - 1)
+        bucket[j] = b
+        start[b + 1] += 1
+    at = 0
+    for b in range(m):
+        count = start[b + 1]
+        if count > _BUCKET_MAX:
+            _sort_by_order(keys, tags, argsort_floats(keys), c, ctags, begin)
+            return
+        at += count
+        start[b + 1] = at
+    for j in range(size):
+        b = bucket[j]
+        p = begin + start[b]
+        c[p] = keys[j]
+        ctags[p] = tags[j]
+        start[b] += 1
+    _insertion_pass(c, ctags, begin, end)
+
+
+@compiled
+def _sort_by_order(keys, tags, order, c, ctags, begin):
+    """``c[begin:begin + n] = keys[order]`` and the tags alike."""
+    for i in range(keys.size):
+        c[begin + i] = keys[order[i]]
+        ctags[begin + i] = tags[order[i]]
 
 
 @compiled
