@@ -629,6 +629,14 @@ CASES = [
              impurity.twoing_split(left[None], (total - left)[None])[0]
              if 0 < n_left < n else -0.0),
          1e-12, "an exact integer numerator against per-class divisions"),
+    Case(criteria.twoing_spread,
+         lambda r: (lambda left, total: (left, total, float(left.sum()), float(total.sum())))(
+             *_counts(r)),
+         lambda left, total, n_left, n: float(np.abs(n * left - total * n_left).sum())),
+    Case(criteria.twoing_of_spread,
+         lambda r: (float(r.integers(0, 10**6)), float(r.integers(0, 40)), 40.0),
+         lambda spread, n_left, n: (-spread ** 2 / (4 * n * n * n_left * (n - n_left))
+                                    if 0 < n_left < n else -0.0)),
     Case(criteria.count_score,
          lambda r: (*_counts(r), _code(r)),
          lambda left, total, code: (SPLITS[code](left[None], (total - left)[None])[0]
