@@ -230,8 +230,9 @@ def line_search_with(V, D, y, total, code, rule, draws, fwork, iwork, weights=No
                 change *= weights[tag >> 1]
             n_left += change
             if two:
-                if cls == 0:
-                    l0 += change
+                # without a branch on the class, which a sweep cannot predict: adding
+                # change * 0 (a signed zero) leaves the count as it is
+                l0 += change * (1 - cls)
             else:
                 before_l = left[cls]
                 before_r = total[cls] - before_l
