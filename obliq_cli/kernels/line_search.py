@@ -235,10 +235,11 @@ def line_search_with(V, D, y, total, code, rule, draws, fwork, iwork, weights=No
                 l0 += change * (1 - cls)
             else:
                 before_l = left[cls]
-                before_r = total[cls] - before_l
                 left[cls] = before_l + change
-                sq_l += (2.0 * before_l + change) * change
-                sq_r += (change - 2.0 * before_r) * change
+                if code == GINI:  # the sums of squares serve gini alone
+                    before_r = total[cls] - before_l
+                    sq_l += (2.0 * before_l + change) * change
+                    sq_r += (change - 2.0 * before_r) * change
         if n_fin == 0:
             break
         if 0 < p < n_fin and c[p] == c[p - 1]:
