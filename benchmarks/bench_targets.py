@@ -30,10 +30,11 @@ cores before the speed work). After the table come the C-like reference figures 
 fit: seconds per 1000 rows and milliseconds per tree node.
 
 Also: OC1 on pima in CPU seconds per fold of growing and 0-SE pruning, against Murthy's
-C program on the same folds (``oc1_pima_fold_row``).
+C program on the same folds (``oc1_pima_fold_row``), and the C program's time a fold over
+ours on 2,000 and 8,000 rows of magic (all 19,020 with ``--full``; ``oc1_c_rows``).
 
 Run: ``make bench`` or ``python benchmarks/bench_targets.py [--full] [--repeats 3]
-[--only oc1,oc1-pima,apdt,apdt-paper,multiclass,growth,jobs,benchmark] [--idle-load 1.5]
+[--only oc1,oc1-pima,oc1-c,apdt,apdt-paper,multiclass,growth,jobs,benchmark] [--idle-load 1.5]
 [--csv docs/results]``; with ``--csv`` the rows and fits are also written to bench.csv and
 bench_fits.csv there, from which ``make reproductions`` renders the README's Speed
 figures.
@@ -77,6 +78,16 @@ APDT_PAPER_TARGET = 3.0
 # the target is half of it. OC1_PRUNE_PORTION: the program's default pruning set.
 OC1_C_PIMA_SECONDS = 0.20
 OC1_PRUNE_PORTION = 0.1
+# The same program on magic: all 19,020 rows or a random 2,000 or 8,000 of them (seed 0,
+# as ``_subset`` draws them), each fold's training part written in the program's text
+# format (ten attributes, then the class as 1 or 2) and grown with ``-s 1`` (its 10%
+# pruning set, 0-SE cost-complexity pruning): user + system CPU seconds of the whole
+# process, mean of the five StratifiedKFold(5, shuffle=True, random_state=0) folds,
+# built with gcc -O2 from v3's sources with portability fixes only, measured on
+# 2026-11-29 at a 1-minute load average of 6-9 on this 2-core machine (pima's folds took
+# 0.27 s a fold under that load against the 0.20 s above). Target: C / obliq >= 4.
+OC1_C_MAGIC_SECONDS = {2000: 1.68, 8000: 14.9, 19020: 49.2}
+OC1_C_TARGET = 4.0
 GROWTH_SIZES = (1000, 2000, 4000, 8000, 16000)
 GROWTH_ALGORITHMS = ("oc1", "hhcart-a", "hhcart-d", "cart-lc", "umt", "oc1-lc", "c45", "gdt",
                      "cart-ap")
@@ -261,20 +272,16 @@ def profile_notes(timer, algorithm: str, dataset: str, max_rows: int | None,
     return notes
 
 
-def oc1_pima_fold_row(repeats: int) -> Row:
-    """OC1 on pima as a paper run uses it, timed the way Murthy's C program (OC1 v3) was:
-    CPU seconds per fold of growing on a fold's training part and pruning it (cost
-    complexity, 0-SE, on the last ``OC1_PRUNE_PORTION`` of the training part: the
-    program's ``prune_portion``), over the five folds of scikit-learn's
-    ``StratifiedKFold(5, shuffle=True, random_state=0)`` on which the C program took
-    ``OC1_C_PIMA_SECONDS`` a fold (whole process, seed 1). Each round times all five
-    folds; the row shows the median per-fold seconds over the rounds, their range and
-    the load average."""
+def oc1_fold_seconds(X, y, repeats: int) -> tuple[list[float], float]:
+    """(CPU seconds a fold of each round, the load average): OC1 as a paper run uses it
+    on the five folds of ``StratifiedKFold(5, shuffle=True, random_state=0)``, grown on
+    the first 90% of a fold's training part and pruned (cost complexity, 0-SE) on the
+    last ``OC1_PRUNE_PORTION`` (the C program's ``prune_portion``). Each round times all
+    five folds; one round once a fold takes over ``SLOW_FIT`` seconds."""
     from sklearn.model_selection import StratifiedKFold
 
     from obliq_cli.pruning.cost_complexity import prune_cost_complexity
 
-    X, y, _ = load_dataset("pima")
     folds = [train for train, _ in
              StratifiedKFold(5, shuffle=True, random_state=0).split(X, y)]
 
@@ -290,6 +297,48 @@ def oc1_pima_fold_row(repeats: int) -> Row:
     for _ in range(max(1, repeats)):
         seconds, _ = _cpu_seconds(lambda: [fold(train) for train in folds])
         per_fold.append(seconds / len(folds))
+        if per_fold[-1] > SLOW_FIT:
+            break
+    return per_fold, load
+
+
+def oc1_c_rows(repeats: int, full: bool) -> list[Row]:
+    """OC1 against Murthy's C program at several sizes of magic: the C program's
+    seconds a fold (``OC1_C_MAGIC_SECONDS``) over ours on the same folds
+    (:func:`oc1_fold_seconds`), target ``OC1_C_TARGET``; all 19,020 rows with
+    ``full`` (about two CPU minutes a round)."""
+    X_all, y_all, _ = load_dataset("magic")
+    out = []
+    for rows, c_seconds in OC1_C_MAGIC_SECONDS.items():
+        if rows == len(y_all) and not full:
+            continue
+        X, y = _subset(X_all, y_all, rows)
+        per_fold, load = oc1_fold_seconds(X, y, repeats)
+        ratios = [c_seconds / s for s in per_fold]
+        ratio = statistics.median(ratios)
+        spread = (f" ({min(ratios):.1f}-{max(ratios):.1f})" if len(ratios) > 1 else "")
+        print(f"  oc1 magic {rows} rows per fold: {statistics.median(per_fold):.3f} s, "
+              f"C {c_seconds:.2f} s", file=sys.stderr, flush=True)
+        row = Row(f"C OC1 / oc1 per fold, magic ({rows} rows)", f">= {OC1_C_TARGET:g}x",
+                  f"{ratio:.1f}x{spread}, load {load:.1f}", ratio >= OC1_C_TARGET)
+        if not row.met:
+            row.notes = [f"obliq {statistics.median(per_fold):.2f} s a fold, Murthy's C "
+                         f"program {c_seconds:.2f} s (measured under load 6-9)"]
+        out.append(row)
+    return out
+
+
+def oc1_pima_fold_row(repeats: int) -> Row:
+    """OC1 on pima as a paper run uses it, timed the way Murthy's C program (OC1 v3) was:
+    CPU seconds per fold of growing on a fold's training part and pruning it (cost
+    complexity, 0-SE, on the last ``OC1_PRUNE_PORTION`` of the training part: the
+    program's ``prune_portion``), over the five folds of scikit-learn's
+    ``StratifiedKFold(5, shuffle=True, random_state=0)`` on which the C program took
+    ``OC1_C_PIMA_SECONDS`` a fold (whole process, seed 1). Each round times all five
+    folds; the row shows the median per-fold seconds over the rounds, their range and
+    the load average."""
+    X, y, _ = load_dataset("pima")
+    per_fold, load = oc1_fold_seconds(X, y, repeats)
     median = statistics.median(per_fold)
     print(f"  oc1 pima per fold (fit + 0-SE pruning): {median:.3f} s", file=sys.stderr,
           flush=True)
@@ -542,8 +591,8 @@ def main() -> None:
                              "speed work)")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--only", default="",
-                        help="comma-separated algorithms, or 'oc1-pima' / 'apdt-paper' / "
-                             "'multiclass' / 'growth' / 'benchmark' / 'jobs'")
+                        help="comma-separated algorithms, or 'oc1-pima' / 'oc1-c' / "
+                             "'apdt-paper' / 'multiclass' / 'growth' / 'benchmark' / 'jobs'")
     parser.add_argument("--idle-load", type=float, default=IDLE_LOAD,
                         help="the -j rows run only at a 1-minute load average up to this")
     parser.add_argument("--csv", type=Path, default=None, metavar="FOLDER",
@@ -575,6 +624,8 @@ def main() -> None:
             rows.append(ratio_row(timer, algorithm, dataset, target, max_rows, full))
     if wanted("oc1-pima"):
         rows.append(oc1_pima_fold_row(args.repeats))
+    if wanted("oc1-c"):
+        rows.extend(oc1_c_rows(args.repeats, full))
     if wanted("apdt-paper"):
         rows.extend(apdt_paper_rows(args.repeats))
     if wanted("multiclass"):

@@ -81,12 +81,28 @@ def twoing_exact(left, total, n_left, n):
     empty. One multiply-add per class and no division; the same value as the textbook
     formula up to its rounding, and as the axis-parallel sweep's twoing
     (``sweep.sweep_twoing``) to the bit."""
-    n_right = n - n_left
-    if n_left <= 0.0 or n_right <= 0.0:
-        return -0.0
+    return twoing_of_spread(twoing_spread(left, total, n_left, n), n_left, n)
+
+
+@compiled
+def twoing_spread(left, total, n_left, n):
+    """``S = sum_j |n L_j - T_j n_L|`` of :func:`twoing_exact` (exact for integer
+    counts below 2^26). One point moving between the sides changes ``S`` by at most
+    ``2 (n - T_c) <= 2 n`` (its class c's term by ``n - T_c``, every other class's by
+    ``T_j``), which lets the line search skip positions that cannot come near its best."""
     spread = 0.0
     for j in range(left.size):
         spread += abs(n * left[j] - total[j] * n_left)
+    return spread
+
+
+@compiled
+def twoing_of_spread(spread, n_left, n):
+    """The twoing score ``-S^2 / (4 n^2 n_L n_R)`` of :func:`twoing_exact` from ``S``
+    (:func:`twoing_spread`); 0 when a side is empty."""
+    n_right = n - n_left
+    if n_left <= 0.0 or n_right <= 0.0:
+        return -0.0
     return -(spread * spread) / (4.0 * n * n * n_left * n_right)  # as sweep_twoing
 
 

@@ -44,7 +44,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import compiled
-from .criteria import ENTROPY, GINI, TWOING, count_score, twoing_exact
+from .criteria import ENTROPY, GINI, TWOING, count_score, twoing_of_spread, twoing_spread
 
 RULE_RANDOM, RULE_SMALLEST, RULE_FIRST, RULE_THRESHOLD = 0, 1, 2, 3
 """Tie and step rules of :func:`line_search` (see the module docstring)."""
@@ -207,12 +207,17 @@ def line_search_with(V, D, y, total, code, rule, draws, fwork, iwork, weights=No
     l0 = left[0]
     # More classes with gini: the sums of squared counts are kept as they change (exact
     # integers, so the score equals count_score's bit for bit); with twoing the exact
-    # integer form of twoing_exact; entropy through count_score.
+    # integer form of twoing_exact, summed only where it can come near the best;
+    # entropy through count_score.
     sq_l = 0.0
     sq_r = 0.0
     for c_ in range(K):
         sq_l += left[c_] * left[c_]
         sq_r += (total[c_] - left[c_]) * (total[c_] - left[c_])
+    known = -1  # twoing: the last position whose spread S was summed, and S there
+    spread_known = 0.0
+    two_n = 2.0 * n_tot
+    four_n2 = 4.0 * n_tot * n_tot
     for p in range(n_fin + 1):
         if p > 0:
             tag = ctags[p - 1]
@@ -225,14 +230,16 @@ def line_search_with(V, D, y, total, code, rule, draws, fwork, iwork, weights=No
                 change *= weights[tag >> 1]
             n_left += change
             if two:
-                if cls == 0:
-                    l0 += change
+                # without a branch on the class, which a sweep cannot predict: adding
+                # change * 0 (a signed zero) leaves the count as it is
+                l0 += change * (1 - cls)
             else:
                 before_l = left[cls]
-                before_r = total[cls] - before_l
                 left[cls] = before_l + change
-                sq_l += (2.0 * before_l + change) * change
-                sq_r += (change - 2.0 * before_r) * change
+                if code == GINI:  # the sums of squares serve gini alone
+                    before_r = total[cls] - before_l
+                    sq_l += (2.0 * before_l + change) * change
+                    sq_r += (change - 2.0 * before_r) * change
         if n_fin == 0:
             break
         if 0 < p < n_fin and c[p] == c[p - 1]:
@@ -266,7 +273,19 @@ def line_search_with(V, D, y, total, code, rule, draws, fwork, iwork, weights=No
             safe_r = n_right if n_right > 0.0 else 1.0
             s = (n_tot - (sq_l / safe_l + sq_r / safe_r)) / n_tot
         elif code == TWOING:
-            s = twoing_exact(left, total, n_left, n_tot)
+            # twoing_exact in two steps: S = twoing_spread moves by at most 2 n a point,
+            # so S_known + 2 n (points moved since) bounds S; a position whose bound
+            # puts its score more than SCORE_EPS above the best (with a margin of 1e-9
+            # for the rounding of the products) is neither near nor the best, and the
+            # K-class sum is skipped (most of them, far from the best on many classes)
+            if known >= 0 and 0.0 < n_left < n_tot:
+                bound = spread_known + two_n * (p - known)
+                if (bound * bound * (1.0 + 1e-9)
+                        < -(best + SCORE_EPS) * (four_n2 * n_left * (n_tot - n_left))):
+                    continue
+            spread_known = twoing_spread(left, total, n_left, n_tot)
+            known = p
+            s = twoing_of_spread(spread_known, n_left, n_tot)
         else:
             s = count_score(left, total, code)
         if s <= best + SCORE_EPS:
@@ -324,9 +343,11 @@ def line_search_with(V, D, y, total, code, rule, draws, fwork, iwork, weights=No
 RADIX_MIN_ROWS = 600
 """From this many keys on, :func:`argsort_floats` uses the radix sort (measured: numba's
 quicksort is faster below about 600 keys, the radix sort 2x faster at 1000 and 5-9x
-at 3000-4000, where numba's quicksort degrades). Below it, the bucket sort of
-:func:`sort_tagged` (4x faster than numba's quicksort on OC1's candidates of 550 rows of
-pima, 2x on 60 rows)."""
+at 3000-4000, where numba's quicksort degrades). The line search sorts with the bucket
+sort of :func:`sort_tagged` at every size (4x faster than numba's quicksort on OC1's
+candidates of 550 rows of pima, 2x on 60 rows; on OC1's candidates of 2,000 rows of
+magic faster than the radix sort by a third, which made the whole OC1 fit 18% faster),
+which leaves only sets it cannot spread to :func:`argsort_floats`."""
 
 BUCKETS_PER_KEY = 3
 """The bucket sort's buckets per key: with more, fewer keys share a bucket and fewer
@@ -334,12 +355,14 @@ move in its insertion pass, with more buckets to count (measured on OC1's candid
 pima: 3 or 4 are 8% faster than 2, 2 is 15% faster than 1)."""
 
 BUCKET_MIN_ROWS = 16
-"""Below this many keys :func:`sort_tagged` leaves them to numba's quicksort."""
+"""Below this many keys :func:`sort_tagged` leaves them to :func:`argsort_floats`
+(numba's quicksort at that size)."""
 
 _BUCKET_MAX = 32
-"""The bucket sort's insertion pass costs the sum of its buckets' squared sizes; keys
-that crowd more than this many into one bucket (a few outliers stretching the range)
-go to numba's quicksort instead."""
+"""The bucket sort's insertion pass costs the sum of its buckets' squared sizes; a
+bucket into which more than this many keys crowd (a few outliers stretching the range:
+OC1's candidates ``-V_j / x_jm`` where some ``x_jm`` is near 0) is bucket-sorted again
+over its own range (:func:`_sort_segment`)."""
 
 
 @compiled
@@ -350,16 +373,17 @@ def sort_tagged(keys, tags, c, ctags, ints):
     with what its sweep needs of the point (its class, its direction), which it then
     reads in order instead of through an index.
 
-    Below ``RADIX_MIN_ROWS`` keys: a bucket sort. Every finite key goes to one of ``m``
-    buckets (``BUCKETS_PER_KEY`` per finite key) by ``floor((key - lo) * m / (hi -
-    lo))``, which never decreases as the key grows (each operation rounds
-    monotonically), so the buckets are in order; one scatter writes keys and tags
-    bucket by bucket, and an insertion pass orders each bucket. OC1's candidates spread
-    evenly enough that a bucket holds a few keys; when the range is not finite or one
-    bucket holds more than ``_BUCKET_MAX``, numba's quicksort takes over. From
-    ``RADIX_MIN_ROWS`` on: :func:`argsort_floats`'s radix sort. The order within runs of
-    equal keys differs between the sorts; the sweep scores only the ends of runs, so the
-    search does not depend on it.
+    A bucket sort. Every finite key goes to one of ``m`` buckets (``BUCKETS_PER_KEY``
+    per finite key) by ``floor((key - lo) * m / (hi - lo))``, which never decreases as
+    the key grows (each operation rounds monotonically), so the buckets are in order;
+    one scatter writes keys and tags bucket by bucket, and an insertion pass orders each
+    bucket. OC1's candidates spread evenly enough that a bucket holds a few keys; a
+    bucket holding more than ``_BUCKET_MAX`` (outliers stretched the range) is sorted
+    over its own range first (:func:`_sort_segment`), and with fewer than
+    ``BUCKET_MIN_ROWS`` keys or a range that is not finite :func:`argsort_floats` sorts
+    them. The order within runs of equal keys differs between the sorts; the sweep
+    scores only the ends of runs, so the search does not depend on it (the counts it
+    sums are integers: exact in any order).
     """
     lo = np.inf
     hi = -np.inf
@@ -381,13 +405,10 @@ def sort_tagged_in(keys, tags, c, ctags, ints, n_fin, lo, hi):
     least and greatest, ``lo`` and ``hi``, which the line search finds while it computes
     the keys (a pass over them less)."""
     n = keys.size
-    if n >= RADIX_MIN_ROWS:
-        _gather(keys, tags, argsort_floats(keys), c, ctags)
-        return
     m = BUCKETS_PER_KEY * n_fin
     scale = m / (hi - lo) if hi > lo else 0.0
     if n < BUCKET_MIN_ROWS or not (lo > -np.inf and 0.0 < scale < np.inf):
-        _gather(keys, tags, np.argsort(keys), c, ctags)
+        _gather(keys, tags, argsort_floats(keys), c, ctags)
         return
     start = ints[:m + 2]  # bucket m holds the +inf keys
     bucket = ints[m + 2:m + 2 + n]
@@ -401,11 +422,11 @@ def sort_tagged_in(keys, tags, c, ctags, ints, n_fin, lo, hi):
     # the running sum stays in a register: adding each count to the start just
     # written made every step wait for the store before it (a third of the sort)
     at = 0
+    crowded = False
     for b in range(m + 1):
         count = start[b + 1]
         if count > _BUCKET_MAX and b < m:
-            _gather(keys, tags, np.argsort(keys), c, ctags)
-            return
+            crowded = True
         at += count
         start[b + 1] = at
     for j in range(n):
@@ -414,19 +435,90 @@ def sort_tagged_in(keys, tags, c, ctags, ints, n_fin, lo, hi):
         c[p] = keys[j]
         ctags[p] = tags[j]
         start[b] = p + 1
+    if crowded:
+        # start[b] is now the end of bucket b: a bucket holding more than
+        # _BUCKET_MAX keys (a few outliers stretched the range) is sorted on its own
+        begin = 0
+        for b in range(m):
+            end = start[b]
+            if end - begin > _BUCKET_MAX:
+                _sort_segment(c, ctags, begin, end)
+            begin = end
     # Each key moves back only within its bucket: the buckets are in order.
-    for i in range(1, n_fin):
+    _insertion_pass(c, ctags, 0, n_fin)
+
+
+@compiled
+def _insertion_pass(c, ctags, begin, end):
+    """Insertion-sort ``c[begin:end]`` and its tags ``ctags`` alike (fast when every
+    key is near its place: the buckets of :func:`sort_tagged_in`)."""
+    for i in range(begin + 1, end):
         key = c[i]
         if c[i - 1] <= key:
             continue
         tag = ctags[i]
         h = i - 1
-        while h >= 0 and c[h] > key:
+        while h >= begin and c[h] > key:
             c[h + 1] = c[h]
             ctags[h + 1] = ctags[h]
             h -= 1
         c[h + 1] = key
         ctags[h + 1] = tag
+
+
+@compiled
+def _sort_segment(c, ctags, begin, end):
+    """Sort the finite keys ``c[begin:end]`` and their tags in place: one more bucket
+    pass over the segment's own range (``BUCKETS_PER_KEY`` buckets a key) and an
+    insertion pass, so a bulk of keys that outliers crowded into one bucket spreads
+    again; a bucket still holding more than ``_BUCKET_MAX`` keys leaves the segment to
+    :func:`argsort_floats`."""
+    size = end - begin
+    lo = np.inf
+    hi = -np.inf
+    for i in range(begin, end):
+        if c[i] < lo:
+            lo = c[i]
+        if c[i] > hi:
+            hi = c[i]
+    if not hi > lo:
+        return  # all equal
+    keys = c[begin:end].copy()
+    tags = ctags[begin:end].copy()
+    m = BUCKETS_PER_KEY * size
+    scale = m / (hi - lo)
+    if not scale < np.inf:
+        _sort_by_order(keys, tags, argsort_floats(keys), c, ctags, begin)
+        return
+    bucket = np.empty(size, dtype=np.int64)
+    start = np.zeros(m + 1, dtype=np.int64)
+    for j in range(size):
+        b = min(int((keys[j] - lo) * scale), m - 1)
+        bucket[j] = b
+        start[b + 1] += 1
+    at = 0
+    for b in range(m):
+        count = start[b + 1]
+        if count > _BUCKET_MAX:
+            _sort_by_order(keys, tags, argsort_floats(keys), c, ctags, begin)
+            return
+        at += count
+        start[b + 1] = at
+    for j in range(size):
+        b = bucket[j]
+        p = begin + start[b]
+        c[p] = keys[j]
+        ctags[p] = tags[j]
+        start[b] += 1
+    _insertion_pass(c, ctags, begin, end)
+
+
+@compiled
+def _sort_by_order(keys, tags, order, c, ctags, begin):
+    """``c[begin:begin + n] = keys[order]`` and the tags alike."""
+    for i in range(keys.size):
+        c[begin + i] = keys[order[i]]
+        ctags[begin + i] = tags[order[i]]
 
 
 @compiled

@@ -207,8 +207,34 @@ def _sorted_keys_view(result, args):
 def _sort_keys(rng):
     # sort_tagged's keys: ties, +inf (the points that never move), and
     # sizes through the quicksort (< 16), the bucket sort and the radix sort (>= 600)
-    keys = np.round(rng.normal(size=int(rng.choice([5, 20, 200, 599, 700]))) * 3)
+    keys = np.round(rng.normal(size=int(rng.choice([5, 20, 200, 599, 700, 2000]))) * 3)
+    if rng.random() < 0.5:  # a few outliers crowd the rest into one bucket
+        keys = np.where(rng.random(keys.size) < 0.01, keys * 1e6, keys)
     return np.where(rng.random(keys.size) < 0.1, np.inf, keys)
+
+
+def _segment_inputs(rng, small=False):
+    # a segment [begin, end) of finite keys (ties, outliers) inside a longer array;
+    # small: at most 60 keys, for the insertion sort run as Python
+    keys = _sort_keys(rng)
+    keys = keys[keys < np.inf][:60 if small else None]
+    begin = int(rng.integers(0, 4))
+    c = np.concatenate([np.full(begin, np.nan), keys, np.full(3, np.nan)])
+    ctags = np.concatenate([np.full(begin, -7), rng.integers(0, 1000, keys.size),
+                            np.full(3, -7)])
+    return c, ctags, begin, begin + keys.size
+
+
+def _segment_twin(c, ctags, begin, end):
+    order = np.argsort(c[begin:end], kind="stable") + begin
+    c[begin:end], ctags[begin:end] = c[order], ctags[order]
+
+
+def _segment_view(result, args):
+    # the keys in order, the (key, tag) pairs as a set, and what lies outside untouched
+    c, ctags, begin, end = args
+    pairs = np.array(sorted(zip(c[begin:end] + 0.0, ctags[begin:end])))
+    return c[begin:end] + 0.0, pairs, ctags[:begin], ctags[end:]
 
 
 def _tagged_inputs(rng):
@@ -728,6 +754,14 @@ CASES = [
              impurity.twoing_split(left[None], (total - left)[None])[0]
              if 0 < n_left < n else -0.0),
          1e-12, "an exact integer numerator against per-class divisions"),
+    Case(criteria.twoing_spread,
+         lambda r: (lambda left, total: (left, total, float(left.sum()), float(total.sum())))(
+             *_counts(r)),
+         lambda left, total, n_left, n: float(np.abs(n * left - total * n_left).sum())),
+    Case(criteria.twoing_of_spread,
+         lambda r: (float(r.integers(0, 10**6)), float(r.integers(0, 40)), 40.0),
+         lambda spread, n_left, n: (-spread ** 2 / (4 * n * n * n_left * (n - n_left))
+                                    if 0 < n_left < n else -0.0)),
     Case(criteria.count_score,
          lambda r: (*_counts(r), _code(r)),
          lambda left, total, code: (SPLITS[code](left[None], (total - left)[None])[0]
@@ -801,6 +835,17 @@ CASES = [
          lambda keys, tags, c, ctags, ints, *range_: _sort_tagged_twin(keys, tags, c, ctags,
                                                                         ints),
          view=_tagged_view, py_view=_tagged_view),
+    Case(k_ls._insertion_pass, lambda r: _segment_inputs(r, small=True), _segment_twin,
+         view=_segment_view, py_view=_segment_view),
+    Case(k_ls._sort_segment, _segment_inputs, _segment_twin, view=_segment_view,
+         py_view=_segment_view),
+    Case(k_ls._sort_by_order,
+         lambda r: (r.normal(size=8), r.integers(0, 9, 8), r.permutation(8), np.empty(11),
+                    np.empty(11, dtype=np.int64), 3),
+         lambda keys, tags, order, c, ctags, begin: (
+             c.__setitem__(slice(begin, begin + 8), keys[order]),
+             ctags.__setitem__(slice(begin, begin + 8), tags[order])),
+         view=lambda result, args: (args[3][3:], args[4][3:])),
     Case(k_ls._gather,
          lambda r: (r.normal(size=8), r.integers(0, 9, 8), r.permutation(8), np.empty(8),
                     np.empty(8, dtype=np.int64)),

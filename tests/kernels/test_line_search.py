@@ -105,8 +105,9 @@ def _numpy_sort_tagged_in(keys, tags, c, ctags, ints, n_fin, lo, hi):
 @pytest.mark.parametrize("code", [criteria.GINI, criteria.TWOING, criteria.ENTROPY])
 @pytest.mark.parametrize("rule", [ls.RULE_RANDOM, ls.RULE_SMALLEST, ls.RULE_FIRST])
 def test_large_node_search_matches_the_numpy_ordered_sweep(code, rule):
-    # Above RADIX_MIN_ROWS the search sorts with the radix sort; its best score must be
-    # the minimum over every partition an interval makes, computed here by numpy.
+    # On a large node the search bucket-sorts its candidates and skips the twoing sums
+    # of positions that cannot come near its best; its best score must be the minimum
+    # over every partition an interval makes, computed here by numpy.
     rng = np.random.default_rng(code * 10 + rule)
     n, k = 2500, 3
     V = np.round(rng.normal(size=n), 2)  # tied candidates too
@@ -183,3 +184,23 @@ def test_a_candidate_at_minus_infinity_means_no_step():
         for rule in (ls.RULE_RANDOM, ls.RULE_SMALLEST, ls.RULE_FIRST, ls.RULE_THRESHOLD):
             assert ls.line_search(V, D, y, ls.class_totals(y, 2), code, rule,
                                   np.full(5, 0.5)) == (0.0, np.inf)
+
+
+def test_one_point_moves_the_twoing_spread_by_at_most_two_n():
+    # the bound behind the line search's skipped twoing sums: moving one point of class
+    # c between the sides changes S = sum_j |n L_j - T_j n_L| by at most 2 (n - T_c)
+    rng = np.random.default_rng(7)
+    for _ in range(300):
+        k = int(rng.integers(3, 27))
+        total = rng.integers(1, 40, k).astype(float)
+        n = total.sum()
+        left = np.floor(rng.random(k) * (total + 1))
+        c = int(rng.integers(0, k))
+        step = 1.0 if left[c] < total[c] else -1.0
+        moved = left.copy()
+        moved[c] += step
+        before = criteria.twoing_spread(left, total, left.sum(), n)
+        after = criteria.twoing_spread(moved, total, moved.sum(), n)
+        assert abs(after - before) <= 2 * (n - total[c])
+        assert criteria.twoing_of_spread(after, moved.sum(), n) == criteria.twoing_exact(
+            moved, total, moved.sum(), n)
