@@ -13,6 +13,16 @@ from obliq_cli.cli import main
 from obliq_cli.errors import Terminated
 
 
+@pytest.fixture(autouse=True)
+def _sigint_as_python_starts_it():
+    """Python's own SIGINT handler for each test, whatever started pytest: a shell runs a
+    background job with SIGINT ignored, and obliq leaves an ignored SIGINT ignored
+    (``interrupts._ours``), so these tests would see no Ctrl-C at all there."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
 class _SignalsOnCollection:
     """Sends ``signum`` to this process while it is being collected: the handler runs
     inside ``__del__``, where its exception is "ignored" by Python."""
