@@ -8,6 +8,7 @@ ours (``analysis/references.py``). It lives below both, so neither imports the o
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 import pandas as pd
@@ -33,15 +34,13 @@ CELLS: dict[str, list] = {
 }
 
 
-_READ: dict = {}  # (resolved path, size, mtime) -> the checked frame of the last file read
-
-
 def read_reference(path) -> pd.DataFrame:
     """The reference CSV checked and typed: COLUMNS plus ``mean_text`` and ``sd_text``.
 
     A run reads its file when the config is checked and again for each table it prints,
     each row through its declaration: the frame of a file unchanged since (same size and
-    modification time) is kept, and a copy of it given again.
+    modification time) is read once (``_read_stamped``, the memo ``data.files`` keeps
+    for data files), and a copy of it given each time.
 
     Rows with an empty mean (the paper reports nothing there) are dropped. A missing file,
     a malformed CSV or a missing column raise ObliqError naming the file; every cell that
@@ -51,16 +50,17 @@ def read_reference(path) -> pd.DataFrame:
     path = Path(path)
     try:
         stat = path.stat()
-        key = (str(path.resolve()), stat.st_size, stat.st_mtime_ns)
-    except OSError:  # read_text below says what is wrong
-        key = None
-    if key is not None and key in _READ:
-        return _READ[key].copy()
-    ref = _read_reference(path)
-    if key is not None:
-        _READ.clear()
-        _READ[key] = ref.copy()
-    return ref
+    except OSError:  # read_text says what is wrong
+        return _read_reference(path)
+    return _read_stamped(str(path), str(path.resolve()), stat.st_size,
+                         stat.st_mtime_ns).copy()
+
+
+@functools.lru_cache(maxsize=4)
+def _read_stamped(path: str, resolved: str, size: int, mtime_ns: int) -> pd.DataFrame:
+    """``_read_reference`` of ``path`` (errors name it as given) as the file ``resolved``
+    was at (size, mtime_ns)."""
+    return _read_reference(Path(path))
 
 
 def _read_reference(path: Path) -> pd.DataFrame:
