@@ -31,6 +31,7 @@ HELPERS = {
     "logs": set(),
     "jit_cache": set(),
     "timing": set(),
+    "fit_threads": set(),  # how many threads one fit may use (n_threads)
     "parameters": {"errors"},
     "invariances": set(),  # what algorithms declare they keep (their table's vocabulary)
     "safe_io": {"errors"},

@@ -41,7 +41,7 @@ import sys
 import threading
 import time
 
-from .. import interrupts, registry
+from .. import fit_threads, interrupts, registry
 from ..errors import ObliqError, one_line
 from ..registry import BACKENDS, FORK_AVAILABLE
 
@@ -95,6 +95,9 @@ def worker_setup(n_workers: int | None = None, inherited_locks: tuple = (),
         from threadpoolctl import threadpool_limits
 
         threadpool_limits(max(1, (os.cpu_count() or 1) // n_workers))
+    # a fit's default n_threads here: this worker's share of the cores (loky's workers
+    # are not told how many there are: one thread, as inside any multi-worker run)
+    fit_threads.set_process_share(n_workers or fit_threads.usable_cores())
     if not getattr(worker_setup, "_watching", False):
         worker_setup._watching = True
         threading.Thread(target=_die_with, args=(parent,), daemon=True,
