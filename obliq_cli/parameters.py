@@ -53,7 +53,8 @@ from sklearn.utils._param_validation import StrOptions as _StrOptions
 
 from .errors import ObliqError
 
-__all__ = ["MAX_COUNT", "MAX_LOOP", "MAX_REAL", "MAX_SEED", "MAX_REPORTED",
+__all__ = ["MAX_COUNT", "MAX_LOOP", "MAX_REAL", "MAX_SEED", "MAX_REPORTED", "MAX_THREADS",
+           "N_THREADS",
            "Described", "Interval", "ListOf", "MappingOf", "ParameterError", "RANDOM_STATE",
            "StrOptions", "Text", "DeclaredParameters", "check_parameters", "first_violation",
            "several_problems", "violations",
@@ -81,6 +82,9 @@ MAX_LOOP = 10**6
 MAX_REAL = 1e12
 # A seed: numpy takes any non-negative int, scikit-learn's estimators 0..2**32-1.
 MAX_SEED = 2**32 - 1
+# Threads of one fit (n_threads): each holds its own scratch arrays of the node's rows,
+# so the count bounds memory; no machine obliq runs on has more cores than this.
+MAX_THREADS = 256
 
 
 def short_repr(value) -> str:
@@ -399,3 +403,6 @@ def pruner_parameters(name: str, constraints: dict):
 
     return decorate
 
+
+N_THREADS = [Interval(Integral, 1, MAX_THREADS, closed="both"), None]
+"""The declaration of every ``n_threads`` (``obliq_cli.fit_threads``)."""

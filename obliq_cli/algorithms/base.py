@@ -15,6 +15,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 from ..errors import DataError, DataTypeError, ObliqError
+from ..fit_threads import FitThreads, resolve_threads
 from ..parameters import (
     MAX_COUNT,
     MAX_REAL,
@@ -257,11 +258,18 @@ class TreeClassifier(ObliqClassifier):
             finder.nominal = nominal_columns(X, categorical)
             categorical = None
         self.coding_ = QualitativeCoding.fit(X, categorical) if categorical else None
-        if self.coding_ is not None:
-            X = self.coding_.transform(X)
-            finder = CrimcoordFinder(finder, self.coding_)
-        self.tree_ = build_tree(X, codes, n_classes, finder, self._stopping_rules(), rng,
-                                sample_weight=weights)
+        # an estimator with n_threads hands its finder the fit's threads (fit_threads)
+        inner = finder
+        with FitThreads(resolve_threads(getattr(self, "n_threads", 1))) as threads:
+            inner.threads = threads
+            try:
+                if self.coding_ is not None:
+                    X = self.coding_.transform(X)
+                    finder = CrimcoordFinder(finder, self.coding_)
+                self.tree_ = build_tree(X, codes, n_classes, finder, self._stopping_rules(),
+                                        rng, sample_weight=weights)
+            finally:
+                inner.threads = None  # the pool ends with the fit
         self.tree_input_std_ = column_spread(X)
         return self
 

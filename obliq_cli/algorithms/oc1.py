@@ -44,6 +44,10 @@ Choices where the sources are silent or disagree:
   sequential procedure; only the order of the random draws differs from running them
   one after another (per coefficient: ``n + 1`` tie-break draws per climbing restart;
   per jump round: all directions, then the tie-break draws).
+- With ``n_threads`` > 1 the climbing restarts of one step move on different threads:
+  the step's draws are taken first, in the lockstep order above, and each restart's
+  move reads and writes only its own row, so the tree is the same for every thread
+  count (the draws never depend on which thread runs a restart or when).
 """
 
 from __future__ import annotations
@@ -69,8 +73,17 @@ from ..kernels.line_search import (
     line_search,
     partition_score,
 )
-from ..kernels.oc1 import cart_lc_cycles, climb
-from ..parameters import MAX_LOOP, Integral, Interval
+from ..kernels.line_search import line_search_scratch
+from ..kernels.oc1 import (
+    cart_lc_cycles,
+    climb,
+    coefficient_draws,
+    coefficient_moves,
+    jump_draws,
+    jump_moves,
+    start_values,
+)
+from ..parameters import MAX_LOOP, N_THREADS, Integral, Interval
 from ..registry import register_algorithm
 from ..tree.axis_first import best_axis_split, rescored_oblique, strictly_better
 from ..tree.builder import Node, Split, SplitFinder
@@ -158,6 +171,12 @@ def _augmented(X):
     return Xa
 
 
+THREADED_ROWS = 1000
+"""The fewest rows of a node whose restarts climb on several threads: below it a step's
+moves take less time than handing them to the threads (measured on letter). The choice
+changes only the speed, never the tree."""
+
+
 class _NodeSearch:
     """The OC1 hill climbing at one node (JAIR §3), on the (shifted) points ``Xs``.
 
@@ -178,7 +197,7 @@ class _NodeSearch:
         self.max_stagnant = max_stagnant
         self.n_jumps = n_jumps
 
-    def climb(self, A):
+    def climb(self, A, threads=None):
         """Hill-climb every start in ``A`` [k, d+1]; returns (A, scores, perfect, the
         score of the first start).
 
@@ -194,10 +213,78 @@ class _NodeSearch:
         is searched with the same sweep and only a strict improvement is taken, after
         which perturbation resumes. A restart ends when a cycle and its jumps change
         nothing, or when its split is perfect (both sides pure).
+
+        ``threads``: None or the fit's ``FitThreads``; with more than one thread and a
+        node of at least ``THREADED_ROWS`` rows the restarts of each step are spread
+        over them (:meth:`_climb_threaded`), with the same result.
         """
         A = np.array(A, dtype=np.float64)
+        if (threads is not None and threads.n > 1 and A.shape[0] > 1
+                and self.Xa.shape[0] >= THREADED_ROWS):
+            return self._climb_threaded(A, threads)
         cur, perfect, first = climb(A, self.Xa, self.y, self.total, self.code,
                                     self.rng, self.max_stagnant, self.n_jumps, self.weights)
+        return A, cur, perfect, first
+
+    def _climb_threaded(self, A, threads):
+        """``kernels.oc1.climb`` with each step's restarts over ``threads``: the same
+        steps, the same draws in the same order (``coefficient_draws``, ``jump_draws``)
+        taken before the step's moves, the restart at place ``i`` among the step's
+        restarts moving on thread ``i % n``."""
+        k, n_coef = A.shape
+        n = self.Xa.shape[0]
+        XaT = np.ascontiguousarray(self.Xa.T)
+        y, total, code, weights, rng = self.y, self.total, self.code, self.weights, self.rng
+        V = np.empty((k, n))
+        cur = np.empty(k)
+        perfect = np.zeros(k, dtype=np.bool_)
+        start_values(A, XaT, y, total, code, V, cur, perfect, weights)
+        first = cur[0]
+        stagnant = np.zeros(k, dtype=np.int64)
+        improved = np.zeros(k, dtype=np.bool_)
+        need = np.zeros(k, dtype=np.bool_)
+        running = ~perfect
+        n_slots = min(threads.n, k)
+        places = -(-k // n_slots)
+        draws = np.empty((n_slots, places, n + 1))  # a step's draws, dealt to the threads
+        directions = np.empty((n_slots, places, n_coef))
+        # each thread's scratch: line search work arrays, a jump's values, a trial
+        scratch = [(*line_search_scratch(n, total.size), np.empty(n), np.empty(n),
+                    np.empty(n_coef)) for _ in range(n_slots)]
+
+        def coefficient_step(slot):
+            fwork, iwork, _, V_new, trial = scratch[slot]
+            coefficient_moves(rows[slot::n_slots].copy(), m, A, V, XaT, y, total, code,
+                              draws[slot], cur, perfect, stagnant, improved,
+                              self.max_stagnant, fwork, iwork, V_new, trial, weights)
+
+        def jump_step(slot):
+            fwork, iwork, jump, V_new, trial = scratch[slot]
+            jump_moves(rows[slot::n_slots].copy(), directions[slot], A, V, XaT, y, total,
+                       code, draws[slot], cur, perfect, stagnant, improved, need,
+                       fwork, iwork, jump, V_new, trial, weights)
+
+        # numba compiles (or loads) a kernel on its first call in a process; do it on
+        # this thread, whose lock-holding time the fit's stopwatch takes off its CPU time
+        rows, m = np.empty(0, dtype=np.int64), 0
+        coefficient_step(0)
+        jump_step(0)
+        while running.any():
+            improved[:] = False
+            for m in range(n_coef):
+                rows = np.flatnonzero(running & ~perfect)
+                if rows.size == 0:
+                    continue
+                coefficient_draws(rng, rows.size, draws)
+                threads.map(coefficient_step, range(min(n_slots, rows.size)))
+            np.logical_and(running & ~improved, ~perfect, out=need)
+            for _ in range(self.n_jumps):
+                rows = np.flatnonzero(need)
+                if rows.size == 0:
+                    break
+                jump_draws(rng, rows.size, directions, draws)
+                threads.map(jump_step, range(min(n_slots, rows.size)))
+            running = improved & ~perfect
         return A, cur, perfect, first
 
 
@@ -289,6 +376,10 @@ class OC1Classifier(TreeClassifier):
     class_weight : None, "balanced" or {label: weight}: each row weighs its class's
         weight (times its ``sample_weight``) in every count of the search and the leaves
         (``base.fit_weights``).
+    n_threads : threads the restarts of a node's climb are spread over (None: what the
+        run leaves free, ``obliq_cli.fit_threads``). The tree is the same for every
+        count: each step's random draws are taken before its restarts move, in the
+        order of the one-thread climb, and a restart's move touches only its own state.
 
     Row weights: a row of weight 3 counts as three copies of it in every score, the
     axis-parallel start and the size rule; the random draws stay one per row and
@@ -305,6 +396,7 @@ class OC1Classifier(TreeClassifier):
         "n_jumps": [Interval(Integral, 0, MAX_LOOP, closed="both")],
         "max_stagnant": [Interval(Integral, 0, MAX_LOOP, closed="both")],
         "normalize": ["boolean"],
+        "n_threads": N_THREADS,
     }
 
     def __init__(
@@ -319,6 +411,7 @@ class OC1Classifier(TreeClassifier):
         max_misclassification_rate: float = 0.0,
         random_state=None,
         class_weight=None,
+        n_threads: int | None = None,
     ):
         self.criterion = criterion
         self.n_restarts = n_restarts
@@ -330,6 +423,7 @@ class OC1Classifier(TreeClassifier):
         self.max_misclassification_rate = max_misclassification_rate
         self.random_state = random_state
         self.class_weight = class_weight
+        self.n_threads = n_threads
 
     def _make_split_finder(self) -> SplitFinder:
         return OC1SplitFinder(criterion=split_criterion(self.criterion),
@@ -363,7 +457,7 @@ class OC1SplitFinder(SplitFinder):
         starts[0, axis_split.feature] = 1.0
         starts[0, d] = -(axis_split.threshold - shift[axis_split.feature])
         starts[1:] = rng.uniform(-1.0, 1.0, size=(n_restarts - 1, d + 1))
-        ends, scores, perfect, least = search.climb(starts)
+        ends, scores, perfect, least = search.climb(starts, self.threads)
         # oblique_split of v3: the best so far starts as the axis-parallel
         # hyperplane (score ``least``); a restart's result replaces it when better, or
         # equal and a

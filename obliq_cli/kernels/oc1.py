@@ -54,6 +54,77 @@ def values_by_column(XaT, a, out):
 
 
 @compiled
+def start_values(A, XaT, y, total, code, V, cur, perfect, weights=None):
+    """Each start's values ``V[r] = Xa @ A[r]``, score ``cur[r]`` and ``perfect[r]``."""
+    for r in range(A.shape[0]):
+        values_by_column(XaT, A[r], V[r])
+        cur[r], perfect[r] = partition_score(V[r], y, total, code, weights)
+
+
+@compiled
+def coefficient_move(r, m, A, V, XaT, y, total, code, draws, cur, perfect, stagnant,
+                     improved, max_stagnant, fwork, iwork, V_new, trial, weights=None):
+    """Restart ``r``'s step on coefficient ``m`` of :func:`climb` with its ``n + 1``
+    tie-break ``draws``: the best value of the 1-D sweep, taken when strictly better, or
+    equal while the restart's stagnation counter allows. Writes only row ``r`` of the
+    state arrays (so restarts may move at once on different threads) and the scratch
+    ``fwork, iwork, V_new, trial``."""
+    delta, _ = line_search_with(V[r], XaT[m], y, total, code, RULE_RANDOM, draws,
+                                fwork, iwork, weights)
+    if not abs(delta) > TOLERANCE:
+        return
+    trial[:] = A[r]
+    trial[m] += delta
+    values_by_column(XaT, trial, V_new)
+    s, p_new = partition_score(V_new, y, total, code, weights)
+    better = s < cur[r] - SCORE_EPS
+    equal = (not better and s <= cur[r] + SCORE_EPS
+             and stagnant[r] <= max_stagnant)
+    if better:
+        stagnant[r] = 0
+    elif equal:
+        stagnant[r] += 1
+    else:
+        return
+    A[r] = trial
+    V[r] = V_new
+    perfect[r] = p_new
+    cur[r] = min(cur[r], s)
+    improved[r] = True
+
+
+@compiled
+def jump_move(r, direction, A, V, XaT, y, total, code, draws, cur, perfect, stagnant,
+              improved, need, fwork, iwork, jump, V_new, trial, weights=None):
+    """Restart ``r``'s random jump along ``direction`` with its ``n + 1`` tie-break
+    ``draws`` (:func:`climb`): only a strict improvement is taken. Writes only row ``r``
+    of the state arrays and the scratch ``fwork, iwork, jump, V_new, trial``."""
+    n_coef = direction.size
+    values_by_column(XaT, direction, jump)
+    alpha, _ = line_search_with(V[r], jump, y, total, code, RULE_RANDOM, draws,
+                                fwork, iwork, weights)
+    moved = False
+    for c in range(n_coef):
+        trial[c] = alpha * direction[c]
+        if abs(trial[c]) > TOLERANCE:
+            moved = True
+    if not moved:
+        return
+    for c in range(n_coef):
+        trial[c] += A[r, c]
+    values_by_column(XaT, trial, V_new)
+    s, p_new = partition_score(V_new, y, total, code, weights)
+    if s < cur[r] - SCORE_EPS:
+        A[r] = trial
+        V[r] = V_new
+        cur[r] = s
+        perfect[r] = p_new
+        stagnant[r] = 0
+        improved[r] = True
+        need[r] = False
+
+
+@compiled
 def climb(A, Xa, y, total, code, rng, max_stagnant, n_jumps, weights=None):
     """The lockstep hill climbing of ``algorithms.oc1._NodeSearch.climb``, compiled.
 
@@ -63,6 +134,8 @@ def climb(A, Xa, y, total, code, rng, max_stagnant, n_jumps, weights=None):
     the directions of all restarts needing one, then their tie-break draws. Returns
     (scores, perfect, the score of the first start). ``weights``: None or each point's
     weight (``total`` their class sums), which every score and line search counts.
+    The threaded climb (``algorithms.oc1._NodeSearch``) runs the same steps through
+    :func:`coefficient_moves` and :func:`jump_moves` with the same draws.
     """
     k, n_coef = A.shape
     n = Xa.shape[0]
@@ -70,9 +143,7 @@ def climb(A, Xa, y, total, code, rng, max_stagnant, n_jumps, weights=None):
     V = np.empty((k, n))
     cur = np.empty(k)
     perfect = np.zeros(k, dtype=np.bool_)
-    for r in range(k):
-        values_by_column(XaT, A[r], V[r])
-        cur[r], perfect[r] = partition_score(V[r], y, total, code, weights)
+    start_values(A, XaT, y, total, code, V, cur, perfect, weights)
     first = cur[0]  # the caller compares the restarts against the first start
     stagnant = np.zeros(k, dtype=np.int64)
     running = ~perfect
@@ -86,34 +157,14 @@ def climb(A, Xa, y, total, code, rng, max_stagnant, n_jumps, weights=None):
     while running.any():
         improved[:] = False
         for m in range(n_coef):
-            D = XaT[m]
             for r in range(k):
                 if not running[r] or perfect[r]:
                     continue
                 for p in range(n + 1):
                     draws[p] = rng.random()
-                delta, _ = line_search_with(V[r], D, y, total, code, RULE_RANDOM, draws,
-                                            fwork, iwork, weights)
-                if not abs(delta) > TOLERANCE:
-                    continue
-                trial[:] = A[r]
-                trial[m] += delta
-                values_by_column(XaT, trial, V_new)
-                s, p_new = partition_score(V_new, y, total, code, weights)
-                better = s < cur[r] - SCORE_EPS
-                equal = (not better and s <= cur[r] + SCORE_EPS
-                         and stagnant[r] <= max_stagnant)
-                if better:
-                    stagnant[r] = 0
-                elif equal:
-                    stagnant[r] += 1
-                else:
-                    continue
-                A[r] = trial
-                V[r] = V_new
-                perfect[r] = p_new
-                cur[r] = min(cur[r], s)
-                improved[r] = True
+                coefficient_move(r, m, A, V, XaT, y, total, code, draws, cur, perfect,
+                                 stagnant, improved, max_stagnant, fwork, iwork, V_new,
+                                 trial, weights)
         for r in range(k):
             need[r] = running[r] and not improved[r] and not perfect[r]
         for _ in range(n_jumps):
@@ -125,34 +176,63 @@ def climb(A, Xa, y, total, code, rng, max_stagnant, n_jumps, weights=None):
                 for c in range(n_coef):
                     directions[i, c] = rng.uniform(-1.0, 1.0)
             for i in range(rows.size):
-                r = rows[i]
-                values_by_column(XaT, directions[i], jump)
                 for p in range(n + 1):
                     draws[p] = rng.random()
-                alpha, _ = line_search_with(V[r], jump, y, total, code, RULE_RANDOM, draws,
-                                            fwork, iwork, weights)
-                moved = False
-                for c in range(n_coef):
-                    trial[c] = alpha * directions[i, c]
-                    if abs(trial[c]) > TOLERANCE:
-                        moved = True
-                if not moved:
-                    continue
-                for c in range(n_coef):
-                    trial[c] += A[r, c]
-                values_by_column(XaT, trial, V_new)
-                s, p_new = partition_score(V_new, y, total, code, weights)
-                if s < cur[r] - SCORE_EPS:
-                    A[r] = trial
-                    V[r] = V_new
-                    cur[r] = s
-                    perfect[r] = p_new
-                    stagnant[r] = 0
-                    improved[r] = True
-                    need[r] = False
+                jump_move(rows[i], directions[i], A, V, XaT, y, total, code, draws, cur,
+                          perfect, stagnant, improved, need, fwork, iwork, jump, V_new,
+                          trial, weights)
         for r in range(k):
             running[r] = improved[r] and not perfect[r]
     return cur, perfect, first
+
+
+@compiled
+def coefficient_draws(rng, count, out):
+    """The tie-break draws of one coefficient step of :func:`climb` for ``count``
+    climbing restarts, in its order, dealt to ``out`` [threads, places, n + 1]: the i-th
+    restart's ``n + 1`` draws go to ``out[i % threads, i // threads]``."""
+    n_threads = out.shape[0]
+    for i in range(count):
+        for p in range(out.shape[2]):
+            out[i % n_threads, i // n_threads, p] = rng.random()
+
+
+@compiled
+def jump_draws(rng, count, directions, draws):
+    """The draws of one round of random jumps of :func:`climb` for ``count`` restarts,
+    in its order (every direction, then each one's tie-breaks), dealt as in
+    :func:`coefficient_draws` to ``directions`` [threads, places, d + 1] and ``draws``
+    [threads, places, n + 1]."""
+    n_threads = directions.shape[0]
+    for i in range(count):
+        for c in range(directions.shape[2]):
+            directions[i % n_threads, i // n_threads, c] = rng.uniform(-1.0, 1.0)
+    for i in range(count):
+        for p in range(draws.shape[2]):
+            draws[i % n_threads, i // n_threads, p] = rng.random()
+
+
+@compiled
+def coefficient_moves(rows, m, A, V, XaT, y, total, code, draws, cur, perfect, stagnant,
+                      improved, max_stagnant, fwork, iwork, V_new, trial, weights=None):
+    """:func:`coefficient_move` of restarts ``rows`` in turn, ``draws[i]`` for
+    ``rows[i]``: one thread's share of a coefficient step (``draws`` may hold more
+    rows than ``rows``)."""
+    for i in range(rows.size):
+        coefficient_move(rows[i], m, A, V, XaT, y, total, code, draws[i], cur, perfect,
+                         stagnant, improved, max_stagnant, fwork, iwork, V_new, trial,
+                         weights)
+
+
+@compiled
+def jump_moves(rows, directions, A, V, XaT, y, total, code, draws, cur, perfect, stagnant,
+               improved, need, fwork, iwork, jump, V_new, trial, weights=None):
+    """:func:`jump_move` of restarts ``rows`` in turn along ``directions[i]`` with
+    ``draws[i]``: one thread's share of a round of jumps."""
+    for i in range(rows.size):
+        jump_move(rows[i], directions[i], A, V, XaT, y, total, code, draws[i], cur,
+                  perfect, stagnant, improved, need, fwork, iwork, jump, V_new, trial,
+                  weights)
 
 
 @compiled

@@ -198,6 +198,9 @@ class SplitFinder:
     y: np.ndarray
     n_classes: int
     rng: np.random.Generator
+    threads = None
+    """The fit's ``obliq_cli.fit_threads.FitThreads`` when the estimator spreads a node's
+    independent work over threads (set by the estimator's fit), else None: one thread."""
     _position: np.ndarray | None = None
 
     def prepare(self, X: np.ndarray, y: np.ndarray, n_classes: int,

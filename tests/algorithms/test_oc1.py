@@ -300,3 +300,49 @@ def test_compiled_and_pure_python_kernels_grow_identical_trees():
     assert any(any(sum(v != 0 for v in w) > 1 for w in tree[1])
                for tree in compiled.values())  # some split really is oblique
     assert compiled == python
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_the_tree_is_the_same_for_every_thread_count(monkeypatch, weighted):
+    """n_threads spreads each step's restarts over threads; the draws are taken first in
+    the one-thread order, so every thread count grows the same tree (here every node of
+    at least 30 rows climbs threaded, and the threaded climb is seen to run)."""
+    import pickle
+
+    from obliq_cli.algorithms import oc1
+
+    rng = np.random.default_rng(7)
+    X = np.round(rng.normal(size=(300, 4)), 1)
+    y = (X[:, 0] + 0.6 * X[:, 1] - 0.4 * X[:, 2] ** 2 + rng.normal(0, 0.4, 300) > 0).astype(int)
+    y[X[:, 3] > 1.0] = 2  # three classes, ties in every column
+    weights = rng.integers(1, 4, 300).astype(float) if weighted else None
+    monkeypatch.setattr(oc1, "THREADED_ROWS", 30)
+    threaded = []
+    original = oc1._NodeSearch._climb_threaded
+
+    def counted(self, A, threads):
+        threaded.append(threads.n)
+        return original(self, A, threads)
+
+    monkeypatch.setattr(oc1._NodeSearch, "_climb_threaded", counted)
+    trees = []
+    for n_threads in (1, 2, 3):
+        est = make_estimator("oc1", random_state=3, n_restarts=5, n_threads=n_threads)
+        trees.append(pickle.dumps(est.fit(X, y, sample_weight=weights).tree_))
+    assert threaded and set(threaded) == {2, 3}  # one thread never takes the threaded path
+    assert trees[0] == trees[1] == trees[2]
+
+
+def test_default_threads_follow_fit_threads(monkeypatch):
+    """n_threads=None asks obliq_cli.fit_threads; an explicit count is used as given."""
+    from obliq_cli import fit_threads
+    from obliq_cli.algorithms import base
+
+    seen = []
+    monkeypatch.setattr(base, "FitThreads", lambda n: seen.append(n) or fit_threads.FitThreads(1))
+    monkeypatch.setattr(base, "resolve_threads", lambda n: 5 if n is None else n)
+    X = np.random.default_rng(0).normal(size=(40, 2))
+    y = (X[:, 0] > 0).astype(int)
+    make_estimator("oc1", random_state=0).fit(X, y)
+    make_estimator("oc1", random_state=0, n_threads=2).fit(X, y)
+    assert seen == [5, 2]

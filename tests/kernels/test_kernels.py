@@ -314,6 +314,79 @@ def _line_with_inputs(rng):
             fwork, iwork, w)
 
 
+
+def _climb_state(rng):
+    """One node's lockstep climb state (``kernels.oc1.climb``) with scratch holding
+    garbage: restarts' coefficients, their values and scores, and the counters."""
+    V0, D0, y, total, w = _weighted_line_inputs(rng)
+    n, k = V0.size, int(rng.integers(1, 5))
+    XaT = np.ascontiguousarray(np.column_stack([V0, D0, np.ones(n)]).T)
+    A = np.round(rng.normal(size=(k, 3)), 1)
+    code = _code(rng)
+    V, cur, perfect = np.empty((k, n)), np.empty(k), np.zeros(k, dtype=np.bool_)
+    k_oc1.start_values(A, XaT, y, total, code, V, cur, perfect, w)
+    stagnant = rng.integers(0, 4, k)
+    improved, need = rng.random(k) < 0.5, rng.random(k) < 0.5
+    fwork, iwork = k_ls.line_search_scratch(n + 2, total.size + 1)
+    fwork[:] = rng.normal(size=fwork.size)
+    scratch = (fwork, iwork, rng.normal(size=n), rng.normal(size=n), rng.normal(size=3))
+    return A, V, XaT, y, total, code, cur, perfect, stagnant, improved, need, w, scratch
+
+
+def _coefficient_moves_inputs(rng):
+    A, V, XaT, y, total, code, cur, perfect, stagnant, improved, _, w, scratch = \
+        _climb_state(rng)
+    rows = np.flatnonzero(rng.random(A.shape[0]) < 0.7)
+    fwork, iwork, _, V_new, trial = scratch
+    return (rows, int(rng.integers(0, 3)), A, V, XaT, y, total, code,
+            rng.random((rows.size + 1, y.size + 1)), cur, perfect, stagnant, improved, 2,
+            fwork, iwork, V_new, trial, w)
+
+
+def _jump_moves_inputs(rng):
+    A, V, XaT, y, total, code, cur, perfect, stagnant, improved, need, w, scratch = \
+        _climb_state(rng)
+    rows = np.flatnonzero(rng.random(A.shape[0]) < 0.7)
+    return (rows, rng.uniform(-1, 1, (rows.size, 3)), A, V, XaT, y, total, code,
+            rng.random((rows.size, y.size + 1)), cur, perfect, stagnant, improved, need,
+            *scratch, w)
+
+
+def _dealt(rows, n_threads):
+    """Rows in order, dealt as ``kernels.oc1.coefficient_draws`` deals them."""
+    out = np.zeros((n_threads, -(-rows.shape[0] // n_threads)) + rows.shape[1:])
+    for i, row in enumerate(rows):
+        out[i % n_threads, i // n_threads] = row
+    return out
+
+
+def _draws_inputs(rng):
+    n_threads, count = int(rng.integers(1, 4)), int(rng.integers(0, 7))
+    places = max(1, -(-count // n_threads))
+    return (np.random.default_rng(int(rng.integers(1000))), count,
+            np.zeros((n_threads, places, int(rng.integers(1, 6)))))
+
+
+def _coefficient_draws_twin(gen, count, out):
+    """numpy's own draws from the same Generator state, dealt."""
+    got = _dealt(gen.random((count, out.shape[2])), out.shape[0])
+    out[:, :got.shape[1]] = got
+    return out
+
+
+def _jump_draws_inputs(rng):
+    gen, count, draws = _draws_inputs(rng)
+    return gen, count, np.zeros(draws.shape[:2] + (int(rng.integers(1, 5)),)), draws
+
+
+def _jump_draws_twin(gen, count, directions, draws):
+    dirs = _dealt(gen.uniform(-1.0, 1.0, (count, directions.shape[2])), directions.shape[0])
+    ties = _dealt(gen.random((count, draws.shape[2])), draws.shape[0])
+    directions[:, :dirs.shape[1]] = dirs
+    draws[:, :ties.shape[1]] = ties
+    return directions, draws
+
+
 def _eq1(n_l, n_r, e_l, e_r, M):
     """F(W, S^t) of APDT's eq. 1, written again."""
     n = n_l + n_r
@@ -932,6 +1005,28 @@ CASES = [
     Case(k_oc1.values_by_column,  # hyperplane_values from the columns: the same bits
          lambda r: (r.normal(size=(3, 6)), r.normal(size=3), np.empty(6)),
          lambda XaT, a, out: np.array([_sequential_sum(x * a) for x in XaT.T])),
+    # the threaded climb's pieces (its whole is checked against climb in test_oc1.py)
+    Case(k_oc1.start_values,
+         lambda r: (lambda st: (st[0], st[2], st[3], st[4], st[5], np.empty_like(st[1]),
+                                np.empty(st[0].shape[0]),
+                                np.zeros(st[0].shape[0], dtype=np.bool_), st[11]))(
+             _climb_state(r)),
+         lambda A, XaT, y, total, code, V, cur, perfect, w: V.__setitem__(
+             slice(None), A @ XaT),
+         1e-12, "numpy's product sums in its own order", view=lambda res, args: args[5]),
+    Case(k_oc1.coefficient_moves, _coefficient_moves_inputs),
+    Case(k_oc1.jump_moves, _jump_moves_inputs),
+    Case(k_oc1.coefficient_move, lambda r: (lambda a: (int(a[0][0]) if a[0].size else 0,
+                                                       *a[1:8], a[8][0], *a[9:]))(
+        _coefficient_moves_inputs(r))),
+    Case(k_oc1.jump_move, lambda r: (lambda a: (int(a[0][0]) if a[0].size else 0,
+                                                a[1][0] if a[1].size else np.zeros(3),
+                                                *a[2:8], a[8][0] if a[8].size
+                                                else np.zeros(a[5].size + 1), *a[9:]))(
+        _jump_moves_inputs(r))),
+    Case(k_oc1.coefficient_draws, _draws_inputs, _coefficient_draws_twin),
+    Case(k_oc1.jump_draws, _jump_draws_inputs, _jump_draws_twin,
+         view=lambda result, args: args[2:4]),
     Case(k_oc1.climb,
          lambda r: (lambda V, D, y, total, w: (
              r.normal(size=(3, 3)), np.column_stack([V, D, np.ones(V.size)]), y, total,
