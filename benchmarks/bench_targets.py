@@ -33,11 +33,16 @@ Also: OC1 on pima in CPU seconds per fold of growing and 0-SE pruning, against M
 C program on the same folds (``oc1_pima_fold_row``), and the C program's time a fold over
 ours on 2,000 and 8,000 rows of magic (all 19,020 with ``--full``; ``oc1_c_rows``).
 
+One fit on two threads (``threads_rows``): the wall time of OC1, HHCART(A) and UMT-ovr
+on letter with ``n_threads=1`` over ``n_threads=2``, the trees compared, on idle cores
+only. Every other row times one thread (``n_threads`` defaults to every core outside a
+run, so this process sets its share to one).
+
 Run: ``make bench`` or ``python benchmarks/bench_targets.py [--full] [--repeats 3]
-[--only oc1,oc1-pima,oc1-c,apdt,apdt-paper,multiclass,growth,jobs,benchmark] [--idle-load 1.5]
-[--csv docs/results]``; with ``--csv`` the rows and fits are also written to bench.csv and
-bench_fits.csv there, from which ``make reproductions`` renders the README's Speed
-figures.
+[--only oc1,oc1-pima,oc1-c,apdt,apdt-paper,multiclass,growth,threads,jobs,benchmark]
+[--idle-load 1.5] [--csv docs/results]``; with ``--csv`` the rows and fits are also
+written to bench.csv and bench_fits.csv there, from which ``make reproductions`` renders
+the README's Speed figures.
 """
 
 from __future__ import annotations
@@ -61,7 +66,7 @@ from sklearn.tree import DecisionTreeClassifier
 from threadpoolctl import threadpool_limits
 
 import obliq_cli
-from obliq_cli import load_dataset, make_estimator
+from obliq_cli import fit_threads, load_dataset, make_estimator
 
 SLOW_FIT = 20.0  # seconds: such a fit is not repeated
 # The 1-minute load average under which the machine counts as idle for the -j rows: this
@@ -102,6 +107,12 @@ GROWTH_TARGET = 1.2
 MULTICLASS_ALGORITHMS = ("oc1", "hhcart-a", "cart-lc", "ldt")
 MULTICLASS_FACTOR = 3.0
 MULTICLASS_ROWS = 4000
+# One fit on two threads (n_threads, obliq_cli.fit_threads): wall seconds of a fit with 1
+# thread over 2 on idle cores, same tree; THREADS_ROWS random rows of letter (a 5-fold
+# training part's size).
+THREADS_ALGORITHMS = ("oc1", "hhcart-a", "umt-ovr")
+THREADS_ROWS = {"oc1": 16000, "hhcart-a": 16000, "umt-ovr": 4000}
+THREADS_TARGETS = {"oc1": 1.8}
 
 
 @dataclass
@@ -490,6 +501,48 @@ def _run_seconds(config: Path, jobs: int, out: Path) -> tuple[float, float]:
     return wall, tasks
 
 
+def threads_rows(repeats: int, idle_load: float = IDLE_LOAD) -> list[Row]:
+    """Wall seconds of one fit with ``n_threads=1`` over ``n_threads=2`` (interleaved,
+    best of ``repeats``; the two trees compared), for THREADS_ALGORITHMS on letter. As
+    with the -j rows, only on idle cores: otherwise the row says the machine was busy."""
+    import pickle
+
+    X, y, _ = load_dataset("letter")
+    out = []
+    for algorithm in THREADS_ALGORITHMS:
+        Xs, ys = _subset(X, y, THREADS_ROWS[algorithm])
+        target = THREADS_TARGETS.get(algorithm)
+        measure = f"{algorithm}: 2 threads vs 1, wall time (letter, {len(ys)} rows)"
+        target_text = f">= {target:g}x" if target else ""
+        load = load_average()
+        if not load <= idle_load:
+            out.append(Row(measure, target_text,
+                           f"not measured: busy, load {load:.1f} > {idle_load:g}", None))
+            continue
+
+        def fit(n_threads, algorithm=algorithm, Xs=Xs, ys=ys):
+            start = time.perf_counter()
+            model = make_estimator(algorithm, random_state=0, n_threads=n_threads).fit(Xs, ys)
+            return time.perf_counter() - start, pickle.dumps(model)
+
+        for n_threads in (1, 2):  # compile outside the measured fits
+            make_estimator(algorithm, random_state=0, n_threads=n_threads).fit(Xs[:2000],
+                                                                               ys[:2000])
+        one, two, same = [], [], True
+        for _ in range(max(1, repeats)):
+            (a, tree_one), (b, tree_two) = fit(1), fit(2)
+            one.append(a)
+            two.append(b)
+            same = same and tree_one == tree_two
+        speedup = min(one) / min(two)
+        row = Row(measure, target_text,
+                  f"{speedup:.2f}x ({min(one):.1f} s / {min(two):.1f} s), load {load:.1f}"
+                  + ("" if same else ", TREES DIFFER"),
+                  (speedup >= target and same) if target else (None if same else False))
+        out.append(row)
+    return out
+
+
 def jobs_rows(repeats: int, idle_load: float = IDLE_LOAD) -> list[Row]:
     """Wall time of ``obliq run -j 1`` over ``-j 2`` (fresh processes, best of repeats).
 
@@ -592,7 +645,8 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--only", default="",
                         help="comma-separated algorithms, or 'oc1-pima' / 'oc1-c' / "
-                             "'apdt-paper' / 'multiclass' / 'growth' / 'benchmark' / 'jobs'")
+                             "'apdt-paper' / 'multiclass' / 'growth' / 'benchmark' / "
+                             "'threads' / 'jobs'")
     parser.add_argument("--idle-load", type=float, default=IDLE_LOAD,
                         help="the -j rows run only at a 1-minute load average up to this")
     parser.add_argument("--csv", type=Path, default=None, metavar="FOLDER",
@@ -608,6 +662,9 @@ def main() -> None:
     # uses no BLAS; GDT's and HHCART's small eigenproblems went 1.5x slower with
     # OpenBLAS's two threads on this machine's two cores).
     limits = threadpool_limits(1)
+    # and one thread for a fit (n_threads None would take every core here: the CPU-time
+    # ratios against scikit-learn's one thread would then count the threads' handoffs)
+    fit_threads.set_process_share(fit_threads.usable_cores())
     timer = Timer(args.repeats)
     rows: list[Row] = []
     full = args.full
@@ -635,6 +692,8 @@ def main() -> None:
     if wanted("benchmark"):
         rows.extend(benchmark_rows())
     limits.restore_original_limits()
+    if wanted("threads"):
+        rows.extend(threads_rows(max(1, min(args.repeats, 2)), args.idle_load))
     if wanted("jobs"):  # whole runs, as a user starts them
         rows.extend(jobs_rows(max(1, min(args.repeats, 2)), args.idle_load))
 

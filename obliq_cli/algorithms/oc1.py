@@ -52,6 +52,8 @@ Choices where the sources are silent or disagree:
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from ..invariances import (
@@ -71,9 +73,9 @@ from ..kernels.line_search import (
     SCORE_EPS,
     class_totals,
     line_search,
+    line_search_scratch,
     partition_score,
 )
-from ..kernels.line_search import line_search_scratch
 from ..kernels.oc1 import (
     cart_lc_cycles,
     climb,
@@ -252,23 +254,22 @@ class _NodeSearch:
         scratch = [(*line_search_scratch(n, total.size), np.empty(n), np.empty(n),
                     np.empty(n_coef)) for _ in range(n_slots)]
 
-        def coefficient_step(slot):
+        def coefficient_step(slot, m, rows):
             fwork, iwork, _, V_new, trial = scratch[slot]
-            coefficient_moves(rows[slot::n_slots].copy(), m, A, V, XaT, y, total, code,
+            coefficient_moves(rows, slot, n_slots, m, A, V, XaT, y, total, code,
                               draws[slot], cur, perfect, stagnant, improved,
                               self.max_stagnant, fwork, iwork, V_new, trial, weights)
 
-        def jump_step(slot):
+        def jump_step(slot, rows):
             fwork, iwork, jump, V_new, trial = scratch[slot]
-            jump_moves(rows[slot::n_slots].copy(), directions[slot], A, V, XaT, y, total,
-                       code, draws[slot], cur, perfect, stagnant, improved, need,
-                       fwork, iwork, jump, V_new, trial, weights)
+            jump_moves(rows, slot, n_slots, directions[slot], A, V, XaT, y, total, code,
+                       draws[slot], cur, perfect, stagnant, improved, need, fwork, iwork,
+                       jump, V_new, trial, weights)
 
         # numba compiles (or loads) a kernel on its first call in a process; do it on
         # this thread, whose lock-holding time the fit's stopwatch takes off its CPU time
-        rows, m = np.empty(0, dtype=np.int64), 0
-        coefficient_step(0)
-        jump_step(0)
+        coefficient_step(0, 0, np.empty(0, dtype=np.int64))
+        jump_step(0, np.empty(0, dtype=np.int64))
         while running.any():
             improved[:] = False
             for m in range(n_coef):
@@ -276,14 +277,16 @@ class _NodeSearch:
                 if rows.size == 0:
                     continue
                 coefficient_draws(rng, rows.size, draws)
-                threads.map(coefficient_step, range(min(n_slots, rows.size)))
+                threads.map(functools.partial(coefficient_step, m=m, rows=rows),
+                            range(min(n_slots, rows.size)))
             np.logical_and(running & ~improved, ~perfect, out=need)
             for _ in range(self.n_jumps):
                 rows = np.flatnonzero(need)
                 if rows.size == 0:
                     break
                 jump_draws(rng, rows.size, directions, draws)
-                threads.map(jump_step, range(min(n_slots, rows.size)))
+                threads.map(functools.partial(jump_step, rows=rows),
+                            range(min(n_slots, rows.size)))
             running = improved & ~perfect
         return A, cur, perfect, first
 

@@ -213,26 +213,29 @@ def jump_draws(rng, count, directions, draws):
 
 
 @compiled
-def coefficient_moves(rows, m, A, V, XaT, y, total, code, draws, cur, perfect, stagnant,
-                      improved, max_stagnant, fwork, iwork, V_new, trial, weights=None):
-    """:func:`coefficient_move` of restarts ``rows`` in turn, ``draws[i]`` for
-    ``rows[i]``: one thread's share of a coefficient step (``draws`` may hold more
-    rows than ``rows``)."""
-    for i in range(rows.size):
-        coefficient_move(rows[i], m, A, V, XaT, y, total, code, draws[i], cur, perfect,
-                         stagnant, improved, max_stagnant, fwork, iwork, V_new, trial,
-                         weights)
+def coefficient_moves(rows, first, stride, m, A, V, XaT, y, total, code, draws, cur,
+                      perfect, stagnant, improved, max_stagnant, fwork, iwork, V_new, trial,
+                      weights=None):
+    """:func:`coefficient_move` of the restarts ``rows[first::stride]`` in turn, the one
+    at place i of ``rows`` with ``draws[i // stride]``: one thread's share of a
+    coefficient step, the draws dealt by :func:`coefficient_draws`."""
+    for i in range(first, rows.size, stride):
+        coefficient_move(rows[i], m, A, V, XaT, y, total, code, draws[i // stride], cur,
+                         perfect, stagnant, improved, max_stagnant, fwork, iwork, V_new,
+                         trial, weights)
 
 
 @compiled
-def jump_moves(rows, directions, A, V, XaT, y, total, code, draws, cur, perfect, stagnant,
-               improved, need, fwork, iwork, jump, V_new, trial, weights=None):
-    """:func:`jump_move` of restarts ``rows`` in turn along ``directions[i]`` with
-    ``draws[i]``: one thread's share of a round of jumps."""
-    for i in range(rows.size):
-        jump_move(rows[i], directions[i], A, V, XaT, y, total, code, draws[i], cur,
-                  perfect, stagnant, improved, need, fwork, iwork, jump, V_new, trial,
-                  weights)
+def jump_moves(rows, first, stride, directions, A, V, XaT, y, total, code, draws, cur,
+               perfect, stagnant, improved, need, fwork, iwork, jump, V_new, trial,
+               weights=None):
+    """:func:`jump_move` of the restarts ``rows[first::stride]`` in turn, the one at
+    place i along ``directions[i // stride]`` with ``draws[i // stride]``: one thread's
+    share of a round of jumps, dealt by :func:`jump_draws`."""
+    for i in range(first, rows.size, stride):
+        jump_move(rows[i], directions[i // stride], A, V, XaT, y, total, code,
+                  draws[i // stride], cur, perfect, stagnant, improved, need, fwork, iwork,
+                  jump, V_new, trial, weights)
 
 
 @compiled

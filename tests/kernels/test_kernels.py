@@ -338,18 +338,20 @@ def _coefficient_moves_inputs(rng):
         _climb_state(rng)
     rows = np.flatnonzero(rng.random(A.shape[0]) < 0.7)
     fwork, iwork, _, V_new, trial = scratch
-    return (rows, int(rng.integers(0, 3)), A, V, XaT, y, total, code,
-            rng.random((rows.size + 1, y.size + 1)), cur, perfect, stagnant, improved, 2,
-            fwork, iwork, V_new, trial, w)
+    stride = int(rng.integers(1, 3))
+    return (rows, int(rng.integers(0, stride)), stride, int(rng.integers(0, 3)), A, V, XaT,
+            y, total, code, rng.random((rows.size + 1, y.size + 1)), cur, perfect, stagnant,
+            improved, 2, fwork, iwork, V_new, trial, w)
 
 
 def _jump_moves_inputs(rng):
     A, V, XaT, y, total, code, cur, perfect, stagnant, improved, need, w, scratch = \
         _climb_state(rng)
     rows = np.flatnonzero(rng.random(A.shape[0]) < 0.7)
-    return (rows, rng.uniform(-1, 1, (rows.size, 3)), A, V, XaT, y, total, code,
-            rng.random((rows.size, y.size + 1)), cur, perfect, stagnant, improved, need,
-            *scratch, w)
+    stride = int(rng.integers(1, 3))
+    return (rows, int(rng.integers(0, stride)), stride, rng.uniform(-1, 1, (rows.size, 3)),
+            A, V, XaT, y, total, code, rng.random((rows.size, y.size + 1)), cur, perfect,
+            stagnant, improved, need, *scratch, w)
 
 
 def _dealt(rows, n_threads):
@@ -1017,12 +1019,12 @@ CASES = [
     Case(k_oc1.coefficient_moves, _coefficient_moves_inputs),
     Case(k_oc1.jump_moves, _jump_moves_inputs),
     Case(k_oc1.coefficient_move, lambda r: (lambda a: (int(a[0][0]) if a[0].size else 0,
-                                                       *a[1:8], a[8][0], *a[9:]))(
+                                                       *a[3:10], a[10][0], *a[11:]))(
         _coefficient_moves_inputs(r))),
     Case(k_oc1.jump_move, lambda r: (lambda a: (int(a[0][0]) if a[0].size else 0,
-                                                a[1][0] if a[1].size else np.zeros(3),
-                                                *a[2:8], a[8][0] if a[8].size
-                                                else np.zeros(a[5].size + 1), *a[9:]))(
+                                                a[3][0] if a[3].size else np.zeros(3),
+                                                *a[4:10], a[10][0] if a[10].size
+                                                else np.zeros(a[7].size + 1), *a[11:]))(
         _jump_moves_inputs(r))),
     Case(k_oc1.coefficient_draws, _draws_inputs, _coefficient_draws_twin),
     Case(k_oc1.jump_draws, _jump_draws_inputs, _jump_draws_twin,
