@@ -57,10 +57,16 @@ def warm_up(task) -> None:
     an untimed run on a few of its rows), here before the timing starts: the first fit of
     an algorithm in a process loads (or compiles) its numba kernels, seconds that a run
     pays once per worker, not once per task."""
+    import warnings
+
     from obliq_cli.experiment.fit import load_dataset_spec
     from obliq_cli.experiment.fit import warm_up as runner_warm_up
 
-    runner_warm_up(task, load_dataset_spec(task.dataset)[1])
+    # its few rows can make scikit-learn warn (more than half the rows a class of their
+    # own); the warm-up's row is dropped, and so are its warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        runner_warm_up(task, load_dataset_spec(task.dataset)[1])
 
 
 def task_cpu_seconds(task, limit: float) -> tuple[float, str]:
