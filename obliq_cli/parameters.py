@@ -53,7 +53,8 @@ from sklearn.utils._param_validation import StrOptions as _StrOptions
 
 from .errors import ObliqError
 
-__all__ = ["MAX_COUNT", "MAX_LOOP", "MAX_REAL", "MAX_SEED", "MAX_REPORTED",
+__all__ = ["MAX_COUNT", "MAX_LOOP", "MAX_REAL", "MAX_SEED", "MAX_REPORTED", "MAX_THREADS",
+           "N_THREADS",
            "Described", "Interval", "ListOf", "MappingOf", "ParameterError", "RANDOM_STATE",
            "StrOptions", "Text", "DeclaredParameters", "check_parameters", "first_violation",
            "several_problems", "violations",
@@ -81,6 +82,9 @@ MAX_LOOP = 10**6
 MAX_REAL = 1e12
 # A seed: numpy takes any non-negative int, scikit-learn's estimators 0..2**32-1.
 MAX_SEED = 2**32 - 1
+# The threads of one fit: more than any machine this runs on has cores; each is a thread
+# of the process, so a typo of thousands would start thousands of threads.
+MAX_THREADS = 256
 
 
 def short_repr(value) -> str:
@@ -227,6 +231,10 @@ class Described(Options):
 # An int seed, a numpy Generator (used as is) or None (fresh entropy): what
 # ``numpy.random.default_rng`` takes and the runner hands each task.
 RANDOM_STATE = [Interval(Integral, 0, MAX_SEED, closed="both"), np.random.Generator, None]
+
+# The threads one fit spreads its independent work over (``obliq_cli.fit_threads``):
+# a count, or None for what the run leaves free.
+N_THREADS = [Interval(Integral, 1, MAX_THREADS, closed="both"), None]
 
 
 def _text(declared) -> str:

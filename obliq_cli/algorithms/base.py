@@ -15,9 +15,11 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 from ..errors import DataError, DataTypeError, ObliqError
+from ..fit_threads import FitThreads, resolve_threads
 from ..parameters import (
     MAX_COUNT,
     MAX_REAL,
+    N_THREADS,
     RANDOM_STATE,
     DeclaredParameters,
     Integral,
@@ -214,6 +216,8 @@ class TreeClassifier(ObliqClassifier):
         "random_state": RANDOM_STATE,
         # kept only for the subclasses whose __init__ takes it (parameters.py)
         "class_weight": CLASS_WEIGHT,
+        # likewise: the estimators whose split finder spreads work over threads
+        "n_threads": N_THREADS,
     }
 
     coding_: QualitativeCoding | None = None
@@ -252,6 +256,8 @@ class TreeClassifier(ObliqClassifier):
         n_classes = len(self.classes_)
         self.check_n_classes(n_classes)
         finder = self._make_split_finder()
+        # the fit's threads (one without an n_threads parameter), for the finder's search
+        threads = finder.threads = FitThreads(resolve_threads(getattr(self, "n_threads", 1)))
         categorical = getattr(self, "categorical_features", None)
         if self._native_nominal:
             finder.nominal = nominal_columns(X, categorical)
@@ -260,8 +266,9 @@ class TreeClassifier(ObliqClassifier):
         if self.coding_ is not None:
             X = self.coding_.transform(X)
             finder = CrimcoordFinder(finder, self.coding_)
-        self.tree_ = build_tree(X, codes, n_classes, finder, self._stopping_rules(), rng,
-                                sample_weight=weights)
+        with threads:
+            self.tree_ = build_tree(X, codes, n_classes, finder, self._stopping_rules(),
+                                    rng, sample_weight=weights)
         self.tree_input_std_ = column_spread(X)
         return self
 
