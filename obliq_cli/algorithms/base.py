@@ -202,7 +202,9 @@ class TreeClassifier(ObliqClassifier):
     dataset's qualitative columns unless the config sets it.
 
     Parameters shared by the family are declared here once; a subclass declares only
-    its own (``obliq_cli.parameters.DeclaredParameters``).
+    its own (``obliq_cli.parameters.DeclaredParameters``). A subclass whose ``__init__``
+    takes ``n_threads`` fits on that many threads (``obliq_cli.fit_threads``): the pool is
+    made once per fit and handed to its split finder as ``SplitFinder.threads``.
     """
 
     _parameter_constraints = {
