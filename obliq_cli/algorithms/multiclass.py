@@ -324,16 +324,18 @@ class _UMTMembers:
 )
 class UMTOneVsOneClassifier(_UMTMembers, OneVsOneTrees):
     """UMT one-vs-one; parameters as ``umt`` (each member gets its own rng stream), and
-    ``n_threads``: the threads the K(K-1)/2 member trees are fitted on, None (default)
-    what the run leaves free (``obliq_cli.fit_threads``). The members are the same for
-    every thread count: member m's seed is the m-th drawn from ``random_state`` before
-    any member is fitted, and a member reads nothing another one writes."""
+    ``n_threads``: the threads the K(K-1)/2 member trees are fitted on (None: what the
+    run leaves free, ``obliq_cli.fit_threads``). The members are the same for every
+    thread count: member m's seed is the m-th drawn from ``random_state`` before any
+    member is fitted, and a member reads nothing another one writes. The default is 1:
+    a member's nodes are mostly Python holding the GIL, and members on two threads
+    measured slower than one after the other (docs/internals.md)."""
 
     def __init__(self, c_min: float = -2.0, c_max: float = 2.0, c_step: float = 0.1,
                  refit: bool = False, normalize: bool = True, both_sides: bool = False,
                  sweep: str = "sign", feature_by: str = "learn",
                  min_samples_split: int = 2, max_depth: int | None = None,
-                 random_state=None, class_weight=None, n_threads: int | None = None):
+                 random_state=None, class_weight=None, n_threads: int | None = 1):
         UMTClassifier.__init__(self, c_min, c_max, c_step, refit, normalize, both_sides,
                                sweep, feature_by, min_samples_split, max_depth,
                                random_state, class_weight)
@@ -350,11 +352,11 @@ class UMTOneVsRestClassifier(_UMTMembers, OneVsRestTrees):
     and ``members``: "all_classes" (default, the author's code): member i is a K-class
     tree whose eq. 4 sees class i against the rest (``UMTOneVsRestMember``);
     "two_class": member i is a two-class UMT on the relabelled problem (module
-    docstring); ``n_threads``: the threads the K member trees are fitted on, None
-    (default) what the run leaves free (``obliq_cli.fit_threads``). The members are the
-    same for every thread count: member i's seed is the i-th drawn from
-    ``random_state`` before any member is fitted, and a member reads nothing another
-    one writes."""
+    docstring); ``n_threads``: the threads the K member trees are fitted on (None:
+    what the run leaves free, ``obliq_cli.fit_threads``; 1 by default, as for
+    ``umt-ovo``). The members are the same for every thread count: member i's seed is
+    the i-th drawn from ``random_state`` before any member is fitted, and a member
+    reads nothing another one writes."""
 
     _parameter_constraints = {**UMTClassifier._parameter_constraints,
                               "members": [StrOptions({"all_classes", "two_class"})]}
@@ -364,7 +366,7 @@ class UMTOneVsRestClassifier(_UMTMembers, OneVsRestTrees):
                  sweep: str = "sign", feature_by: str = "learn",
                  min_samples_split: int = 2, max_depth: int | None = None,
                  random_state=None, members: str = "all_classes",
-                 n_threads: int | None = None):
+                 n_threads: int | None = 1):
         UMTClassifier.__init__(self, c_min, c_max, c_step, refit, normalize, both_sides,
                                sweep, feature_by, min_samples_split, max_depth,
                                random_state)
