@@ -234,7 +234,7 @@ def find_householder_split(X, y, n_classes, criterion, mode="A", tau=0.05,
 
 # A node spreads its reflections over the fit's threads from this many reflected values
 # (rows x reflected columns) on: below it a thread's hand-over costs more than it saves.
-# Measured on letter's nodes, two threads against one: 0.91-0.99x up to 256,000 values,
+# Measured on letter's nodes, two threads against one: 0.91-1.06x up to 256,000 values,
 # 1.17x at 320,000, 1.4-1.6x from 768,000 on (docs/internals.md).
 THREADED_MIN_VALUES = 200_000
 
