@@ -72,7 +72,7 @@ def _assert_same(fits: list[dict]) -> None:
 def test_hhcart_grows_one_tree_for_every_thread_count(name, shared_work):
     # sized so that the top nodes reach the threaded path at its own threshold: the root
     # reflects 8 x 8 columns a class (HHCART(A)) or 8 (HHCART(D)) of every row
-    n_rows, p, k = (800, 8, 5) if name == "hhcart-a" else (5000, 8, 6)
+    n_rows, p, k = (800, 8, 5) if name == "hhcart-a" else (2000, 16, 7)
     X, y = _data(n_rows, p, k)
     columns = p * p * k if name == "hhcart-a" else p * k
     assert n_rows * columns >= hhcart.THREADED_MIN_VALUES
