@@ -115,6 +115,16 @@ def test_hhcart_ties_go_the_way_of_one_thread_at_every_node(name, params, shared
     assert len(nodes) % 2 == 0 and len(nodes) >= 10
 
 
+def test_hhcart_with_qualitative_columns_hands_its_threads_to_the_inner_search(
+        shared_work, monkeypatch):
+    # the crimcoord wrapper searches each node through HHCART's own finder
+    monkeypatch.setattr(hhcart, "THREADED_MIN_VALUES", 0)
+    X, y = _data(300, 5, 4, ties=True)
+    X[:, 0] = np.abs(X[:, 0]) % 3  # a qualitative column of codes 0, 1, 2
+    _assert_same(_fits("hhcart-a", X, y, categorical_features=[0]))
+    assert shared_work["find_householder_split.<locals>.search"]
+
+
 def test_hhcart_chunks_do_not_depend_on_the_thread_count(monkeypatch):
     # a chunk of at most _CHUNK_VALUES values: the chunks (and so a weighted search's
     # sums) are the node's, whatever the threads; several per class here
