@@ -82,8 +82,8 @@ MAX_LOOP = 10**6
 MAX_REAL = 1e12
 # A seed: numpy takes any non-negative int, scikit-learn's estimators 0..2**32-1.
 MAX_SEED = 2**32 - 1
-# Threads of one fit (n_threads): each holds its own scratch arrays of the node's rows,
-# so the count bounds memory; no machine obliq runs on has more cores than this.
+# The threads of one fit: more than any machine this runs on has cores; each is a thread
+# of the process, so a typo of thousands would start thousands of threads.
 MAX_THREADS = 256
 
 
@@ -231,6 +231,10 @@ class Described(Options):
 # An int seed, a numpy Generator (used as is) or None (fresh entropy): what
 # ``numpy.random.default_rng`` takes and the runner hands each task.
 RANDOM_STATE = [Interval(Integral, 0, MAX_SEED, closed="both"), np.random.Generator, None]
+
+# The threads one fit spreads its independent work over (``obliq_cli.fit_threads``):
+# a count, or None for what the run leaves free.
+N_THREADS = [Interval(Integral, 1, MAX_THREADS, closed="both"), None]
 
 
 def _text(declared) -> str:
@@ -403,6 +407,3 @@ def pruner_parameters(name: str, constraints: dict):
 
     return decorate
 
-
-N_THREADS = [Interval(Integral, 1, MAX_THREADS, closed="both"), None]
-"""The declaration of every ``n_threads`` (``obliq_cli.fit_threads``)."""

@@ -19,6 +19,7 @@ from ..fit_threads import FitThreads, resolve_threads
 from ..parameters import (
     MAX_COUNT,
     MAX_REAL,
+    N_THREADS,
     RANDOM_STATE,
     DeclaredParameters,
     Integral,
@@ -201,7 +202,9 @@ class TreeClassifier(ObliqClassifier):
     dataset's qualitative columns unless the config sets it.
 
     Parameters shared by the family are declared here once; a subclass declares only
-    its own (``obliq_cli.parameters.DeclaredParameters``).
+    its own (``obliq_cli.parameters.DeclaredParameters``). A subclass whose ``__init__``
+    takes ``n_threads`` fits on that many threads (``obliq_cli.fit_threads``): the pool is
+    made once per fit and handed to its split finder as ``SplitFinder.threads``.
     """
 
     _parameter_constraints = {
@@ -215,6 +218,8 @@ class TreeClassifier(ObliqClassifier):
         "random_state": RANDOM_STATE,
         # kept only for the subclasses whose __init__ takes it (parameters.py)
         "class_weight": CLASS_WEIGHT,
+        # likewise: the estimators whose split finder spreads work over threads
+        "n_threads": N_THREADS,
     }
 
     coding_: QualitativeCoding | None = None
@@ -253,23 +258,19 @@ class TreeClassifier(ObliqClassifier):
         n_classes = len(self.classes_)
         self.check_n_classes(n_classes)
         finder = self._make_split_finder()
+        # the fit's threads (one without an n_threads parameter), for the finder's search
+        threads = finder.threads = FitThreads(resolve_threads(getattr(self, "n_threads", 1)))
         categorical = getattr(self, "categorical_features", None)
         if self._native_nominal:
             finder.nominal = nominal_columns(X, categorical)
             categorical = None
         self.coding_ = QualitativeCoding.fit(X, categorical) if categorical else None
-        # an estimator with n_threads hands its finder the fit's threads (fit_threads)
-        inner = finder
-        with FitThreads(resolve_threads(getattr(self, "n_threads", 1))) as threads:
-            inner.threads = threads
-            try:
-                if self.coding_ is not None:
-                    X = self.coding_.transform(X)
-                    finder = CrimcoordFinder(finder, self.coding_)
-                self.tree_ = build_tree(X, codes, n_classes, finder, self._stopping_rules(),
-                                        rng, sample_weight=weights)
-            finally:
-                inner.threads = None  # the pool ends with the fit
+        if self.coding_ is not None:
+            X = self.coding_.transform(X)
+            finder = CrimcoordFinder(finder, self.coding_)
+        with threads:
+            self.tree_ = build_tree(X, codes, n_classes, finder, self._stopping_rules(),
+                                    rng, sample_weight=weights)
         self.tree_input_std_ = column_spread(X)
         return self
 

@@ -172,7 +172,7 @@ def parallel_to_axes(vectors: np.ndarray, tau: float) -> np.ndarray:
 def find_householder_split(X, y, n_classes, criterion, mode="A", tau=0.05,
                            min_oblique_ratio=2.0, min_class_rows=2, null_eigenvectors="use",
                            axis_parallel=True, eigenvector_sign="largest_positive",
-                           row_weights=None) -> Split | None:
+                           row_weights=None, threads=None) -> Split | None:
     """The best split of HHCART(A) (mode 'A') or HHCART(D) (mode 'D') at a node.
 
     ``min_oblique_ratio``, ``min_class_rows``, ``null_eigenvectors`` and
@@ -180,7 +180,10 @@ def find_householder_split(X, y, n_classes, criterion, mode="A", tau=0.05,
     ``min_class_rows``, ``null_eigenvectors``, ``axis_parallel`` and ``eigenvector_sign``
     (module docstring). ``row_weights``: None or the rows' weights: the class covariances,
     every split's class counts and the size rules count them (a row of weight 3 as
-    three copies of it).
+    three copies of it). ``threads``: None or the fit's ``FitThreads``, over which a
+    node of at least ``THREADED_MIN_VALUES`` reflected values spreads its reflections
+    (each chunk of a class's eigenvectors one unit); the best is then chosen in the
+    order of one thread, so the split is the same for any number of threads.
     """
     axis_split = best_axis_split(X, y, n_classes, criterion, weights=row_weights)
     if axis_split is None:
@@ -190,9 +193,10 @@ def find_householder_split(X, y, n_classes, criterion, mode="A", tau=0.05,
     if size <= min_oblique_ratio * p or p < 2:
         return axis_split
     min_rows = p + 1 if min_class_rows == "full_rank" else int(min_class_rows)
-    # Ties keep the earlier candidate: h_ap first (Algorithm 1), then the classes in order.
-    split = axis_split if axis_parallel else None
-    Xt = np.ascontiguousarray(X.T)
+    # The candidates in the order Algorithm 1 compares them: per class, h_ap again (None)
+    # where an eigenvector along an axis is not reflected, then the class's eigenvectors
+    # in chunks, each chunk's reflections searched at once (``_reflected_split``).
+    candidates: list[np.ndarray | None] = []
     for k in np.unique(y):
         mine = y == k
         vectors = class_eigenvectors(X[mine], mode, min_rows, null_eigenvectors == "skip",
@@ -202,37 +206,67 @@ def find_householder_split(X, y, n_classes, criterion, mode="A", tau=0.05,
         if parallel.any() and not axis_parallel:
             # "no reflection is done" for an eigenvector along an axis: its space is the
             # original one, searched by h_ap.
-            split = axis_split if split is None else strictly_better(split, axis_split)
+            candidates.append(None)
         vectors = vectors[:, ~parallel].T
-        if not len(vectors):
-            continue
         per_chunk = max(1, _CHUNK_VALUES // (n * p))
-        for start in range(0, len(vectors), per_chunk):
-            # u for each eigenvector; X H = X - 2 (X u) u' for all of them at once, as
-            # rows [m * p, n]: row i * p + j is column j of X H_i.
-            U = np.array([householder_vector(v) for v in vectors[start:start + per_chunk]])
-            T = np.ascontiguousarray((2.0 * linalg.matmul(X, U.T)).T)
-            rows = np.arange(U.size)
-            if axis_parallel and row_weights is None and np.isfinite(T).all():
-                # Where u_j = 0, column j of X H is column j of X itself: its splits are
-                # h_ap's candidates with h_ap's scores (integer counts, the same
-                # formula), none strictly better than h_ap, which competes here. Not
-                # searching it again changes no split. (Weighted counts are summed
-                # across the columns searched together, so there a copy's scores could
-                # round below h_ap's: it is searched.)
-                rows = rows[U.ravel() != 0.0]
-            found = find_best_projection_split(reflected_rows(Xt, T, U, rows), y,
-                                               n_classes, criterion, weights=row_weights)
-            if found is None:
-                continue
-            which, column = divmod(int(rows[found[0]]), p)
-            u = U[which]
-            weights = -2.0 * u[column] * u
-            weights[column] += 1.0  # column j of H = e_j - 2 u_j u
-            candidate = Split(threshold=found[1], weights=weights, score=found[2])
+        candidates += [vectors[start:start + per_chunk]
+                       for start in range(0, len(vectors), per_chunk)]
+    chunks = [c for c in candidates if c is not None]
+    Xt = np.ascontiguousarray(X.T)
+
+    def search(vectors):
+        return _reflected_split(X, Xt, y, vectors, n_classes, criterion, axis_parallel,
+                                row_weights)
+
+    # every chunk of m eigenvectors reflects and sweeps m p columns of n values
+    values = n * p * sum(len(c) for c in chunks)
+    spread = threads is not None and values >= THREADED_MIN_VALUES
+    found = iter(threads.map(search, chunks) if spread else map(search, chunks))
+    # Ties keep the earlier candidate: h_ap first (Algorithm 1), then the classes in order.
+    split = axis_split if axis_parallel else None
+    for candidate in candidates:
+        candidate = axis_split if candidate is None else next(found)
+        if candidate is not None:
             split = candidate if split is None else strictly_better(split, candidate)
     # No class reflected anything: "axis parallel splits are performed" (§3.1).
     return axis_split if split is None else split
+
+
+# A node spreads its reflections over the fit's threads from this many reflected values
+# (rows x reflected columns) on: below it a thread's hand-over costs more than it saves.
+# Measured on letter's nodes, two threads against one: 0.91-1.06x up to 256,000 values,
+# 1.17x at 320,000, 1.4-1.6x from 768,000 on (docs/internals.md).
+THREADED_MIN_VALUES = 200_000
+
+
+def _reflected_split(X, Xt, y, vectors, n_classes, criterion, axis_parallel,
+                     row_weights) -> Split | None:
+    """The best axis-parallel split of the node's rows ``X`` reflected by each of the
+    eigenvectors ``vectors`` [m, p] (rows), as a hyperplane in the original space, or
+    None; ``Xt`` is ``X`` transposed and contiguous. Reads its arguments only, so the
+    chunks of a node may be searched on several threads at once."""
+    n, p = X.shape
+    # u for each eigenvector; X H = X - 2 (X u) u' for all of them at once, as rows
+    # [m * p, n]: row i * p + j is column j of X H_i.
+    U = np.array([householder_vector(v) for v in vectors])
+    T = np.ascontiguousarray((2.0 * linalg.matmul(X, U.T)).T)
+    rows = np.arange(U.size)
+    if axis_parallel and row_weights is None and np.isfinite(T).all():
+        # Where u_j = 0, column j of X H is column j of X itself: its splits are h_ap's
+        # candidates with h_ap's scores (integer counts, the same formula), none strictly
+        # better than h_ap, which competes here. Not searching it again changes no
+        # split. (Weighted counts are summed across the columns searched together, so
+        # there a copy's scores could round below h_ap's: it is searched.)
+        rows = rows[U.ravel() != 0.0]
+    found = find_best_projection_split(reflected_rows(Xt, T, U, rows), y, n_classes,
+                                       criterion, weights=row_weights)
+    if found is None:
+        return None
+    which, column = divmod(int(rows[found[0]]), p)
+    u = U[which]
+    weights = -2.0 * u[column] * u
+    weights[column] += 1.0  # column j of H = e_j - 2 u_j u
+    return Split(threshold=found[1], weights=weights, score=found[2])
 
 
 # What HHCART keeps (obliq_cli.invariances): the class covariances are summed in row
@@ -283,6 +317,7 @@ class _HHCARTBase(TreeClassifier):
         oblique_rows_per_feature: float = 2.0,
         eigenvector_sign: str = "largest_positive",
         class_weight=None,
+        n_threads: int | None = None,
     ):
         self.criterion = criterion
         self.tau = tau
@@ -297,6 +332,7 @@ class _HHCARTBase(TreeClassifier):
         self.oblique_rows_per_feature = oblique_rows_per_feature
         self.eigenvector_sign = eigenvector_sign
         self.class_weight = class_weight
+        self.n_threads = n_threads
 
     def _make_split_finder(self) -> SplitFinder:
         return HouseholderSplitFinder(
@@ -326,7 +362,7 @@ class HouseholderSplitFinder(SplitFinder):
             min_oblique_ratio=self.oblique_rows_per_feature,
             min_class_rows=self.min_class_rows, null_eigenvectors=self.null_eigenvectors,
             axis_parallel=self.axis_parallel, eigenvector_sign=self.eigenvector_sign,
-            row_weights=node.weights)
+            row_weights=node.weights, threads=self.threads)
 
 
 @register_algorithm(
@@ -366,6 +402,12 @@ class HHCARTAClassifier(_HHCARTBase):
         weight (times its ``sample_weight``) in every count of the search and the leaves
         and in the class
         covariances (weighted means and scatter; ``base.fit_weights``).
+    n_threads : the threads a large node spreads its reflections over (each class's
+        eigenvectors, a chunk at a time, reflect the node's rows and search them); None
+        (default) takes what the run leaves free (``obliq_cli.fit_threads``). The tree
+        is the same for every thread count: the search draws nothing at random, and the
+        reflections' best splits are compared, once all are scored, in the order one
+        thread compares them (h_ap, then the classes and their eigenvectors in order).
     """
 
     _mode = "A"

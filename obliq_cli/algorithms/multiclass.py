@@ -43,8 +43,9 @@ from sklearn.utils._param_validation import HasMethods
 from sklearn.utils.validation import check_is_fitted, has_fit_parameter
 
 from ..errors import DataTypeError, ObliqError
+from ..fit_threads import FitThreads, resolve_threads
 from ..invariances import NotKept
-from ..parameters import RANDOM_STATE, StrOptions
+from ..parameters import N_THREADS, RANDOM_STATE, StrOptions
 from ..registry import register_algorithm
 from .base import CLASS_WEIGHT, ObliqClassifier, as_rng, fit_input, fit_weights, predict_input
 from .umt import (
@@ -75,6 +76,8 @@ class _DecompositionTrees(ObliqClassifier):
         "estimator": [HasMethods(["fit", "predict_proba"])],
         "random_state": RANDOM_STATE,
         "class_weight": CLASS_WEIGHT,
+        # kept for the wrappers whose __init__ takes it (the UMT ones)
+        "n_threads": N_THREADS,
     }
 
     def _make_member(self):  # pragma: no cover - overridden
@@ -131,7 +134,12 @@ class _DecompositionTrees(ObliqClassifier):
         member reads exactly what it would read fitted alone on those rows and weights;
         it weighs its classes no further. Without weights (or with all weights equal) the
         members are fitted as before, with no ``sample_weight``. A member whose ``fit``
-        takes no ``sample_weight`` gets a one-line error when the rows are weighted."""
+        takes no ``sample_weight`` gets a one-line error when the rows are weighted.
+
+        A wrapper with an ``n_threads`` parameter fits its members on that many threads
+        (``obliq_cli.fit_threads``; the others on one): each member's seed is drawn
+        before any is fitted, the m-th for member m, and ``estimators_`` lists them in
+        member order, so the members are the same for every thread count."""
         self.validate_params()
         X, codes = fit_input(self, X, y)
         weights = fit_weights(self, sample_weight, self.classes_[codes], X.shape[0])
@@ -142,22 +150,23 @@ class _DecompositionTrees(ObliqClassifier):
         self.problems_ = self._problems(k)
         rng = as_rng(getattr(self, "random_state", None))
         seeds = rng.integers(2**63, size=len(self.problems_))
-        self.estimators_ = []
-        for m in range(len(self.problems_)):  # a loop per member tree
+        if weights is not None and not has_fit_parameter(self._member_for(0), "sample_weight"):
+            raise DataTypeError(f"{type(self).__name__}: its member "
+                                f"{type(self._member_for(0)).__name__} takes no "
+                                f"sample_weight, so the rows cannot be weighted")
+
+        def fit_member(m: int):
             Xm, ym = self.member_problem(m, X, codes)
             member = self._member_for(m)
             if "random_state" in member.get_params():
                 member.set_params(random_state=np.random.default_rng(int(seeds[m])))
             if weights is None:
-                self.estimators_.append(member.fit(Xm, ym))
-                continue
-            if not has_fit_parameter(member, "sample_weight"):
-                raise DataTypeError(f"{type(self).__name__}: its member "
-                                    f"{type(member).__name__} takes no sample_weight, so "
-                                    f"the rows cannot be weighted")
+                return member.fit(Xm, ym)
             keep = self.member_rows(m, codes)
-            wm = weights if keep is None else weights[keep]
-            self.estimators_.append(member.fit(Xm, ym, sample_weight=wm))
+            return member.fit(Xm, ym, sample_weight=weights if keep is None else weights[keep])
+
+        with FitThreads(resolve_threads(getattr(self, "n_threads", 1))) as threads:
+            self.estimators_ = threads.map(fit_member, range(len(self.problems_)))
         return self
 
     def encode(self, y) -> np.ndarray:
@@ -314,7 +323,23 @@ class _UMTMembers:
     invariances=WRAPPED_UMT, expected_failed_checks=UMT_MEMBERS_CHECKS,
 )
 class UMTOneVsOneClassifier(_UMTMembers, OneVsOneTrees):
-    """UMT one-vs-one; parameters as ``umt`` (each member gets its own rng stream)."""
+    """UMT one-vs-one; parameters as ``umt`` (each member gets its own rng stream), and
+    ``n_threads``: the threads the K(K-1)/2 member trees are fitted on (None: what the
+    run leaves free, ``obliq_cli.fit_threads``). The members are the same for every
+    thread count: member m's seed is the m-th drawn from ``random_state`` before any
+    member is fitted, and a member reads nothing another one writes. The default is 1:
+    a member's nodes are mostly Python holding the GIL, and members on two threads
+    measured slower than one after the other (docs/internals.md)."""
+
+    def __init__(self, c_min: float = -2.0, c_max: float = 2.0, c_step: float = 0.1,
+                 refit: bool = False, normalize: bool = True, both_sides: bool = False,
+                 sweep: str = "sign", feature_by: str = "learn",
+                 min_samples_split: int = 2, max_depth: int | None = None,
+                 random_state=None, class_weight=None, n_threads: int | None = 1):
+        UMTClassifier.__init__(self, c_min, c_max, c_step, refit, normalize, both_sides,
+                               sweep, feature_by, min_samples_split, max_depth,
+                               random_state, class_weight)
+        self.n_threads = n_threads
 
 
 @register_algorithm(
@@ -327,7 +352,11 @@ class UMTOneVsRestClassifier(_UMTMembers, OneVsRestTrees):
     and ``members``: "all_classes" (default, the author's code): member i is a K-class
     tree whose eq. 4 sees class i against the rest (``UMTOneVsRestMember``);
     "two_class": member i is a two-class UMT on the relabelled problem (module
-    docstring)."""
+    docstring); ``n_threads``: the threads the K member trees are fitted on (None:
+    what the run leaves free, ``obliq_cli.fit_threads``; 1 by default, as for
+    ``umt-ovo``). The members are the same for every thread count: member i's seed is
+    the i-th drawn from ``random_state`` before any member is fitted, and a member
+    reads nothing another one writes."""
 
     _parameter_constraints = {**UMTClassifier._parameter_constraints,
                               "members": [StrOptions({"all_classes", "two_class"})]}
@@ -336,11 +365,13 @@ class UMTOneVsRestClassifier(_UMTMembers, OneVsRestTrees):
                  refit: bool = False, normalize: bool = True, both_sides: bool = False,
                  sweep: str = "sign", feature_by: str = "learn",
                  min_samples_split: int = 2, max_depth: int | None = None,
-                 random_state=None, members: str = "all_classes"):
+                 random_state=None, members: str = "all_classes",
+                 n_threads: int | None = 1):
         UMTClassifier.__init__(self, c_min, c_max, c_step, refit, normalize, both_sides,
                                sweep, feature_by, min_samples_split, max_depth,
                                random_state)
         self.members = members
+        self.n_threads = n_threads
 
     def _members_keep_all_classes(self) -> bool:
         return self.members == "all_classes"

@@ -216,7 +216,7 @@ class _NodeSearch:
         which perturbation resumes. A restart ends when a cycle and its jumps change
         nothing, or when its split is perfect (both sides pure).
 
-        ``threads``: None or the fit's ``FitThreads``; with more than one thread and a
+        ``threads``: the fit's ``FitThreads`` (the finder's); with more than one thread and a
         node of at least ``THREADED_ROWS`` rows the restarts of each step are spread
         over them (:meth:`_climb_threaded`), with the same result.
         """

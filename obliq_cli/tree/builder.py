@@ -58,6 +58,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..fit_threads import FitThreads
 from ..kernels.linalg import matvec, rows_matvec
 from ..kernels.presort import root_order, split_order
 from .structure import (
@@ -194,13 +195,15 @@ class SplitFinder:
     stop_node = None
     """Optional rule of the finder's own, ``stop_node(node) -> bool``: True makes the
     node a leaf before ``split`` is asked (``StoppingRules.leaf_rule`` applies it)."""
+    threads: FitThreads = FitThreads(1)
+    """The fit's threads (``obliq_cli.fit_threads``), set by an estimator with an
+    ``n_threads`` parameter before the fit: a finder may score a node's independent
+    candidates with ``threads.map`` and must then choose among them as it would in
+    order on one thread. One thread (every unit on the calling thread) by default."""
     X: np.ndarray
     y: np.ndarray
     n_classes: int
     rng: np.random.Generator
-    threads = None
-    """The fit's ``obliq_cli.fit_threads.FitThreads`` when the estimator spreads a node's
-    independent work over threads (set by the estimator's fit), else None: one thread."""
     _position: np.ndarray | None = None
 
     def prepare(self, X: np.ndarray, y: np.ndarray, n_classes: int,
