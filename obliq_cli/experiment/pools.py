@@ -242,11 +242,13 @@ def run_tasks(tasks, out=None) -> list[dict]:
     never read and which the tasks' rerun replaces. One folder fsync per chunk instead
     of one per file: on this project's test machine (ext4 on a virtual disk) a file
     written the old way cost 2.8 ms of fsyncs, 1.4 ms with the folder's fsync shared by
-    a chunk of 8; and the worker's next fits go on meanwhile. (The run's own process
-    did all of them in turn while the workers waited, once: 5 s of the quick start's 450
-    tasks, more than their fits on two cores.) A worker the pool stops may leave a
-    hidden temporary file in predictions/, as ``kill -9`` of a run in the middle of a
-    write does (never read, left by ``--force``)."""
+    a chunk of 8. The thread costs CPU (its Python work takes the GIL from the fits:
+    about 2.5 ms a file) but lets the fits go on while the disk syncs: the quick start's
+    task phase at -j 2 took 5.3 s with it, 6.0 s writing in turn (median of 6 rounds).
+    (The run's own process did all of the fsyncs in turn while the workers waited, once:
+    5 s of the quick start's 450 tasks, more than their fits on two cores.) A worker the
+    pool stops may leave a hidden temporary file in predictions/, as ``kill -9`` of a run
+    in the middle of a write does (never read, left by ``--force``)."""
     from . import fit
 
     if out is None:
@@ -282,54 +284,61 @@ def store_predictions(out, row: dict, sync_folder: bool = True) -> bool:
 
 
 WAIT_AFTER = 0.5
-"""Seconds: one job's task that took longer than this has its row appended before the
-next task starts (``_serial_results``); its prediction file's fsyncs (milliseconds) are
-then a small share of it, and a long task's row is never held back by the next one."""
+"""Seconds: one job's rows held back (``_serial_results``) are appended once they have
+taken this long, so a long task's row is appended as soon as it is done."""
 
 
 def _serial_results(tasks, out):
-    """One job's rows, in task order, each once its prediction file is durable: a thread
-    writes the file (``store_predictions``: data fsynced, renamed, folder fsynced) while
-    the next task fits, so the fsyncs (2-20 ms a file on a disk, more than a small
-    task's fit) are off the run's path. A short task's row comes after the next task
-    fits; one that took more than ``WAIT_AFTER`` seconds waits for its file first. Every
-    row follows its file, as in ``run_tasks``.
+    """One job's rows, in task order, in batches: each task's prediction file is written
+    as it finishes (data fsynced, renamed), and after a batch of ``MAX_CHUNK`` tasks, or
+    of ``WAIT_AFTER`` seconds, one fsync of the predictions folder makes the batch's
+    files durable before its rows go out: the durability rule of ``run_tasks``, one
+    folder fsync a batch instead of one a file.
 
-    Signals: the rows held back are appended before the run stops, as one job's run
-    kept every finished task when its rows came one by one. A Ctrl-C raised in a fit
-    (which loses that task) or a signal whose exception was dropped during one (that
-    task finished: ``interrupts.checkpoint``) is taken off the record while the rows
-    go out (else the run's check after the first row would stop it there), then
-    raised."""
-    from collections import deque
-    from concurrent.futures import ThreadPoolExecutor
+    No writer thread here, unlike a pool's worker: in one process the thread's Python
+    work takes the GIL from the fits, and measured on the quick start (450 tasks, in
+    rounds) a thread made the task phase slower than writing in turn (7.8 s against 7.0
+    s), where one folder fsync per 8 files made it faster (6.4 s).
 
-    from . import fit
+    Signals: the rows held back are appended before the run stops, as one job's run has
+    always kept every finished task. A Ctrl-C raised in a fit (which loses that task)
+    or a signal whose exception was dropped during one (that task finished:
+    ``interrupts.checkpoint``) is taken off the record while the rows go out (else the
+    run's check after the first of them would stop it there), then raised."""
+    from . import fit, results
 
-    pending: deque = deque()
+    batch: list = []
+    wrote = False
+    started = 0.0
 
-    def written(everything: bool):
-        while pending and (everything or pending[0][1].done()):
-            row, write = pending.popleft()
-            write.result()  # a failed write (a full disk) stops the run, named
-            yield row
+    def flush():
+        nonlocal batch, wrote
+        if wrote:
+            results.sync_predictions(out)
+        done, batch, wrote = batch, [], False
+        return done
 
-    with ThreadPoolExecutor(1, thread_name_prefix="obliq-predictions") as writer:
-        for task in tasks:
+    for task in tasks:
+        if not batch:
             started = time.perf_counter()
-            try:
-                row = fit.run_task(task)
-            except BaseException:  # an interrupt: run_task raises nothing else
-                interrupts.taken()
-                yield from written(True)
-                raise
-            pending.append((row, writer.submit(store_predictions, out, row)))
-            stop = interrupts.taken()
-            yield from written(stop is not None
-                               or time.perf_counter() - started > WAIT_AFTER)
-            if stop is not None:
-                raise stop
-        yield from written(True)
+        try:
+            row = fit.run_task(task)
+            wrote = store_predictions(out, row, sync_folder=False) or wrote
+        except KeyboardInterrupt:  # run_task raises nothing else; a failed write stops
+            interrupts.taken()     # the run (named) once the rows before it are kept
+            yield from flush()
+            raise
+        except BaseException:
+            yield from flush()
+            raise
+        batch.append(row)
+        stop = interrupts.taken()
+        if (stop is not None or len(batch) >= MAX_CHUNK
+                or time.perf_counter() - started > WAIT_AFTER):
+            yield from flush()
+        if stop is not None:
+            raise stop
+    yield from flush()
 
 
 MAX_CHUNK = 8

@@ -1,10 +1,10 @@
 """The durability rule of a run's prediction files: a row reaches runs.csv only after
 its task's file is durable (its data fsynced before the rename into place, then the
 predictions folder fsynced), whichever path wrote it: a pool's chunk (one folder fsync
-for all of the chunk's files, ``pools.run_tasks``) or one job's writer thread (one per
-file, ``pools._serial_results``). Recorded in order from ``os.fsync`` and the writes'
-own steps (``results._step``), with the threading backend so the workers' calls are in
-this process."""
+for all of the chunk's files, ``pools.run_tasks``) or one job's batch (one for the
+batch's files, ``pools._serial_results``). Recorded in order from ``os.fsync`` and the
+writes' own steps (``results._step``); the pool is the threading backend, so its
+workers' calls are in this process."""
 
 import os
 import sys
@@ -77,21 +77,23 @@ def test_a_chunks_rows_follow_its_files_and_one_folder_fsync(small_config, tmp_p
     assert sum(kind == "rename" for kind, _ in events[:first_row]) >= 6
 
 
-def test_one_jobs_rows_follow_their_files_written_by_a_thread(small_config, tmp_path,
-                                                               monkeypatch):
+def test_one_jobs_rows_follow_their_files_in_batches(small_config, tmp_path, monkeypatch):
+    monkeypatch.setattr(pools, "WAIT_AFTER", float("inf"))  # batches of MAX_CHUNK tasks
     events, folder = _recorded_run(small_config, monkeypatch, n_jobs=1,
                                    output=str(tmp_path / "one"))
     _check_every_row_follows_its_durable_file(events, folder)
-    assert events.count(("fsync", folder)) == 24  # off the run's path: one per file
-    # rows in task order, as the tasks ran
-    assert len({task for kind, task in events if kind == "row"}) == 24
+    assert events.count(("fsync", folder)) == 24 // pools.MAX_CHUNK
+    # a batch's rows come after all its files, in the order the tasks ran
+    renamed = [what.removesuffix(".npz") for kind, what in events if kind == "rename"]
+    assert [task for kind, task in events if kind == "row"] == renamed
+    first_row = next(i for i, (kind, _) in enumerate(events) if kind == "row")
+    assert sum(kind == "rename" for kind, _ in events[:first_row]) == pools.MAX_CHUNK
 
 
 def test_a_long_tasks_row_does_not_wait_for_the_next_task(small_config, tmp_path,
                                                           monkeypatch):
-    """A task longer than WAIT_AFTER has its row appended before the next task starts
-    (a Ctrl-C during the next one keeps it): every row then comes right after its own
-    file, never after a later task's file."""
+    """A batch longer than WAIT_AFTER has its rows appended before the next task starts:
+    a task that long has its row right after its own file, never after a later task's."""
     monkeypatch.setattr(pools, "WAIT_AFTER", 0.0)
     events, folder = _recorded_run(small_config, monkeypatch, n_jobs=1,
                                    output=str(tmp_path / "long"))
@@ -100,3 +102,28 @@ def test_a_long_tasks_row_does_not_wait_for_the_next_task(small_config, tmp_path
              if kind in ("rename", "row") or (kind == "fsync" and what == folder)]
     # per task: its rename, the folder's fsync, its row; nothing of the next in between
     assert kinds == ["rename", True, "row"] * 24
+
+
+def test_a_ctrl_c_in_a_fit_keeps_the_rows_held_back(small_config, tmp_path, monkeypatch):
+    """One job holds its rows for a batch; a Ctrl-C raised in the third task's fit
+    appends the two finished ones (their files synced first) before the run stops."""
+    from obliq_cli.errors import Interrupt, Interrupted
+    from obliq_cli.experiment import fit
+
+    monkeypatch.setattr(pools, "WAIT_AFTER", float("inf"))
+    run_task, seen = fit.run_task, []
+
+    def interrupted_third(task):
+        seen.append(task)
+        if len(seen) == 3:
+            raise Interrupt()
+        return run_task(task)
+
+    monkeypatch.setattr(fit, "run_task", interrupted_third)
+    config = load_config(small_config, {"n_jobs": 1, "output": str(tmp_path / "cut")})
+    with pytest.raises(Interrupted, match="2 task"):
+        run_experiment(config, progress=False)
+    rows = results.read_runs_file(tmp_path / "cut" / "runs.csv").rows
+    assert [row["task"] for row in rows] == [task.identity for task in seen[:2]]
+    for row in rows:
+        assert (tmp_path / "cut" / "predictions" / f"{row['task']}.npz").is_file()
