@@ -48,10 +48,11 @@ def _imports_kept_from_the_collector():
     million objects that live as long as the process) with the cyclic garbage collector
     off, then moved out of its sight (``gc.freeze``). Each full collection walks every
     object it tracks: three of them during these imports and one more in a run's closing
-    tables took 0.3-0.45 s of the quick start's run, none of which freed anything of
-    theirs. A fork pool's workers inherit the frozen objects and leave their pages
-    unwritten, as the gc module's documentation advises before a fork. Not in a program
-    that calls the command in-process (``interrupts.own_process``)."""
+    tables took 0.25-0.45 s of the quick start's run (none freed anything of theirs);
+    with the imports frozen, a run makes no full collection of them. A fork pool's
+    workers inherit the frozen objects and leave their pages unwritten, as the gc
+    module's documentation advises before a fork. Not in a program that calls the
+    command in-process (``interrupts.own_process``)."""
     import gc
 
     from . import interrupts
@@ -71,13 +72,13 @@ def _quick_shutdown() -> None:
     """Spare the obliq process the last collections of Python's shutdown, once its
     command is done. The shutdown clears every module and runs the cyclic garbage
     collector over what is left: every object scikit-learn, scipy, pandas and numba made
-    at import, 0.25-0.35 s after a run's last line (on a 3-second -j 2 quick start,
-    a tenth). ``gc.freeze`` takes them out of the collector's sight; reference counting
-    still frees what it frees, atexit hooks and the flush of stdout and stderr still
-    run. Only what a collection would have found (objects in reference cycles) is left
-    to the process's end, as Python leaves objects alive at exit anyway; nothing obliq
-    writes waits on one: every file is closed by its with block. Not in a program that
-    calls the command in-process (``interrupts.own_process``)."""
+    at import: 0.5 s after the quick start's tables, 0.07 s with them frozen (measured
+    in that run's process). ``gc.freeze`` takes them out of the collector's sight;
+    reference counting still frees what it frees, atexit hooks and the flush of stdout
+    and stderr still run. Only what a collection would have found (objects in reference
+    cycles) is left to the process's end, as Python leaves objects alive at exit anyway;
+    nothing obliq writes waits on one: every file is closed by its with block. Not in a
+    program that calls the command in-process (``interrupts.own_process``)."""
     import gc
 
     gc.freeze()
