@@ -491,7 +491,9 @@ def _run_seconds(config: Path, jobs: int, out: Path) -> tuple[float, float]:
     """(wall seconds of the whole command, seconds of its task phase: meta.json's history
     entry starts once the run has planned and ends with the last row)."""
     start = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "obliq_cli.cli", "run", str(config), "-j", str(jobs),
+    # -m obliq_cli: the obliq command as its script runs it (interrupts.own_process), with
+    # what that process alone does (its shutdown spared the last collections: cli.py)
+    subprocess.run([sys.executable, "-m", "obliq_cli", "run", str(config), "-j", str(jobs),
                     "-o", str(out), "--force", "--no-progress"],
                    check=True, capture_output=True)
     wall = time.perf_counter() - start

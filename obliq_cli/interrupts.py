@@ -59,10 +59,20 @@ def _raise(signum: int, frame) -> None:
 def checkpoint() -> None:
     """Raise the interrupt of a signal received since the command started whose exception
     did not stop it (raised where Python drops exceptions: see the module doc)."""
-    if _received:
-        signum = _received[0]
-        _received.clear()
-        raise _exception(signum)
+    exc = taken()
+    if exc is not None:
+        raise exc
+
+
+def taken() -> KeyboardInterrupt | None:
+    """The interrupt ``checkpoint`` would raise now, taken off the record (None when no
+    signal came): for a step that must end before the run stops (one job's rows whose
+    files are written, ``pools._serial_results``), which then raises it itself."""
+    if not _received:
+        return None
+    signum = _received[0]
+    _received.clear()
+    return _exception(signum)
 
 
 def acted_on() -> None:

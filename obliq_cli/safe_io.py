@@ -209,12 +209,19 @@ def _no_step(name: str) -> None:
     """No pause between the steps of a write (tests pass their own)."""
 
 
-def write_bytes(path, data: bytes, root=None, step=_no_step) -> Path:
+def write_bytes(path, data: bytes, root=None, step=_no_step,
+                sync_folder: bool = True) -> Path:
     """Write ``data`` as the file ``path`` through a temporary file of an unpredictable
     name in its folder, then rename it into place. A ``path`` that is a link or not a
     regular file, or a link among the folders below ``root`` (default: the file's own
     folder; folders missing below it are made), is refused and nothing is written.
-    ``step(name)`` is called between the steps (tests stop the process there)."""
+    ``step(name)`` is called between the steps (tests stop the process there).
+
+    Durability: the data are fsynced before the rename, so the name never holds a part
+    of them; then the folder is fsynced, which makes the rename itself survive a power
+    loss. ``sync_folder=False`` leaves that last fsync to the caller (``sync_folder``),
+    who must make it before anything refers to the file: a caller writing several files
+    of one folder pays one folder fsync for all of them."""
     path = Path(path)
     root, folders, name = _split(path, root)
     with folder_fd(root.joinpath(*folders), root, create=True) as dir_fd:
@@ -243,12 +250,22 @@ def write_bytes(path, data: bytes, root=None, step=_no_step) -> Path:
             with naming_file(path):
                 os.replace(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
             tmp = None
-            _fsync_dir(dir_fd)
+            if sync_folder:
+                _fsync_dir(dir_fd)
         finally:
             if tmp is not None:
                 with contextlib.suppress(OSError):
                     os.unlink(tmp, dir_fd=dir_fd)
     return path
+
+
+def sync_folder(path, root=None) -> None:
+    """fsync the folder ``path`` (below ``root``, links refused as ``folder_fd`` does):
+    the renames ``write_bytes(..., sync_folder=False)`` made in it become durable;
+    nothing when it is missing."""
+    with folder_fd(path, root, create=False) as fd:
+        if fd is not None:
+            _fsync_dir(fd)
 
 
 def write_text(path, text: str, root=None) -> Path:

@@ -6,13 +6,14 @@ them (balanced accuracy, AUC, log-loss) and McNemar's test of two algorithms.
 ``y_true`` and ``y_pred`` (codes into ``classes``, the smallest unsigned type that holds
 them) and, when the estimator has ``predict_proba``, ``proba`` (float32, one column per
 class of ``classes``: 0 for a test class the estimator never saw); else ``no_proba``, one
-line saying why. The worker measures them (``record``); the file is written before the
-task's row is appended: by the worker on a pool of this machine (``pools.run_tasks``,
-before it returns the row), else by the parent just before the append
-(``results.runs_appender``), so the row stays the record of completion: a file without
-its row (a kill between the two) is never read and a resume writes it again; a row
-without its file (a folder written before predictions were kept) has no stored
-predictions, and the metrics here are blank for it.
+line saying why. The worker measures them (``record``); the file is made durable before
+the task's row is appended: by the worker on a pool of this machine (``pools.run_tasks``,
+before it returns the chunk's rows), by the run's process at one job
+(``pools._serial_results``, before a batch's rows), else (a dask worker's row) by the
+parent just before the append (``results.runs_appender``), so the row stays the record
+of completion: a file without its row (a kill between the two) is never read and a
+resume writes it again; a row without its file (a folder written before predictions
+were kept) has no stored predictions, and the metrics here are blank for it.
 
 The zip is written with fixed member dates, so a task's file has the same bytes for any
 ``n_jobs`` or backend.

@@ -125,11 +125,13 @@ def folder_lock(results_dir: Path):
 
 
 # ------------------------------------------------------------------ atomic writes
-def atomic_write_bytes(path: Path, data: bytes, root: Path | None = None) -> None:
+def atomic_write_bytes(path: Path, data: bytes, root: Path | None = None,
+                       sync_folder: bool = True) -> None:
     """Write ``path`` through a temporary file in the same folder, then rename it
     (``safe_io.write_bytes``: no link followed below ``root``, default the file's
-    folder)."""
-    safe_io.write_bytes(path, data, root, step=lambda name: _step(name))
+    folder; ``sync_folder=False``: the caller fsyncs the folder later)."""
+    safe_io.write_bytes(path, data, root, step=lambda name: _step(name),
+                        sync_folder=sync_folder)
 
 
 def write_json(path: Path, data) -> None:
@@ -147,11 +149,22 @@ def write_folds(path: Path, record: dict) -> None:
     atomic_write_bytes(path, buffer.getvalue(), root=path.parent.parent)
 
 
-def write_predictions(results_dir: Path, identity: str, arrays: dict) -> None:
+def write_predictions(results_dir: Path, identity: str, arrays: dict,
+                      sync_folder: bool = True) -> None:
     """One task's test predictions as ``predictions/<identity>.npz`` (``predictions.
-    encode``: the same bytes for the same predictions), through a temporary file."""
+    encode``: the same bytes for the same predictions), through a temporary file, its
+    data fsynced; the folder too unless ``sync_folder`` is False, when the caller runs
+    ``sync_predictions`` after its last file and before any of their rows is written."""
     atomic_write_bytes(predictions.prediction_file(results_dir, identity),
-                       predictions.encode(arrays), root=results_dir)
+                       predictions.encode(arrays), root=results_dir,
+                       sync_folder=sync_folder)
+
+
+def sync_predictions(results_dir: Path) -> None:
+    """fsync ``results_dir``'s predictions folder: the files written into it with
+    ``sync_folder=False`` keep their names through a power loss from now on."""
+    safe_io.sync_folder(Path(results_dir) / predictions.FOLDER, results_dir)
+    _step("predictions folder synced")
 
 
 def store_folds(results_dir: Path, records: dict) -> None:

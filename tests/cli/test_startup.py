@@ -185,3 +185,49 @@ def test_completion_completes_commands_and_their_options():
     complete = ShellComplete(main, {}, "obliq", "_OBLIQ_COMPLETE")
     assert {"table", "stats"} <= {c.value for c in complete.get_completions([], "")}
     assert "--metric" in {c.value for c in complete.get_completions(["table"], "--m")}
+
+
+def test_the_obliq_process_skips_the_last_collections_of_its_shutdown():
+    """Once its command is done the obliq process freezes the garbage collector
+    (``cli._quick_shutdown``: Python's shutdown would walk every object the imports
+    made); a program calling the command in-process keeps its collector as it was."""
+    import gc
+
+    script = textwrap.dedent("""
+        import atexit, gc, runpy, sys
+        atexit.register(lambda: print("frozen", gc.get_freeze_count()))
+        sys.argv = ["obliq", "configs", "list"]
+        runpy.run_module("obliq_cli", run_name="__main__", alter_sys=True)
+    """)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "quickstart" in done.stdout
+    frozen = int(done.stdout.strip().splitlines()[-1].removeprefix("frozen "))
+    assert frozen > 10_000  # the interpreter's and obliq's objects: all of them
+    before = gc.get_freeze_count()
+    assert CliRunner().invoke(main, ["configs", "list"]).exit_code == 0
+    assert gc.get_freeze_count() == before
+
+
+def test_a_runs_imports_are_kept_from_the_collector_in_the_obliq_process(monkeypatch):
+    """``cli._imports_kept_from_the_collector``: in the obliq process the collector is
+    off during the block and what it made is frozen after it (the collector on again);
+    elsewhere the block leaves the collector alone."""
+    import gc
+
+    from obliq_cli import cli, interrupts
+
+    frozen = gc.get_freeze_count()
+    with cli._imports_kept_from_the_collector():
+        assert gc.isenabled()
+    assert gc.get_freeze_count() == frozen
+    monkeypatch.setattr(interrupts, "own_process", lambda: True)
+    try:
+        with cli._imports_kept_from_the_collector():
+            assert not gc.isenabled()
+            made = [[] for _ in range(1000)]
+        assert gc.isenabled() and gc.get_freeze_count() >= frozen + len(made)
+    finally:
+        gc.unfreeze()
+        gc.enable()
