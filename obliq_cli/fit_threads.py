@@ -1,18 +1,20 @@
 """How many threads one fit may spread its independent work over (``n_threads``).
 
-OC1's restarts at a node, HHCART's reflections and UMT's one-vs-rest or one-vs-one
-member trees are independent units of work. An estimator with an ``n_threads``
+The moves of OC1's restarts within a step of a node's climb, HHCART's reflections and
+UMT's one-vs-rest or one-vs-one member trees are independent units of work. An estimator with an ``n_threads``
 parameter runs them on that many threads (its compiled kernels release the GIL), and
 grows the same tree for every thread count: no unit's random draws depend on which
 thread runs it or when (each estimator's docstring says how).
 
-``n_threads=None`` (the default) means *what the run leaves free*:
+``n_threads=None`` (the default) means *what the process leaves free* (``obliq run``
+gives each task's estimator ``n_threads=1`` unless its config sets it:
+``experiment.fit.make_task_estimator`` says why):
 
 - a fit outside a run (the Python API, a notebook) takes every core this process may
   use (``os.sched_getaffinity``);
-- a run's worker process takes its share of the cores, ``cores // workers`` (set by the
-  run's worker start-up through :func:`set_process_share`), so ``-j 2`` on two cores
-  fits with one thread each and ``-j 1`` with two;
+- a run's pool worker takes its share of the cores, ``cores // workers`` (set by the
+  worker's start-up through :func:`set_process_share`; one in a loky worker), for a
+  fit that still asks (a plugin's own estimator);
 - a fit on a thread that is not its process's main thread (the threading backend, a
   dask worker's executor) takes one: such a fit is timed by that thread's CPU clock
   (``obliq_cli.timing``), which would miss the work of the fit's other threads, and it

@@ -53,14 +53,21 @@ def make_task_estimator(algo, dataset_label: str, info: dict, names: tuple):
     """A new estimator of AlgorithmSpec ``algo`` as a task makes it: this dataset's
     parameters, ``random_state`` from ``rng_for(*names)`` (obliq's algorithms take the
     Generator; a scikit-learn classifier named by ``estimator:`` an int drawn from it,
-    since scikit-learn takes no Generator), and the dataset's qualitative columns when the
-    algorithm handles them and the config leaves it to the runner."""
+    since scikit-learn takes no Generator), ``n_threads=1`` where the config leaves it at
+    None, and the dataset's qualitative columns when the algorithm handles them and the
+    config leaves it to the runner."""
     estimator = algo.make_estimator(dataset_label)
     params = estimator.get_params()
     if algo.estimator is not None:  # its own random_state, or each pipeline step's
         registry.external_estimators().seed(estimator, rng_for(*names))
     elif "random_state" in params:
         estimator.set_params(random_state=rng_for(*names))
+    if "n_threads" in params and params["n_threads"] is None:
+        # A task's fit on one thread unless the config says otherwise: its fit_cpu counts
+        # every thread's work, and threads add their handoffs to it (OC1's large nodes:
+        # about a fifth more CPU on two threads) without shortening it, so the timing
+        # columns would change with the run's -j. The run spreads tasks over cores (-j).
+        estimator.set_params(n_threads=1)
     if params.get("categorical_features", False) is None and info.get("categorical"):
         # Algorithms that handle qualitative features learn which columns are.
         estimator.set_params(categorical_features=list(info["categorical"]))

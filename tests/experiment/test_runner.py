@@ -546,3 +546,19 @@ def test_the_runner_hands_c45_and_id3_the_qualitative_columns():
         assert est.get_params()["categorical_features"] == []
     assert "categorical_features" not in make_task_estimator(
         AlgorithmSpec("cart-ap", "cart-ap"), "golf", info, names).get_params()
+
+
+def test_a_task_fits_on_one_thread_unless_the_config_says_otherwise():
+    """n_threads None (every core outside a run) becomes 1 in a task, so fit_cpu does not
+    count threads' handoffs that depend on -j; a config's own value is kept."""
+    from obliq_cli.config import AlgorithmSpec
+    from obliq_cli.experiment.fit import make_task_estimator
+
+    names = (1, "pima", 0, 0, "x")
+    for name in ("oc1", "hhcart-a"):
+        assert make_task_estimator(AlgorithmSpec(name, name), "pima", {}, names
+                                   ).get_params()["n_threads"] == 1
+        assert make_task_estimator(AlgorithmSpec(name, name, {"n_threads": 2}), "pima", {},
+                                   names).get_params()["n_threads"] == 2
+    assert "n_threads" not in make_task_estimator(
+        AlgorithmSpec("cart-ap", "cart-ap"), "pima", {}, names).get_params()
