@@ -1,10 +1,11 @@
 """How many threads one fit may spread its independent work over (``n_threads``).
 
 The moves of OC1's restarts within a step of a node's climb, HHCART's reflections and
-UMT's one-vs-rest or one-vs-one member trees are independent units of work. An estimator with an ``n_threads``
-parameter runs them on that many threads (its compiled kernels release the GIL), and
-grows the same tree for every thread count: no unit's random draws depend on which
-thread runs it or when (each estimator's docstring says how).
+UMT's one-vs-rest or one-vs-one member trees are independent units of work. An
+estimator with an ``n_threads`` parameter runs them on that many threads (its compiled
+kernels release the GIL), and grows the same tree for every thread count: no unit's
+random draws depend on which thread runs it or when (each estimator's docstring says
+how).
 
 ``n_threads=None`` (the default) means *what the process leaves free* (``obliq run``
 gives each task's estimator ``n_threads=1`` unless its config sets it:
