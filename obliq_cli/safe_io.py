@@ -97,6 +97,9 @@ def folder_fd(path, root=None, create: bool = True):
             if create:
                 with contextlib.suppress(FileExistsError), naming_file(where):
                     os.mkdir(part, dir_fd=fd)
+                    # the new folder's own entry durable in its parent, as a renamed
+                    # file's is in its folder: files synced inside it are then found
+                    _fsync_dir(fd)
             try:
                 inner = os.open(part, os.O_RDONLY | _DIRECTORY | _NOFOLLOW | _CLOEXEC,
                                 dir_fd=fd)

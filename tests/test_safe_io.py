@@ -187,3 +187,32 @@ def test_a_damaged_npz_file_is_closed_however_its_load_ends(tmp_path):
     np.savez_compressed(path, roles=np.arange(3))
     with safe_io.read_npz(path) as data:
         assert data["roles"].tolist() == [0, 1, 2]
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="reads /proc (Linux)")
+def test_a_new_folder_is_synced_into_its_parent(tmp_path, monkeypatch):
+    """A folder write_bytes creates is fsynced into its parent before any file in it
+    counts as durable, each level once; an existing folder is not synced again."""
+    events = []
+    real_mkdir, real_fsync = os.mkdir, os.fsync
+
+    def mkdir(name, *args, **kwargs):
+        events.append(("mkdir", str(name)))
+        return real_mkdir(name, *args, **kwargs)
+
+    def fsync(fd):
+        events.append(("fsync", os.readlink(f"/proc/self/fd/{fd}")))
+        return real_fsync(fd)
+
+    monkeypatch.setattr(safe_io.os, "mkdir", mkdir)
+    monkeypatch.setattr(safe_io.os, "fsync", fsync)
+    safe_io.write_bytes(tmp_path / "a" / "b" / "f.txt", b"x", tmp_path)
+    # (the root itself goes through Path.mkdir, exist_ok: an absolute name)
+    parents = (str(tmp_path), str(tmp_path / "a"))
+    folder_syncs = [e for e in events if (e[0] == "mkdir" and "/" not in e[1])
+                    or (e[0] == "fsync" and e[1] in parents)]
+    assert folder_syncs == [("mkdir", "a"), ("fsync", str(tmp_path)),
+                            ("mkdir", "b"), ("fsync", str(tmp_path / "a"))]
+    events.clear()
+    safe_io.write_bytes(tmp_path / "a" / "b" / "g.txt", b"y", tmp_path)
+    assert [e for e in events if e[0] == "fsync" and e[1] in parents] == []
