@@ -407,9 +407,10 @@ def parallel_results(tasks, n_jobs: int, backend: str, out=None):
     tasks go out in chunks (``task_chunks``); a row does not depend on its chunk.
 
     ``out``: the results folder. A pool on this machine (fork, loky, threading) has its
-    workers store each task's predictions there (``run_tasks``), one job a thread of
-    this process (``_serial_results``); a dask worker may run elsewhere: its rows carry
-    the predictions to the parent's writer (``results.runs_appender``)."""
+    workers store each task's predictions there (``run_tasks``), and so does a one-job
+    run, in this process and in batches (``_serial_results``); a dask worker may run
+    elsewhere: its rows carry the predictions to the parent's writer
+    (``results.runs_appender``)."""
     import joblib
 
     if n_jobs == 1 and backend != "dask":  # no pool: same rows, plain tracebacks
