@@ -134,8 +134,8 @@ def climb(A, Xa, y, total, code, rng, max_stagnant, n_jumps, weights=None):
     the directions of all restarts needing one, then their tie-break draws. Returns
     (scores, perfect, the score of the first start). ``weights``: None or each point's
     weight (``total`` their class sums), which every score and line search counts.
-    The threaded climb (``algorithms.oc1._NodeSearch``) runs the same steps through
-    :func:`coefficient_moves` and :func:`jump_moves` with the same draws.
+    The threaded climb (``algorithms.oc1._NodeSearch``) runs the same steps through the
+    same draw and move kernels, dealing each step's restarts to its threads.
     """
     k, n_coef = A.shape
     n = Xa.shape[0]
@@ -149,7 +149,10 @@ def climb(A, Xa, y, total, code, rng, max_stagnant, n_jumps, weights=None):
     running = ~perfect
     improved = np.zeros(k, dtype=np.bool_)
     need = np.zeros(k, dtype=np.bool_)
-    draws = np.empty(n + 1)
+    # a step's draws, taken in the order of coefficient_draws / jump_draws (which deal
+    # them to the threaded climb's threads; here to one)
+    draws = np.empty((1, k, n + 1))
+    directions = np.empty((1, k, n_coef))
     jump = np.empty(n)
     V_new = np.empty(n)
     trial = np.empty(n_coef)
@@ -157,30 +160,21 @@ def climb(A, Xa, y, total, code, rng, max_stagnant, n_jumps, weights=None):
     while running.any():
         improved[:] = False
         for m in range(n_coef):
-            for r in range(k):
-                if not running[r] or perfect[r]:
-                    continue
-                for p in range(n + 1):
-                    draws[p] = rng.random()
-                coefficient_move(r, m, A, V, XaT, y, total, code, draws, cur, perfect,
-                                 stagnant, improved, max_stagnant, fwork, iwork, V_new,
-                                 trial, weights)
+            rows = np.flatnonzero(running & ~perfect)
+            coefficient_draws(rng, rows.size, draws)
+            coefficient_moves(rows, 0, 1, m, A, V, XaT, y, total, code, draws[0], cur,
+                              perfect, stagnant, improved, max_stagnant, fwork, iwork,
+                              V_new, trial, weights)
         for r in range(k):
             need[r] = running[r] and not improved[r] and not perfect[r]
         for _ in range(n_jumps):
             rows = np.flatnonzero(need)
             if rows.size == 0:
                 break
-            directions = np.empty((rows.size, n_coef))
-            for i in range(rows.size):
-                for c in range(n_coef):
-                    directions[i, c] = rng.uniform(-1.0, 1.0)
-            for i in range(rows.size):
-                for p in range(n + 1):
-                    draws[p] = rng.random()
-                jump_move(rows[i], directions[i], A, V, XaT, y, total, code, draws, cur,
-                          perfect, stagnant, improved, need, fwork, iwork, jump, V_new,
-                          trial, weights)
+            jump_draws(rng, rows.size, directions, draws)
+            jump_moves(rows, 0, 1, directions[0], A, V, XaT, y, total, code, draws[0], cur,
+                       perfect, stagnant, improved, need, fwork, iwork, jump, V_new, trial,
+                       weights)
         for r in range(k):
             running[r] = improved[r] and not perfect[r]
     return cur, perfect, first
